@@ -1,0 +1,146 @@
+/* The normalised tick tape and the HDF5 tick store.
+ *
+ * A tape is one time-ordered stream of events of one instrument, stored as columns (struct of arrays).
+ * Row i is the top of book *after* event i and the trade carried by event i, if any:
+ *   ts_ns       int64  exchange time, ns since the Unix epoch (UTC), non-decreasing;
+ *   bid_px      int32  best bid price in ticks (price / tick_size);
+ *   ask_px      int32  best ask price in ticks;
+ *   bid_sz      int32  best bid size in lots (size / lot_size), >= 0; 0 means the side is empty;
+ *   ask_sz      int32  best ask size in lots, >= 0; 0 means the side is empty;
+ *   trade_px    int32  trade price in ticks (0 when there is no trade);
+ *   trade_sz    int32  trade size in lots, >= 0 (0 = no trade);
+ *   trade_side  int8   +1 buyer-initiated, -1 seller-initiated, 0 no trade.
+ * An empty side carries the price MM_PX_NONE_BID / MM_PX_NONE_ASK and size 0.
+ *
+ * Every column of a loaded tape sits in one memory block, each column 64-byte aligned; the block is either
+ * heap memory or a POSIX shared-memory segment that forked children inherit read-only.
+ */
+#ifndef MMSIM_TICKS_H
+#define MMSIM_TICKS_H
+
+#include <stdint.h>
+
+#include "mmsim/mmsim.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MM_PX_NONE_BID INT32_MIN
+#define MM_PX_NONE_ASK INT32_MAX
+#define MM_SYMBOL_MAX 64
+#define MM_SOURCE_MAX 128
+
+/* Instrument attributes stored with each tape. */
+typedef struct mm_instrument {
+    char symbol[MM_SYMBOL_MAX]; /* [A-Za-z0-9._-]+, also the HDF5 group name */
+    char source[MM_SOURCE_MAX]; /* free text: "synthetic seed=1", "lobster AMZN_...", ... */
+    double tick_size;           /* price units per tick, > 0 */
+    double lot_size;            /* size units per lot, > 0 */
+    uint64_t fingerprint;       /* XXH3-64 of the columns, see mm_ticks_fingerprint() */
+    int allow_crossed;          /* 1 if rows with bid_px >= ask_px are legitimate in this tape */
+} mm_instrument;
+
+/* A tape: columns of n rows. Owned memory is released with mm_ticks_free(). */
+typedef struct mm_ticks {
+    mm_instrument inst;
+    int64_t n;
+    int64_t *ts_ns;
+    int32_t *bid_px, *ask_px, *bid_sz, *ask_sz;
+    int32_t *trade_px, *trade_sz;
+    int8_t *trade_side;
+    /* Storage (internal): base of the block holding all columns, its size, how it was obtained. */
+    void *mem_base;
+    size_t mem_bytes;
+    int mem_kind; /* 0 none, 1 heap, 2 shared memory */
+} mm_ticks;
+
+/* Allocation of the columns. */
+enum mm_mem_kind { MM_MEM_HEAP = 1, MM_MEM_SHM = 2 };
+
+/* Allocate n rows of columns in one block (zeroed), 64-byte aligned. kind: MM_MEM_HEAP or MM_MEM_SHM.
+ * Shared memory is created with shm_open, mapped MAP_SHARED and unlinked at once (nothing to leak).
+ * Returns 0, -EINVAL, -ENOMEM or another -errno. */
+MM_API int mm_ticks_alloc(mm_ticks *t, int64_t n, int kind);
+
+/* Make a shared-memory tape read-only (mprotect). Children forked afterwards inherit it read-only. */
+MM_API int mm_ticks_seal(mm_ticks *t);
+
+/* Release the columns (heap or shared memory) and zero the struct. Safe on a zeroed struct. */
+MM_API void mm_ticks_free(mm_ticks *t);
+
+/* XXH3-64 (seed 0) over: the row count as 8 little-endian bytes, then each column's n values as
+ * little-endian bytes, in the order ts_ns, bid_px, ask_px, bid_sz, ask_sz, trade_px, trade_sz, trade_side. */
+MM_API uint64_t mm_ticks_fingerprint(const mm_ticks *t);
+
+/* Check every validation rule (see docs/formats.md). `file` is only used for the message.
+ * Returns 0 or MM_EINVALID with err naming file, instrument, column and row. */
+MM_API int mm_ticks_validate(const mm_ticks *t, const char *file, mm_error *err);
+
+/* Writing. */
+typedef struct mm_write_opts {
+    int compress_level; /* 0 = none, 1..9 = gzip (deflate) with the shuffle filter */
+    int64_t chunk_rows; /* rows per HDF5 chunk; 0 = default (65536) */
+    int replace;        /* 1: replace an instrument of the same symbol in an existing file */
+} mm_write_opts;
+
+/* Write (or append) one instrument to `path` under /ticks/<symbol>. Validates first, computes and
+ * stores the fingerprint (also set in t->inst.fingerprint). The file is created if absent; when it is
+ * created, it is written to "<path>.tmp.<pid>" and renamed, so no half file is ever visible. Appending to an
+ * existing file with an instrument of the same symbol fails with -EEXIST unless opts->replace. */
+MM_API int mm_ticks_write(const char *path, mm_ticks *t, const mm_write_opts *opts, mm_error *err);
+
+/* Reading. */
+enum mm_load_flags {
+    MM_LOAD_SHM = 1,          /* columns in a shared-memory segment (else heap) */
+    MM_LOAD_NO_VERIFY = 2,    /* skip the fingerprint check */
+    MM_LOAD_NO_VALIDATE = 4,  /* skip the validation rules (the format is still checked) */
+};
+
+/* Number of instruments in `path` and their symbols (up to max; sorted by name). */
+MM_API int mm_ticks_list(const char *path, char (*symbols)[MM_SYMBOL_MAX], int max, int *count,
+                         mm_error *err);
+
+/* Load one instrument (symbol NULL: the file must hold exactly one). Checks the format (columns present,
+ * dtypes, equal lengths), validates, and verifies the fingerprint unless flags say otherwise. */
+MM_API int mm_ticks_load(const char *path, const char *symbol, int flags, mm_ticks *out, mm_error *err);
+
+/* Synthetic market (see docs/synthetic.md). Integer-only tape generation from a counter-based RNG:
+ * the same parameters give the same bytes on every machine. */
+typedef struct mm_gen_params {
+    uint64_t seed;
+    int64_t events;
+    int64_t start_ns;    /* time of the first event, ns since the epoch */
+    double rate_hz;      /* mean event rate (events per second), > 0 */
+    double vol_ticks;    /* mid volatility in ticks per sqrt(second), >= 0 */
+    double trade_frac;   /* fraction of events that are trades, in [0, 1) */
+    int32_t start_px;    /* initial bid price in ticks, > 0 */
+    int32_t max_spread;  /* spreads are drawn in 1..max_spread ticks */
+    int32_t mean_queue;  /* mean displayed size at the touch in lots, > 0 */
+    double tick_size, lot_size;
+    char symbol[MM_SYMBOL_MAX];
+} mm_gen_params;
+
+/* Defaults: 1 event/ms on average, vol 2 ticks/sqrt(s), 10% trades, spread 1..3, mean queue 50 lots. */
+MM_API void mm_gen_defaults(mm_gen_params *p);
+
+/* Generate a tape into `out` (heap). Returns 0, -EINVAL (err names the bad parameter) or -ENOMEM. */
+MM_API int mm_gen_ticks(const mm_gen_params *p, mm_ticks *out, mm_error *err);
+
+/* Summary statistics of a tape (for `mmsim info`). Spreads over rows with both sides present. */
+typedef struct mm_ticks_stats {
+    int64_t rows, trades, buy_trades, sell_trades, crossed_rows, empty_side_rows;
+    int64_t trade_volume_lots;
+    int64_t t_first_ns, t_last_ns;
+    int32_t spread_min, spread_max; /* ticks */
+    double spread_mean;             /* ticks */
+    int64_t mid2_min, mid2_max;     /* twice the mid, ticks (exact integer) */
+} mm_ticks_stats;
+
+MM_API void mm_ticks_summarize(const mm_ticks *t, mm_ticks_stats *s);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

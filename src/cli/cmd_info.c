@@ -1,0 +1,106 @@
+/* mmsim info: describe the instruments of a tick file. */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char HELP[] =
+    "usage: mmsim info ticks.h5 [--symbol X] [--no-verify]\n"
+    "\n"
+    "Print, for each instrument: rows, time span, tick/lot size, source, fingerprint (verified against\n"
+    "the content), spread, mid and trade statistics. Validates every row (docs/formats.md).\n"
+    "\n"
+    "  --symbol X     only this instrument\n"
+    "  --no-verify    skip the fingerprint check\n"
+    "  -h, --help     this help\n";
+
+static void print_one(const mm_ticks *t, int verified)
+{
+    mm_ticks_stats s;
+    mm_ticks_summarize(t, &s);
+    char t0[64], t1[64];
+    cli_fmt_time(s.t_first_ns, t0, sizeof t0);
+    cli_fmt_time(s.t_last_ns, t1, sizeof t1);
+    printf("instrument %s\n", t->inst.symbol);
+    printf("  source         %s\n", t->inst.source[0] ? t->inst.source : "(none)");
+    printf("  rows           %" PRId64 "\n", s.rows);
+    if (s.rows > 0)
+        printf("  time span      %s .. %s (%.3f s)\n", t0, t1, (double)(s.t_last_ns - s.t_first_ns) * 1e-9);
+    printf("  tick size      %.10g\n", t->inst.tick_size);
+    printf("  lot size       %.10g\n", t->inst.lot_size);
+    printf("  fingerprint    %016" PRIx64 " (%s)\n", t->inst.fingerprint, verified ? "verified" : "not verified");
+    printf("  crossed books  %s, %" PRId64 " crossed rows, %" PRId64 " rows with an empty side\n",
+           t->inst.allow_crossed ? "allowed" : "not allowed", s.crossed_rows, s.empty_side_rows);
+    if (s.rows > s.empty_side_rows) {
+        printf("  spread ticks   min %" PRId32 ", mean %.4f, max %" PRId32 "\n", s.spread_min, s.spread_mean,
+               s.spread_max);
+        printf("  mid            min %.10g, max %.10g (price units)\n", (double)s.mid2_min * 0.5 * t->inst.tick_size,
+               (double)s.mid2_max * 0.5 * t->inst.tick_size);
+    }
+    printf("  trades         %" PRId64 " (buyer-initiated %" PRId64 ", seller-initiated %" PRId64 "), volume %" PRId64
+           " lots",
+           s.trades, s.buy_trades, s.sell_trades, s.trade_volume_lots);
+    if (s.rows > 0 && s.t_last_ns > s.t_first_ns)
+        printf(", %.3f trades/s", (double)s.trades / ((double)(s.t_last_ns - s.t_first_ns) * 1e-9));
+    printf("\n");
+}
+
+int cmd_info(int argc, char **argv)
+{
+    const char *C = "info";
+    const char *symbol = NULL;
+    int flags = 0;
+    enum { O_SYMBOL = 256, O_NOVERIFY };
+    static const struct option opts[] = {
+        {"symbol", 1, 0, O_SYMBOL}, {"no-verify", 0, 0, O_NOVERIFY}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        switch (c) {
+        case O_SYMBOL: symbol = optarg; break;
+        case O_NOVERIFY: flags |= MM_LOAD_NO_VERIFY; break;
+        case 'h': fputs(HELP, stdout); return MM_EXIT_OK;
+        case ':': cli_err("%s: %s needs a value", C, argv[optind - 1]); return MM_EXIT_USAGE;
+        default: cli_err("%s: unknown option '%s' (see 'mmsim info --help')", C, argv[optind - 1]); return MM_EXIT_USAGE;
+        }
+    }
+    if (argc - optind != 1) {
+        cli_err("%s: expected exactly one tick file (see 'mmsim info --help')", C);
+        return MM_EXIT_USAGE;
+    }
+    const char *path = argv[optind];
+    mm_error e = {0};
+    int count = 0;
+    char (*syms)[MM_SYMBOL_MAX] = NULL;
+    if (symbol) {
+        syms = calloc(1, MM_SYMBOL_MAX);
+        if (!syms) return MM_EXIT_RUNTIME;
+        snprintf(syms[0], MM_SYMBOL_MAX, "%s", symbol);
+        count = 1;
+    } else {
+        if (mm_ticks_list(path, NULL, 0, &count, &e)) return cli_fail(&e);
+        syms = calloc((size_t)count + 1, MM_SYMBOL_MAX);
+        if (!syms) return MM_EXIT_RUNTIME;
+        if (mm_ticks_list(path, syms, count, &count, &e)) {
+            free(syms);
+            return cli_fail(&e);
+        }
+    }
+    printf("file %s: %d instrument%s\n", path, count, count == 1 ? "" : "s");
+    int rc = MM_EXIT_OK;
+    for (int i = 0; i < count && rc == MM_EXIT_OK; i++) {
+        mm_ticks t = {0};
+        if (mm_ticks_load(path, syms[i], flags, &t, &e)) {
+            rc = cli_fail(&e);
+            break;
+        }
+        print_one(&t, !(flags & MM_LOAD_NO_VERIFY));
+        mm_ticks_free(&t);
+    }
+    free(syms);
+    return rc;
+}

@@ -1,0 +1,42 @@
+/* Error codes, their text, and the one-line error context. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "mm_config.h"
+#include "mm_internal.h"
+
+const char *mm_strerror(int code)
+{
+    switch (code) {
+    case 0: return "success";
+    case MM_EFORMAT: return "bad file format";
+    case MM_EINVALID: return "invalid data";
+    case MM_ECHECKSUM: return "fingerprint mismatch";
+    case MM_ENOTFOUND: return "not found";
+    case MM_EHDF5: return "HDF5 error";
+    case MM_EUSAGE: return "invalid parameter";
+    default: break;
+    }
+    if (code < 0 && code > -4096) return strerror(-code);
+    return "unknown error";
+}
+
+const char *mm_version(void)
+{
+    return MM_VERSION_STRING;
+}
+
+int mm__errf(mm_error *err, int code, const char *fmt, ...)
+{
+    if (!err) return code;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+    va_end(ap);
+    for (char *p = err->msg; *p; p++)
+        if (*p == '\n' || *p == '\r') *p = ' ';
+    err->code = code;
+    return code;
+}

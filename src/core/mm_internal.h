@@ -1,0 +1,26 @@
+/* Internal helpers shared by every layer: error formatting and the column layout of a tape. */
+#ifndef MM_INTERNAL_H
+#define MM_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mmsim/mmsim.h"
+
+/* Fill err (if not NULL) with code and a printf-style one-line message; returns code. Newlines in the
+ * formatted text are replaced by spaces so the message stays on one line. */
+int mm__errf(mm_error *err, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Column alignment of every tape block, bytes. */
+#define MM_COL_ALIGN 64
+
+/* Bytes of the single block that holds n rows of all columns, each column MM_COL_ALIGN-aligned. */
+size_t mm__ticks_block_bytes(int64_t n);
+
+/* Point t's column pointers into `base` (MM_COL_ALIGN-aligned, mm__ticks_block_bytes(n) bytes). */
+void mm__ticks_bind(mm_ticks *t, void *base, int64_t n);
+
+/* Heap allocation of a zeroed block for n rows (core code uses this; shared memory lives in io). */
+int mm__ticks_alloc_heap(mm_ticks *t, int64_t n);
+
+#endif

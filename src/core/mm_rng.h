@@ -1,0 +1,68 @@
+/* Counter-based random numbers: Philox4x32-10 (Salmon et al., SC'11; the generator of cuRAND and numpy).
+ *
+ * A draw is a pure function of (key, counter): key = 64-bit seed, counter = 128 bits the caller lays out
+ * (for instance event index, combination id, path, purpose). No state is carried, so any engine (serial,
+ * threads, processes, GPU) reproduces the same numbers for the same coordinates, in any order.
+ * Verified against the Random123 known-answer vectors in tests/test_rng.c. */
+#ifndef MM_RNG_H
+#define MM_RNG_H
+
+#include <stdint.h>
+
+#include "mm_hd.h"
+
+typedef struct mm_u32x4 {
+    uint32_t v[4];
+} mm_u32x4;
+
+MM_HD uint32_t mm__mulhilo32(uint32_t a, uint32_t b, uint32_t *hi)
+{
+    uint64_t p = (uint64_t)a * (uint64_t)b;
+    *hi = (uint32_t)(p >> 32);
+    return (uint32_t)p;
+}
+
+/* Philox4x32 with 10 rounds. ctr: 4 x 32-bit counter words; key: 2 x 32-bit key words. */
+MM_HD mm_u32x4 mm_philox4x32_10(mm_u32x4 ctr, uint32_t k0, uint32_t k1)
+{
+    for (int r = 0; r < 10; r++) {
+        uint32_t hi0, hi1;
+        uint32_t lo0 = mm__mulhilo32(0xD2511F53u, ctr.v[0], &hi0);
+        uint32_t lo1 = mm__mulhilo32(0xCD9E8D57u, ctr.v[2], &hi1);
+        mm_u32x4 n;
+        n.v[0] = hi1 ^ ctr.v[1] ^ k0;
+        n.v[1] = lo1;
+        n.v[2] = hi0 ^ ctr.v[3] ^ k1;
+        n.v[3] = lo0;
+        ctr = n;
+        k0 += 0x9E3779B9u;
+        k1 += 0xBB67AE85u;
+    }
+    return ctr;
+}
+
+/* Convenience: 4 draws for a 64-bit seed and counter words (a, b, c, d). */
+MM_HD mm_u32x4 mm_rng4(uint64_t seed, uint32_t a, uint32_t b, uint32_t c, uint32_t d)
+{
+    mm_u32x4 ctr = {{a, b, c, d}};
+    return mm_philox4x32_10(ctr, (uint32_t)seed, (uint32_t)(seed >> 32));
+}
+
+/* Uniform double in (0, 1) from two 32-bit words: (k + 0.5) / 2^52 with k the top 52 bits. Exact
+ * (k + 0.5 needs at most 53 significant bits), never 0 and never 1. */
+MM_HD double mm_u01(uint32_t hi, uint32_t lo)
+{
+    uint64_t k = ((uint64_t)hi << 20) | (lo >> 12);
+    return ((double)k + 0.5) * (1.0 / 4503599627370496.0);
+}
+
+/* Threshold for an event of probability p in [0, 1] compared against a uniform 32-bit word:
+ * the event happens when word < mm_prob32(p). Exact: floor(p * 2^32), saturated. */
+MM_HD uint64_t mm_prob32(double p)
+{
+    if (!(p > 0)) return 0;
+    if (p >= 1) return (uint64_t)1 << 32;
+    return (uint64_t)(p * 4294967296.0);
+}
+
+#endif

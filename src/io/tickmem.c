@@ -1,0 +1,74 @@
+/* Memory for tapes: heap blocks and POSIX shared-memory segments.
+ *
+ * A shared segment is created with shm_open(O_CREAT | O_EXCL), sized, mapped MAP_SHARED and unlinked at
+ * once: only the mapping keeps it alive, so a crash of any process leaks nothing in /dev/shm. Children
+ * forked after mm_ticks_seal() inherit the mapping read-only (the pages are shared, never copied). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "../core/mm_internal.h"
+#include "mm_shm.h"
+
+void *mm__shm_map(size_t bytes, int *rc)
+{
+    static atomic_uint counter;
+    char name[64];
+    int fd = -1;
+    for (int attempt = 0; attempt < 16 && fd < 0; attempt++) {
+        snprintf(name, sizeof name, "/mmsim.%ld.%u", (long)getpid(), atomic_fetch_add(&counter, 1));
+        fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
+        if (fd < 0 && errno != EEXIST) break;
+    }
+    if (fd < 0) {
+        *rc = -errno;
+        return NULL;
+    }
+    void *p = MAP_FAILED;
+    if (ftruncate(fd, (off_t)bytes) == 0) p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
+    int saved = errno;
+    shm_unlink(name);
+    close(fd);
+    if (p == MAP_FAILED) {
+        *rc = -saved;
+        return NULL;
+    }
+    *rc = 0;
+    return p;
+}
+
+int mm_ticks_alloc(mm_ticks *t, int64_t n, int kind)
+{
+    if (!t || n < 0 || n > INT64_C(1) << 40) return -EINVAL;
+    if (kind == MM_MEM_HEAP) return mm__ticks_alloc_heap(t, n);
+    if (kind != MM_MEM_SHM) return -EINVAL;
+    size_t bytes = mm__ticks_block_bytes(n);
+    int rc;
+    void *base = mm__shm_map(bytes, &rc);
+    if (!base) return rc;
+    mm__ticks_bind(t, base, n);
+    t->mem_base = base;
+    t->mem_bytes = bytes;
+    t->mem_kind = MM_MEM_SHM;
+    return 0;
+}
+
+int mm_ticks_seal(mm_ticks *t)
+{
+    if (!t || t->mem_kind != MM_MEM_SHM) return -EINVAL;
+    if (mprotect(t->mem_base, t->mem_bytes, PROT_READ) != 0) return -errno;
+    return 0;
+}
+
+void mm_ticks_free(mm_ticks *t)
+{
+    if (!t) return;
+    if (t->mem_kind == MM_MEM_HEAP) free(t->mem_base);
+    else if (t->mem_kind == MM_MEM_SHM) munmap(t->mem_base, t->mem_bytes);
+    memset(t, 0, sizeof *t);
+}

@@ -1,0 +1,37 @@
+/* Helpers for the Criterion tests: run the mmsim binary, temporary paths, raw HDF5 writing for
+ * malformed-file tests. Tools and tests only; never linked into the library. */
+#ifndef MM_TESTUTIL_H
+#define MM_TESTUTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mmsim/mmsim.h"
+
+/* Run argv (argv[0] = "mmsim" is replaced by $MMSIM_BIN) and capture stdout and stderr (NUL-terminated,
+ * caller frees). Returns the exit status, or 128 + signal number. */
+int tu_run(const char *const *argv, char **out, char **err);
+
+/* A fresh temporary directory for this test (removed by tu_cleanup); returns its path. */
+const char *tu_tmpdir(void);
+/* Path inside the temporary directory (static buffer rotated over 8 slots). */
+const char *tu_path(const char *name);
+void tu_cleanup(void);
+
+/* Number of lines in s (a final line without newline counts). */
+int tu_lines(const char *s);
+
+/* Directory of the shared real data (../shared/data beside the checkout), or NULL when absent. */
+const char *tu_shared_data(void);
+
+/* A small valid synthetic tape (heap) of n rows. */
+void tu_small_tape(mm_ticks *t, int64_t n, uint64_t seed);
+
+/* Write a tape with the HDF5 C API and no validation, so tests can store malformed data. Column
+ * `override_col` (or NULL) is written with HDF5 type `override_type` (an H5T_* id cast to int64_t) and
+ * `override_len` rows (-1: same as the others); `skip_col` is left out entirely; fingerprint written as
+ * given in t->inst.fingerprint. */
+void tu_write_raw(const char *path, const mm_ticks *t, const char *skip_col, const char *override_col,
+                  int64_t override_type, int64_t override_len);
+
+#endif

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Install every Debian package mmsim needs to build, test and benchmark. Idempotent: does nothing when
+# all are present. Run as root (or with sudo available).
+set -euo pipefail
+PKGS=(gcc pkg-config meson ninja-build libhdf5-dev libxxhash-dev libcriterion-dev libinih-dev zlib1g-dev
+      libopenmpi-dev openmpi-bin python3 python3-h5py python3-numpy python3-xxhash)
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+SUDO=""
+[ "$(id -u)" -ne 0 ] && SUDO="sudo"
+echo "tools/deps.sh: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"

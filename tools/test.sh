@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# The whole test suite: installs what is missing, builds with warnings as errors and runs every test, then
+# does the same under AddressSanitizer + UndefinedBehaviorSanitizer. Benchmarks are not run here
+# (meson test -C build --benchmark, see docs/perf.md).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+tools/deps.sh
+jobs=$(nproc)
+[ -d build-ci ] || meson setup build-ci --buildtype=release -Dwerror=true
+ninja -C build-ci
+meson test -C build-ci --print-errorlogs --num-processes "$jobs"
+[ -d build-asan ] || meson setup build-asan --buildtype=debug -Dwerror=true -Db_sanitize=address,undefined \
+  -Db_lundef=false -Dcuda=disabled
+ninja -C build-asan
+UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1 \
+  meson test -C build-asan --print-errorlogs --num-processes "$jobs" --timeout-multiplier 3
