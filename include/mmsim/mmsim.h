@@ -56,5 +56,6 @@ MM_API const char *mm_version(void);
 #endif
 
 #include "mmsim/ticks.h"
+#include "mmsim/sim.h"
 
 #endif

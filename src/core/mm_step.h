@@ -1,0 +1,317 @@
+/* The per-event step of the market-making model, written once for the host compiler and nvcc (MM_HD).
+ * docs/model.md is the specification; section numbers there match the comments here.
+ *
+ * Units: prices in ticks (int32), sizes in lots (int32), positions and cash in int64 (cash counted twice,
+ * in half-ticks x lots, so marking at a half-tick mid stays an exact integer), times in ns (int64), money
+ * in double (ticks x lots x tick_size x lot_size). */
+#ifndef MM_STEP_H
+#define MM_STEP_H
+
+#include <stdint.h>
+
+#include "mm_detmath.h"
+#include "mm_hd.h"
+#include "mmsim/sim.h"
+
+#define MM_NEVER INT64_MAX
+
+/* Per-combination constants derived from mm_params (mm__derive). */
+typedef struct mm_derived {
+    double hs0, hs1;   /* half spread = hs0 + hs1 * tau, ticks */
+    double sk0, sk1;   /* skew per lot = sk0 + sk1 * tau, ticks/lot */
+    int32_t time_varying; /* 1 if tau follows the clock (AS with horizon 0) */
+    int32_t fair_micro, queue_rule, tto, post_only;
+    int32_t size, limit, requote;
+    double queue_n;
+    int64_t delay_ns;  /* feed latency + order-entry latency */
+    double maker_rate, taker_rate; /* fee per (tick x lot) of notional, money: bps * 1e-4 * tick * lot */
+    double money;      /* tick_size * lot_size */
+} mm_derived;
+
+/* One event as the step sees it: the book before and after, the trade, and shared precomputed values. */
+typedef struct mm_event {
+    int64_t i, ts;
+    int32_t pb, pa, pbs, pas;  /* book before the event (previous row); sizes 0 = empty side */
+    int32_t b, a, bs, as;      /* book after the event */
+    int32_t tpx, tsz, tside;   /* trade carried by the event */
+    int32_t n_samples;         /* sampling-clock boundaries crossed since the previous event */
+    int64_t prev_mid2, mid2;   /* twice the last valid mid before / after the event (0: none yet) */
+    int64_t mid2_h[MM_MARKOUTS]; /* twice the mid at ts + horizon (last valid at or before it) */
+    double tau_end_s;          /* seconds from ts to the last event of the tape */
+} mm_event;
+
+/* One side's order state. */
+typedef struct mm_side {
+    int32_t px, qty;   /* live order: price, remaining lots (qty 0: none) */
+    int32_t ahead;     /* queue ahead of the live order, lots (meaningful when deep == 0) */
+    int32_t deep;      /* 1: the live order is behind the visible best; its queue is unknown */
+    int64_t land_ns;   /* a replace/cancel in flight lands at this time (MM_NEVER: none) */
+    int32_t new_px, new_qty; /* what lands: a new order (new_qty > 0) or only the cancel (0) */
+} mm_side;
+
+typedef struct mm_state {
+    mm_side s[2];      /* [0] bid (buy, side +1), [1] ask (sell, side -1) */
+    int64_t q, cash2;  /* position, lots; twice the cash, ticks x lots */
+    double fees;
+    int64_t volume, fills[2], orders, cancels, rejects, max_abs_q;
+    double twq;        /* integral of |q| dt, lots x ns */
+    int64_t t_q;       /* time of the last change of q */
+    int64_t mk2[MM_MARKOUTS]; /* markouts, half-ticks x lots */
+    /* PnL sampling (Welford over the returns between samples). */
+    double pnl_prev, ret_mean, ret_m2, pnl_peak, max_dd;
+    int64_t n_ret;
+} mm_state;
+
+/* Trace sink: the reference passes one; the batched kernel and the GPU pass NULL. */
+typedef struct mm_trace_sink {
+    mm_trace_fn fn;
+    void *user;
+} mm_trace_sink;
+
+MM_HD double mm__pnl(const mm_state *st, int64_t mid2, const mm_derived *d)
+{
+    return (double)(st->cash2 + st->q * mid2) * 0.5 * d->money - st->fees;
+}
+
+MM_HD void mm__trace(mm_trace_sink *tr, const mm_state *st, const mm_event *ev, const mm_derived *d, int kind,
+                     int side_ix, int32_t px, int32_t qty, int32_t taker)
+{
+#if !defined(__CUDA_ARCH__)
+    if (!tr) return;
+    const mm_side *o = &st->s[side_ix];
+    mm_trace_rec r;
+    r.ts_ns = ev->ts;
+    r.event = ev->i;
+    r.kind = kind;
+    r.side = side_ix == 0 ? 1 : -1;
+    r.px = px;
+    r.qty = qty;
+    r.ahead = o->qty > 0 ? (o->deep ? -1 : o->ahead) : 0;
+    r.taker = taker;
+    r.q = st->q;
+    r.cash2 = st->cash2;
+    r.mid2 = ev->mid2;
+    r.fees = st->fees;
+    r.pnl = mm__pnl(st, ev->mid2, d);
+    tr->fn(&r, tr->user);
+#else
+    (void)tr, (void)st, (void)ev, (void)d, (void)kind, (void)side_ix, (void)px, (void)qty, (void)taker;
+#endif
+}
+
+/* Section 5: a fill of qty lots at px on side_ix (0 buy, 1 sell). */
+MM_HD void mm__fill(mm_state *st, const mm_event *ev, const mm_derived *d, int side_ix, int32_t px, int32_t qty,
+                    int taker, mm_trace_sink *tr)
+{
+    int64_t sgn = side_ix == 0 ? 1 : -1;
+    int64_t aq = st->q < 0 ? -st->q : st->q;
+    st->twq += (double)aq * (double)(ev->ts - st->t_q);
+    st->t_q = ev->ts;
+    st->q += sgn * qty;
+    st->cash2 -= 2 * sgn * (int64_t)px * qty;
+    st->fees += (taker ? d->taker_rate : d->maker_rate) * ((double)px * (double)qty);
+    st->volume += qty;
+    st->fills[side_ix] += 1;
+    aq = st->q < 0 ? -st->q : st->q;
+    if (aq > st->max_abs_q) st->max_abs_q = aq;
+    for (int k = 0; k < MM_MARKOUTS; k++) st->mk2[k] += sgn * qty * (ev->mid2_h[k] - 2 * (int64_t)px);
+    st->s[side_ix].qty -= taker ? 0 : qty;
+    mm__trace(tr, st, ev, d, MM_TR_FILL, side_ix, px, qty, taker);
+}
+
+/* Queue rule weight f(x) (section 4.4). */
+MM_HD double mm__qweight(double x, int rule, double n)
+{
+    if (x <= 0) return 0.0;
+    return rule == MM_QUEUE_POWER ? mm_det_exp(n * mm_det_log(x)) : mm_det_log(1.0 + x);
+}
+
+/* Section 2: PnL samples on the fixed clock, taken before the event with the previous mid. */
+MM_HD void mm__sample(mm_state *st, const mm_event *ev, const mm_derived *d)
+{
+    for (int32_t k = 0; k < ev->n_samples; k++) {
+        double pnl = mm__pnl(st, ev->prev_mid2, d);
+        double r = pnl - st->pnl_prev;
+        st->pnl_prev = pnl;
+        st->n_ret += 1;
+        double delta = r - st->ret_mean;
+        st->ret_mean += delta / (double)st->n_ret;
+        st->ret_m2 += delta * (r - st->ret_mean);
+        if (pnl > st->pnl_peak) st->pnl_peak = pnl;
+        if (st->pnl_peak - pnl > st->max_dd) st->max_dd = st->pnl_peak - pnl;
+    }
+}
+
+/* Section 3: actions in flight that land at or before this event's time, against the book before it. */
+MM_HD void mm__land(mm_state *st, const mm_event *ev, const mm_derived *d, mm_trace_sink *tr)
+{
+    for (int k = 0; k < 2; k++) {
+        mm_side *o = &st->s[k];
+        if (o->land_ns > ev->ts) continue;
+        o->land_ns = MM_NEVER;
+        o->qty = 0; /* the cancel of the old order (if any) lands */
+        if (o->new_qty <= 0) continue;
+        int32_t px = o->new_px, qty = o->new_qty;
+        int64_t sgn = k == 0 ? 1 : -1;
+        int64_t after = st->q + sgn * qty;
+        if (after > d->limit || after < -d->limit) {
+            st->rejects += 1;
+            mm__trace(tr, st, ev, d, MM_TR_REJECT, k, px, qty, 0);
+            continue;
+        }
+        /* Would it cross the book as it stands? */
+        int crosses = k == 0 ? (ev->pas > 0 && px >= ev->pa) : (ev->pbs > 0 && px <= ev->pb);
+        if (crosses) {
+            if (d->post_only) {
+                st->rejects += 1;
+                mm__trace(tr, st, ev, d, MM_TR_REJECT, k, px, qty, 0);
+            } else {
+                int32_t avail = k == 0 ? ev->pas : ev->pbs;
+                mm__fill(st, ev, d, k, px, qty < avail ? qty : avail, 1, tr); /* the rest is cancelled */
+            }
+            continue;
+        }
+        o->px = px;
+        o->qty = qty;
+        int32_t best = k == 0 ? ev->pb : ev->pa, best_sz = k == 0 ? ev->pbs : ev->pas;
+        int better = k == 0 ? px > best : px < best;
+        if (best_sz == 0 || better) {
+            o->ahead = 0;
+            o->deep = 0;
+        } else if (px == best) {
+            o->ahead = best_sz;
+            o->deep = 0;
+        } else {
+            o->ahead = 0;
+            o->deep = 1;
+        }
+        mm__trace(tr, st, ev, d, MM_TR_ACTIVE, k, px, qty, 0);
+    }
+}
+
+/* Section 4: the event against one live order. k = 0 bid (buy), 1 ask (sell). */
+MM_HD void mm__match(mm_state *st, const mm_event *ev, const mm_derived *d, int k, mm_trace_sink *tr)
+{
+    mm_side *o = &st->s[k];
+    if (o->qty <= 0) return;
+    int32_t px = o->px;
+    /* "Through" = strictly better for the other side: below a buy, above a sell. */
+    int hit_side = k == 0 ? -1 : 1; /* trades that can fill us: seller-initiated for a buy */
+    int32_t traded_here = 0;
+    if (ev->tsz > 0 && ev->tside == hit_side) {
+        int through = k == 0 ? ev->tpx < px : ev->tpx > px;
+        if (through) {
+            mm__fill(st, ev, d, k, px, o->qty, 0, tr); /* 4.1 trade-through: the whole order */
+        } else if (ev->tpx == px) {
+            traded_here = ev->tsz;
+            if (!o->deep && !d->tto) { /* 4.2 trade at our price: the queue ahead goes first */
+                int32_t vol = ev->tsz;
+                int32_t take = o->ahead < vol ? o->ahead : vol;
+                o->ahead -= take;
+                vol -= take;
+                int32_t f = o->qty < vol ? o->qty : vol;
+                if (f > 0) mm__fill(st, ev, d, k, px, f, 0, tr);
+            }
+        }
+    }
+    if (o->qty <= 0) return;
+    /* 4.3 book cross: the opposite best reaches our price. */
+    int crossed = k == 0 ? (ev->as > 0 && ev->a <= px) : (ev->bs > 0 && ev->b >= px);
+    if (crossed && !d->tto) {
+        mm__fill(st, ev, d, k, px, o->qty, 0, tr);
+        return;
+    }
+    /* 4.4 queue position from the book change on our side. */
+    int32_t nb = k == 0 ? ev->b : ev->a, nbs = k == 0 ? ev->bs : ev->as;
+    int32_t pb = k == 0 ? ev->pb : ev->pa, pbs = k == 0 ? ev->pbs : ev->pas;
+    int level_gone = nbs == 0 || (k == 0 ? nb < px : nb > px);
+    if (level_gone) {
+        o->ahead = 0;
+        o->deep = 0;
+    } else if (nb == px) {
+        if (o->deep) {
+            o->ahead = nbs; /* the level became best: behind everything shown */
+            o->deep = 0;
+        } else if (pbs > 0 && pb == px) {
+            int32_t dec = pbs - nbs - traded_here;
+            if (dec > 0 && o->ahead > 0 && d->queue_rule != MM_QUEUE_RISK_AVERSE) {
+                int32_t behind = pbs - traded_here - o->ahead;
+                if (behind < 0) behind = 0;
+                double fa = mm__qweight((double)o->ahead, d->queue_rule, d->queue_n);
+                double fb = mm__qweight((double)behind, d->queue_rule, d->queue_n);
+                double share = fa + fb > 0 ? fa / (fa + fb) : 0.0;
+                double c = (double)dec * share + 0.5;
+                int32_t cut = (int32_t)c; /* floor: c >= 0.5 */
+                if (cut > o->ahead) cut = o->ahead;
+                o->ahead -= cut;
+            }
+        }
+        if (o->ahead > nbs) o->ahead = nbs;
+    } else {
+        o->deep = 1; /* the best moved past our price: we are behind the visible best */
+    }
+}
+
+/* Section 6: quoting decision after the event. */
+MM_HD void mm__decide(mm_state *st, const mm_event *ev, const mm_derived *d, mm_trace_sink *tr)
+{
+    if (ev->bs == 0 || ev->as == 0) return; /* no two-sided book: leave orders as they are */
+    double fair;
+    if (d->fair_micro) {
+        double den = (double)ev->bs + (double)ev->as;
+        fair = ((double)ev->b * (double)ev->as + (double)ev->a * (double)ev->bs) / den;
+    } else {
+        fair = (double)ev->mid2 * 0.5;
+    }
+    double tau = d->time_varying ? ev->tau_end_s : 0.0;
+    double hs = d->hs0 + d->hs1 * tau, sk = d->sk0 + d->sk1 * tau;
+    double shift = sk * (double)st->q;
+    double tb = fair - hs - shift, ta = fair + hs - shift;
+    /* Targets rounded away from fair: floor for the bid, ceil for the ask, clamped to int32. */
+    double fb = (double)(int64_t)tb;
+    if (fb > tb) fb -= 1.0;
+    double fa = (double)(int64_t)ta;
+    if (fa < ta) fa += 1.0;
+    if (fb < -2147483647.0) fb = -2147483647.0;
+    if (fb > 2147483646.0) fb = 2147483646.0;
+    if (fa < -2147483647.0) fa = -2147483647.0;
+    if (fa > 2147483646.0) fa = 2147483646.0;
+    int32_t target[2] = {(int32_t)fb, (int32_t)fa};
+    int want[2] = {st->q + d->size <= d->limit, st->q - d->size >= -d->limit};
+    for (int k = 0; k < 2; k++) {
+        mm_side *o = &st->s[k];
+        if (o->land_ns != MM_NEVER) continue; /* one action in flight per side */
+        int send_cancel = 0, send_order = 0;
+        if (o->qty > 0) {
+            int32_t dist = target[k] > o->px ? target[k] - o->px : o->px - target[k];
+            if (!want[k]) send_cancel = 1;
+            else if (dist >= d->requote) send_cancel = send_order = 1;
+        } else if (want[k]) {
+            send_order = 1;
+        }
+        if (!send_cancel && !send_order) continue;
+        o->land_ns = ev->ts + d->delay_ns;
+        o->new_px = target[k];
+        o->new_qty = send_order ? d->size : 0;
+        if (send_cancel) {
+            st->cancels += 1;
+            mm__trace(tr, st, ev, d, MM_TR_CANCEL, k, o->px, o->qty, 0);
+        }
+        if (send_order) {
+            st->orders += 1;
+            mm__trace(tr, st, ev, d, MM_TR_ORDER, k, target[k], d->size, 0);
+        }
+    }
+}
+
+/* One event for one combination: samples, landings, matching (bid then ask), decision. */
+MM_HD void mm_step_c(mm_state *st, const mm_event *ev, const mm_derived *d, mm_trace_sink *tr)
+{
+    if (ev->n_samples) mm__sample(st, ev, d);
+    if (st->s[0].land_ns <= ev->ts || st->s[1].land_ns <= ev->ts) mm__land(st, ev, d, tr);
+    mm__match(st, ev, d, 0, tr);
+    mm__match(st, ev, d, 1, tr);
+    mm__decide(st, ev, d, tr);
+}
+
+#endif

@@ -1,0 +1,29 @@
+/* Reference engine: one combination through the tape, every event, in order. */
+#include <errno.h>
+
+#include "mm_internal.h"
+#include "sim_tape.h"
+
+int mm_sim_run_c(const mm_ticks *t, const mm_sim_config *c, const mm_params *p, mm_metrics *out,
+                 mm_trace_fn trace, void *user, mm_error *err)
+{
+    if (!t || !c || !p || !out) return mm__errf(err, -EINVAL, "mm_sim_run_c: NULL argument");
+    int rc = mm_params_check(p, err);
+    if (rc) return rc;
+    if (c->sample_ns <= 0) return mm__errf(err, MM_EUSAGE, "sample: must be > 0 ns");
+    mm__tape tp;
+    if ((rc = mm__tape_init(&tp, t, c))) return mm__errf(err, rc, "cannot allocate the tape tables");
+    mm_derived d;
+    mm__derive(p, &t->inst, &d);
+    mm_state st;
+    mm__state_init(&st, &tp);
+    mm_trace_sink sink = {trace, user};
+    mm_event ev;
+    for (int64_t i = 0; i < t->n; i++) {
+        mm__event(&tp, i, &ev);
+        mm_step_c(&st, &ev, &d, trace ? &sink : NULL);
+    }
+    mm__finish(&st, &tp, &d, c, out);
+    mm__tape_free(&tp);
+    return 0;
+}

@@ -1,0 +1,206 @@
+/* Parameters, derived constants, per-tape precomputation and final metrics (docs/model.md). */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mm_internal.h"
+#include "sim_tape.h"
+
+void mm_params_defaults(mm_params *p)
+{
+    memset(p, 0, sizeof *p);
+    p->strategy = MM_STRAT_FIXED;
+    p->spread_ticks = 1;
+    p->skew_ticks = 0;
+    p->as_gamma = 0.1;
+    p->as_k = 1.5;
+    p->as_sigma = 2;
+    p->as_horizon_s = 60;
+    p->glft_gamma = 0.1;
+    p->glft_k = 1.5;
+    p->glft_A = 1;
+    p->glft_sigma = 2;
+    p->glft_Q = 10;
+    p->quote_size = 1;
+    p->inv_limit = 10;
+    p->requote_ticks = 1;
+    p->queue_rule = MM_QUEUE_POWER;
+    p->queue_n = 2;
+    p->post_only = 1;
+}
+
+void mm_sim_config_defaults(mm_sim_config *c)
+{
+    c->sample_ns = 1000000000;
+    c->year_s = 252.0 * 6.5 * 3600.0;
+    c->markout_ns[0] = INT64_C(1000000000);
+    c->markout_ns[1] = INT64_C(10000000000);
+    c->markout_ns[2] = INT64_C(60000000000);
+}
+
+#define BAD(field, ...) return mm__errf(err, MM_EUSAGE, field ": " __VA_ARGS__)
+
+int mm_params_check(const mm_params *p, mm_error *err)
+{
+    if (p->strategy < 0 || p->strategy > 2) BAD("strategy", "%d is not fixed (0), as (1) or glft (2)", p->strategy);
+    if (!(p->spread_ticks >= 0 && p->spread_ticks < 1e6)) BAD("spread", "%g must be in [0, 1e6) ticks", p->spread_ticks);
+    if (!(p->skew_ticks >= 0 && p->skew_ticks < 1e6)) BAD("skew", "%g must be in [0, 1e6) ticks/lot", p->skew_ticks);
+    if (p->fair_micro != 0 && p->fair_micro != 1) BAD("fair", "must be mid (0) or micro (1)");
+    if (p->strategy == MM_STRAT_AS) {
+        if (!(p->as_gamma > 0 && p->as_gamma < 1e6)) BAD("as_gamma", "%g must be in (0, 1e6)", p->as_gamma);
+        if (!(p->as_k > 0 && p->as_k < 1e6)) BAD("as_k", "%g must be in (0, 1e6)", p->as_k);
+        if (!(p->as_sigma >= 0 && p->as_sigma < 1e6)) BAD("as_sigma", "%g must be in [0, 1e6)", p->as_sigma);
+        if (!(p->as_horizon_s >= 0 && p->as_horizon_s < 1e9)) BAD("as_horizon", "%g must be in [0, 1e9) s", p->as_horizon_s);
+    }
+    if (p->strategy == MM_STRAT_GLFT) {
+        if (!(p->glft_gamma > 0 && p->glft_gamma < 1e6)) BAD("glft_gamma", "%g must be in (0, 1e6)", p->glft_gamma);
+        if (!(p->glft_k > 0 && p->glft_k < 1e6)) BAD("glft_k", "%g must be in (0, 1e6)", p->glft_k);
+        if (!(p->glft_A > 0 && p->glft_A < 1e9)) BAD("glft_A", "%g must be in (0, 1e9)", p->glft_A);
+        if (!(p->glft_sigma >= 0 && p->glft_sigma < 1e6)) BAD("glft_sigma", "%g must be in [0, 1e6)", p->glft_sigma);
+        if (p->glft_Q < 1) BAD("glft_Q", "%d must be >= 1", p->glft_Q);
+    }
+    if (p->quote_size < 1 || p->quote_size > 100000000) BAD("quote_size", "%d must be in [1, 1e8] lots", p->quote_size);
+    if (p->inv_limit < p->quote_size || p->inv_limit > 1000000000)
+        BAD("inv_limit", "%d must be in [quote_size=%d, 1e9] lots", p->inv_limit, p->quote_size);
+    if (p->requote_ticks < 1) BAD("requote", "%d must be >= 1 tick", p->requote_ticks);
+    if (p->queue_rule < 0 || p->queue_rule > 2) BAD("queue", "%d is not risk-averse (0), power (1) or log (2)", p->queue_rule);
+    if (!(p->queue_n > 0 && p->queue_n <= 100)) BAD("queue_n", "%g must be in (0, 100]", p->queue_n);
+    if (p->trade_through_only != 0 && p->trade_through_only != 1) BAD("trade_through_only", "must be 0 or 1");
+    if (p->post_only != 0 && p->post_only != 1) BAD("post_only", "must be 0 or 1");
+    if (p->latency_ns < 0 || p->latency_ns > INT64_C(3600000000000)) BAD("latency", "%lld must be in [0, 1 h] ns", (long long)p->latency_ns);
+    if (p->feed_latency_ns < 0 || p->feed_latency_ns > INT64_C(3600000000000))
+        BAD("feed_latency", "%lld must be in [0, 1 h] ns", (long long)p->feed_latency_ns);
+    if (!(fabs(p->maker_fee_bps) < 1e4)) BAD("maker_fee", "%g must be within +-1e4 bps", p->maker_fee_bps);
+    if (!(fabs(p->taker_fee_bps) < 1e4)) BAD("taker_fee", "%g must be within +-1e4 bps", p->taker_fee_bps);
+    return 0;
+}
+
+void mm__derive(const mm_params *p, const mm_instrument *inst, mm_derived *d)
+{
+    memset(d, 0, sizeof *d);
+    d->size = p->quote_size;
+    d->limit = p->inv_limit;
+    switch (p->strategy) {
+    case MM_STRAT_AS: {
+        double g = p->as_gamma, s2 = p->as_sigma * p->as_sigma;
+        double c = (1.0 / g) * mm_det_log(1.0 + g / p->as_k); /* half of (2/gamma) ln(1 + gamma/k) */
+        if (p->as_horizon_s > 0) {
+            d->hs0 = c + 0.5 * g * s2 * p->as_horizon_s;
+            d->sk0 = g * s2 * p->as_horizon_s;
+        } else {
+            d->time_varying = 1;
+            d->hs0 = c;
+            d->hs1 = 0.5 * g * s2;
+            d->sk1 = g * s2;
+        }
+        break;
+    }
+    case MM_STRAT_GLFT: {
+        double g = p->glft_gamma, k = p->glft_k, s2 = p->glft_sigma * p->glft_sigma;
+        double c1 = (1.0 / g) * mm_det_log(1.0 + g / k);
+        double x = s2 * g / (2.0 * k * p->glft_A) * mm_det_exp((1.0 + k / g) * mm_det_log(1.0 + g / k));
+        double sx = sqrt(x);
+        d->hs0 = c1 + 0.5 * sx;
+        d->sk0 = sx / (double)p->quote_size;
+        int64_t qlim = (int64_t)p->glft_Q * p->quote_size;
+        if (qlim < d->limit) d->limit = (int32_t)qlim;
+        break;
+    }
+    default:
+        d->hs0 = p->spread_ticks;
+        d->sk0 = p->skew_ticks;
+        break;
+    }
+    d->fair_micro = p->fair_micro;
+    d->queue_rule = p->queue_rule;
+    d->queue_n = p->queue_n;
+    d->tto = p->trade_through_only;
+    d->post_only = p->post_only;
+    d->requote = p->requote_ticks;
+    d->delay_ns = p->latency_ns + p->feed_latency_ns;
+    d->money = inst->tick_size * inst->lot_size;
+    d->maker_rate = p->maker_fee_bps * 1e-4 * d->money;
+    d->taker_rate = p->taker_fee_bps * 1e-4 * d->money;
+}
+
+int mm__tape_init(mm__tape *tp, const mm_ticks *t, const mm_sim_config *c)
+{
+    memset(tp, 0, sizeof *tp);
+    tp->t = t;
+    int64_t n = t->n;
+    size_t sz = (size_t)(n > 0 ? n : 1);
+    tp->mid2 = malloc(sz * sizeof(int64_t));
+    tp->nsamp = malloc(sz * sizeof(int32_t));
+    for (int k = 0; k < MM_MARKOUTS; k++) tp->mid2_h[k] = malloc(sz * sizeof(int64_t));
+    int ok = tp->mid2 && tp->nsamp;
+    for (int k = 0; k < MM_MARKOUTS; k++) ok = ok && tp->mid2_h[k];
+    if (!ok) {
+        mm__tape_free(tp);
+        return -ENOMEM;
+    }
+    if (n == 0) return 0;
+    tp->t0 = t->ts_ns[0];
+    tp->t_end = t->ts_ns[n - 1];
+    int64_t last = 0, kprev = 0;
+    for (int64_t i = 0; i < n; i++) {
+        if (t->bid_sz[i] > 0 && t->ask_sz[i] > 0) last = (int64_t)t->bid_px[i] + t->ask_px[i];
+        tp->mid2[i] = last;
+        int64_t ki = (t->ts_ns[i] - tp->t0) / c->sample_ns;
+        tp->nsamp[i] = (int32_t)(ki - kprev);
+        kprev = ki;
+    }
+    for (int k = 0; k < MM_MARKOUTS; k++) {
+        int64_t j = 0;
+        for (int64_t i = 0; i < n; i++) {
+            int64_t target = t->ts_ns[i] + c->markout_ns[k];
+            if (j < i) j = i;
+            while (j + 1 < n && t->ts_ns[j + 1] <= target) j++;
+            tp->mid2_h[k][i] = tp->mid2[j];
+        }
+    }
+    return 0;
+}
+
+void mm__tape_free(mm__tape *tp)
+{
+    free(tp->mid2);
+    free(tp->nsamp);
+    for (int k = 0; k < MM_MARKOUTS; k++) free(tp->mid2_h[k]);
+    memset(tp, 0, sizeof *tp);
+}
+
+void mm__state_init(mm_state *st, const mm__tape *tp)
+{
+    memset(st, 0, sizeof *st);
+    for (int k = 0; k < 2; k++) st->s[k].land_ns = MM_NEVER;
+    st->t_q = tp->t0;
+}
+
+void mm__finish(const mm_state *st, const mm__tape *tp, const mm_derived *d, const mm_sim_config *c, mm_metrics *m)
+{
+    memset(m, 0, sizeof *m);
+    int64_t n = tp->t->n;
+    int64_t mid2 = n > 0 ? tp->mid2[n - 1] : 0;
+    int64_t aq = st->q < 0 ? -st->q : st->q;
+    m->pnl = mm__pnl(st, mid2, d);
+    m->fees = st->fees;
+    m->volume = st->volume;
+    m->fills_bid = st->fills[0];
+    m->fills_ask = st->fills[1];
+    m->orders = st->orders;
+    m->cancels = st->cancels;
+    m->rejects = st->rejects;
+    m->final_q = st->q;
+    m->max_abs_q = st->max_abs_q;
+    double span = (double)(tp->t_end - tp->t0);
+    double twq = st->twq + (double)aq * (double)(tp->t_end - st->t_q);
+    m->mean_abs_q = span > 0 ? twq / span : (double)aq;
+    if (st->n_ret >= 2 && st->ret_m2 > 0) {
+        double sd = sqrt(st->ret_m2 / (double)st->n_ret);
+        m->sharpe = st->ret_mean / sd * sqrt(c->year_s / ((double)c->sample_ns * 1e-9));
+    }
+    double peak = st->pnl_peak > m->pnl ? st->pnl_peak : m->pnl;
+    m->max_drawdown = st->max_dd > peak - m->pnl ? st->max_dd : peak - m->pnl;
+    for (int k = 0; k < MM_MARKOUTS; k++) m->markout[k] = (double)st->mk2[k] * 0.5 * d->money;
+}
