@@ -152,13 +152,14 @@ MM_HD void mm__land(mm_state *st, const mm_event *ev, const mm_derived *d, mm_tr
         o->qty = 0; /* the cancel of the old order (if any) lands */
         if (o->new_qty <= 0) continue;
         int32_t px = o->new_px, qty = o->new_qty;
-        int64_t sgn = k == 0 ? 1 : -1;
-        int64_t after = st->q + sgn * qty;
-        if (after > d->limit || after < -d->limit) {
+        /* Room left to the inventory limit now (the old order may have filled while this was in flight). */
+        int64_t room = k == 0 ? d->limit - st->q : d->limit + st->q;
+        if (room <= 0) {
             st->rejects += 1;
             mm__trace(tr, st, ev, d, MM_TR_REJECT, k, px, qty, 0);
             continue;
         }
+        if (qty > room) qty = (int32_t)room;
         /* Would it cross the book as it stands? */
         int crosses = k == 0 ? (ev->pas > 0 && px >= ev->pa) : (ev->pbs > 0 && px <= ev->pb);
         if (crosses) {
@@ -277,29 +278,33 @@ MM_HD void mm__decide(mm_state *st, const mm_event *ev, const mm_derived *d, mm_
     if (fa < -2147483647.0) fa = -2147483647.0;
     if (fa > 2147483646.0) fa = 2147483646.0;
     int32_t target[2] = {(int32_t)fb, (int32_t)fa};
-    int want[2] = {st->q + d->size <= d->limit, st->q - d->size >= -d->limit};
+    /* Room to the inventory limit: a new order never asks for more than that. */
+    int64_t room[2] = {d->limit - st->q, d->limit + st->q};
     for (int k = 0; k < 2; k++) {
         mm_side *o = &st->s[k];
         if (o->land_ns != MM_NEVER) continue; /* one action in flight per side */
         int send_cancel = 0, send_order = 0;
+        int32_t size = room[k] < d->size ? (int32_t)room[k] : d->size;
         if (o->qty > 0) {
             int32_t dist = target[k] > o->px ? target[k] - o->px : o->px - target[k];
-            if (!want[k]) send_cancel = 1;
-            else if (dist >= d->requote) send_cancel = send_order = 1;
-        } else if (want[k]) {
+            if (dist >= d->requote) {
+                send_cancel = 1;
+                send_order = size > 0;
+            }
+        } else if (size > 0) {
             send_order = 1;
         }
         if (!send_cancel && !send_order) continue;
         o->land_ns = ev->ts + d->delay_ns;
         o->new_px = target[k];
-        o->new_qty = send_order ? d->size : 0;
+        o->new_qty = send_order ? size : 0;
         if (send_cancel) {
             st->cancels += 1;
             mm__trace(tr, st, ev, d, MM_TR_CANCEL, k, o->px, o->qty, 0);
         }
         if (send_order) {
             st->orders += 1;
-            mm__trace(tr, st, ev, d, MM_TR_ORDER, k, target[k], d->size, 0);
+            mm__trace(tr, st, ev, d, MM_TR_ORDER, k, target[k], size, 0);
         }
     }
 }
