@@ -7,6 +7,7 @@
 #ifndef MMSIM_SIM_H
 #define MMSIM_SIM_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "mmsim/mmsim.h"
@@ -96,6 +97,13 @@ typedef void (*mm_trace_fn)(const mm_trace_rec *r, void *user);
 
 MM_API void mm_params_defaults(mm_params *p);
 MM_API void mm_sim_config_defaults(mm_sim_config *c);
+
+/* Parameters by name (the keys of docs/model.md, section 1: "spread", "inv_limit", "queue", ...): set one
+ * from text (strict parsing; enums by name), print one, list them. Returns 0 or MM_EUSAGE naming the key. */
+MM_API int mm_params_set(mm_params *p, const char *key, const char *value, mm_error *err);
+MM_API int mm_params_get(const mm_params *p, const char *key, char *buf, size_t cap);
+MM_API int mm_params_key_count(void);
+MM_API const char *mm_params_key_name(int i, const char **help);
 
 /* Check a combination; returns 0 or MM_EUSAGE with err naming the field. */
 MM_API int mm_params_check(const mm_params *p, mm_error *err);

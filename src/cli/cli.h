@@ -26,5 +26,6 @@ void cli_fmt_time(int64_t ns, char *buf, int cap);
 
 int cmd_gen(int argc, char **argv);
 int cmd_info(int argc, char **argv);
+int cmd_run(int argc, char **argv);
 
 #endif

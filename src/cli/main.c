@@ -16,6 +16,7 @@ static const char USAGE[] =
     "commands:\n"
     "  gen      generate a synthetic market into a tick file\n"
     "  info     describe the instruments of a tick file\n"
+    "  run      replay one parameter combination, print its metrics (and a trace)\n"
     "\n"
     "options:\n"
     "  -h, --help     this help; 'mmsim <command> --help' for a command\n"
@@ -52,6 +53,7 @@ int main(int argc, char **argv)
     }
     if (!strcmp(cmd, "gen")) return cmd_gen(argc - 1, argv + 1);
     if (!strcmp(cmd, "info")) return cmd_info(argc - 1, argv + 1);
+    if (!strcmp(cmd, "run")) return cmd_run(argc - 1, argv + 1);
     cli_err("unknown command '%s' (see 'mmsim --help')", cmd);
     return MM_EXIT_USAGE;
 }

@@ -1,0 +1,232 @@
+/* mmsim run: one parameter combination through a tick file; prints its metrics, optionally a trace. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+static void help(void)
+{
+    printf("usage: mmsim run ticks.h5 [--symbol X] [model options] [--trace fills.csv]\n"
+           "\n"
+           "Replay one parameter combination through the tape and print its metrics (docs/model.md).\n"
+           "\n"
+           "model options (each is also a sweep axis; defaults in brackets):\n");
+    mm_params d;
+    mm_params_defaults(&d);
+    for (int i = 0; i < mm_params_key_count(); i++) {
+        const char *h, *k = mm_params_key_name(i, &h);
+        char flag[64], def[64];
+        snprintf(flag, sizeof flag, "--%s", k);
+        for (char *c = flag; *c; c++)
+            if (*c == '_') *c = '-';
+        mm_params_get(&d, k, def, sizeof def);
+        printf("  %-22s %s [%s]\n", flag, h, def);
+    }
+    printf("\nrun options:\n"
+           "  --symbol X             instrument (needed when the file holds several)\n"
+           "  --trace F              write every order, cancel, activation, rejection and fill as CSV\n"
+           "  --engine E             reference (default) or batched; both give identical metrics\n"
+           "  --sample-ns N          PnL sampling clock for Sharpe and drawdown [1000000000]\n"
+           "  --year-seconds S       seconds in a trading year for annualising [5896800 = 252 x 6.5 h]\n"
+           "  --markout-ns A,B,C     markout horizons [1000000000,10000000000,60000000000]\n"
+           "  --no-verify            skip the tick file's fingerprint check\n"
+           "  -h, --help             this help\n");
+}
+
+typedef struct trace_file {
+    FILE *f;
+    double tick, lot, money;
+    int err;
+} trace_file;
+
+static const char *const KIND[] = {"", "order", "cancel", "active", "reject", "fill", "done"};
+
+static void on_trace(const mm_trace_rec *r, void *user)
+{
+    trace_file *t = user;
+    int n = fprintf(t->f,
+                    "%" PRId64 ",%" PRId64 ",%s,%s,%" PRId32 ",%.10g,%" PRId32 ",%" PRId32 ",%d,%" PRId64 ",%.10g,%.10g,%.10g,%.10g\n",
+                    r->ts_ns, r->event, KIND[r->kind], r->side > 0 ? "bid" : "ask", r->px, (double)r->px * t->tick,
+                    r->qty, r->ahead, r->taker, r->q, (double)r->cash2 * 0.5 * t->money, (double)r->mid2 * 0.5 * t->tick,
+                    r->fees, r->pnl);
+    if (n < 0) t->err = errno ? errno : EIO;
+}
+
+static int parse_markouts(const char *s, int64_t out[MM_MARKOUTS])
+{
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", s);
+    char *save = NULL, *tok = strtok_r(buf, ",", &save);
+    for (int k = 0; k < MM_MARKOUTS; k++) {
+        if (!tok) return -1;
+        char *end;
+        errno = 0;
+        long long v = strtoll(tok, &end, 10);
+        if (*end || errno || v <= 0) return -1;
+        out[k] = v;
+        tok = strtok_r(NULL, ",", &save);
+    }
+    return tok ? -1 : 0;
+}
+
+int cmd_run(int argc, char **argv)
+{
+    const char *C = "run";
+    int nk = mm_params_key_count();
+    enum { O_SYMBOL = 256, O_TRACE, O_ENGINE, O_SAMPLE, O_YEAR, O_MARKOUT, O_NOVERIFY, O_KEY0 = 1000 };
+    struct option *opts = calloc((size_t)nk + 10, sizeof *opts);
+    char (*names)[64] = calloc((size_t)nk, 64);
+    if (!opts || !names) return MM_EXIT_RUNTIME;
+    int o = 0;
+    for (int i = 0; i < nk; i++) {
+        snprintf(names[i], 64, "%s", mm_params_key_name(i, NULL));
+        for (char *c = names[i]; *c; c++)
+            if (*c == '_') *c = '-';
+        opts[o++] = (struct option){names[i], 1, 0, O_KEY0 + i};
+    }
+    opts[o++] = (struct option){"symbol", 1, 0, O_SYMBOL};
+    opts[o++] = (struct option){"trace", 1, 0, O_TRACE};
+    opts[o++] = (struct option){"engine", 1, 0, O_ENGINE};
+    opts[o++] = (struct option){"sample-ns", 1, 0, O_SAMPLE};
+    opts[o++] = (struct option){"year-seconds", 1, 0, O_YEAR};
+    opts[o++] = (struct option){"markout-ns", 1, 0, O_MARKOUT};
+    opts[o++] = (struct option){"no-verify", 0, 0, O_NOVERIFY};
+    opts[o++] = (struct option){"help", 0, 0, 'h'};
+    mm_params p;
+    mm_params_defaults(&p);
+    mm_sim_config cfg;
+    mm_sim_config_defaults(&cfg);
+    const char *symbol = NULL, *trace_path = NULL;
+    int flags = 0, batched = 0, rc = MM_EXIT_OK, c;
+    mm_error e = {0};
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        if (c >= O_KEY0 && c < O_KEY0 + nk) {
+            if (mm_params_set(&p, mm_params_key_name(c - O_KEY0, NULL), optarg, &e)) {
+                cli_err("%s: --%s", C, e.msg);
+                rc = MM_EXIT_USAGE;
+                goto out;
+            }
+            continue;
+        }
+        int64_t v;
+        switch (c) {
+        case O_SYMBOL: symbol = optarg; break;
+        case O_TRACE: trace_path = optarg; break;
+        case O_ENGINE:
+            if (!strcmp(optarg, "reference")) batched = 0;
+            else if (!strcmp(optarg, "batched")) batched = 1;
+            else {
+                cli_err("%s: --engine: '%s' is not reference or batched", C, optarg);
+                rc = MM_EXIT_USAGE;
+                goto out;
+            }
+            break;
+        case O_SAMPLE:
+            if (cli_i64(C, "--sample-ns", optarg, 1, INT64_MAX, &v)) {
+                rc = MM_EXIT_USAGE;
+                goto out;
+            }
+            cfg.sample_ns = v;
+            break;
+        case O_YEAR:
+            if (cli_f64(C, "--year-seconds", optarg, 1, 1e12, &cfg.year_s)) {
+                rc = MM_EXIT_USAGE;
+                goto out;
+            }
+            break;
+        case O_MARKOUT:
+            if (parse_markouts(optarg, cfg.markout_ns)) {
+                cli_err("%s: --markout-ns: '%s' must be %d positive integers (ns) separated by commas", C, optarg, MM_MARKOUTS);
+                rc = MM_EXIT_USAGE;
+                goto out;
+            }
+            break;
+        case O_NOVERIFY: flags |= MM_LOAD_NO_VERIFY; break;
+        case 'h': help(); goto out;
+        case ':': cli_err("%s: %s needs a value", C, argv[optind - 1]); rc = MM_EXIT_USAGE; goto out;
+        default: cli_err("%s: unknown option '%s' (see 'mmsim run --help')", C, argv[optind - 1]); rc = MM_EXIT_USAGE; goto out;
+        }
+    }
+    if (argc - optind != 1) {
+        cli_err("%s: expected exactly one tick file (see 'mmsim run --help')", C);
+        rc = MM_EXIT_USAGE;
+        goto out;
+    }
+    if (mm_params_check(&p, &e)) {
+        for (char *q = e.msg; *q && *q != ':'; q++)
+            if (*q == '_') *q = '-';
+        cli_err("%s: --%s", C, e.msg);
+        rc = MM_EXIT_USAGE;
+        goto out;
+    }
+    if (trace_path && batched) {
+        cli_err("%s: --trace needs the reference engine", C);
+        rc = MM_EXIT_USAGE;
+        goto out;
+    }
+    const char *path = argv[optind];
+    mm_ticks t = {0};
+    if (mm_ticks_load(path, symbol, flags, &t, &e)) {
+        rc = cli_fail(&e);
+        goto out;
+    }
+    trace_file tf = {0};
+    char tmp[4096];
+    if (trace_path) {
+        snprintf(tmp, sizeof tmp, "%s.tmp.%ld", trace_path, (long)getpid());
+        tf.f = fopen(tmp, "w");
+        if (!tf.f) {
+            cli_err("%s: %s", trace_path, strerror(errno));
+            mm_ticks_free(&t);
+            rc = MM_EXIT_RUNTIME;
+            goto out;
+        }
+        tf.tick = t.inst.tick_size;
+        tf.lot = t.inst.lot_size;
+        tf.money = t.inst.tick_size * t.inst.lot_size;
+        fprintf(tf.f, "ts_ns,event,kind,side,px_ticks,price,qty_lots,queue_ahead,taker,position,cash,mid,fees,pnl\n");
+    }
+    mm_metrics m;
+    int r = batched ? mm_sim_run_batch(&t, &cfg, &p, 1, &m, &e)
+                    : mm_sim_run_c(&t, &cfg, &p, &m, trace_path ? on_trace : NULL, &tf, &e);
+    if (tf.f) {
+        if (fclose(tf.f) != 0 && !tf.err) tf.err = errno ? errno : EIO;
+        if (r == 0 && !tf.err && rename(tmp, trace_path) != 0) tf.err = errno;
+        if (r || tf.err) unlink(tmp);
+        if (tf.err && r == 0) {
+            cli_err("%s: cannot write the trace: %s", trace_path, strerror(tf.err));
+            mm_ticks_free(&t);
+            rc = MM_EXIT_RUNTIME;
+            goto out;
+        }
+    }
+    if (r) {
+        mm_ticks_free(&t);
+        rc = cli_fail(&e);
+        goto out;
+    }
+    printf("instrument %s: %" PRId64 " events, engine %s\n", t.inst.symbol, t.n, batched ? "batched" : "reference");
+    printf("pnl            %.10g\n", m.pnl);
+    printf("fees           %.10g\n", m.fees);
+    printf("volume         %" PRId64 " lots\n", m.volume);
+    printf("fills          %" PRId64 " bid, %" PRId64 " ask\n", m.fills_bid, m.fills_ask);
+    printf("orders         %" PRId64 " sent, %" PRId64 " cancels, %" PRId64 " rejected\n", m.orders, m.cancels, m.rejects);
+    printf("position       final %" PRId64 ", max |q| %" PRId64 ", mean |q| %.6g lots\n", m.final_q, m.max_abs_q, m.mean_abs_q);
+    printf("sharpe         %.6g (annualised, %g s samples, %g s/year)\n", m.sharpe, (double)cfg.sample_ns * 1e-9, cfg.year_s);
+    printf("max drawdown   %.10g\n", m.max_drawdown);
+    for (int k = 0; k < MM_MARKOUTS; k++)
+        printf("markout %-6g %.10g\n", (double)cfg.markout_ns[k] * 1e-9, m.markout[k]);
+    if (trace_path) printf("trace          %s\n", trace_path);
+    mm_ticks_free(&t);
+out:
+    free(opts);
+    free(names);
+    return rc;
+}

@@ -1,0 +1,121 @@
+/* Named access to every field of mm_params: the keys `mmsim run` takes as flags (--inv-limit for
+ * inv_limit) and that a sweep grid uses as axes. Values parse strictly: the whole string, in range. */
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mm_internal.h"
+
+enum { T_I32, T_I64, T_F64, T_ENUM };
+
+typedef struct key_desc {
+    const char *name;
+    int type;
+    size_t off;
+    const char *const *names; /* T_ENUM: value names by index, NULL-terminated */
+    const char *help;
+} key_desc;
+
+static const char *const STRATS[] = {"fixed", "as", "glft", NULL};
+static const char *const QUEUES[] = {"risk-averse", "power", "log", NULL};
+static const char *const FAIRS[] = {"mid", "micro", NULL};
+
+#define K(n, t, f, names, help) {n, t, offsetof(mm_params, f), names, help}
+static const key_desc KEYS[] = {
+    K("strategy", T_ENUM, strategy, STRATS, "fixed | as | glft"),
+    K("spread", T_F64, spread_ticks, NULL, "fixed: distance from fair to each quote, ticks"),
+    K("skew", T_F64, skew_ticks, NULL, "fixed: quote shift per lot of inventory, ticks/lot"),
+    K("fair", T_ENUM, fair_micro, FAIRS, "fair price: mid | micro (microprice)"),
+    K("size", T_I32, quote_size, NULL, "quote size, lots"),
+    K("inv_limit", T_I32, inv_limit, NULL, "inventory limit |q|, lots"),
+    K("requote", T_I32, requote_ticks, NULL, "requote threshold, ticks"),
+    K("queue", T_ENUM, queue_rule, QUEUES, "cancel split rule: risk-averse | power | log"),
+    K("queue_n", T_F64, queue_n, NULL, "exponent of the power rule"),
+    K("trade_through_only", T_I32, trade_through_only, NULL, "1: fill only on trades through our price"),
+    K("post_only", T_I32, post_only, NULL, "1: reject orders that would cross on arrival; 0: take"),
+    K("latency_ns", T_I64, latency_ns, NULL, "order-entry latency, ns"),
+    K("feed_latency_ns", T_I64, feed_latency_ns, NULL, "market-data latency, ns"),
+    K("maker_fee_bps", T_F64, maker_fee_bps, NULL, "maker fee, bps of notional (negative: rebate)"),
+    K("taker_fee_bps", T_F64, taker_fee_bps, NULL, "taker fee, bps of notional"),
+    K("as_gamma", T_F64, as_gamma, NULL, "Avellaneda-Stoikov risk aversion"),
+    K("as_k", T_F64, as_k, NULL, "Avellaneda-Stoikov arrival decay k, 1/ticks"),
+    K("as_sigma", T_F64, as_sigma, NULL, "Avellaneda-Stoikov volatility, ticks/sqrt(s)"),
+    K("as_horizon", T_F64, as_horizon_s, NULL, "Avellaneda-Stoikov horizon tau, s (0: until the tape ends)"),
+    K("glft_gamma", T_F64, glft_gamma, NULL, "GLFT risk aversion"),
+    K("glft_k", T_F64, glft_k, NULL, "GLFT arrival decay k, 1/ticks"),
+    K("glft_A", T_F64, glft_A, NULL, "GLFT arrival intensity A, 1/s"),
+    K("glft_sigma", T_F64, glft_sigma, NULL, "GLFT volatility, ticks/sqrt(s)"),
+    K("glft_Q", T_I32, glft_Q, NULL, "GLFT inventory bound, in quote sizes"),
+};
+#define NKEYS ((int)(sizeof KEYS / sizeof KEYS[0]))
+
+int mm_params_key_count(void)
+{
+    return NKEYS;
+}
+
+const char *mm_params_key_name(int i, const char **help)
+{
+    if (i < 0 || i >= NKEYS) return NULL;
+    if (help) *help = KEYS[i].help;
+    return KEYS[i].name;
+}
+
+int mm_params_set(mm_params *p, const char *key, const char *value, mm_error *err)
+{
+    const key_desc *k = NULL;
+    for (int i = 0; i < NKEYS; i++)
+        if (!strcmp(KEYS[i].name, key)) k = &KEYS[i];
+    if (!k) return mm__errf(err, MM_EUSAGE, "%s: unknown parameter", key);
+    char *base = (char *)p + k->off, *end;
+    errno = 0;
+    switch (k->type) {
+    case T_ENUM:
+        for (int i = 0; k->names[i]; i++)
+            if (!strcmp(k->names[i], value)) {
+                *(int32_t *)base = i;
+                return 0;
+            }
+        return mm__errf(err, MM_EUSAGE, "%s: '%s' is not one of the allowed values", key, value);
+    case T_I32:
+    case T_I64: {
+        long long v = strtoll(value, &end, 10);
+        if (!*value || *end || errno) return mm__errf(err, MM_EUSAGE, "%s: '%s' is not an integer", key, value);
+        if (k->type == T_I32) {
+            if (v < INT32_MIN || v > INT32_MAX) return mm__errf(err, MM_EUSAGE, "%s: %s is out of range", key, value);
+            *(int32_t *)base = (int32_t)v;
+        } else {
+            *(int64_t *)base = v;
+        }
+        return 0;
+    }
+    default: {
+        double v = strtod(value, &end);
+        if (!*value || *end || errno || v != v) return mm__errf(err, MM_EUSAGE, "%s: '%s' is not a number", key, value);
+        *(double *)base = v;
+        return 0;
+    }
+    }
+}
+
+int mm_params_get(const mm_params *p, const char *key, char *buf, size_t cap)
+{
+    for (int i = 0; i < NKEYS; i++) {
+        if (strcmp(KEYS[i].name, key)) continue;
+        const char *base = (const char *)p + KEYS[i].off;
+        switch (KEYS[i].type) {
+        case T_ENUM: {
+            int32_t v = *(const int32_t *)base;
+            snprintf(buf, cap, "%s", v >= 0 && v < 3 && KEYS[i].names[v] ? KEYS[i].names[v] : "?");
+            break;
+        }
+        case T_I32: snprintf(buf, cap, "%d", *(const int32_t *)base); break;
+        case T_I64: snprintf(buf, cap, "%lld", (long long)*(const int64_t *)base); break;
+        default: snprintf(buf, cap, "%.17g", *(const double *)base); break;
+        }
+        return 0;
+    }
+    return MM_EUSAGE;
+}
