@@ -10,35 +10,36 @@
 
 #define MM_BLOCK 512
 
-/* Flags of one event shared by every combination. */
-typedef struct evflags {
-    int px_changed;   /* best prices or side presence changed: the mid-based fair price may have moved */
-    int book_changed; /* any of the four top-of-book fields changed: the microprice may have moved */
-} evflags;
+/* Per-combination guards, kept in dense arrays so the per-event test touches 25 bytes per combination:
+ *   lo   = price of the live buy, or INT64_MIN when there is none;
+ *   hi   = price of the live sell, or INT64_MAX when there is none;
+ *   land = earliest land_ns of the actions in flight (MM_NEVER: none);
+ *   kind = 0: needs every event (time-varying strategy), 1: fair = mid, 2: fair = microprice. */
+typedef struct guards {
+    int64_t *lo, *hi, *land;
+    uint8_t *kind;
+} guards;
 
-static inline int side_quiet(const mm_side *o, const mm_event *ev, int k)
+static inline void guard_update(guards *g, int64_t j, const mm_state *st)
 {
-    if (o->qty <= 0) return 1;
-    int32_t px = o->px;
-    if (k == 0) {
-        /* A buy strictly below both the old and new best bids, not reached by a sell trade or the ask. */
-        if (ev->pbs == 0 || ev->bs == 0 || px >= ev->pb || px >= ev->b) return 0;
-        if (ev->tsz > 0 && ev->tside < 0 && ev->tpx <= px) return 0;
-        if (ev->as > 0 && ev->a <= px) return 0;
-    } else {
-        if (ev->pas == 0 || ev->as == 0 || px <= ev->pa || px <= ev->a) return 0;
-        if (ev->tsz > 0 && ev->tside > 0 && ev->tpx >= px) return 0;
-        if (ev->bs > 0 && ev->b >= px) return 0;
-    }
-    return 1;
+    g->lo[j] = st->s[0].qty > 0 ? st->s[0].px : INT64_MIN;
+    g->hi[j] = st->s[1].qty > 0 ? st->s[1].px : INT64_MAX;
+    g->land[j] = st->s[0].land_ns < st->s[1].land_ns ? st->s[0].land_ns : st->s[1].land_ns;
 }
 
-static inline int can_skip(const mm_state *st, const mm_derived *d, const mm_event *ev, const evflags *f)
+/* Event thresholds: a live buy at p is quiet when p < tb, a live sell at p when p > ta (section 8). A side
+ * absent before or after the event makes every live order on it non-quiet (INT32_MIN / INT32_MAX are below /
+ * above every price, and above / below the "no order" guard values). */
+static inline void thresholds(const mm_event *ev, int64_t *tb, int64_t *ta)
 {
-    if (st->s[0].land_ns <= ev->ts || st->s[1].land_ns <= ev->ts) return 0;
-    if (d->time_varying) return 0;
-    if (d->fair_micro ? f->book_changed : f->px_changed) return 0;
-    return side_quiet(&st->s[0], ev, 0) && side_quiet(&st->s[1], ev, 1);
+    int64_t b = (ev->pbs > 0 && ev->bs > 0) ? (ev->pb < ev->b ? ev->pb : ev->b) : INT32_MIN;
+    if (ev->tsz > 0 && ev->tside < 0 && ev->tpx < b) b = ev->tpx;
+    if (ev->as > 0 && ev->a < b) b = ev->a;
+    int64_t a = (ev->pas > 0 && ev->as > 0) ? (ev->pa > ev->a ? ev->pa : ev->a) : INT32_MAX;
+    if (ev->tsz > 0 && ev->tside > 0 && ev->tpx > a) a = ev->tpx;
+    if (ev->bs > 0 && ev->b > a) a = ev->b;
+    *tb = b;
+    *ta = a;
 }
 
 int mm_sim_run_batch(const mm_ticks *t, const mm_sim_config *c, const mm_params *p, int64_t n, mm_metrics *out,
@@ -54,11 +55,17 @@ int mm_sim_run_batch(const mm_ticks *t, const mm_sim_config *c, const mm_params 
     int rc = mm__tape_init(&tp, t, c);
     if (rc) return mm__errf(err, rc, "cannot allocate the tape tables");
     int64_t blk = n < MM_BLOCK ? n : MM_BLOCK;
-    mm_state *st = aligned_alloc(64, ((size_t)(blk > 0 ? blk : 1) * sizeof(mm_state) + 63) / 64 * 64);
-    mm_derived *d = malloc((size_t)(blk > 0 ? blk : 1) * sizeof(mm_derived));
-    if (!st || !d) {
+    size_t cap = (size_t)(blk > 0 ? blk : 1);
+    mm_state *st = aligned_alloc(64, (cap * sizeof(mm_state) + 63) / 64 * 64);
+    mm_derived *d = malloc(cap * sizeof(mm_derived));
+    guards g = {malloc(cap * 8), malloc(cap * 8), malloc(cap * 8), malloc(cap)};
+    if (!st || !d || !g.lo || !g.hi || !g.land || !g.kind) {
         free(st);
         free(d);
+        free(g.lo);
+        free(g.hi);
+        free(g.land);
+        free(g.kind);
         mm__tape_free(&tp);
         return mm__errf(err, -ENOMEM, "cannot allocate %lld combination states", (long long)blk);
     }
@@ -67,22 +74,31 @@ int mm_sim_run_batch(const mm_ticks *t, const mm_sim_config *c, const mm_params 
         for (int64_t j = 0; j < m; j++) {
             mm__derive(&p[j0 + j], &t->inst, &d[j]);
             mm__state_init(&st[j], &tp);
+            guard_update(&g, j, &st[j]);
+            g.kind[j] = d[j].time_varying ? 0 : d[j].fair_micro ? 2 : 1;
         }
         mm_event ev;
         for (int64_t i = 0; i < t->n; i++) {
             mm__event(&tp, i, &ev);
-            evflags f;
-            f.px_changed = ev.b != ev.pb || ev.a != ev.pa || (ev.bs == 0) != (ev.pbs == 0) || (ev.as == 0) != (ev.pas == 0);
-            f.book_changed = f.px_changed || ev.bs != ev.pbs || ev.as != ev.pas;
-            if (ev.n_samples) {
-                for (int64_t j = 0; j < m; j++) mm_step_c(&st[j], &ev, &d[j], NULL);
-                continue;
+            int px_changed = ev.b != ev.pb || ev.a != ev.pa || (ev.bs == 0) != (ev.pbs == 0) || (ev.as == 0) != (ev.pas == 0);
+            int book_changed = px_changed || ev.bs != ev.pbs || ev.as != ev.pas;
+            /* Which kinds must run the step for this event regardless of their orders. */
+            uint8_t must[3] = {1, (uint8_t)px_changed, (uint8_t)book_changed};
+            if (ev.n_samples) must[1] = must[2] = 1;
+            int64_t tb, ta;
+            thresholds(&ev, &tb, &ta);
+            for (int64_t j = 0; j < m; j++) {
+                if (!must[g.kind[j]] && g.land[j] > ev.ts && g.lo[j] < tb && g.hi[j] > ta) continue;
+                mm_step_c(&st[j], &ev, &d[j], NULL);
+                guard_update(&g, j, &st[j]);
             }
-            for (int64_t j = 0; j < m; j++)
-                if (!can_skip(&st[j], &d[j], &ev, &f)) mm_step_c(&st[j], &ev, &d[j], NULL);
         }
         for (int64_t j = 0; j < m; j++) mm__finish(&st[j], &tp, &d[j], c, &out[j0 + j]);
     }
+    free(g.lo);
+    free(g.hi);
+    free(g.land);
+    free(g.kind);
     free(st);
     free(d);
     mm__tape_free(&tp);
