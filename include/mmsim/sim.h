@@ -103,6 +103,12 @@ MM_API void mm_sim_config_defaults(mm_sim_config *c);
 MM_API int mm_params_set(mm_params *p, const char *key, const char *value, mm_error *err);
 MM_API int mm_params_get(const mm_params *p, const char *key, char *buf, size_t cap);
 MM_API int mm_params_key_count(void);
+/* Kind of a key: MM_KEY_INT, MM_KEY_REAL or MM_KEY_ENUM (then *enum_names lists the names by value,
+ * NULL-terminated); MM_EUSAGE for an unknown key. mm_params_get_num gives the value as a double (enums:
+ * their index; 64-bit integers above 2^53 lose precision). */
+enum { MM_KEY_INT = 1, MM_KEY_REAL = 2, MM_KEY_ENUM = 3 };
+MM_API int mm_params_key_kind(const char *key, const char *const **enum_names);
+MM_API int mm_params_get_num(const mm_params *p, const char *key, double *out);
 MM_API const char *mm_params_key_name(int i, const char **help);
 
 /* Check a combination; returns 0 or MM_EUSAGE with err naming the field. */

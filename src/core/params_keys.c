@@ -63,6 +63,37 @@ const char *mm_params_key_name(int i, const char **help)
     return KEYS[i].name;
 }
 
+int mm_params_key_kind(const char *key, const char *const **enum_names)
+{
+    for (int i = 0; i < NKEYS; i++) {
+        if (strcmp(KEYS[i].name, key)) continue;
+        if (enum_names) *enum_names = KEYS[i].names;
+        switch (KEYS[i].type) {
+        case T_ENUM: return MM_KEY_ENUM;
+        case T_I32:
+        case T_I64: return MM_KEY_INT;
+        default: return MM_KEY_REAL;
+        }
+    }
+    return MM_EUSAGE;
+}
+
+int mm_params_get_num(const mm_params *p, const char *key, double *out)
+{
+    for (int i = 0; i < NKEYS; i++) {
+        if (strcmp(KEYS[i].name, key)) continue;
+        const char *base = (const char *)p + KEYS[i].off;
+        switch (KEYS[i].type) {
+        case T_ENUM:
+        case T_I32: *out = *(const int32_t *)base; break;
+        case T_I64: *out = (double)*(const int64_t *)base; break;
+        default: *out = *(const double *)base; break;
+        }
+        return 0;
+    }
+    return MM_EUSAGE;
+}
+
 int mm_params_set(mm_params *p, const char *key, const char *value, mm_error *err)
 {
     const key_desc *k = NULL;
