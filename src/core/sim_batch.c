@@ -47,13 +47,23 @@ int mm_sim_run_batch(const mm_ticks *t, const mm_sim_config *c, const mm_params 
 {
     if (!t || !c || (!p && n > 0) || (!out && n > 0) || n < 0) return mm__errf(err, -EINVAL, "mm_sim_run_batch: bad argument");
     if (c->sample_ns <= 0) return mm__errf(err, MM_EUSAGE, "sample: must be > 0 ns");
+    mm__tape tp;
+    int rc = mm__tape_init(&tp, t, c);
+    if (rc) return mm__errf(err, rc, "cannot allocate the tape tables");
+    rc = mm__sim_batch_tape(&tp, c, p, n, out, err);
+    mm__tape_free(&tp);
+    return rc;
+}
+
+int mm__sim_batch_tape(const mm__tape *tpp, const mm_sim_config *c, const mm_params *p, int64_t n, mm_metrics *out,
+                       mm_error *err)
+{
     for (int64_t j = 0; j < n; j++) {
         int rc = mm_params_check(&p[j], err);
         if (rc) return rc;
     }
-    mm__tape tp;
-    int rc = mm__tape_init(&tp, t, c);
-    if (rc) return mm__errf(err, rc, "cannot allocate the tape tables");
+    const mm__tape tp = *tpp;
+    const mm_ticks *t = tp.t;
     int64_t blk = n < MM_BLOCK ? n : MM_BLOCK;
     size_t cap = (size_t)(blk > 0 ? blk : 1);
     mm_state *st = aligned_alloc(64, (cap * sizeof(mm_state) + 63) / 64 * 64);
@@ -66,7 +76,6 @@ int mm_sim_run_batch(const mm_ticks *t, const mm_sim_config *c, const mm_params 
         free(g.hi);
         free(g.land);
         free(g.kind);
-        mm__tape_free(&tp);
         return mm__errf(err, -ENOMEM, "cannot allocate %lld combination states", (long long)blk);
     }
     for (int64_t j0 = 0; j0 < n; j0 += blk) {
@@ -101,6 +110,5 @@ int mm_sim_run_batch(const mm_ticks *t, const mm_sim_config *c, const mm_params 
     free(g.kind);
     free(st);
     free(d);
-    mm__tape_free(&tp);
     return 0;
 }

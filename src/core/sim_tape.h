@@ -51,6 +51,9 @@ static inline void mm__event(const mm__tape *tp, int64_t i, mm_event *ev)
 /* Derived constants of a combination; tick/lot sizes from the tape. */
 void mm__derive(const mm_params *p, const mm_instrument *inst, mm_derived *d);
 void mm__state_init(mm_state *st, const mm__tape *tp);
+/* The batched engine on a prepared tape (the sweep prepares each tape once and shares it). */
+int mm__sim_batch_tape(const mm__tape *tp, const mm_sim_config *c, const mm_params *p, int64_t n, mm_metrics *out,
+                       mm_error *err);
 void mm__finish(const mm_state *st, const mm__tape *tp, const mm_derived *d, const mm_sim_config *c, mm_metrics *m);
 
 #endif
