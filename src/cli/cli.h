@@ -26,6 +26,10 @@ void cli_fmt_time(int64_t ns, char *buf, int cap);
 
 int cmd_gen(int argc, char **argv);
 int cmd_info(int argc, char **argv);
+int cmd_import(int argc, char **argv);
 int cmd_run(int argc, char **argv);
+int cmd_show(int argc, char **argv);
+int cmd_export(int argc, char **argv);
+int cmd_sweep(int argc, char **argv);
 
 #endif

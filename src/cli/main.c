@@ -16,7 +16,11 @@ static const char USAGE[] =
     "commands:\n"
     "  gen      generate a synthetic market into a tick file\n"
     "  info     describe the instruments of a tick file\n"
+    "  import   read LOBSTER, Binance capture or generic CSV files into a tick file\n"
     "  run      replay one parameter combination, print its metrics (and a trace)\n"
+    "  show     provenance and best rows of a sweep's results file\n"
+    "  export   every row of a results file as CSV\n"
+    "  sweep    run a parameter grid over tick files into one results table\n"
     "\n"
     "options:\n"
     "  -h, --help     this help; 'mmsim <command> --help' for a command\n"
@@ -53,7 +57,11 @@ int main(int argc, char **argv)
     }
     if (!strcmp(cmd, "gen")) return cmd_gen(argc - 1, argv + 1);
     if (!strcmp(cmd, "info")) return cmd_info(argc - 1, argv + 1);
+    if (!strcmp(cmd, "import")) return cmd_import(argc - 1, argv + 1);
     if (!strcmp(cmd, "run")) return cmd_run(argc - 1, argv + 1);
+    if (!strcmp(cmd, "show")) return cmd_show(argc - 1, argv + 1);
+    if (!strcmp(cmd, "export")) return cmd_export(argc - 1, argv + 1);
+    if (!strcmp(cmd, "sweep")) return cmd_sweep(argc - 1, argv + 1);
     cli_err("unknown command '%s' (see 'mmsim --help')", cmd);
     return MM_EXIT_USAGE;
 }

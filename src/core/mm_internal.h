@@ -23,4 +23,8 @@ void mm__ticks_bind(mm_ticks *t, void *base, int64_t n);
 /* Heap allocation of a zeroed block for n rows (core code uses this; shared memory lives in io). */
 int mm__ticks_alloc_heap(mm_ticks *t, int64_t n);
 
+/* Parameter keys by index (params_keys.c): index of a key (-1 if unknown), and a copy of that one field. */
+int mm__params_key_index(const char *key);
+void mm__params_copy_key(mm_params *dst, const mm_params *src, int key_index);
+
 #endif

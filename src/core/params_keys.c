@@ -94,6 +94,20 @@ int mm_params_get_num(const mm_params *p, const char *key, double *out)
     return MM_EUSAGE;
 }
 
+int mm__params_key_index(const char *key)
+{
+    for (int i = 0; i < NKEYS; i++)
+        if (!strcmp(KEYS[i].name, key)) return i;
+    return -1;
+}
+
+void mm__params_copy_key(mm_params *dst, const mm_params *src, int key_index)
+{
+    const key_desc *k = &KEYS[key_index];
+    size_t n = k->type == T_I64 || k->type == T_F64 ? 8 : 4;
+    memcpy((char *)dst + k->off, (const char *)src + k->off, n);
+}
+
 int mm_params_set(mm_params *p, const char *key, const char *value, mm_error *err)
 {
     const key_desc *k = NULL;

@@ -1,0 +1,138 @@
+/* Sweep results: one HDF5 file, one row per parameter combination (layout in docs/results.md).
+ *
+ *   /results            compound dataset [n_combos]: id (int64), one column per axis, then the metrics;
+ *                       row r holds combination id r (mixed-radix index of docs/sweep.md)
+ *   /axes/<key>         the values of each axis, in axis order (float64, int64, or strings for enums and
+ *                       for the "tape" axis)
+ *   /index/<objective>  int64 [n_combos]: row numbers sorted by the objective, best first (descending;
+ *                       ties by ascending id)
+ *   attributes on /results: see mm_results_meta.
+ *
+ * Writing goes to "<path>.tmp.<pid>" and is renamed into place by mm_results_commit(), so a reader never
+ * sees a half-written file.
+ */
+#ifndef MMSIM_RESULTS_H
+#define MMSIM_RESULTS_H
+
+#include <stdint.h>
+
+#include "mmsim/mmsim.h"
+#include "mmsim/sim.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Column type of an axis. */
+enum mm_col_type { MM_COL_F64 = 1, MM_COL_I64 = 2, MM_COL_ENUM = 3 };
+
+/* One axis of the grid, as the results file stores it. */
+typedef struct mm_results_axis {
+    const char *key;            /* column name: a parameter key, or "tape" */
+    int type;                   /* enum mm_col_type; the "tape" axis is MM_COL_ENUM */
+    int32_t n;                  /* number of values */
+    const double *f64;          /* MM_COL_F64: n values */
+    const int64_t *i64;         /* MM_COL_I64: n values */
+    const char *const *names;   /* MM_COL_ENUM: n value names (the column stores the index, int32) */
+} mm_results_axis;
+
+/* Provenance written as attributes of /results. */
+typedef struct mm_results_meta {
+    const char *config_text;    /* the full configuration (INI text, or flags rendered as INI) */
+    uint64_t seed;              /* master seed */
+    const char *engine;         /* "serial", "threads", "process", ... */
+    int32_t workers;
+    double wall_s, combos_per_s, updates_per_s;
+    int32_t n_inputs;           /* input tapes */
+    const char *const *input_paths, *const *input_symbols;
+    const uint64_t *input_fingerprints;
+    int64_t markout_ns[MM_MARKOUTS];
+    const char *objective;      /* metric the index sorts by, descending ("pnl" if NULL) */
+} mm_results_meta;
+
+typedef struct mm_results_writer mm_results_writer;
+
+/* Create the temporary file for n_rows combinations with the given axes. Axis keys are column names:
+ * [A-Za-z0-9_.-]+, distinct, none equal to "id" or to a metric column; numeric axis values are finite and
+ * distinct; markout horizons are positive and give distinct column names. Any violation is MM_EUSAGE
+ * naming the key or value. The writer holds a copy of the axes (the caller's arrays may go away). */
+MM_API int mm_results_create(const char *path, const mm_results_axis *axes, int32_t n_axes, int64_t n_rows,
+                             const int64_t markout_ns[MM_MARKOUTS], mm_results_writer **out, mm_error *err);
+
+/* Write rows [first, first + n): axis_idx holds n x n_axes value indices (row-major), m the metrics. Rows
+ * may be written in any order, each exactly once (a row written twice is -EINVAL and nothing of that call
+ * is written). Memory use does not depend on n_rows (one bit per row records what was written). Calls on
+ * one writer must not run concurrently (HDF5 is not thread-safe): parallel engines hand rows to one
+ * writing thread or process. */
+MM_API int mm_results_write(mm_results_writer *w, int64_t first, int64_t n, const int32_t *axis_idx,
+                            const mm_metrics *m, mm_error *err);
+
+/* Finish: check every row was written (-EINVAL naming the first missing row), build /index/<objective>
+ * (16 bytes per row of memory, twice during the sort), compute the content hash (as mm_results_hash),
+ * write the attributes, fsync and rename to the final path. meta.objective must name a metric column
+ * (MM_EUSAGE otherwise); meta.markout_ns all zero means the horizons given to mm_results_create, otherwise
+ * they must equal them. NULL strings in meta are written as "". Frees w whatever the outcome (on error the
+ * temporary file is removed). */
+MM_API int mm_results_commit(mm_results_writer *w, const mm_results_meta *meta, mm_error *err);
+
+/* Abandon: close and remove the temporary file, free w. */
+MM_API void mm_results_abort(mm_results_writer *w);
+
+/* XXH3-64 of the table's content as stored in the file at path (recomputed, streaming): see
+ * docs/results.md for the exact byte sequence. Also stored as the attribute content_hash. */
+MM_API int mm_results_hash(const char *path, uint64_t *hash, mm_error *err);
+
+/* ---- columns ----
+ * The metric columns follow the axis columns, always MM_RESULTS_METRICS of them, in the order of
+ * mm_metrics: pnl fees volume fills_bid fills_ask orders cancels rejects final_q max_abs_q mean_abs_q sharpe
+ * max_drawdown markout_<h0> markout_<h1> markout_<h2>. */
+#define MM_RESULTS_METRICS 16
+
+/* Name of metric column i (0 <= i < MM_RESULTS_METRICS) into name (cap bytes; 32 is always enough), the
+ * markout columns named from markout_ns (mm_results_horizon_name). Returns its type, MM_COL_F64 or
+ * MM_COL_I64, or -EINVAL for a bad i. */
+MM_API int mm_results_metric(int i, const int64_t markout_ns[MM_MARKOUTS], char *name, size_t cap);
+
+/* Value of metric column i of m: *f64 (MM_COL_F64) or *i64 (MM_COL_I64); returns the type or -EINVAL. */
+MM_API int mm_results_metric_value(const mm_metrics *m, int i, double *f64, int64_t *i64);
+
+/* A horizon in ns as text with the largest unit that divides it exactly: "1s", "500ms", "250us", "100ns". */
+MM_API void mm_results_horizon_name(int64_t ns, char *buf, size_t cap);
+
+/* ---- reading ----
+ * An open results file. Calls on one reader (and HDF5 in general) must not run concurrently. */
+typedef struct mm_results_reader mm_results_reader;
+
+/* What a results file holds; every pointer is owned by the reader and valid until mm_results_close. */
+typedef struct mm_results_info {
+    int64_t n_rows;
+    int32_t n_axes;
+    const mm_results_axis *axes;  /* axis columns, in table order */
+    mm_results_meta meta;         /* provenance; meta.objective names the stored index */
+    const char *mmsim_version;    /* version of mmsim that wrote the file */
+    uint64_t content_hash;        /* as stored (mm_results_hash recomputes it) */
+} mm_results_info;
+
+/* Open and check a results file (format tag, table columns and types, axes, attributes). Errors name the
+ * file: missing (-errno), not HDF5 or not a results file (MM_EFORMAT). */
+MM_API int mm_results_open(const char *path, mm_results_reader **out, mm_error *err);
+MM_API const mm_results_info *mm_results_describe(const mm_results_reader *r);
+
+/* Read rows [first, first + n) in id order, the inverse of mm_results_write: axis_idx (n x n_axes,
+ * row-major, may be NULL) receives each row's value index on each axis, m (may be NULL) its metrics.
+ * A row whose id is not its row number or whose axis value is not on the axis is MM_EFORMAT. */
+MM_API int mm_results_read(mm_results_reader *r, int64_t first, int64_t n, int32_t *axis_idx, mm_metrics *m,
+                           mm_error *err);
+
+/* Entries [first, first + n) of /index/<objective> (row numbers, best first). MM_ENOTFOUND when the file
+ * has no index for that objective. */
+MM_API int mm_results_read_index(mm_results_reader *r, const char *objective, int64_t first, int64_t n,
+                                 int64_t *rows, mm_error *err);
+
+MM_API void mm_results_close(mm_results_reader *r);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,99 @@
+/* Parameter sweeps: a grid of combinations over one or more tapes, run by an engine, journaled, and
+ * written as one results table (docs/sweep.md, docs/results.md).
+ *
+ * Combination ids are a mixed-radix index over the axes, the first axis slowest:
+ *   id = ((i_0 * n_1 + i_1) * n_2 + i_2) ...,   i_m = (id / (n_{m+1} ... n_{k-1})) mod n_m.
+ * Axis 0 is always "tape" (the input tapes, in the order given); the others are mm_params keys.
+ */
+#ifndef MMSIM_SWEEP_H
+#define MMSIM_SWEEP_H
+
+#include <stdint.h>
+
+#include "mmsim/mmsim.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MM_GRID_AXES_MAX 32
+#define MM_KEY_MAX 32
+
+typedef struct mm_grid_axis {
+    char key[MM_KEY_MAX];
+    int32_t kind;    /* MM_KEY_INT, MM_KEY_REAL, MM_KEY_ENUM (tape axis: MM_KEY_ENUM) */
+    int32_t n;
+    char **text;     /* n values as text: what mm_params_set receives (tape: "path#symbol") */
+    double *num;     /* n values as numbers (enums: their index; tape: its position) */
+    mm_params *parsed; /* n parameter sets with this axis's field set to each value (internal) */
+    int32_t key_ix;    /* index of the key (internal) */
+} mm_grid_axis;
+
+typedef struct mm_grid {
+    int32_t n_axes;
+    mm_grid_axis axes[MM_GRID_AXES_MAX];
+    int64_t n_combos;
+    mm_params base;  /* values of the keys that are not axes */
+} mm_grid;
+
+/* An empty grid whose base is mm_params_defaults(). Free with mm_grid_free. */
+MM_API void mm_grid_init(mm_grid *g);
+MM_API void mm_grid_free(mm_grid *g);
+
+/* Add the tape axis values: "path#symbol" strings (called before any other axis; once). */
+MM_API int mm_grid_set_tapes(mm_grid *g, const char *const *tapes, int32_t n, mm_error *err);
+
+/* Add an axis: key is an mm_params key; spec is "a:b:step" (inclusive numeric range; step > 0) or a comma
+ * list "v1,v2,...". Values are checked with mm_params_set; a key may appear once. MM_EUSAGE names the key. */
+MM_API int mm_grid_add_axis(mm_grid *g, const char *key, const char *spec, mm_error *err);
+
+/* Set a fixed (non-axis) parameter value. */
+MM_API int mm_grid_set(mm_grid *g, const char *key, const char *value, mm_error *err);
+
+/* Parameters and axis indices (idx: n_axes entries, may be NULL) of combination id. */
+MM_API int mm_grid_combo(const mm_grid *g, int64_t id, mm_params *p, int32_t *idx);
+
+/* Per-combination random stream key for stochastic models: Philox4x32-10 of (master seed; id low, id high,
+ * 0x5eed, 0). Depends only on the master seed and the combination id, never on the engine, the worker or
+ * the chunk that ran it. */
+MM_API uint64_t mm_sweep_combo_seed(uint64_t master_seed, int64_t id);
+
+enum mm_engine { MM_ENGINE_PROCESS = 0, MM_ENGINE_THREADS = 1, MM_ENGINE_SERIAL = 2 };
+
+typedef struct mm_sweep_opts {
+    int engine;              /* enum mm_engine */
+    int workers;             /* processes or threads; 0 = number of online cores */
+    int64_t chunk;           /* combinations per chunk (0 = 256) */
+    uint64_t seed;           /* master seed */
+    const char *objective;   /* metric for the index ("pnl") */
+    const char *config_text; /* recorded in the results; also identifies the run for --resume */
+    int resume;              /* 1: continue from the journal beside the output */
+    int progress;            /* 1: progress lines on stderr */
+    int load_flags;          /* MM_LOAD_NO_VERIFY ... for the input tapes */
+    mm_sim_config sim;
+    /* Testing hook: the process engine's worker w (0-based) kills itself with SIGKILL after finishing
+     * this many chunks (0 = never). Lets tests prove that a lost chunk is rerun. */
+    int64_t test_kill_worker_after;
+    int test_kill_worker;
+} mm_sweep_opts;
+
+MM_API void mm_sweep_opts_defaults(mm_sweep_opts *o);
+
+/* Outcome of a sweep. */
+typedef struct mm_sweep_report {
+    int64_t combos, chunks, chunks_resumed, chunks_rerun;
+    double wall_s, combos_per_s, updates_per_s;
+    uint64_t content_hash;
+    int workers;
+} mm_sweep_report;
+
+/* Run the grid and write the results table to out_path (atomically). The journal "<out_path>.journal"
+ * records completed chunks (checksummed, fsync'd) and is removed on success. */
+MM_API int mm_sweep_run(const mm_grid *g, const mm_sweep_opts *o, const char *out_path, mm_sweep_report *rep,
+                        mm_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,167 @@
+/* mmsim export: every row of a results file as CSV, in id order. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "mmsim/results.h"
+
+static const char HELP[] =
+    "usage: mmsim export results.h5 --csv [-o out.csv]\n"
+    "\n"
+    "Write every row of a sweep's results file (docs/results.md) as CSV, in id order: a header line (id,\n"
+    "the axis keys, the metric columns), axis values as values (numbers, or names for enum and tape axes,\n"
+    "quoted when needed), doubles with 17 significant digits so they read back exactly.\n"
+    "\n"
+    "  --csv              CSV output (the only format)\n"
+    "  -o, --output FILE  write FILE (through a temporary file, renamed when complete) [standard output]\n"
+    "  -h, --help         this help\n";
+
+/* A CSV field, quoted (RFC 4180) when it holds a comma, a quote or a line break. */
+static void put_field(FILE *f, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (const char *c = s; *c; c++) {
+        if (*c == '"') fputc('"', f);
+        fputc(*c, f);
+    }
+    fputc('"', f);
+}
+
+static int write_csv(mm_results_reader *r, FILE *f)
+{
+    const mm_results_info *in = mm_results_describe(r);
+    int na = in->n_axes;
+    fputs("id", f);
+    for (int a = 0; a < na; a++) {
+        fputc(',', f);
+        put_field(f, in->axes[a].key);
+    }
+    for (int i = 0; i < MM_RESULTS_METRICS; i++) {
+        char n[64];
+        mm_results_metric(i, in->meta.markout_ns, n, sizeof n);
+        fprintf(f, ",%s", n);
+    }
+    fputc('\n', f);
+    const int64_t block = 65536;
+    int32_t *idx = malloc((size_t)block * (size_t)(na > 0 ? na : 1) * sizeof *idx);
+    mm_metrics *m = malloc((size_t)block * sizeof *m);
+    mm_error e = {0};
+    int rc = 0;
+    if (!idx || !m) {
+        cli_err("export: out of memory");
+        rc = MM_EXIT_RUNTIME;
+    }
+    for (int64_t first = 0; rc == 0 && first < in->n_rows; first += block) {
+        int64_t k = in->n_rows - first < block ? in->n_rows - first : block;
+        if (mm_results_read(r, first, k, idx, m, &e)) {
+            rc = cli_fail(&e);
+            break;
+        }
+        for (int64_t i = 0; i < k; i++) {
+            fprintf(f, "%" PRId64, first + i);
+            for (int a = 0; a < na; a++) {
+                const mm_results_axis *x = &in->axes[a];
+                int32_t v = idx[(size_t)i * (size_t)na + (size_t)a];
+                if (x->type == MM_COL_F64) fprintf(f, ",%.17g", x->f64[v]);
+                else if (x->type == MM_COL_I64) fprintf(f, ",%" PRId64, x->i64[v]);
+                else {
+                    fputc(',', f);
+                    put_field(f, x->names[v]);
+                }
+            }
+            for (int j = 0; j < MM_RESULTS_METRICS; j++) {
+                double d = 0;
+                int64_t n = 0;
+                if (mm_results_metric_value(&m[i], j, &d, &n) == MM_COL_I64) fprintf(f, ",%" PRId64, n);
+                else fprintf(f, ",%.17g", d);
+            }
+            fputc('\n', f);
+        }
+        if (ferror(f)) break;
+    }
+    free(idx);
+    free(m);
+    return rc;
+}
+
+int cmd_export(int argc, char **argv)
+{
+    const char *C = "export";
+    const char *out = NULL;
+    int csv = 0;
+    enum { O_CSV = 256 };
+    static const struct option opts[] = {
+        {"csv", 0, 0, O_CSV}, {"output", 1, 0, 'o'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
+        switch (c) {
+        case O_CSV: csv = 1; break;
+        case 'o': out = optarg; break;
+        case 'h': fputs(HELP, stdout); return MM_EXIT_OK;
+        case ':': cli_err("%s: %s needs a value", C, argv[optind - 1]); return MM_EXIT_USAGE;
+        default: cli_err("%s: unknown option '%s' (see 'mmsim export --help')", C, argv[optind - 1]); return MM_EXIT_USAGE;
+        }
+    }
+    if (argc - optind != 1) {
+        cli_err("%s: expected exactly one results file (see 'mmsim export --help')", C);
+        return MM_EXIT_USAGE;
+    }
+    if (!csv) {
+        cli_err("%s: choose an output format: --csv", C);
+        return MM_EXIT_USAGE;
+    }
+    const char *path = argv[optind];
+    mm_error e = {0};
+    mm_results_reader *r;
+    if (mm_results_open(path, &r, &e)) return cli_fail(&e);
+    char tmp[4096];
+    FILE *f = stdout;
+    int rc = 0;
+    if (out) {
+        if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", out, (long)getpid()) >= (int)sizeof tmp) {
+            cli_err("%s: %s: path too long", C, out);
+            mm_results_close(r);
+            return MM_EXIT_USAGE;
+        }
+        if (!(f = fopen(tmp, "w"))) {
+            cli_err("%s: %s: %s", C, tmp, strerror(errno));
+            mm_results_close(r);
+            return MM_EXIT_RUNTIME;
+        }
+    }
+    rc = write_csv(r, f);
+    mm_results_close(r);
+    int werr = fflush(f) != 0 || ferror(f);
+    int saved = errno;
+    if (out) {
+        if (!werr && fsync(fileno(f)) != 0) {
+            werr = 1;
+            saved = errno;
+        }
+        if (fclose(f) != 0 && !werr) {
+            werr = 1;
+            saved = errno;
+        }
+        if (!werr && rc == 0 && rename(tmp, out) != 0) {
+            werr = 1;
+            saved = errno;
+        }
+        if (werr || rc) unlink(tmp);
+    }
+    if (werr && rc == 0) {
+        cli_err("%s: %s: write error: %s", C, out ? out : "standard output", strerror(saved));
+        rc = MM_EXIT_RUNTIME;
+    }
+    return rc;
+}

@@ -1,0 +1,251 @@
+/* mmsim import: LOBSTER, Binance captures and generic CSV -> a tick file (docs/import-*.md). */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "mmsim/import.h"
+
+static const char HELP[] =
+    "usage: mmsim import lobster --message M --orderbook O --date YYYY-MM-DD --symbol X -o "
+    "ticks.h5 [options]\n"
+    "       mmsim import binance --input CAPTURE --symbol X --tick T --lot L -o ticks.h5 "
+    "[options]\n"
+    "       mmsim import csv --input FILE --map MAP --symbol X --tick T --lot L -o ticks.h5 "
+    "[options]\n"
+    "\n"
+    "Read vendor files (plain or gzip) into a tick file, creating it or adding the instrument to "
+    "it.\n"
+    "The whole input is parsed and checked before anything is written; on error nothing is "
+    "written.\n"
+    "\n"
+    "common options:\n"
+    "  --symbol X        instrument symbol, [A-Za-z0-9._-]+\n"
+    "  -o, --output F    tick file to create, or to add the instrument to\n"
+    "  --tick T          price units per tick, decimal (lobster: default 0.01 dollars)\n"
+    "  --lot L           size units per lot, decimal (lobster: default 1 share)\n"
+    "  --skip-bad        skip malformed lines (counted and reported) instead of failing\n"
+    "  --replace         replace the instrument if the file already holds it\n"
+    "  --compress N      gzip level 0..9 for the columns (default 0: none)\n"
+    "  -h, --help        this help\n"
+    "lobster (docs/import-lobster.md):\n"
+    "  --message M       the *_message_N.csv[.gz] file\n"
+    "  --orderbook O     the *_orderbook_N.csv[.gz] file (any number of levels; level 1 is "
+    "stored)\n"
+    "  --date D          trading day, YYYY-MM-DD; times are New York local time\n"
+    "  --subtick-reject  a hidden/cross trade price between ticks is an error (default: rounded)\n"
+    "binance (docs/import-binance.md):\n"
+    "  -i, --input F     capture: '<receive ns> <websocket JSON>' lines and one REST snapshot\n"
+    "  --skip-gaps       go on over gaps in the depth update-id chain (counted)\n"
+    "csv (docs/import-csv.md):\n"
+    "  -i, --input F     CSV file\n"
+    "  --map MAP         "
+    "ts=COL,bid=COL,bid_sz=COL,ask=COL,ask_sz=COL[,trade_px=COL,trade_sz=COL,side=COL]\n"
+    "                    COL: a header name or a 1-based column number\n"
+    "  --time FMT        ns (default), us, ms, s (decimals allowed) since the epoch, or iso "
+    "(ISO-8601)\n"
+    "  --delim C         field separator, one character or 'tab' (default ',')\n"
+    "  --no-header       the first line is data\n"
+    "  --allow-crossed   keep locked or crossed quotes (sets allow_crossed)\n";
+
+static void print_report(const char *fmt, const mm_ticks *t, const mm_import_report *r,
+                         const char *out)
+{
+    printf("imported %s (%s): %" PRId64 " rows, %" PRId64 " trades (%" PRId64 " lots) from %" PRId64
+           " lines (%.1f MB) to %s, fingerprint %016" PRIx64 "\n",
+           t->inst.symbol, fmt, r->rows, r->trades, r->trade_volume_lots, r->lines,
+           (double)r->bytes * 1e-6, out, t->inst.fingerprint);
+    if (!strcmp(fmt, "lobster")) {
+        printf("lobster: %d levels; messages by type 1..7: %" PRId64 " %" PRId64 " %" PRId64
+               " %" PRId64 " %" PRId64 " %" PRId64 " %" PRId64
+               "; sub-tick trade prices rounded: %" PRId64 "; crossed rows: %" PRId64 "\n",
+               r->levels, r->msg_by_type[1], r->msg_by_type[2], r->msg_by_type[3],
+               r->msg_by_type[4], r->msg_by_type[5], r->msg_by_type[6], r->msg_by_type[7],
+               r->subtick_rounded, r->crossed_rows);
+    } else if (!strcmp(fmt, "binance")) {
+        printf("binance: %" PRId64 " depth updates, %" PRId64 " bookTicker rows, %" PRId64
+               " trades; %" PRId64 " bookTickers checked against the depth book; %" PRId64
+               " messages before the snapshot not used; %" PRId64 " gaps skipped\n",
+               r->depth_updates, r->book_tickers, r->trade_msgs, r->ticker_checks,
+               r->dropped_before_sync, r->gaps);
+    } else if (r->crossed_rows) {
+        printf("csv: %" PRId64 " crossed or locked rows kept (allow_crossed set)\n",
+               r->crossed_rows);
+    }
+    if (r->skipped)
+        printf("skipped %" PRId64 " bad lines; first: %s\n", r->skipped, r->first_skipped);
+}
+
+int cmd_import(int argc, char **argv)
+{
+    const char *C = "import";
+    if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+        fputs(HELP, argc < 2 ? stderr : stdout);
+        return argc < 2 ? MM_EXIT_USAGE : MM_EXIT_OK;
+    }
+    const char *fmt = argv[1];
+    int is_lob = !strcmp(fmt, "lobster"), is_bn = !strcmp(fmt, "binance"),
+        is_csv = !strcmp(fmt, "csv");
+    if (!is_lob && !is_bn && !is_csv) {
+        cli_err("%s: unknown format '%s' (lobster, binance or csv)", C, fmt);
+        return MM_EXIT_USAGE;
+    }
+    mm_import_opts o;
+    mm_import_opts_init(&o);
+    mm_write_opts wo = {0};
+    const char *out = NULL, *message = NULL, *orderbook = NULL, *input = NULL;
+    enum {
+        O_SYMBOL = 256,
+        O_TICK,
+        O_LOT,
+        O_SKIPBAD,
+        O_REPLACE,
+        O_COMP,
+        O_MSG,
+        O_OB,
+        O_DATE,
+        O_SUBTICK,
+        O_GAPS,
+        O_MAP,
+        O_TIME,
+        O_DELIM,
+        O_NOHDR,
+        O_CROSSED
+    };
+    static const struct option opts[] = {{"symbol", 1, 0, O_SYMBOL},
+                                         {"output", 1, 0, 'o'},
+                                         {"tick", 1, 0, O_TICK},
+                                         {"lot", 1, 0, O_LOT},
+                                         {"skip-bad", 0, 0, O_SKIPBAD},
+                                         {"replace", 0, 0, O_REPLACE},
+                                         {"compress", 1, 0, O_COMP},
+                                         {"message", 1, 0, O_MSG},
+                                         {"orderbook", 1, 0, O_OB},
+                                         {"date", 1, 0, O_DATE},
+                                         {"subtick-reject", 0, 0, O_SUBTICK},
+                                         {"input", 1, 0, 'i'},
+                                         {"skip-gaps", 0, 0, O_GAPS},
+                                         {"map", 1, 0, O_MAP},
+                                         {"time", 1, 0, O_TIME},
+                                         {"delim", 1, 0, O_DELIM},
+                                         {"no-header", 0, 0, O_NOHDR},
+                                         {"allow-crossed", 0, 0, O_CROSSED},
+                                         {"help", 0, 0, 'h'},
+                                         {0, 0, 0, 0}};
+    int c;
+    int64_t v;
+    optind = 1;
+    opterr = 0;
+    argc--, argv++; /* getopt starts after the format */
+    while ((c = getopt_long(argc, argv, ":o:i:h", opts, NULL)) != -1) {
+        switch (c) {
+        case O_SYMBOL:
+            o.symbol = optarg;
+            break;
+        case 'o':
+            out = optarg;
+            break;
+        case O_TICK:
+            o.tick = optarg;
+            break;
+        case O_LOT:
+            o.lot = optarg;
+            break;
+        case O_SKIPBAD:
+            o.skip_bad = 1;
+            break;
+        case O_REPLACE:
+            wo.replace = 1;
+            break;
+        case O_COMP:
+            if (cli_i64(C, "--compress", optarg, 0, 9, &v)) return MM_EXIT_USAGE;
+            wo.compress_level = (int)v;
+            break;
+        case O_MSG:
+            message = optarg;
+            break;
+        case O_OB:
+            orderbook = optarg;
+            break;
+        case O_DATE:
+            o.date = optarg;
+            break;
+        case O_SUBTICK:
+            o.subtick_reject = 1;
+            break;
+        case 'i':
+            input = optarg;
+            break;
+        case O_GAPS:
+            o.skip_gaps = 1;
+            break;
+        case O_MAP:
+            o.csv_map = optarg;
+            break;
+        case O_TIME:
+            o.csv_time = optarg;
+            break;
+        case O_DELIM:
+            if (!strcmp(optarg, "tab"))
+                o.csv_delim = '\t';
+            else if (strlen(optarg) == 1)
+                o.csv_delim = optarg[0];
+            else {
+                cli_err("%s: --delim: '%s' is not one character or 'tab'", C, optarg);
+                return MM_EXIT_USAGE;
+            }
+            break;
+        case O_NOHDR:
+            o.csv_no_header = 1;
+            break;
+        case O_CROSSED:
+            o.csv_allow_crossed = 1;
+            break;
+        case 'h':
+            fputs(HELP, stdout);
+            return MM_EXIT_OK;
+        case ':':
+            cli_err("%s: %s needs a value", C, argv[optind - 1]);
+            return MM_EXIT_USAGE;
+        default:
+            cli_err("%s: unknown option '%s' (see 'mmsim import --help')", C, argv[optind - 1]);
+            return MM_EXIT_USAGE;
+        }
+    }
+    if (optind < argc) {
+        cli_err("%s: unexpected argument '%s'", C, argv[optind]);
+        return MM_EXIT_USAGE;
+    }
+    const char *missing = !out ? "-o/--output" : !o.symbol ? "--symbol" : NULL;
+    if (!missing && is_lob)
+        missing = !message ? "--message" : !orderbook ? "--orderbook" : !o.date ? "--date" : NULL;
+    if (!missing && (is_bn || is_csv))
+        missing = !input ? "-i/--input" : !o.tick ? "--tick" : !o.lot ? "--lot" : NULL;
+    if (!missing && is_csv && !o.csv_map) missing = "--map";
+    if (missing) {
+        cli_err("%s %s: %s is required", C, fmt, missing);
+        return MM_EXIT_USAGE;
+    }
+    mm_error e = {0};
+    mm_ticks t = {0};
+    mm_import_report rep;
+    int rc = is_lob  ? mm_import_lobster(message, orderbook, &o, &t, &rep, &e)
+             : is_bn ? mm_import_binance(input, &o, &t, &rep, &e)
+                     : mm_import_csv(input, &o, &t, &rep, &e);
+    if (rc) {
+        if (rc == MM_EUSAGE) {
+            cli_err("%s %s: --%s", C, fmt, e.msg);
+            return MM_EXIT_USAGE;
+        }
+        return cli_fail(&e);
+    }
+    rc = mm_ticks_write(out, &t, &wo, &e);
+    if (rc) {
+        mm_ticks_free(&t);
+        return cli_fail(&e);
+    }
+    print_report(fmt, &t, &rep, out);
+    mm_ticks_free(&t);
+    return MM_EXIT_OK;
+}

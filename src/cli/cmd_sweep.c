@@ -1,0 +1,452 @@
+/* mmsim sweep: a grid of parameter combinations over one or more tick files, one results table. */
+#include <errno.h>
+#include <getopt.h>
+#include <ini.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "mmsim/results.h"
+#include "mmsim/sweep.h"
+
+static const char HELP[] =
+    "usage: mmsim sweep ticks.h5 [more.h5 ...] --grid key=spec [--grid ...] -o results.h5 [options]\n"
+    "\n"
+    "Run every combination of the grid (the cartesian product of the axes; the input tapes are the first\n"
+    "axis) and write one results table (docs/sweep.md, docs/results.md).\n"
+    "\n"
+    "  --grid key=spec     an axis: key is any model parameter ('mmsim run --help' lists them), spec is\n"
+    "                      a:b:step (inclusive range) or v1,v2,... (e.g. --grid spread=1:20:1)\n"
+    "  --set key=value     a fixed parameter value for every combination\n"
+    "  --config F          INI file with [input] files/symbols, [grid], [params], [run] (same keys)\n"
+    "  --symbol X          instrument(s) to use from each file (repeatable; default: all in the file)\n"
+    "  -o, --output F      results file (required, here or in [run] output)\n"
+    "  --engine E          process (default), threads or serial; all give identical tables\n"
+    "  --workers N         processes or threads (default: number of cores)\n"
+    "  --chunk N           combinations per chunk (default 256)\n"
+    "  --seed S            master seed (default 1)\n"
+    "  --objective M       metric the results index is sorted by, best first (default pnl)\n"
+    "  --sample-ns N, --year-seconds S, --markout-ns A,B,C   metric settings (see mmsim run)\n"
+    "  --resume            continue an interrupted run from its journal (results.h5.journal)\n"
+    "  --quiet             no progress on stderr (progress is shown only on a terminal anyway)\n"
+    "  --no-verify         skip the input fingerprint checks\n"
+    "  -h, --help          this help\n";
+
+#define MAXV 256
+
+typedef struct kv {
+    char *key, *val;
+} kv;
+
+typedef struct cfg {
+    const char *cmd;
+    char *files[MAXV];
+    int n_files;
+    char *symbols[MAXV];
+    int n_symbols;
+    kv grid[MAXV];
+    int n_grid;
+    kv sets[MAXV];
+    int n_sets;
+    char *engine, *workers, *chunk, *seed, *objective, *output, *sample_ns, *year_s, *markout_ns;
+    const char *file; /* config file path, for messages */
+    char bad[512];    /* first error from the INI handler */
+} cfg;
+
+static char *trimdup(const char *s, size_t n)
+{
+    while (n && (*s == ' ' || *s == '\t')) s++, n--;
+    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t')) n--;
+    return strndup(s, n);
+}
+
+/* Split a comma list into out (appending). */
+static int split_list(const char *s, char **out, int *n)
+{
+    const char *p = s;
+    for (;;) {
+        const char *c = strchr(p, ',');
+        size_t len = c ? (size_t)(c - p) : strlen(p);
+        char *v = trimdup(p, len);
+        if (!v) return -1;
+        if (*v) {
+            if (*n >= MAXV) {
+                free(v);
+                return -1;
+            }
+            out[(*n)++] = v;
+        } else {
+            free(v);
+        }
+        if (!c) break;
+        p = c + 1;
+    }
+    return 0;
+}
+
+static void kv_put(kv *arr, int *n, const char *key, const char *val)
+{
+    for (int i = 0; i < *n; i++)
+        if (!strcmp(arr[i].key, key)) {
+            free(arr[i].val);
+            arr[i].val = strdup(val);
+            return;
+        }
+    if (*n < MAXV) {
+        arr[*n].key = strdup(key);
+        arr[*n].val = strdup(val);
+        (*n)++;
+    }
+}
+
+static void set_str(char **dst, const char *v)
+{
+    free(*dst);
+    *dst = strdup(v);
+}
+
+static int on_ini(void *user, const char *section, const char *name, const char *value)
+{
+    cfg *c = user;
+    if (c->bad[0]) return 0;
+    if (!strcmp(section, "input")) {
+        if (!strcmp(name, "files")) return split_list(value, c->files, &c->n_files) == 0;
+        if (!strcmp(name, "symbols")) return split_list(value, c->symbols, &c->n_symbols) == 0;
+    } else if (!strcmp(section, "grid")) {
+        kv_put(c->grid, &c->n_grid, name, value);
+        return 1;
+    } else if (!strcmp(section, "params")) {
+        kv_put(c->sets, &c->n_sets, name, value);
+        return 1;
+    } else if (!strcmp(section, "run")) {
+        struct {
+            const char *k;
+            char **dst;
+        } keys[] = {{"engine", &c->engine},       {"workers", &c->workers}, {"chunk", &c->chunk},
+                    {"seed", &c->seed},           {"objective", &c->objective}, {"output", &c->output},
+                    {"sample_ns", &c->sample_ns}, {"year_seconds", &c->year_s}, {"markout_ns", &c->markout_ns}};
+        for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+            if (!strcmp(name, keys[i].k)) {
+                set_str(keys[i].dst, value);
+                return 1;
+            }
+    } else {
+        snprintf(c->bad, sizeof c->bad, "unknown section [%s]", section);
+        return 0;
+    }
+    snprintf(c->bad, sizeof c->bad, "[%s] %s: unknown key", section, name);
+    return 0;
+}
+
+static void cfg_free(cfg *c)
+{
+    for (int i = 0; i < c->n_files; i++) free(c->files[i]);
+    for (int i = 0; i < c->n_symbols; i++) free(c->symbols[i]);
+    for (int i = 0; i < c->n_grid; i++) free(c->grid[i].key), free(c->grid[i].val);
+    for (int i = 0; i < c->n_sets; i++) free(c->sets[i].key), free(c->sets[i].val);
+    char *s[] = {c->engine, c->workers, c->chunk, c->seed, c->objective, c->output, c->sample_ns, c->year_s, c->markout_ns};
+    for (size_t i = 0; i < sizeof s / sizeof s[0]; i++) free(s[i]);
+}
+
+/* Append to a growing text buffer. */
+typedef struct sbuf {
+    char *p;
+    size_t len, cap;
+} sbuf;
+
+static void sb_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sb_printf(sbuf *b, const char *fmt, ...)
+{
+    va_list ap;
+    for (;;) {
+        va_start(ap, fmt);
+        int n = vsnprintf(b->p ? b->p + b->len : NULL, b->p ? b->cap - b->len : 0, fmt, ap);
+        va_end(ap);
+        if (n < 0) return;
+        if (b->p && b->len + (size_t)n < b->cap) {
+            b->len += (size_t)n;
+            return;
+        }
+        size_t nc = (b->cap + (size_t)n + 1) * 2;
+        char *np = realloc(b->p, nc);
+        if (!np) return;
+        b->p = np;
+        b->cap = nc;
+    }
+}
+
+static int split_kv(const char *C, const char *flag, const char *arg, char **k, char **v)
+{
+    const char *eq = strchr(arg, '=');
+    if (!eq || eq == arg) {
+        cli_err("%s: %s: '%s' must be key=value", C, flag, arg);
+        return -1;
+    }
+    *k = trimdup(arg, (size_t)(eq - arg));
+    *v = trimdup(eq + 1, strlen(eq + 1));
+    return 0;
+}
+
+int cmd_sweep(int argc, char **argv)
+{
+    const char *C = "sweep";
+    cfg c;
+    memset(&c, 0, sizeof c);
+    c.cmd = C;
+    int quiet = 0, resume = 0, no_verify = 0, rc = MM_EXIT_OK;
+    enum { O_GRID = 256, O_SET, O_CONFIG, O_SYMBOL, O_ENGINE, O_WORKERS, O_CHUNK, O_SEED, O_OBJ, O_RESUME, O_QUIET,
+           O_NOVERIFY, O_SAMPLE, O_YEAR, O_MARKOUT };
+    static const struct option opts[] = {
+        {"grid", 1, 0, O_GRID},       {"set", 1, 0, O_SET},           {"config", 1, 0, O_CONFIG},
+        {"symbol", 1, 0, O_SYMBOL},   {"output", 1, 0, 'o'},          {"engine", 1, 0, O_ENGINE},
+        {"workers", 1, 0, O_WORKERS}, {"chunk", 1, 0, O_CHUNK},       {"seed", 1, 0, O_SEED},
+        {"objective", 1, 0, O_OBJ},   {"resume", 0, 0, O_RESUME},     {"quiet", 0, 0, O_QUIET},
+        {"no-verify", 0, 0, O_NOVERIFY}, {"sample-ns", 1, 0, O_SAMPLE}, {"year-seconds", 1, 0, O_YEAR},
+        {"markout-ns", 1, 0, O_MARKOUT}, {"help", 0, 0, 'h'},         {0, 0, 0, 0}};
+    /* Two passes: the config file first (wherever --config appears), then the flags override it. */
+    for (int i = 1; i < argc; i++) {
+        const char *path = NULL;
+        if (!strcmp(argv[i], "--config") && i + 1 < argc) path = argv[i + 1];
+        else if (!strncmp(argv[i], "--config=", 9)) path = argv[i] + 9;
+        if (!path) continue;
+        c.file = path;
+        int line = ini_parse(path, on_ini, &c);
+        if (line == -1) {
+            cli_err("%s: %s: %s", C, path, strerror(errno ? errno : ENOENT));
+            cfg_free(&c);
+            return MM_EXIT_USAGE;
+        }
+        if (line != 0 || c.bad[0]) {
+            cli_err("%s: %s:%d: %s", C, path, line, c.bad[0] ? c.bad : "syntax error");
+            cfg_free(&c);
+            return MM_EXIT_USAGE;
+        }
+    }
+    int ch;
+    optind = 1;
+    opterr = 0;
+    while ((ch = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
+        char *k, *v;
+        switch (ch) {
+        case O_GRID:
+        case O_SET:
+            if (split_kv(C, ch == O_GRID ? "--grid" : "--set", optarg, &k, &v)) {
+                rc = MM_EXIT_USAGE;
+                goto out;
+            }
+            if (ch == O_GRID) kv_put(c.grid, &c.n_grid, k, v);
+            else kv_put(c.sets, &c.n_sets, k, v);
+            free(k);
+            free(v);
+            break;
+        case O_CONFIG: break;
+        case O_SYMBOL:
+            if (c.n_symbols < MAXV) c.symbols[c.n_symbols++] = strdup(optarg);
+            break;
+        case 'o': set_str(&c.output, optarg); break;
+        case O_ENGINE: set_str(&c.engine, optarg); break;
+        case O_WORKERS: set_str(&c.workers, optarg); break;
+        case O_CHUNK: set_str(&c.chunk, optarg); break;
+        case O_SEED: set_str(&c.seed, optarg); break;
+        case O_OBJ: set_str(&c.objective, optarg); break;
+        case O_SAMPLE: set_str(&c.sample_ns, optarg); break;
+        case O_YEAR: set_str(&c.year_s, optarg); break;
+        case O_MARKOUT: set_str(&c.markout_ns, optarg); break;
+        case O_RESUME: resume = 1; break;
+        case O_QUIET: quiet = 1; break;
+        case O_NOVERIFY: no_verify = 1; break;
+        case 'h': fputs(HELP, stdout); goto out;
+        case ':': cli_err("%s: %s needs a value", C, argv[optind - 1]); rc = MM_EXIT_USAGE; goto out;
+        default: cli_err("%s: unknown option '%s' (see 'mmsim sweep --help')", C, argv[optind - 1]); rc = MM_EXIT_USAGE; goto out;
+        }
+    }
+    for (int i = optind; i < argc; i++)
+        if (c.n_files < MAXV) c.files[c.n_files++] = strdup(argv[i]);
+    if (c.n_files == 0) {
+        cli_err("%s: no input tick file (positional, or [input] files in the config)", C);
+        rc = MM_EXIT_USAGE;
+        goto out;
+    }
+    if (!c.output) {
+        cli_err("%s: -o/--output is required", C);
+        rc = MM_EXIT_USAGE;
+        goto out;
+    }
+    if (c.n_grid == 0) {
+        cli_err("%s: empty grid: give at least one --grid key=spec", C);
+        rc = MM_EXIT_USAGE;
+        goto out;
+    }
+
+    mm_sweep_opts o;
+    mm_sweep_opts_defaults(&o);
+    o.progress = !quiet && isatty(2);
+    o.resume = resume;
+    o.load_flags = no_verify ? MM_LOAD_NO_VERIFY : 0;
+    int64_t v64;
+    if (c.engine) {
+        if (!strcmp(c.engine, "process")) o.engine = MM_ENGINE_PROCESS;
+        else if (!strcmp(c.engine, "threads")) o.engine = MM_ENGINE_THREADS;
+        else if (!strcmp(c.engine, "serial")) o.engine = MM_ENGINE_SERIAL;
+        else {
+            cli_err("%s: engine: '%s' is not process, threads or serial", C, c.engine);
+            rc = MM_EXIT_USAGE;
+            goto out;
+        }
+    }
+    if (c.workers) {
+        if (cli_i64(C, "workers", c.workers, 0, 4096, &v64)) {
+            rc = MM_EXIT_USAGE;
+            goto out;
+        }
+        o.workers = (int)v64;
+    }
+    if (c.chunk) {
+        if (cli_i64(C, "chunk", c.chunk, 1, 1000000, &v64)) {
+            rc = MM_EXIT_USAGE;
+            goto out;
+        }
+        o.chunk = v64;
+    }
+    if (c.seed && cli_u64(C, "seed", c.seed, &o.seed)) {
+        rc = MM_EXIT_USAGE;
+        goto out;
+    }
+    if (c.objective) o.objective = c.objective;
+    {
+        static const char *const METRICS[] = {"pnl", "fees", "volume", "fills_bid", "fills_ask", "orders", "cancels",
+                                              "rejects", "final_q", "max_abs_q", "mean_abs_q", "sharpe",
+                                              "max_drawdown", NULL};
+        int ok = 0;
+        for (int i = 0; METRICS[i]; i++) ok |= !strcmp(METRICS[i], o.objective);
+        if (!ok) {
+            cli_err("%s: objective: '%s' is not a metric (pnl, sharpe, max_drawdown, ...)", C, o.objective);
+            rc = MM_EXIT_USAGE;
+            goto out;
+        }
+    }
+    if (c.sample_ns) {
+        if (cli_i64(C, "sample_ns", c.sample_ns, 1, INT64_MAX, &v64)) {
+            rc = MM_EXIT_USAGE;
+            goto out;
+        }
+        o.sim.sample_ns = v64;
+    }
+    if (c.year_s && cli_f64(C, "year_seconds", c.year_s, 1, 1e12, &o.sim.year_s)) {
+        rc = MM_EXIT_USAGE;
+        goto out;
+    }
+    if (c.markout_ns) {
+        char *list[MAXV];
+        int n = 0;
+        int bad = split_list(c.markout_ns, list, &n) != 0 || n != MM_MARKOUTS;
+        for (int i = 0; i < n; i++) {
+            if (!bad && cli_i64(C, "markout_ns", list[i], 1, INT64_MAX, &o.sim.markout_ns[i])) bad = 2;
+            free(list[i]);
+        }
+        if (bad) {
+            if (bad == 1) cli_err("%s: markout_ns: '%s' must be %d positive integers (ns)", C, c.markout_ns, MM_MARKOUTS);
+            rc = MM_EXIT_USAGE;
+            goto out;
+        }
+    }
+
+    /* Tapes: each file x each symbol given, or every instrument of each file. */
+    mm_grid g;
+    mm_grid_init(&g);
+    mm_error e = {0};
+    char *tapes[4096];
+    int nt = 0;
+    for (int f = 0; f < c.n_files && rc == 0; f++) {
+        if (c.n_symbols) {
+            for (int s = 0; s < c.n_symbols && nt < 4096; s++) {
+                tapes[nt] = malloc(strlen(c.files[f]) + strlen(c.symbols[s]) + 2);
+                sprintf(tapes[nt++], "%s#%s", c.files[f], c.symbols[s]);
+            }
+            continue;
+        }
+        int count = 0;
+        if (mm_ticks_list(c.files[f], NULL, 0, &count, &e)) {
+            rc = cli_fail(&e);
+            break;
+        }
+        char (*syms)[MM_SYMBOL_MAX] = calloc((size_t)count + 1, MM_SYMBOL_MAX);
+        if (!syms || mm_ticks_list(c.files[f], syms, count, &count, &e)) {
+            free(syms);
+            rc = cli_fail(&e);
+            break;
+        }
+        for (int s = 0; s < count && nt < 4096; s++) {
+            tapes[nt] = malloc(strlen(c.files[f]) + strlen(syms[s]) + 2);
+            sprintf(tapes[nt++], "%s#%s", c.files[f], syms[s]);
+        }
+        free(syms);
+    }
+    if (rc == 0 && mm_grid_set_tapes(&g, (const char *const *)tapes, nt, &e)) rc = cli_fail(&e);
+    for (int i = 0; i < nt; i++) free(tapes[i]);
+    for (int i = 0; i < c.n_grid && rc == 0; i++)
+        if (mm_grid_add_axis(&g, c.grid[i].key, c.grid[i].val, &e)) {
+            cli_err("%s: --grid %s", C, e.msg);
+            rc = MM_EXIT_USAGE;
+        }
+    for (int i = 0; i < c.n_sets && rc == 0; i++)
+        if (mm_grid_set(&g, c.sets[i].key, c.sets[i].val, &e)) {
+            cli_err("%s: --set %s", C, e.msg);
+            rc = MM_EXIT_USAGE;
+        }
+    /* The effective configuration, as INI: recorded in the results for reruns. */
+    sbuf cf = {0};
+    if (rc == 0) {
+        sb_printf(&cf, "[input]\nfiles = ");
+        for (int f = 0; f < c.n_files; f++) sb_printf(&cf, "%s%s", f ? ", " : "", c.files[f]);
+        sb_printf(&cf, "\n");
+        if (c.n_symbols) {
+            sb_printf(&cf, "symbols = ");
+            for (int s = 0; s < c.n_symbols; s++) sb_printf(&cf, "%s%s", s ? ", " : "", c.symbols[s]);
+            sb_printf(&cf, "\n");
+        }
+        sb_printf(&cf, "\n[grid]\n");
+        for (int i = 0; i < c.n_grid; i++) sb_printf(&cf, "%s = %s\n", c.grid[i].key, c.grid[i].val);
+        sb_printf(&cf, "\n[params]\n");
+        for (int k = 0; k < mm_params_key_count(); k++) {
+            const char *key = mm_params_key_name(k, NULL);
+            int on_axis = 0;
+            for (int i = 0; i < c.n_grid; i++) on_axis |= !strcmp(c.grid[i].key, key);
+            if (on_axis) continue;
+            char buf[64];
+            mm_params_get(&g.base, key, buf, sizeof buf);
+            sb_printf(&cf, "%s = %s\n", key, buf);
+        }
+        const char *engines[] = {"process", "threads", "serial"};
+        sb_printf(&cf, "\n[run]\nengine = %s\nworkers = %d\nchunk = %" PRId64 "\nseed = %" PRIu64 "\nobjective = %s\n",
+                  engines[o.engine], o.workers, o.chunk, o.seed, o.objective);
+        sb_printf(&cf, "sample_ns = %" PRId64 "\nyear_seconds = %.17g\nmarkout_ns = %" PRId64 ",%" PRId64 ",%" PRId64 "\n",
+                  o.sim.sample_ns, o.sim.year_s, o.sim.markout_ns[0], o.sim.markout_ns[1], o.sim.markout_ns[2]);
+        o.config_text = cf.p;
+    }
+    if (rc == 0) {
+        mm_sweep_report rep;
+        int r = mm_sweep_run(&g, &o, c.output, &rep, &e);
+        if (r) {
+            rc = cli_fail(&e);
+        } else {
+            printf("sweep: %" PRId64 " combinations (%d tape%s) in %.3f s with %d %s worker%s: %.0f combos/s, %.3g event x "
+                   "combo updates/s\n",
+                   rep.combos, g.axes[0].n, g.axes[0].n == 1 ? "" : "s", rep.wall_s, rep.workers,
+                   o.engine == MM_ENGINE_PROCESS ? "process" : o.engine == MM_ENGINE_THREADS ? "thread" : "serial",
+                   rep.workers == 1 ? "" : "s", rep.combos_per_s, rep.updates_per_s);
+            if (rep.chunks_resumed) printf("resumed: %" PRId64 " combinations were already journaled\n", rep.chunks_resumed);
+            if (rep.chunks_rerun) printf("recovered: %" PRId64 " chunks rerun after a worker died\n", rep.chunks_rerun);
+            printf("results: %s, content hash %016" PRIx64 "\n", c.output, rep.content_hash);
+        }
+    }
+    free(cf.p);
+    mm_grid_free(&g);
+out:
+    cfg_free(&c);
+    return rc;
+}

@@ -1,0 +1,76 @@
+/* A growable tape (columns doubling in size) that importers append rows to, then move into an
+ * mm_ticks. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../core/mm_internal.h"
+#include "import_internal.h"
+
+static int grow(void **p, int64_t cap, size_t elem)
+{
+    void *q = realloc(*p, (size_t)cap * elem);
+    if (!q) return -ENOMEM;
+    *p = q;
+    return 0;
+}
+
+int mm__imp_tape_push(mm__imp_tape *t, const mm__imp_row *r)
+{
+    if (t->n == t->cap) {
+        int64_t cap = t->cap ? 2 * t->cap : 65536;
+        if (grow((void **)&t->ts_ns, cap, 8) || grow((void **)&t->bid_px, cap, 4) ||
+            grow((void **)&t->ask_px, cap, 4) || grow((void **)&t->bid_sz, cap, 4) ||
+            grow((void **)&t->ask_sz, cap, 4) || grow((void **)&t->trade_px, cap, 4) ||
+            grow((void **)&t->trade_sz, cap, 4) || grow((void **)&t->trade_side, cap, 1))
+            return -ENOMEM;
+        t->cap = cap;
+    }
+    int64_t i = t->n++;
+    t->ts_ns[i] = r->ts_ns;
+    t->bid_px[i] = r->bid_px;
+    t->ask_px[i] = r->ask_px;
+    t->bid_sz[i] = r->bid_sz;
+    t->ask_sz[i] = r->ask_sz;
+    t->trade_px[i] = r->trade_px;
+    t->trade_sz[i] = r->trade_sz;
+    t->trade_side[i] = r->trade_side;
+    return 0;
+}
+
+int mm__imp_tape_finish(mm__imp_tape *t, const mm_instrument *inst, mm_ticks *out, mm_error *err)
+{
+    memset(out, 0, sizeof *out);
+    int rc = mm_ticks_alloc(out, t->n, MM_MEM_HEAP);
+    if (rc) {
+        mm__imp_tape_free(t);
+        return mm__errf(err, rc, "%s: cannot allocate %lld rows", inst->symbol, (long long)t->n);
+    }
+    out->inst = *inst;
+    size_t n = (size_t)t->n;
+    if (n) {
+        memcpy(out->ts_ns, t->ts_ns, n * 8);
+        memcpy(out->bid_px, t->bid_px, n * 4);
+        memcpy(out->ask_px, t->ask_px, n * 4);
+        memcpy(out->bid_sz, t->bid_sz, n * 4);
+        memcpy(out->ask_sz, t->ask_sz, n * 4);
+        memcpy(out->trade_px, t->trade_px, n * 4);
+        memcpy(out->trade_sz, t->trade_sz, n * 4);
+        memcpy(out->trade_side, t->trade_side, n);
+    }
+    mm__imp_tape_free(t);
+    return 0;
+}
+
+void mm__imp_tape_free(mm__imp_tape *t)
+{
+    free(t->ts_ns);
+    free(t->bid_px);
+    free(t->ask_px);
+    free(t->bid_sz);
+    free(t->ask_sz);
+    free(t->trade_px);
+    free(t->trade_sz);
+    free(t->trade_side);
+    memset(t, 0, sizeof *t);
+}

@@ -1,0 +1,210 @@
+/* The parameter grid: axes, mixed-radix combination ids, per-combination random stream keys. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/mm_internal.h"
+#include "../core/mm_rng.h"
+#include "mmsim/sweep.h"
+
+void mm_grid_init(mm_grid *g)
+{
+    memset(g, 0, sizeof *g);
+    mm_params_defaults(&g->base);
+    g->n_combos = 0;
+}
+
+static void axis_free(mm_grid_axis *a)
+{
+    for (int32_t i = 0; i < a->n; i++) free(a->text[i]);
+    free(a->text);
+    free(a->num);
+    free(a->parsed);
+    memset(a, 0, sizeof *a);
+}
+
+void mm_grid_free(mm_grid *g)
+{
+    for (int32_t m = 0; m < g->n_axes; m++) axis_free(&g->axes[m]);
+    g->n_axes = 0;
+    g->n_combos = 0;
+}
+
+static int64_t product(const mm_grid *g)
+{
+    int64_t n = 1;
+    for (int32_t m = 0; m < g->n_axes; m++) n *= g->axes[m].n;
+    return g->n_axes ? n : 0;
+}
+
+/* Append a value to an axis (takes ownership of text). */
+static int axis_push(mm_grid_axis *a, char *text, double num)
+{
+    char **t = realloc(a->text, (size_t)(a->n + 1) * sizeof *t);
+    if (!t) return -ENOMEM;
+    a->text = t;
+    double *v = realloc(a->num, (size_t)(a->n + 1) * sizeof *v);
+    if (!v) return -ENOMEM;
+    a->num = v;
+    a->text[a->n] = text;
+    a->num[a->n] = num;
+    a->n++;
+    return 0;
+}
+
+int mm_grid_set_tapes(mm_grid *g, const char *const *tapes, int32_t n, mm_error *err)
+{
+    if (g->n_axes != 0) return mm__errf(err, MM_EUSAGE, "tape: the tape axis must come first");
+    if (n <= 0) return mm__errf(err, MM_EUSAGE, "tape: no input tick file");
+    mm_grid_axis *a = &g->axes[0];
+    memset(a, 0, sizeof *a);
+    snprintf(a->key, sizeof a->key, "tape");
+    a->kind = MM_KEY_ENUM;
+    g->n_axes = 1;
+    for (int32_t i = 0; i < n; i++) {
+        for (int32_t j = 0; j < i; j++)
+            if (!strcmp(tapes[i], tapes[j])) return mm__errf(err, MM_EUSAGE, "tape: '%s' is given twice", tapes[i]);
+        char *s = strdup(tapes[i]);
+        if (!s || axis_push(a, s, i)) return mm__errf(err, -ENOMEM, "out of memory");
+    }
+    g->n_combos = product(g);
+    return 0;
+}
+
+static int find_axis(const mm_grid *g, const char *key)
+{
+    for (int32_t m = 0; m < g->n_axes; m++)
+        if (!strcmp(g->axes[m].key, key)) return m;
+    return -1;
+}
+
+/* Add one value given as text: checked by mm_params_set; numeric value recorded. */
+static int add_value(mm_grid_axis *a, const char *key, const char *text, mm_error *err)
+{
+    mm_params p;
+    mm_params_defaults(&p);
+    int rc = mm_params_set(&p, key, text, err);
+    if (rc) return rc;
+    double v;
+    mm_params_get_num(&p, key, &v);
+    for (int32_t i = 0; i < a->n; i++)
+        if (a->num[i] == v) return mm__errf(err, MM_EUSAGE, "%s: value '%s' appears twice on the axis", key, text);
+    char *s = strdup(text);
+    if (!s || axis_push(a, s, v)) {
+        free(s);
+        return mm__errf(err, -ENOMEM, "out of memory");
+    }
+    mm_params *np = realloc(a->parsed, (size_t)a->n * sizeof *np);
+    if (!np) return mm__errf(err, -ENOMEM, "out of memory");
+    a->parsed = np;
+    a->parsed[a->n - 1] = p;
+    return 0;
+}
+
+int mm_grid_add_axis(mm_grid *g, const char *key, const char *spec, mm_error *err)
+{
+    if (g->n_axes == 0) return mm__errf(err, MM_EUSAGE, "%s: set the tapes before the axes", key);
+    if (!strcmp(key, "tape")) return mm__errf(err, MM_EUSAGE, "tape: the tape axis comes from the input files");
+    int kind = mm_params_key_kind(key, NULL);
+    if (kind < 0) return mm__errf(err, MM_EUSAGE, "%s: unknown key (see 'mmsim run --help' for the keys)", key);
+    if (find_axis(g, key) >= 0) return mm__errf(err, MM_EUSAGE, "%s: axis given twice", key);
+    if (g->n_axes >= MM_GRID_AXES_MAX) return mm__errf(err, MM_EUSAGE, "%s: more than %d axes", key, MM_GRID_AXES_MAX);
+    if (!spec || !*spec) return mm__errf(err, MM_EUSAGE, "%s: empty axis", key);
+    mm_grid_axis a;
+    memset(&a, 0, sizeof a);
+    snprintf(a.key, sizeof a.key, "%s", key);
+    a.kind = kind;
+    a.key_ix = mm__params_key_index(key);
+    int rc = 0;
+    const char *c1 = strchr(spec, ':');
+    if (c1 && kind != MM_KEY_ENUM) {
+        /* a:b:step, inclusive; values a + k step for k = 0 .. floor((b - a) / step + 1e-9). */
+        char *end;
+        double lo = strtod(spec, &end), hi, step;
+        int ok = end == c1;
+        if (ok) {
+            hi = strtod(c1 + 1, &end);
+            ok = *end == ':';
+            if (ok) {
+                step = strtod(end + 1, &end);
+                ok = *end == 0 && step > 0 && hi >= lo && isfinite(lo) && isfinite(hi);
+            }
+        }
+        if (!ok) {
+            axis_free(&a);
+            return mm__errf(err, MM_EUSAGE, "%s: '%s' is not a range a:b:step with step > 0 and b >= a", key, spec);
+        }
+        double count = floor((hi - lo) / step + 1e-9) + 1;
+        if (count > 100000000) {
+            axis_free(&a);
+            return mm__errf(err, MM_EUSAGE, "%s: '%s' has more than 1e8 values", key, spec);
+        }
+        for (int64_t k = 0; k < (int64_t)count && rc == 0; k++) {
+            double v = lo + (double)k * step;
+            char buf[64];
+            if (kind == MM_KEY_INT) {
+                if (v != floor(v)) {
+                    axis_free(&a);
+                    return mm__errf(err, MM_EUSAGE, "%s: '%s' gives the non-integer value %g", key, spec, v);
+                }
+                snprintf(buf, sizeof buf, "%.0f", v);
+            } else {
+                snprintf(buf, sizeof buf, "%.17g", v);
+            }
+            rc = add_value(&a, key, buf, err);
+        }
+    } else {
+        char *copy = strdup(spec);
+        if (!copy) return mm__errf(err, -ENOMEM, "out of memory");
+        char *save = NULL;
+        for (char *tok = strtok_r(copy, ",", &save); tok && rc == 0; tok = strtok_r(NULL, ",", &save)) {
+            while (*tok == ' ') tok++;
+            char *e = tok + strlen(tok);
+            while (e > tok && e[-1] == ' ') *--e = 0;
+            rc = add_value(&a, key, tok, err);
+        }
+        free(copy);
+        if (rc == 0 && a.n == 0) rc = mm__errf(err, MM_EUSAGE, "%s: empty axis", key);
+    }
+    if (rc) {
+        axis_free(&a);
+        return rc;
+    }
+    int64_t total = product(g) * a.n;
+    if (total / a.n != product(g) || total > (INT64_C(1) << 40)) {
+        axis_free(&a);
+        return mm__errf(err, MM_EUSAGE, "%s: the grid would exceed 2^40 combinations", key);
+    }
+    g->axes[g->n_axes++] = a;
+    g->n_combos = total;
+    return 0;
+}
+
+int mm_grid_set(mm_grid *g, const char *key, const char *value, mm_error *err)
+{
+    if (find_axis(g, key) >= 0) return mm__errf(err, MM_EUSAGE, "%s: both a fixed value and an axis", key);
+    return mm_params_set(&g->base, key, value, err);
+}
+
+int mm_grid_combo(const mm_grid *g, int64_t id, mm_params *p, int32_t *idx)
+{
+    if (id < 0 || id >= g->n_combos) return -EINVAL;
+    *p = g->base;
+    int64_t rest = id;
+    for (int32_t m = g->n_axes - 1; m >= 0; m--) {
+        const mm_grid_axis *a = &g->axes[m];
+        int32_t i = (int32_t)(rest % a->n);
+        rest /= a->n;
+        if (idx) idx[m] = i;
+        if (m > 0) mm__params_copy_key(p, &a->parsed[i], a->key_ix); /* parsed when the axis was added */
+    }
+    return 0;
+}
+
+uint64_t mm_sweep_combo_seed(uint64_t master_seed, int64_t id)
+{
+    mm_u32x4 r = mm_rng4(master_seed, (uint32_t)id, (uint32_t)((uint64_t)id >> 32), 0x5eed, 0);
+    return ((uint64_t)r.v[1] << 32) | r.v[0];
+}

@@ -1,0 +1,141 @@
+/* The columns of the results table: the metric columns, markout horizon names, and the packed row layout
+ * (id, axes, metrics) with its HDF5 compound type. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "results_int.h"
+
+static const struct {
+    const char *name;
+    int type;
+} METRICS[MM_RESULTS_METRICS] = {
+    {"pnl", MM_COL_F64},         {"fees", MM_COL_F64},       {"volume", MM_COL_I64},
+    {"fills_bid", MM_COL_I64},   {"fills_ask", MM_COL_I64},  {"orders", MM_COL_I64},
+    {"cancels", MM_COL_I64},     {"rejects", MM_COL_I64},    {"final_q", MM_COL_I64},
+    {"max_abs_q", MM_COL_I64},   {"mean_abs_q", MM_COL_F64}, {"sharpe", MM_COL_F64},
+    {"max_drawdown", MM_COL_F64}, {NULL, MM_COL_F64},        {NULL, MM_COL_F64},
+    {NULL, MM_COL_F64},
+};
+
+void mm_results_horizon_name(int64_t ns, char *buf, size_t cap)
+{
+    static const struct {
+        int64_t div;
+        const char *unit;
+    } U[] = {{INT64_C(1000000000), "s"}, {1000000, "ms"}, {1000, "us"}};
+    for (int i = 0; i < 3; i++) {
+        if (ns != 0 && ns % U[i].div == 0) {
+            snprintf(buf, cap, "%" PRId64 "%s", ns / U[i].div, U[i].unit);
+            return;
+        }
+    }
+    snprintf(buf, cap, "%" PRId64 "ns", ns);
+}
+
+int mm_results_metric(int i, const int64_t markout_ns[MM_MARKOUTS], char *name, size_t cap)
+{
+    if (i < 0 || i >= MM_RESULTS_METRICS) return -EINVAL;
+    if (name && cap) {
+        if (METRICS[i].name) {
+            snprintf(name, cap, "%s", METRICS[i].name);
+        } else {
+            char h[32];
+            mm_results_horizon_name(markout_ns[i - (MM_RESULTS_METRICS - MM_MARKOUTS)], h, sizeof h);
+            snprintf(name, cap, "markout_%s", h);
+        }
+    }
+    return METRICS[i].type;
+}
+
+void *mm__metric_ptr(mm_metrics *m, int i)
+{
+    switch (i) {
+    case 0: return &m->pnl;
+    case 1: return &m->fees;
+    case 2: return &m->volume;
+    case 3: return &m->fills_bid;
+    case 4: return &m->fills_ask;
+    case 5: return &m->orders;
+    case 6: return &m->cancels;
+    case 7: return &m->rejects;
+    case 8: return &m->final_q;
+    case 9: return &m->max_abs_q;
+    case 10: return &m->mean_abs_q;
+    case 11: return &m->sharpe;
+    case 12: return &m->max_drawdown;
+    case 13:
+    case 14:
+    case 15: return &m->markout[i - 13];
+    default: return NULL;
+    }
+}
+
+int mm_results_metric_value(const mm_metrics *m, int i, double *f64, int64_t *i64)
+{
+    const void *p = mm__metric_ptr((mm_metrics *)m, i);
+    if (!p) return -EINVAL;
+    if (METRICS[i].type == MM_COL_I64) *i64 = *(const int64_t *)p;
+    else *f64 = *(const double *)p;
+    return METRICS[i].type;
+}
+
+int mm__rlayout_init(mm__rlayout *l, int32_t n_axes, const char *const *keys, const int *types,
+                     const int64_t markout_ns[MM_MARKOUTS])
+{
+    l->n_cols = 1 + n_axes + MM_RESULTS_METRICS;
+    l->cols = calloc((size_t)l->n_cols, sizeof *l->cols);
+    if (!l->cols) return -ENOMEM;
+    size_t off = 0;
+    for (int c = 0; c < l->n_cols; c++) {
+        mm__rcol *col = &l->cols[c];
+        col->axis = col->metric = -1;
+        if (c == 0) {
+            snprintf(col->name, sizeof col->name, "id");
+            col->type = MM_COL_I64;
+        } else if (c <= n_axes) {
+            col->axis = c - 1;
+            snprintf(col->name, sizeof col->name, "%s", keys[c - 1]);
+            col->type = types[c - 1];
+        } else {
+            col->metric = c - 1 - n_axes;
+            col->type = mm_results_metric(col->metric, markout_ns, col->name, sizeof col->name);
+        }
+        col->size = col->type == MM_COL_ENUM ? 4 : 8;
+        col->off = off;
+        off += (size_t)col->size;
+    }
+    l->row_bytes = off;
+    return 0;
+}
+
+void mm__rlayout_free(mm__rlayout *l)
+{
+    free(l->cols);
+    l->cols = NULL;
+    l->n_cols = 0;
+}
+
+int mm__rlayout_find(const mm__rlayout *l, const char *name)
+{
+    for (int c = 0; c < l->n_cols; c++)
+        if (!strcmp(l->cols[c].name, name)) return c;
+    return -1;
+}
+
+hid_t mm__rlayout_h5type(const mm__rlayout *l)
+{
+    hid_t t = H5Tcreate(H5T_COMPOUND, l->row_bytes);
+    if (t < 0) return -1;
+    for (int c = 0; c < l->n_cols; c++) {
+        const mm__rcol *col = &l->cols[c];
+        hid_t m = col->type == MM_COL_F64 ? H5T_IEEE_F64LE : col->type == MM_COL_I64 ? H5T_STD_I64LE : H5T_STD_I32LE;
+        if (H5Tinsert(t, col->name, col->off, m) < 0) {
+            H5Tclose(t);
+            return -1;
+        }
+    }
+    return t;
+}

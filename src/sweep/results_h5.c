@@ -1,0 +1,189 @@
+/* HDF5 helpers of the results file: quiet error stack, attributes, block reads and writes, and the
+ * streaming pass that hashes the table (docs/results.md, "Content hash"). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#include "results_int.h"
+
+void mm__h5quiet_begin(mm__h5quiet *q)
+{
+    H5Eget_auto2(H5E_DEFAULT, &q->func, &q->data);
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+}
+
+void mm__h5quiet_end(mm__h5quiet *q)
+{
+    H5Eset_auto2(H5E_DEFAULT, q->func, q->data);
+}
+
+static hid_t vlen_str_type(void)
+{
+    hid_t t = H5Tcopy(H5T_C_S1);
+    H5Tset_size(t, H5T_VARIABLE);
+    H5Tset_cset(t, H5T_CSET_UTF8);
+    return t;
+}
+
+static hid_t space_of(int32_t n)
+{
+    if (n < 0) return H5Screate(H5S_SCALAR);
+    hsize_t d = (hsize_t)n;
+    return H5Screate_simple(1, &d, NULL);
+}
+
+int mm__attr_put(hid_t obj, const char *name, hid_t ftype, hid_t mtype, const void *vals, int32_t n)
+{
+    hid_t space = space_of(n);
+    hid_t a = H5Acreate2(obj, name, ftype, space, H5P_DEFAULT, H5P_DEFAULT);
+    herr_t r = a < 0 ? -1 : (n == 0 ? 0 : H5Awrite(a, mtype, vals));
+    if (a >= 0) H5Aclose(a);
+    H5Sclose(space);
+    return r < 0 ? -1 : 0;
+}
+
+int mm__attr_put_str(hid_t obj, const char *name, const char *val)
+{
+    hid_t t = vlen_str_type();
+    const char *v = val ? val : "";
+    int r = mm__attr_put(obj, name, t, t, &v, -1);
+    H5Tclose(t);
+    return r;
+}
+
+int mm__attr_put_strs(hid_t obj, const char *name, const char *const *vals, int32_t n)
+{
+    hid_t t = vlen_str_type();
+    int r = mm__attr_put(obj, name, t, t, vals, n);
+    H5Tclose(t);
+    return r;
+}
+
+int64_t mm__attr_len(hid_t obj, const char *name)
+{
+    if (H5Aexists(obj, name) <= 0) return -1;
+    hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
+    if (a < 0) return -1;
+    hid_t space = H5Aget_space(a);
+    int nd = H5Sget_simple_extent_ndims(space);
+    int64_t n = nd == 0 || nd == 1 ? (int64_t)H5Sget_simple_extent_npoints(space) : -2;
+    if (H5Sget_simple_extent_type(space) == H5S_NULL) n = 0;
+    H5Sclose(space);
+    H5Aclose(a);
+    return n;
+}
+
+/* Read all n strings of a (scalar or 1-D) variable-length string attribute into malloc'd copies. */
+static int read_strs(hid_t obj, const char *name, char **out, int32_t n)
+{
+    hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
+    if (a < 0) return -1;
+    hid_t ftype = H5Aget_type(a);
+    int rc = -2;
+    if (H5Tget_class(ftype) == H5T_STRING && H5Tis_variable_str(ftype) > 0) {
+        hid_t mt = vlen_str_type();
+        H5Tset_cset(mt, H5Tget_cset(ftype)); /* HDF5 converts no character sets: read ASCII as ASCII */
+        char **tmp = calloc((size_t)n + 1, sizeof *tmp);
+        if (tmp && (n == 0 || H5Aread(a, mt, tmp) >= 0)) {
+            rc = 0;
+            for (int32_t i = 0; i < n; i++) {
+                out[i] = strdup(tmp[i] ? tmp[i] : "");
+                if (!out[i]) rc = -2;
+            }
+            hid_t space = H5Aget_space(a);
+            if (n > 0) MM_H5_RECLAIM(mt, space, tmp);
+            H5Sclose(space);
+        }
+        free(tmp);
+        H5Tclose(mt);
+    }
+    H5Tclose(ftype);
+    H5Aclose(a);
+    return rc;
+}
+
+int mm__attr_get_str(hid_t obj, const char *name, char **out)
+{
+    int64_t n = mm__attr_len(obj, name);
+    if (n == -1) return -1;
+    if (n != 1) return -2;
+    return read_strs(obj, name, out, 1);
+}
+
+int mm__attr_get_strs(hid_t obj, const char *name, char ***out, int32_t *n)
+{
+    int64_t len = mm__attr_len(obj, name);
+    if (len < 0) return (int)len;
+    if (len > INT32_MAX) return -2;
+    char **v = calloc((size_t)len + 1, sizeof *v);
+    if (!v) return -2;
+    int rc = read_strs(obj, name, v, (int32_t)len);
+    if (rc) {
+        for (int64_t i = 0; i < len; i++) free(v[i]);
+        free(v);
+        return rc;
+    }
+    *out = v;
+    *n = (int32_t)len;
+    return 0;
+}
+
+int mm__attr_get(hid_t obj, const char *name, hid_t mtype, H5T_class_t cls, void *vals, int32_t n)
+{
+    int64_t len = mm__attr_len(obj, name);
+    if (len == -1) return -1;
+    if (len != n) return -2;
+    hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
+    if (a < 0) return -1;
+    hid_t t = H5Aget_type(a);
+    int rc = H5Tget_class(t) == cls && (n == 0 || H5Aread(a, mtype, vals) >= 0) ? 0 : -2;
+    H5Tclose(t);
+    H5Aclose(a);
+    return rc;
+}
+
+int mm__ds_rw(hid_t ds, hid_t mtype, int64_t first, int64_t n, void *buf, int write)
+{
+    if (n == 0) return 0;
+    hsize_t start = (hsize_t)first, count = (hsize_t)n;
+    hid_t fs = H5Dget_space(ds);
+    hid_t ms = H5Screate_simple(1, &count, NULL);
+    herr_t r = fs < 0 || ms < 0 ? -1 : H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, NULL, &count, NULL);
+    if (r >= 0) r = write ? H5Dwrite(ds, mtype, ms, fs, H5P_DEFAULT, buf) : H5Dread(ds, mtype, ms, fs, H5P_DEFAULT, buf);
+    if (ms >= 0) H5Sclose(ms);
+    if (fs >= 0) H5Sclose(fs);
+    return r < 0 ? MM_EHDF5 : 0;
+}
+
+int mm__results_stream(hid_t ds, hid_t mtype, size_t row_bytes, int64_t n, uint64_t *hash, mm__block_fn fn,
+                       void *user)
+{
+    /* The XXH3 state is heap-allocated: its layout is private to libxxhash. */
+    XXH3_state_t *st = XXH3_createState();
+    int64_t blk = n < MM_RESULTS_BLOCK ? n : MM_RESULTS_BLOCK;
+    unsigned char *buf = malloc((size_t)(blk > 0 ? blk : 1) * row_bytes);
+    int rc = st && buf ? 0 : -ENOMEM;
+    if (rc == 0) XXH3_64bits_reset(st);
+    for (int64_t first = 0; rc == 0 && first < n; first += blk) {
+        int64_t k = n - first < blk ? n - first : blk;
+        rc = mm__ds_rw(ds, mtype, first, k, buf, 0);
+        if (rc == 0) XXH3_64bits_update(st, buf, (size_t)k * row_bytes);
+        if (rc == 0 && fn) rc = fn(buf, first, k, user);
+    }
+    if (rc == 0) *hash = XXH3_64bits_digest(st);
+    free(buf);
+    if (st) XXH3_freeState(st);
+    return rc;
+}
+
+int mm__fsync_path(const char *path)
+{
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) return -errno;
+    int rc = fsync(fd) == 0 ? 0 : -errno;
+    close(fd);
+    return rc;
+}

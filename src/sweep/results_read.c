@@ -1,0 +1,494 @@
+/* The results reader (layout in docs/results.md): open and check a file, read rows back as axis indices
+ * and metrics, read the objective index, and recompute the content hash. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "../core/mm_internal.h"
+#include "results_int.h"
+
+/* A numeric axis value and its index, sorted by value for the value -> index lookup. */
+typedef struct lookup {
+    double f;
+    int64_t i;
+    int32_t idx;
+} lookup;
+
+struct mm_results_reader {
+    char *path;
+    hid_t file, results, mtype;
+    mm__rlayout lay;
+    mm_results_info info;
+    mm_results_axis *axes;
+    lookup **lk;
+    char *config, *engine, *version, *objective;
+    char **inputs; /* "path#symbol", split into in_paths / in_syms */
+    char **in_paths, **in_syms;
+    uint64_t *fps;
+    unsigned char *buf;
+};
+
+static int cmp_lookup_f(const void *a, const void *b)
+{
+    double x = ((const lookup *)a)->f, y = ((const lookup *)b)->f;
+    return (x > y) - (x < y);
+}
+
+static int cmp_lookup_i(const void *a, const void *b)
+{
+    int64_t x = ((const lookup *)a)->i, y = ((const lookup *)b)->i;
+    return (x > y) - (x < y);
+}
+
+/* Index of a numeric value on axis a, or -1. */
+static int32_t find_value(const mm_results_reader *r, int a, const unsigned char *bytes)
+{
+    const mm_results_axis *x = &r->axes[a];
+    const lookup *lk = r->lk[a];
+    int32_t lo = 0, hi = x->n - 1;
+    lookup key = {0};
+    if (x->type == MM_COL_F64) memcpy(&key.f, bytes, 8);
+    else memcpy(&key.i, bytes, 8);
+    while (lo <= hi) {
+        int32_t mid = lo + (hi - lo) / 2;
+        int c = x->type == MM_COL_F64 ? cmp_lookup_f(&lk[mid], &key) : cmp_lookup_i(&lk[mid], &key);
+        if (c == 0) return lk[mid].idx;
+        if (c < 0) lo = mid + 1;
+        else hi = mid - 1;
+    }
+    return -1;
+}
+
+void mm_results_close(mm_results_reader *r)
+{
+    if (!r) return;
+    mm__h5quiet q;
+    mm__h5quiet_begin(&q);
+    if (r->mtype >= 0) H5Tclose(r->mtype);
+    if (r->results >= 0) H5Dclose(r->results);
+    if (r->file >= 0) H5Fclose(r->file);
+    mm__h5quiet_end(&q);
+    for (int32_t a = 0; r->axes && a < r->info.n_axes; a++) {
+        mm_results_axis *x = &r->axes[a];
+        free((void *)x->f64);
+        free((void *)x->i64);
+        for (int32_t i = 0; x->names && i < x->n; i++) free((void *)x->names[i]);
+        free((void *)x->names);
+        if (r->lk) free(r->lk[a]);
+    }
+    free(r->axes);
+    free(r->lk);
+    for (int32_t i = 0; i < r->info.meta.n_inputs; i++) {
+        if (r->inputs) free(r->inputs[i]);
+        if (r->in_paths) free(r->in_paths[i]);
+    }
+    free(r->inputs);
+    free(r->in_paths);
+    free(r->in_syms);
+    free(r->fps);
+    free(r->config);
+    free(r->engine);
+    free(r->version);
+    free(r->objective);
+    mm__rlayout_free(&r->lay);
+    free(r->buf);
+    free(r->path);
+    free(r);
+}
+
+/* Column type from the HDF5 member type: MM_COL_I64, MM_COL_F64, MM_COL_ENUM (int32), or 0. */
+static int member_type(hid_t t)
+{
+    H5T_class_t c = H5Tget_class(t);
+    size_t sz = H5Tget_size(t);
+    if (c == H5T_INTEGER && H5Tget_sign(t) == H5T_SGN_2) return sz == 8 ? MM_COL_I64 : sz == 4 ? MM_COL_ENUM : 0;
+    if (c == H5T_FLOAT && sz == 8) return MM_COL_F64;
+    return 0;
+}
+
+static const char *type_name(int t)
+{
+    return t == MM_COL_I64 ? "int64" : t == MM_COL_F64 ? "float64" : t == MM_COL_ENUM ? "int32" : "other";
+}
+
+/* Read /axes/<key> into x (values or names) and build the lookup for a numeric axis. */
+static int read_axis(mm_results_reader *r, int a, mm_error *err)
+{
+    mm_results_axis *x = &r->axes[a];
+    const char *p = r->path;
+    char name[MM_RESULTS_NAME_MAX + 8];
+    snprintf(name, sizeof name, "axes/%s", x->key);
+    if (H5Lexists(r->file, "axes", H5P_DEFAULT) <= 0 || H5Lexists(r->file, name, H5P_DEFAULT) <= 0)
+        return mm__errf(err, MM_EFORMAT, "%s: not a results file: column %s has no /%s", p, x->key, name);
+    hid_t ds = H5Dopen2(r->file, name, H5P_DEFAULT);
+    if (ds < 0) return mm__errf(err, MM_EFORMAT, "%s: not a results file: /%s is not a dataset", p, name);
+    hid_t t = H5Dget_type(ds), space = H5Dget_space(ds);
+    int rc = 0;
+    hsize_t n = 0;
+    if (H5Sget_simple_extent_ndims(space) != 1 || H5Sget_simple_extent_dims(space, &n, NULL) < 0 || n < 1 ||
+        n > INT32_MAX) {
+        rc = mm__errf(err, MM_EFORMAT, "%s: /%s: must be a non-empty one-dimensional dataset", p, name);
+        goto out;
+    }
+    x->n = (int32_t)n;
+    int is_str = H5Tget_class(t) == H5T_STRING && H5Tis_variable_str(t) > 0;
+    int want = x->type == MM_COL_ENUM ? is_str : member_type(t) == x->type;
+    if (!want) {
+        rc = mm__errf(err, MM_EFORMAT, "%s: /%s: type does not match column %s (%s)", p, name, x->key,
+                      x->type == MM_COL_ENUM ? "int32 index: strings expected" : type_name(x->type));
+        goto out;
+    }
+    if (x->type == MM_COL_ENUM) {
+        char **names = calloc((size_t)n, sizeof *names), **tmp = calloc((size_t)n, sizeof *tmp);
+        x->names = (const char *const *)names;
+        hid_t mt = H5Tcopy(H5T_C_S1);
+        H5Tset_size(mt, H5T_VARIABLE);
+        H5Tset_cset(mt, H5Tget_cset(t));
+        if (!names || !tmp) rc = mm__errf(err, -ENOMEM, "%s: out of memory", p);
+        else if (H5Dread(ds, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, tmp) < 0)
+            rc = mm__errf(err, MM_EHDF5, "%s: /%s: read error", p, name);
+        else {
+            for (hsize_t i = 0; i < n; i++)
+                if (!(names[i] = strdup(tmp[i] ? tmp[i] : ""))) rc = mm__errf(err, -ENOMEM, "%s: out of memory", p);
+            MM_H5_RECLAIM(mt, space, tmp);
+        }
+        H5Tclose(mt);
+        free(tmp);
+        goto out;
+    }
+    int f = x->type == MM_COL_F64;
+    void *vals = malloc((size_t)n * 8);
+    lookup *lk = calloc((size_t)n, sizeof *lk);
+    r->lk[a] = lk;
+    if (f) x->f64 = vals;
+    else x->i64 = vals;
+    if (!vals || !lk) {
+        rc = mm__errf(err, -ENOMEM, "%s: out of memory", p);
+        goto out;
+    }
+    if (H5Dread(ds, f ? H5T_NATIVE_DOUBLE : H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, vals) < 0) {
+        rc = mm__errf(err, MM_EHDF5, "%s: /%s: read error", p, name);
+        goto out;
+    }
+    for (hsize_t i = 0; i < n; i++) {
+        lk[i].idx = (int32_t)i;
+        if (f) lk[i].f = x->f64[i];
+        else lk[i].i = x->i64[i];
+    }
+    qsort(lk, (size_t)n, sizeof *lk, f ? cmp_lookup_f : cmp_lookup_i);
+    for (hsize_t i = 1; i < n; i++)
+        if ((f ? cmp_lookup_f : cmp_lookup_i)(&lk[i], &lk[i - 1]) == 0) {
+            rc = mm__errf(err, MM_EFORMAT, "%s: /%s: a value appears twice", p, name);
+            goto out;
+        }
+out:
+    H5Sclose(space);
+    H5Tclose(t);
+    H5Dclose(ds);
+    return rc;
+}
+
+/* The table's columns: id, axes, then the metric columns named from markout_ns. */
+static int read_columns(mm_results_reader *r, const int64_t markout_ns[MM_MARKOUTS], mm_error *err)
+{
+    const char *p = r->path;
+    hid_t t = H5Dget_type(r->results);
+    int rc = 0, nm = H5Tget_class(t) == H5T_COMPOUND ? H5Tget_nmembers(t) : -1;
+    if (nm < 1 + MM_RESULTS_METRICS) {
+        H5Tclose(t);
+        return mm__errf(err, MM_EFORMAT, "%s: not a results file: /results is not a table of id, axes and %d metrics", p,
+                        MM_RESULTS_METRICS);
+    }
+    int32_t n_axes = nm - 1 - MM_RESULTS_METRICS;
+    char **keys = calloc((size_t)nm, sizeof *keys);
+    int *types = calloc((size_t)nm, sizeof *types);
+    if (!keys || !types) rc = mm__errf(err, -ENOMEM, "%s: out of memory", p);
+    for (int c = 0; c < nm && rc == 0; c++) {
+        keys[c] = H5Tget_member_name(t, (unsigned)c);
+        hid_t mt = H5Tget_member_type(t, (unsigned)c);
+        types[c] = mt >= 0 ? member_type(mt) : 0;
+        if (mt >= 0) H5Tclose(mt);
+        if (!keys[c]) rc = mm__errf(err, MM_EHDF5, "%s: /results: cannot read member %d", p, c);
+    }
+    if (rc == 0) rc = mm__rlayout_init(&r->lay, n_axes, (const char *const *)keys + 1, types + 1, markout_ns);
+    if (rc == -ENOMEM) mm__errf(err, rc, "%s: out of memory", p);
+    for (int c = 0; c < nm && rc == 0; c++) {
+        const mm__rcol *col = &r->lay.cols[c];
+        if (strcmp(keys[c], col->name))
+            rc = mm__errf(err, MM_EFORMAT, "%s: not a results file: /results column %d is '%s', expected '%s'", p, c,
+                          keys[c], col->axis >= 0 ? "an axis" : col->name);
+        else if (types[c] != col->type || (col->axis < 0 && types[c] == MM_COL_ENUM) || !types[c])
+            rc = mm__errf(err, MM_EFORMAT, "%s: /results column %s: wrong type (expected %s)", p, keys[c],
+                          col->axis >= 0 ? "int64, float64 or int32" : type_name(col->type));
+    }
+    if (rc == 0) {
+        r->axes = calloc((size_t)n_axes + 1, sizeof *r->axes);
+        r->lk = calloc((size_t)n_axes + 1, sizeof *r->lk);
+        if (!r->axes || !r->lk) rc = mm__errf(err, -ENOMEM, "%s: out of memory", p);
+    }
+    r->info.n_axes = rc == 0 ? n_axes : 0;
+    for (int32_t a = 0; a < r->info.n_axes && rc == 0; a++) {
+        r->axes[a].key = r->lay.cols[1 + a].name;
+        r->axes[a].type = r->lay.cols[1 + a].type;
+        rc = read_axis(r, a, err);
+    }
+    for (int c = 0; keys && c < nm; c++)
+        if (keys[c]) H5free_memory(keys[c]);
+    free(keys);
+    free(types);
+    H5Tclose(t);
+    return rc;
+}
+
+static int attr_err(const char *path, const char *name, int a, const char *want, mm_error *err)
+{
+    return mm__errf(err, MM_EFORMAT, "%s: not a results file: attribute %s of /results %s", path, name,
+                    a == -1 ? "is missing" : want);
+}
+
+static int read_meta(mm_results_reader *r, mm_error *err)
+{
+    const char *p = r->path;
+    hid_t d = r->results;
+    mm_results_meta *m = &r->info.meta;
+    int a;
+    const struct {
+        const char *name;
+        char **dst;
+    } strs[] = {{"config", &r->config}, {"mmsim_version", &r->version}, {"engine", &r->engine}, {"objective", &r->objective}};
+    for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++)
+        if ((a = mm__attr_get_str(d, strs[i].name, strs[i].dst)) != 0)
+            return attr_err(p, strs[i].name, a, "must be a variable-length string", err);
+    const struct {
+        const char *name;
+        hid_t mt;
+        H5T_class_t cls;
+        void *dst;
+    } nums[] = {{"seed", H5T_NATIVE_UINT64, H5T_INTEGER, &m->seed},
+                {"workers", H5T_NATIVE_INT32, H5T_INTEGER, &m->workers},
+                {"wall_s", H5T_NATIVE_DOUBLE, H5T_FLOAT, &m->wall_s},
+                {"combos_per_s", H5T_NATIVE_DOUBLE, H5T_FLOAT, &m->combos_per_s},
+                {"updates_per_s", H5T_NATIVE_DOUBLE, H5T_FLOAT, &m->updates_per_s},
+                {"content_hash", H5T_NATIVE_UINT64, H5T_INTEGER, &r->info.content_hash}};
+    for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++)
+        if ((a = mm__attr_get(d, nums[i].name, nums[i].mt, nums[i].cls, nums[i].dst, 1)) != 0)
+            return attr_err(p, nums[i].name, a, "must be a numeric scalar", err);
+    int64_t n_combos;
+    if ((a = mm__attr_get(d, "n_combos", H5T_NATIVE_INT64, H5T_INTEGER, &n_combos, 1)) != 0)
+        return attr_err(p, "n_combos", a, "must be an integer scalar", err);
+    if (n_combos != r->info.n_rows)
+        return mm__errf(err, MM_EFORMAT, "%s: attribute n_combos %" PRId64 " differs from the %" PRId64 " rows of /results", p,
+                        n_combos, r->info.n_rows);
+    int32_t ni = 0;
+    if ((a = mm__attr_get_strs(d, "inputs", &r->inputs, &ni)) != 0)
+        return attr_err(p, "inputs", a, "must be an array of variable-length strings", err);
+    m->n_inputs = ni;
+    r->fps = calloc((size_t)ni + 1, sizeof *r->fps);
+    r->in_paths = calloc((size_t)ni + 1, sizeof *r->in_paths);
+    r->in_syms = calloc((size_t)ni + 1, sizeof *r->in_syms);
+    if (!r->fps || !r->in_paths || !r->in_syms) return mm__errf(err, -ENOMEM, "%s: out of memory", p);
+    if ((a = mm__attr_get(d, "input_fingerprints", H5T_NATIVE_UINT64, H5T_INTEGER, r->fps, ni)) != 0)
+        return attr_err(p, "input_fingerprints", a, "must hold one unsigned integer per input", err);
+    /* "path#symbol": symbols never hold '#', so the last one splits. */
+    for (int32_t i = 0; i < ni; i++) {
+        if (!(r->in_paths[i] = strdup(r->inputs[i]))) return mm__errf(err, -ENOMEM, "%s: out of memory", p);
+        char *h = strrchr(r->in_paths[i], '#');
+        if (h) *h = 0;
+        r->in_syms[i] = h ? h + 1 : NULL;
+    }
+    m->config_text = r->config;
+    m->engine = r->engine;
+    m->objective = r->objective;
+    m->input_paths = (const char *const *)r->in_paths;
+    m->input_symbols = (const char *const *)r->in_syms;
+    m->input_fingerprints = r->fps;
+    r->info.mmsim_version = r->version;
+    r->info.axes = r->axes;
+    return 0;
+}
+
+int mm_results_open(const char *path, mm_results_reader **out, mm_error *err)
+{
+    if (!path || !out) return mm__errf(err, -EINVAL, "mm_results_open: NULL argument");
+    *out = NULL;
+    struct stat st;
+    if (stat(path, &st) != 0) return mm__errf(err, -errno, "%s: %s", path, strerror(errno));
+    if (S_ISDIR(st.st_mode)) return mm__errf(err, -EISDIR, "%s: is a directory", path);
+    mm_results_reader *r = calloc(1, sizeof *r);
+    if (!r || !(r->path = strdup(path))) {
+        free(r);
+        return mm__errf(err, -ENOMEM, "%s: out of memory", path);
+    }
+    r->file = r->results = r->mtype = -1;
+    mm__h5quiet q;
+    mm__h5quiet_begin(&q);
+    int rc = 0, a;
+    char *tag = NULL;
+    int64_t mk[MM_MARKOUTS];
+    if (MM_H5_IS_HDF5(path) <= 0) {
+        rc = mm__errf(err, MM_EFORMAT, "%s: not an HDF5 file", path);
+        goto out;
+    }
+    if ((r->file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT)) < 0) {
+        rc = mm__errf(err, MM_EHDF5, "%s: cannot open HDF5 file", path);
+        goto out;
+    }
+    if ((a = mm__attr_get_str(r->file, "mmsim_format", &tag)) != 0) {
+        rc = mm__errf(err, MM_EFORMAT, "%s: not a results file (no mmsim_format tag)", path);
+        goto out;
+    }
+    if (strcmp(tag, MM_RESULTS_FORMAT)) {
+        rc = mm__errf(err, MM_EFORMAT, "%s: not a results file (format '%s', expected '%s')", path, tag, MM_RESULTS_FORMAT);
+        goto out;
+    }
+    if (H5Lexists(r->file, "results", H5P_DEFAULT) <= 0 || (r->results = H5Dopen2(r->file, "results", H5P_DEFAULT)) < 0) {
+        rc = mm__errf(err, MM_EFORMAT, "%s: not a results file (no /results table)", path);
+        goto out;
+    }
+    hid_t space = H5Dget_space(r->results);
+    hsize_t n = 0;
+    int nd = H5Sget_simple_extent_ndims(space);
+    if (nd == 1) H5Sget_simple_extent_dims(space, &n, NULL);
+    H5Sclose(space);
+    if (nd != 1) {
+        rc = mm__errf(err, MM_EFORMAT, "%s: /results must be one-dimensional", path);
+        goto out;
+    }
+    r->info.n_rows = (int64_t)n;
+    if ((a = mm__attr_get(r->results, "markout_ns", H5T_NATIVE_INT64, H5T_INTEGER, mk, MM_MARKOUTS)) != 0) {
+        rc = attr_err(path, "markout_ns", a, "must hold 3 integers", err);
+        goto out;
+    }
+    memcpy(r->info.meta.markout_ns, mk, sizeof mk);
+    if ((rc = read_columns(r, mk, err)) != 0 || (rc = read_meta(r, err)) != 0) goto out;
+    if ((r->mtype = mm__rlayout_h5type(&r->lay)) < 0 ||
+        !(r->buf = malloc((size_t)MM_RESULTS_BLOCK * r->lay.row_bytes)))
+        rc = mm__errf(err, -ENOMEM, "%s: out of memory", path);
+out:
+    free(tag);
+    mm__h5quiet_end(&q);
+    if (rc) mm_results_close(r);
+    else *out = r;
+    return rc;
+}
+
+const mm_results_info *mm_results_describe(const mm_results_reader *r)
+{
+    return r ? &r->info : NULL;
+}
+
+static int unpack(mm_results_reader *r, int64_t first, int64_t n, int32_t *axis_idx, mm_metrics *m, mm_error *err)
+{
+    const mm__rlayout *l = &r->lay;
+    for (int64_t i = 0; i < n; i++) {
+        const unsigned char *row = r->buf + (size_t)i * l->row_bytes;
+        int64_t id;
+        memcpy(&id, row, 8);
+        if (id != first + i)
+            return mm__errf(err, MM_EFORMAT, "%s: row %" PRId64 " holds id %" PRId64, r->path, first + i, id);
+        for (int c = 1; c < l->n_cols; c++) {
+            const mm__rcol *col = &l->cols[c];
+            if (col->axis >= 0 && axis_idx) {
+                int32_t k;
+                if (col->type == MM_COL_ENUM) {
+                    memcpy(&k, row + col->off, 4);
+                    if (k < 0 || k >= r->axes[col->axis].n) k = -1;
+                } else {
+                    k = find_value(r, col->axis, row + col->off);
+                }
+                if (k < 0)
+                    return mm__errf(err, MM_EFORMAT, "%s: row %" PRId64 ": column %s: value not on the axis /axes/%s",
+                                    r->path, first + i, col->name, col->name);
+                axis_idx[(size_t)i * (size_t)r->info.n_axes + (size_t)col->axis] = k;
+            } else if (col->metric >= 0 && m) {
+                memcpy(mm__metric_ptr(&m[i], col->metric), row + col->off, 8);
+            }
+        }
+    }
+    return 0;
+}
+
+int mm_results_read(mm_results_reader *r, int64_t first, int64_t n, int32_t *axis_idx, mm_metrics *m, mm_error *err)
+{
+    if (!r) return mm__errf(err, -EINVAL, "mm_results_read: NULL reader");
+    if (first < 0 || n < 0 || first > r->info.n_rows || n > r->info.n_rows - first)
+        return mm__errf(err, -EINVAL, "%s: rows [%" PRId64 ", %" PRId64 ") outside the table of %" PRId64 " rows", r->path,
+                        first, first + n, r->info.n_rows);
+    mm__h5quiet q;
+    mm__h5quiet_begin(&q);
+    int rc = 0;
+    for (int64_t at = 0; at < n && rc == 0; at += MM_RESULTS_BLOCK) {
+        int64_t k = n - at < MM_RESULTS_BLOCK ? n - at : MM_RESULTS_BLOCK;
+        if (mm__ds_rw(r->results, r->mtype, first + at, k, r->buf, 0))
+            rc = mm__errf(err, MM_EHDF5, "%s: cannot read rows [%" PRId64 ", %" PRId64 ")", r->path, first + at, first + at + k);
+        else
+            rc = unpack(r, first + at, k, axis_idx ? axis_idx + (size_t)at * (size_t)r->info.n_axes : NULL,
+                        m ? m + at : NULL, err);
+    }
+    mm__h5quiet_end(&q);
+    return rc;
+}
+
+int mm_results_read_index(mm_results_reader *r, const char *objective, int64_t first, int64_t n, int64_t *rows,
+                          mm_error *err)
+{
+    if (!r || !objective || (n > 0 && !rows)) return mm__errf(err, -EINVAL, "mm_results_read_index: NULL argument");
+    int64_t total = r->info.n_rows;
+    if (first < 0 || n < 0 || first > total || n > total - first)
+        return mm__errf(err, -EINVAL, "%s: index entries [%" PRId64 ", %" PRId64 ") outside [0, %" PRId64 ")", r->path,
+                        first, first + n, total);
+    char name[MM_RESULTS_NAME_MAX + 8];
+    if (!*objective || strchr(objective, '/') || strlen(objective) >= MM_RESULTS_NAME_MAX)
+        return mm__errf(err, MM_ENOTFOUND, "%s: no index for '%s'", r->path, objective);
+    snprintf(name, sizeof name, "index/%s", objective);
+    mm__h5quiet q;
+    mm__h5quiet_begin(&q);
+    int rc = 0;
+    hid_t ds = -1;
+    if (H5Lexists(r->file, "index", H5P_DEFAULT) <= 0 || H5Lexists(r->file, name, H5P_DEFAULT) <= 0 ||
+        (ds = H5Dopen2(r->file, name, H5P_DEFAULT)) < 0) {
+        rc = mm__errf(err, MM_ENOTFOUND, "%s: no index for '%s'", r->path, objective);
+        goto out;
+    }
+    hid_t space = H5Dget_space(ds);
+    hsize_t len = 0;
+    int nd = H5Sget_simple_extent_ndims(space);
+    if (nd == 1) H5Sget_simple_extent_dims(space, &len, NULL);
+    H5Sclose(space);
+    if (nd != 1 || (int64_t)len != total) {
+        rc = mm__errf(err, MM_EFORMAT, "%s: /%s: must hold %" PRId64 " row numbers", r->path, name, total);
+        goto out;
+    }
+    if (mm__ds_rw(ds, H5T_NATIVE_INT64, first, n, rows, 0)) {
+        rc = mm__errf(err, MM_EHDF5, "%s: /%s: read error", r->path, name);
+        goto out;
+    }
+    for (int64_t i = 0; i < n; i++)
+        if (rows[i] < 0 || rows[i] >= total) {
+            rc = mm__errf(err, MM_EFORMAT, "%s: /%s: entry %" PRId64 " is row %" PRId64 ", outside the table", r->path,
+                          name, first + i, rows[i]);
+            goto out;
+        }
+out:
+    if (ds >= 0) H5Dclose(ds);
+    mm__h5quiet_end(&q);
+    return rc;
+}
+
+int mm_results_hash(const char *path, uint64_t *hash, mm_error *err)
+{
+    if (!hash) return mm__errf(err, -EINVAL, "mm_results_hash: NULL argument");
+    mm_results_reader *r;
+    int rc = mm_results_open(path, &r, err);
+    if (rc) return rc;
+    mm__h5quiet q;
+    mm__h5quiet_begin(&q);
+    rc = mm__results_stream(r->results, r->mtype, r->lay.row_bytes, r->info.n_rows, hash, NULL, NULL);
+    mm__h5quiet_end(&q);
+    if (rc) mm__errf(err, rc, "%s: cannot read /results: %s", path, mm_strerror(rc));
+    mm_results_close(r);
+    return rc;
+}

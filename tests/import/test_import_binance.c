@@ -1,0 +1,326 @@
+/* Binance capture importer: the real BTCUSDT capture (never crossed, trades and volume as in the
+ * capture, every bookTicker found in the tape, the depth book equal to bookTicker at shared update
+ * ids), and malformed captures through the CLI. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <zlib.h>
+
+#include "mmsim/import.h"
+#include "testutil.h"
+
+TestSuite(binance, .fini = tu_cleanup);
+
+/* Independent field extraction for the real-data check: the value after "key": (quoted or not). */
+static int field(const char *line, const char *key, char *out, size_t cap)
+{
+    char pat[32];
+    snprintf(pat, sizeof pat, "\"%s\":", key);
+    const char *p = strstr(line, pat);
+    if (!p) return -1;
+    p += strlen(pat);
+    if (*p == '"') p++;
+    size_t n = strcspn(p, "\",}");
+    if (n >= cap) return -1;
+    memcpy(out, p, n);
+    out[n] = 0;
+    return 0;
+}
+
+static long long fnum(const char *line, const char *key, double scale)
+{
+    char v[64];
+    cr_assert_eq(field(line, key, v, sizeof v), 0, "no %s in %s", key, line);
+    return scale == 1 ? atoll(v) : llround(strtod(v, NULL) * scale);
+}
+
+typedef struct bt {
+    long long u, t_ms, b, bq, a, aq;
+} bt;
+
+static int cmp_bt(const void *x, const void *y)
+{
+    const bt *a = x, *b = y;
+    return (a->u > b->u) - (a->u < b->u);
+}
+
+static int cmp_ll(const void *x, const void *y)
+{
+    long long a = *(const long long *)x, b = *(const long long *)y;
+    return (a > b) - (a < b);
+}
+
+Test(binance, btcusdt_capture_book_trades_and_bookticker_agree, .timeout = 120)
+{
+    const char *dir = tu_shared_data();
+    if (!dir) cr_skip_test("shared data not found (MMSIM_SHARED_DATA)");
+    char path[512];
+    snprintf(path, sizeof path, "%s/binance/usdm_btcusdt_20240808.gz", dir);
+    struct stat st;
+    if (stat(path, &st)) cr_skip_test("Binance capture not found");
+    mm_import_opts o;
+    mm_import_opts_init(&o);
+    o.symbol = "BTCUSDT";
+    o.tick = "0.1";
+    o.lot = "0.001";
+    mm_ticks t;
+    mm_import_report rep;
+    mm_error e = {0};
+    cr_assert_eq(mm_import_binance(path, &o, &t, &rep, &e), 0, "%s", e.msg);
+    cr_assert_eq(mm_ticks_validate(&t, "BTCUSDT", &e), 0, "%s", e.msg);
+    cr_assert_eq(t.inst.allow_crossed, 0);
+    for (int64_t i = 0; i < t.n; i++) {
+        cr_assert(t.bid_sz[i] > 0 && t.ask_sz[i] > 0, "row %ld has an empty side", (long)i);
+        cr_assert_lt(t.bid_px[i], t.ask_px[i], "row %ld crossed", (long)i);
+    }
+    /* Read the capture independently. */
+    gzFile g = gzopen(path, "rb");
+    cr_assert(g);
+    static char line[1 << 20];
+    long long snap_id = -1, snap_t = -1, ntr = 0, vol = 0;
+    size_t nbt = 0, cbt = 1 << 17, ndu = 0;
+    bt *b = malloc(cbt * sizeof *b);
+    long long *du = malloc((1 << 16) * sizeof *du);
+    long long *tr_t = malloc((1 << 16) * sizeof *tr_t), *tr_q = malloc((1 << 16) * sizeof *tr_q);
+    while (gzgets(g, line, sizeof line)) {
+        if (strstr(line, "\"lastUpdateId\"")) {
+            snap_id = fnum(line, "lastUpdateId", 1);
+            snap_t = fnum(line, "T", 1);
+        } else if (strstr(line, "\"e\":\"trade\"")) {
+            tr_t[ntr] = fnum(line, "T", 1);
+            tr_q[ntr++] = fnum(line, "q", 1000);
+        } else if (strstr(line, "\"e\":\"bookTicker\"")) {
+            cr_assert_lt(nbt, cbt);
+            b[nbt++] = (bt){fnum(line, "u", 1),    fnum(line, "T", 1),  fnum(line, "b", 10),
+                            fnum(line, "B", 1000), fnum(line, "a", 10), fnum(line, "A", 1000)};
+        } else if (strstr(line, "\"e\":\"depthUpdate\"")) {
+            du[ndu++] = fnum(line, "u", 1);
+        }
+    }
+    gzclose(g);
+    cr_assert_gt(snap_id, 0);
+    /* Trades: all of them, except any before the first book state (the first bookTicker or the
+     * snapshot); the sample has none, so count and volume equal the capture's. */
+    long long first_book_t = snap_t, used = 0;
+    for (size_t k = 0; k < nbt; k++)
+        if (b[k].t_ms < first_book_t) first_book_t = b[k].t_ms;
+    for (long long k = 0; k < ntr; k++) {
+        used += tr_t[k] >= first_book_t;
+        vol += tr_q[k];
+    }
+    cr_assert_eq(used, ntr, "the sample has no trade before the first bookTicker");
+    cr_assert_eq(rep.trades, ntr);
+    cr_assert_eq(rep.trade_msgs, ntr);
+    cr_assert_eq(rep.trade_volume_lots, vol);
+    long long tape_trades = 0, tape_vol = 0;
+    for (int64_t i = 0; i < t.n; i++)
+        tape_trades += t.trade_sz[i] > 0, tape_vol += t.trade_sz[i];
+    cr_assert_eq(tape_trades, ntr);
+    cr_assert_eq(tape_vol, vol);
+    /* Every bookTicker is in the tape at its time with its exact top of book: either as its own
+     * row, or as the depth book's (or the snapshot's) row at the same update id. */
+    qsort(b, nbt, sizeof *b, cmp_bt);
+    qsort(du, ndu, sizeof *du, cmp_ll);
+    long long shared = 0, checked = 0;
+    int64_t r0 = 0;
+    for (size_t k = 0; k < nbt; k++) {
+        if (b[k].u == snap_id ||
+            (b[k].u > snap_id && bsearch(&b[k].u, du, ndu, sizeof *du, cmp_ll)))
+            shared++;
+        int64_t ts = b[k].t_ms * 1000000;
+        while (r0 < t.n && t.ts_ns[r0] < ts)
+            r0++;
+        int found = 0;
+        for (int64_t i = r0; i < t.n && t.ts_ns[i] == ts && !found; i++)
+            found = t.trade_sz[i] == 0 && t.bid_px[i] == b[k].b && t.bid_sz[i] == b[k].bq &&
+                    t.ask_px[i] == b[k].a && t.ask_sz[i] == b[k].aq;
+        cr_assert(found, "bookTicker u=%lld (T %lld) not in the tape", b[k].u, b[k].t_ms);
+        checked++;
+    }
+    cr_assert_gt(shared, 100);
+    cr_assert_eq(rep.ticker_checks, shared,
+                 "depth book compared with bookTicker at every shared update id");
+    cr_assert_eq(rep.book_tickers + rep.ticker_checks, checked);
+    cr_assert_eq(rep.gaps, 0);
+    free(b);
+    free(du);
+    free(tr_t);
+    free(tr_q);
+    mm_ticks_free(&t);
+}
+
+/* ---- fixtures ---- */
+
+static const char *const CAP[] = {
+    "1000 "
+    "{\"lastUpdateId\":100,\"E\":1000,\"T\":1000,\"bids\":[[\"10.0\",\"1.000\"]],\"asks\":[[\"10."
+    "2\",\"2.000\"]]}",
+    "1001 "
+    "{\"stream\":\"tst@depth\",\"data\":{\"e\":\"depthUpdate\",\"E\":1001,\"T\":1001,\"s\":\"TST\","
+    "\"U\":95,"
+    "\"u\":105,\"pu\":90,\"b\":[[\"10.1\",\"0.500\"]],\"a\":[]}}",
+    "1002 "
+    "{\"stream\":\"tst@bookTicker\",\"data\":{\"e\":\"bookTicker\",\"u\":105,\"s\":\"TST\",\"b\":"
+    "\"10.1\","
+    "\"B\":\"0.500\",\"a\":\"10.2\",\"A\":\"2.000\",\"T\":1001,\"E\":1001}}",
+    "999 "
+    "{\"stream\":\"tst@trade\",\"data\":{\"e\":\"trade\",\"E\":1002,\"T\":1002,\"s\":\"TST\",\"t\":"
+    "1,"
+    "\"p\":\"10.2\",\"q\":\"0.100\",\"X\":\"MARKET\",\"m\":false}}",
+    "1003 "
+    "{\"stream\":\"tst@bookTicker\",\"data\":{\"e\":\"bookTicker\",\"u\":107,\"s\":\"TST\",\"b\":"
+    "\"10.1\","
+    "\"B\":\"0.500\",\"a\":\"10.2\",\"A\":\"1.900\",\"T\":1002,\"E\":1002}}",
+    "1004 "
+    "{\"stream\":\"tst@depth\",\"data\":{\"e\":\"depthUpdate\",\"E\":1003,\"T\":1003,\"s\":\"TST\","
+    "\"U\":106,"
+    "\"u\":110,\"pu\":105,\"b\":[],\"a\":[[\"10.2\",\"1.900\"]]}}",
+};
+
+static const char *write_cap(const char *name, int bad_row, const char *bad)
+{
+    const char *p = tu_path(name);
+    FILE *f = fopen(p, "w");
+    for (int i = 0; i < 6; i++)
+        fprintf(f, "%s\n", i == bad_row ? bad : CAP[i]);
+    fclose(f);
+    return p;
+}
+
+static int run(const char *cap, const char *extra, char **out, char **err)
+{
+    const char *argv[] = {"mmsim",    "import", "binance",         "--input", cap,
+                          "--symbol", "TST",    "--tick",          "0.1",     "--lot",
+                          "0.001",    "-o",     tu_path("out.h5"), extra,     NULL};
+    return tu_run(argv, out, err);
+}
+
+static void expect_fail(const char *cap, const char *const *needles)
+{
+    char *out, *err;
+    int rc = run(cap, NULL, &out, &err);
+    cr_assert_eq(rc, 1, "exit %d: %s", rc, err);
+    cr_assert_eq(tu_lines(err), 1, "one line: %s", err);
+    cr_assert(!strncmp(err, "mmsim: ", 7), "%s", err);
+    for (int i = 0; needles[i]; i++)
+        cr_assert(strstr(err, needles[i]), "'%s' not in: %s", needles[i], err);
+    struct stat st;
+    cr_assert_neq(stat(tu_path("out.h5"), &st), 0, "no output file may be left");
+    free(out);
+    free(err);
+}
+
+#define NEEDLES(...) ((const char *const[]){__VA_ARGS__, NULL})
+
+Test(binance, fixture_orders_by_exchange_time_and_update_id)
+{
+    mm_import_opts o;
+    mm_import_opts_init(&o);
+    o.symbol = "TST";
+    o.tick = "0.1";
+    o.lot = "0.001";
+    mm_ticks t;
+    mm_import_report rep;
+    mm_error e = {0};
+    cr_assert_eq(mm_import_binance(write_cap("c.txt", -1, NULL), &o, &t, &rep, &e), 0, "%s", e.msg);
+    cr_assert_eq(t.n, 5);
+    /* snapshot, depth 105, trade (T 1002, before the bookTicker of the same ms), bookTicker 107,
+     * depth 110 */
+    const int64_t ts[5] = {1000, 1001, 1002, 1002, 1003};
+    const int32_t bid[5] = {100, 101, 101, 101, 101}, asz[5] = {2000, 2000, 2000, 1900, 1900};
+    for (int i = 0; i < 5; i++) {
+        cr_assert_eq(t.ts_ns[i], ts[i] * 1000000, "row %d", i);
+        cr_assert_eq(t.bid_px[i], bid[i], "row %d", i);
+        cr_assert_eq(t.ask_px[i], 102, "row %d", i);
+        cr_assert_eq(t.ask_sz[i], asz[i], "row %d", i);
+    }
+    cr_assert_eq(t.bid_sz[1], 500);
+    cr_assert_eq(t.trade_sz[2], 100);
+    cr_assert_eq(t.trade_px[2], 102);
+    cr_assert_eq(t.trade_side[2], 1, "m=false: the buyer took liquidity");
+    cr_assert_eq(rep.ticker_checks, 1);
+    cr_assert_eq(rep.book_tickers, 1);
+    cr_assert_eq(rep.depth_updates, 2);
+    mm_ticks_free(&t);
+}
+
+Test(binance, garbage_json_line_is_an_error_with_file_and_line)
+{
+    expect_fail(write_cap("c.txt", 2, "1002 {\"stream\":\"x\",\"data\":{\"e\":\"bookTicker\",,}}"),
+                NEEDLES("c.txt:3:", "malformed JSON", "column"));
+    expect_fail(write_cap("c.txt", 4, "not a capture line"),
+                NEEDLES("c.txt:5:", "<receive ns> <JSON>"));
+    expect_fail(
+        write_cap("c.txt", 3,
+                  "999 {\"stream\":\"x\",\"data\":{\"e\":\"trade\",\"T\":1002,\"s\":\"TST\"}}"),
+        NEEDLES("c.txt:4:", "missing field"));
+}
+
+Test(binance, gap_in_update_ids_fails_unless_skipped)
+{
+    const char *bad = "1004 "
+                      "{\"stream\":\"tst@depth\",\"data\":{\"e\":\"depthUpdate\",\"E\":1003,\"T\":"
+                      "1003,\"s\":\"TST\","
+                      "\"U\":106,\"u\":110,\"pu\":104,\"b\":[],\"a\":[[\"10.2\",\"1.900\"]]}}";
+    expect_fail(write_cap("c.txt", 5, bad),
+                NEEDLES("c.txt:6:", "gap", "pu=104", "previous u=105", "--skip-gaps"));
+    char *out, *err;
+    cr_assert_eq(run(write_cap("c.txt", 5, bad), "--skip-gaps", &out, &err), 0, "%s", err);
+    cr_assert(strstr(out, "1 gaps skipped"), "%s", out);
+    free(out);
+    free(err);
+}
+
+Test(binance, bookticker_disagreeing_with_depth_book_is_an_error)
+{
+    expect_fail(
+        write_cap("c.txt", 2,
+                  "1002 {\"stream\":\"x\",\"data\":{\"e\":\"bookTicker\",\"u\":105,\"s\":\"TST\","
+                  "\"b\":\"10.1\",\"B\":\"0.600\",\"a\":\"10.2\",\"A\":\"2.000\",\"T\":1001,\"E\":"
+                  "1001}}"),
+        NEEDLES("c.txt:3:", "bookTicker u=105", "disagrees"));
+}
+
+Test(binance, price_off_the_tick_and_missing_snapshot_are_errors)
+{
+    expect_fail(
+        write_cap("c.txt", 3,
+                  "999 {\"stream\":\"x\",\"data\":{\"e\":\"trade\",\"E\":1002,\"T\":1002,\"s\":"
+                  "\"TST\",\"t\":1,\"p\":\"10.25\",\"q\":\"0.100\",\"m\":true}}"),
+        NEEDLES("c.txt:4:", "10.25", "multiple of the tick"));
+    expect_fail(write_cap("c.txt", 0,
+                          "1000 {\"stream\":\"x\",\"data\":{\"e\":\"trade\",\"E\":1,\"T\":1,\"s\":"
+                          "\"TST\",\"t\":0,\"p\":\"10.2\",\"q\":\"0.100\",\"m\":true}}"),
+                NEEDLES("c.txt", "no REST depth snapshot"));
+}
+
+Test(binance, truncated_gzip_capture_is_an_error)
+{
+    const char *p = tu_path("c.gz");
+    gzFile g = gzopen(p, "wb");
+    for (int k = 0; k < 3000; k++)
+        for (int i = 0; i < 6; i++)
+            gzprintf(g, "%s\n", CAP[i]);
+    gzclose(g);
+    FILE *f = fopen(p, "rb");
+    static char buf[1 << 20];
+    size_t n = fread(buf, 1, sizeof buf, f);
+    fclose(f);
+    f = fopen(tu_path("cut.gz"), "wb");
+    fwrite(buf, 1, n - n / 3, f);
+    fclose(f);
+    expect_fail(tu_path("cut.gz"), NEEDLES("cut.gz:", "truncated"));
+}
+
+Test(binance, skip_bad_skips_garbage_lines)
+{
+    char *out, *err;
+    cr_assert_eq(run(write_cap("c.txt", 4, "1003 {\"garbage"), "--skip-bad", &out, &err), 0, "%s",
+                 err);
+    cr_assert(strstr(out, "skipped 1 bad lines") && strstr(out, "c.txt:5:"), "%s", out);
+    free(out);
+    free(err);
+}

@@ -1,0 +1,345 @@
+/* LOBSTER importer: the real AMZN (1 level) and GOOG (5 levels) days against their own orderbook
+ * files, row by row; hand-written fixtures for every malformed-input error, through the CLI (one
+ * line, exit 1, no output file left). */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <zlib.h>
+
+#include "mmsim/import.h"
+#include "testutil.h"
+
+TestSuite(lobster, .fini = tu_cleanup);
+
+/* ---- real data ---- */
+
+static void check_real(const char *sym, int levels)
+{
+    const char *dir = tu_shared_data();
+    if (!dir) cr_skip_test("shared data not found (MMSIM_SHARED_DATA)");
+    char mp[512], op[512];
+    snprintf(mp, sizeof mp, "%s/lobster/%s_2012-06-21_34200000_57600000_message_%d.csv.gz", dir,
+             sym, levels);
+    snprintf(op, sizeof op, "%s/lobster/%s_2012-06-21_34200000_57600000_orderbook_%d.csv.gz", dir,
+             sym, levels);
+    struct stat st;
+    if (stat(mp, &st) || stat(op, &st)) cr_skip_test("%s LOBSTER files not found", sym);
+    mm_import_opts o;
+    mm_import_opts_init(&o);
+    o.symbol = sym;
+    o.date = "2012-06-21";
+    mm_ticks t;
+    mm_import_report rep;
+    mm_error e = {0};
+    cr_assert_eq(mm_import_lobster(mp, op, &o, &t, &rep, &e), 0, "%s", e.msg);
+    cr_assert_eq(rep.levels, levels);
+    cr_assert_eq(mm_ticks_validate(&t, sym, &e), 0, "%s", e.msg);
+    /* Independent reading of both files. */
+    gzFile mg = gzopen(mp, "rb"), og = gzopen(op, "rb");
+    cr_assert(mg && og);
+    char ml[512], ol[4096];
+    int64_t i = 0, by_type[8] = {0}, trades_by_type[8] = {0};
+    const int64_t day_utc_ns =
+        (INT64_C(15512) * 86400 + 4 * 3600) * INT64_C(1000000000); /* 2012-06-21 EDT */
+    while (gzgets(mg, ml, sizeof ml)) {
+        cr_assert(gzgets(og, ol, sizeof ol), "orderbook shorter at row %ld", (long)i);
+        cr_assert_lt(i, t.n);
+        long long sec, frac, id, size, px, dirn, apx, asz, bpx, bsz;
+        int type;
+        char fs[16];
+        cr_assert_eq(sscanf(ml, "%lld.%9[0-9],%d,%lld,%lld,%lld,%lld", &sec, fs, &type, &id, &size,
+                            &px, &dirn),
+                     7);
+        frac = atoll(fs);
+        for (size_t k = strlen(fs); k < 9; k++)
+            frac *= 10;
+        cr_assert_eq(sscanf(ol, "%lld,%lld,%lld,%lld", &apx, &asz, &bpx, &bsz), 4);
+        cr_assert_eq(t.ts_ns[i], day_utc_ns + sec * 1000000000 + frac, "row %ld time", (long)i);
+        if (asz)
+            cr_assert_eq((long long)t.ask_px[i] * 100, apx, "row %ld ask", (long)i);
+        else
+            cr_assert_eq(t.ask_px[i], MM_PX_NONE_ASK);
+        if (bsz)
+            cr_assert_eq((long long)t.bid_px[i] * 100, bpx, "row %ld bid", (long)i);
+        else
+            cr_assert_eq(t.bid_px[i], MM_PX_NONE_BID);
+        cr_assert_eq(t.ask_sz[i], asz, "row %ld ask size", (long)i);
+        cr_assert_eq(t.bid_sz[i], bsz, "row %ld bid size", (long)i);
+        by_type[type]++;
+        if (type >= 4 && type <= 6) {
+            trades_by_type[type] += t.trade_sz[i] > 0;
+            cr_assert_eq(t.trade_sz[i], size, "row %ld trade size", (long)i);
+            cr_assert_eq(t.trade_side[i], -dirn, "row %ld: execution of a direction %lld order",
+                         (long)i, dirn);
+            long long tp = (long long)t.trade_px[i] * 100;
+            if (px % 100 == 0)
+                cr_assert_eq(tp, px, "row %ld trade price", (long)i);
+            else
+                cr_assert_eq(tp, dirn == -1 ? px / 100 * 100 : px / 100 * 100 + 100,
+                             "row %ld sub-tick", (long)i);
+        } else {
+            cr_assert_eq(t.trade_sz[i], 0, "row %ld (type %d) carries no trade", (long)i, type);
+        }
+        i++;
+    }
+    cr_assert(!gzgets(og, ol, sizeof ol), "orderbook longer than the message file");
+    gzclose(mg);
+    gzclose(og);
+    cr_assert_eq(i, t.n);
+    for (int k = 1; k <= 7; k++)
+        cr_assert_eq(rep.msg_by_type[k], by_type[k], "type %d", k);
+    for (int k = 4; k <= 6; k++)
+        cr_assert_eq(trades_by_type[k], by_type[k], "trades of type %d", k);
+    cr_assert_eq(rep.trades, by_type[4] + by_type[5] + by_type[6]);
+    cr_assert_eq(rep.crossed_rows, 0);
+    cr_assert_eq(t.inst.allow_crossed, 0);
+    /* The CLI writes the same tape. */
+    const char *h5 = tu_path("real.h5");
+    const char *argv[] = {"mmsim",       "import", "lobster", "--message",  mp,
+                          "--orderbook", op,       "--date",  "2012-06-21", "--symbol",
+                          sym,           "-o",     h5,        NULL};
+    char *out, *err;
+    int rc = tu_run(argv, &out, &err);
+    cr_assert_eq(rc, 0, "%s", err);
+    cr_assert(strstr(out, "imported"), "%s", out);
+    mm_ticks l;
+    cr_assert_eq(mm_ticks_load(h5, sym, 0, &l, &e), 0, "%s", e.msg);
+    cr_assert_eq(l.inst.fingerprint, mm_ticks_fingerprint(&t));
+    free(out);
+    free(err);
+    mm_ticks_free(&l);
+    mm_ticks_free(&t);
+}
+
+Test(lobster, amzn_level1_top_of_book_equals_orderbook_file, .timeout = 120)
+{
+    check_real("AMZN", 1);
+}
+
+Test(lobster, goog_level5_top_of_book_equals_orderbook_file, .timeout = 120)
+{
+    check_real("GOOG", 5);
+}
+
+/* ---- fixtures ---- */
+
+static const char *const MSG[] = {
+    "34200.1,1,1,100,1000000,1", /* bid 100.00 x 100 */
+    "34200.2,1,2,30,1000100,-1", /* ask 100.01: 50 -> 80 */
+    "34200.3,4,1,40,1000000,1",  /* execution of the buy order: seller-initiated, bid 100 -> 60 */
+    "34200.4,5,0,10,1000050,-1", /* hidden execution at 100.005 of a sell order: buyer-initiated */
+    "34200.5,3,2,80,1000100,-1", /* ask level deleted: empty ask */
+};
+static const char *const OB[] = {
+    "1000100,50,1000000,100", "1000100,80,1000000,100",  "1000100,80,1000000,60",
+    "1000100,80,1000000,60",  "9999999999,0,1000000,60",
+};
+
+/* Write lines (one replaced when `bad_row` >= 0 by `bad`, dropped when bad is NULL) to name; gzip
+ * if gz. */
+static const char *write_lines(const char *name, const char *const *lines, int n, int bad_row,
+                               const char *bad)
+{
+    const char *p = tu_path(name);
+    FILE *f = fopen(p, "w");
+    cr_assert(f);
+    for (int i = 0; i < n; i++) {
+        if (i == bad_row && !bad) continue;
+        fprintf(f, "%s\n", i == bad_row ? bad : lines[i]);
+    }
+    fclose(f);
+    return p;
+}
+
+static int run(const char *msg, const char *ob, const char *extra, char **out, char **err)
+{
+    const char *argv[16] = {"mmsim",       "import", "lobster",         "--message",  msg,
+                            "--orderbook", ob,       "--date",          "2012-06-21", "--symbol",
+                            "FIX",         "-o",     tu_path("out.h5"), NULL,         NULL};
+    if (extra) argv[13] = extra;
+    return tu_run(argv, out, err);
+}
+
+static void expect_fail(const char *msg, const char *ob, const char *const *needles)
+{
+    char *out, *err;
+    int rc = run(msg, ob, NULL, &out, &err);
+    cr_assert_eq(rc, 1, "exit %d: %s", rc, err);
+    cr_assert_eq(tu_lines(err), 1, "one line: %s", err);
+    cr_assert(!strncmp(err, "mmsim: ", 7), "%s", err);
+    for (int i = 0; needles[i]; i++)
+        cr_assert(strstr(err, needles[i]), "'%s' not in: %s", needles[i], err);
+    struct stat st;
+    cr_assert_neq(stat(tu_path("out.h5"), &st), 0, "no output file may be left");
+    free(out);
+    free(err);
+}
+
+#define NEEDLES(...) ((const char *const[]){__VA_ARGS__, NULL})
+
+Test(lobster, fixture_imports_with_empty_side_subtick_and_sides)
+{
+    const char *m = write_lines("m.csv", MSG, 5, -1, NULL),
+               *o = write_lines("o.csv", OB, 5, -1, NULL);
+    mm_import_opts opt;
+    mm_import_opts_init(&opt);
+    opt.symbol = "FIX";
+    opt.date = "2012-06-21";
+    mm_ticks t;
+    mm_import_report rep;
+    mm_error e = {0};
+    cr_assert_eq(mm_import_lobster(m, o, &opt, &t, &rep, &e), 0, "%s", e.msg);
+    cr_assert_eq(t.n, 5);
+    cr_assert_eq(t.ts_ns[0], INT64_C(1340285400100000000));
+    cr_assert_eq(t.bid_px[0], 10000);
+    cr_assert_eq(t.ask_px[0], 10001);
+    cr_assert_eq(t.trade_sz[2], 40);
+    cr_assert_eq(t.trade_side[2], -1);
+    cr_assert_eq(t.trade_px[2], 10000);
+    cr_assert_eq(t.trade_side[3], 1);
+    cr_assert_eq(t.trade_px[3], 10000, "a buy print at 100.005 rounds down");
+    cr_assert_eq(rep.subtick_rounded, 1);
+    cr_assert_eq(t.ask_px[4], MM_PX_NONE_ASK);
+    cr_assert_eq(t.ask_sz[4], 0);
+    cr_assert_eq(mm_ticks_validate(&t, "x", &e), 0, "%s", e.msg);
+    mm_ticks_free(&t);
+    /* A file with no trailing newline and CRLF line ends reads the same. */
+    const char *crlf[5];
+    char buf[5][64];
+    for (int i = 0; i < 5; i++)
+        snprintf(buf[i], 64, "%s\r", MSG[i]), crlf[i] = buf[i];
+    const char *m2 = write_lines("m2.csv", crlf, 5, -1, NULL);
+    cr_assert_eq(mm_import_lobster(m2, o, &opt, &t, &rep, &e), 0, "%s", e.msg);
+    cr_assert_eq(t.n, 5);
+    mm_ticks_free(&t);
+}
+
+Test(lobster, short_row_is_an_error_with_file_and_line)
+{
+    expect_fail(write_lines("m.csv", MSG, 5, 2, "34200.3,4,1,40,1000000"),
+                write_lines("o.csv", OB, 5, -1, NULL), NEEDLES("m.csv:3:", "short row"));
+    expect_fail(write_lines("m.csv", MSG, 5, -1, NULL),
+                write_lines("o.csv", OB, 5, 1, "1000100,80,1000000"),
+                NEEDLES("o.csv:2:", "short row"));
+}
+
+Test(lobster, non_numeric_field_is_an_error)
+{
+    expect_fail(write_lines("m.csv", MSG, 5, 1, "34200.2,1,2,3x,1000100,-1"),
+                write_lines("o.csv", OB, 5, -1, NULL),
+                NEEDLES("m.csv:2:", "field 4 (size)", "not an integer"));
+    expect_fail(write_lines("m.csv", MSG, 5, 3, "34200.4x,5,0,10,1000050,-1"),
+                write_lines("o.csv", OB, 5, -1, NULL), NEEDLES("m.csv:4:", "time"));
+}
+
+Test(lobster, unsorted_times_are_an_error)
+{
+    expect_fail(write_lines("m.csv", MSG, 5, 2, "34200.05,4,1,40,1000000,1"),
+                write_lines("o.csv", OB, 5, -1, NULL), NEEDLES("m.csv:3:", "before the previous"));
+}
+
+Test(lobster, orderbook_with_fewer_rows_is_an_error)
+{
+    expect_fail(write_lines("m.csv", MSG, 5, -1, NULL), write_lines("o.csv", OB, 5, 4, NULL),
+                NEEDLES("o.csv:5:", "ends after 4 rows"));
+    expect_fail(write_lines("m.csv", MSG, 5, 4, NULL), write_lines("o.csv", OB, 5, -1, NULL),
+                NEEDLES("o.csv:5:", "more rows"));
+}
+
+Test(lobster, message_not_matching_the_book_is_an_error)
+{
+    expect_fail(write_lines("m.csv", MSG, 5, -1, NULL),
+                write_lines("o.csv", OB, 5, 2, "1000100,80,1000000,70"),
+                NEEDLES("m.csv:3:", "does not match orderbook row", "o.csv:3",
+                        "bid level 1 is 1000000 x 70, expected 1000000 x 60"));
+    expect_fail(write_lines("m.csv", MSG, 5, -1, NULL),
+                write_lines("o.csv", OB, 5, 3, "1000100,70,1000000,60"),
+                NEEDLES("m.csv:4:", "the ask side changed"));
+}
+
+Test(lobster, truncated_gzip_is_an_error)
+{
+    const char *src = tu_path("big.csv.gz");
+    gzFile g = gzopen(src, "wb");
+    for (int i = 0; i < 20000; i++)
+        gzprintf(g, "%d.%09d,1,%d,100,1000000,1\n", 34200 + i / 1000, i % 1000, i);
+    gzclose(g);
+    FILE *f = fopen(src, "rb");
+    char buf[1 << 16];
+    size_t n = fread(buf, 1, sizeof buf, f);
+    fclose(f);
+    f = fopen(tu_path("cut.csv.gz"), "wb");
+    fwrite(buf, 1, n / 2, f);
+    fclose(f);
+    expect_fail(tu_path("cut.csv.gz"), write_lines("o.csv", OB, 5, -1, NULL),
+                NEEDLES("cut.csv.gz:", "truncated"));
+}
+
+Test(lobster, skip_bad_counts_and_reports)
+{
+    char *out, *err;
+    const char *m = write_lines("m.csv", MSG, 5, 1, "34200.2,1,2,zz,1000100,-1"),
+               *o = write_lines("o.csv", OB, 5, -1, NULL);
+    int rc = run(m, o, "--skip-bad", &out, &err);
+    cr_assert_eq(rc, 0, "%s", err);
+    cr_assert(strstr(out, "4 rows") && strstr(out, "skipped 1 bad lines") &&
+                  strstr(out, "m.csv:2:"),
+              "%s", out);
+    free(out);
+    free(err);
+}
+
+Test(lobster, subtick_reject_and_usage_errors)
+{
+    char *out, *err;
+    const char *m = write_lines("m.csv", MSG, 5, -1, NULL),
+               *o = write_lines("o.csv", OB, 5, -1, NULL);
+    int rc = run(m, o, "--subtick-reject", &out, &err);
+    cr_assert_eq(rc, 1, "%s", err);
+    cr_assert(strstr(err, "m.csv:4:") && strstr(err, "between ticks"), "%s", err);
+    free(out);
+    free(err);
+    const char *argv[] = {"mmsim",       "import", "lobster",         "--message",  m,
+                          "--orderbook", o,        "--date",          "2012-13-01", "--symbol",
+                          "FIX",         "-o",     tu_path("out.h5"), NULL};
+    rc = tu_run(argv, &out, &err);
+    cr_assert_eq(rc, 2, "%s", err);
+    cr_assert(strstr(err, "--date"), "%s", err);
+    free(out);
+    free(err);
+}
+
+Test(lobster, imports_append_instruments_and_replace)
+{
+    const char *m = write_lines("m.csv", MSG, 5, -1, NULL),
+               *o = write_lines("o.csv", OB, 5, -1, NULL);
+    const char *h5 = tu_path("multi.h5");
+    const char *syms[] = {"DAY1", "DAY2"};
+    char *out, *err;
+    for (int k = 0; k < 2; k++) {
+        const char *argv[] = {"mmsim",       "import", "lobster", "--message",  m,
+                              "--orderbook", o,        "--date",  "2012-06-21", "--symbol",
+                              syms[k],       "-o",     h5,        NULL};
+        cr_assert_eq(tu_run(argv, &out, &err), 0, "%s", err);
+        free(out);
+        free(err);
+    }
+    const char *dup[] = {"mmsim",       "import", "lobster", "--message",  m,
+                         "--orderbook", o,        "--date",  "2012-06-21", "--symbol",
+                         "DAY1",        "-o",     h5,        NULL,         NULL};
+    cr_assert_eq(tu_run(dup, &out, &err), 1);
+    cr_assert(strstr(err, "DAY1") && strstr(err, "already"), "%s", err);
+    free(out);
+    free(err);
+    dup[13] = "--replace";
+    cr_assert_eq(tu_run(dup, &out, &err), 0, "%s", err);
+    free(out);
+    free(err);
+    char names[4][MM_SYMBOL_MAX];
+    int count = 0;
+    mm_error e = {0};
+    cr_assert_eq(mm_ticks_list(h5, names, 4, &count, &e), 0, "%s", e.msg);
+    cr_assert_eq(count, 2);
+}
