@@ -1,0 +1,147 @@
+/* Model invariants on real tapes (../shared/data: LOBSTER AMZN level 1 and GOOG level 5, the Binance BTCUSDT
+ * capture), imported with the project's importers; skipped when the data is absent.
+ *   - |q| never exceeds the inventory limit, at any step of a trace;
+ *   - no fill at a price the market did not reach;
+ *   - under the trade-through-only rule, a wider spread never gets more fills than a narrower one,
+ *     everything else equal (zero latency, a limit that never binds, no skew).
+ * Each combination also runs through the batched kernel, which must agree with the reference. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "mmsim/import.h"
+#include "mmsim/mmsim.h"
+#include "testutil.h"
+
+static int load_real(const char *which, mm_ticks *t)
+{
+    const char *d = tu_shared_data();
+    if (!d) return 0;
+    char a[1024], b[1024];
+    mm_import_opts o;
+    mm_import_opts_init(&o);
+    mm_import_report rep;
+    mm_error e = {0};
+    struct stat st;
+    int rc;
+    if (!strcmp(which, "BTCUSDT")) {
+        snprintf(a, sizeof a, "%s/binance/usdm_btcusdt_20240808.gz", d);
+        if (stat(a, &st)) return 0;
+        o.symbol = "BTCUSDT";
+        o.tick = "0.1";
+        o.lot = "0.001";
+        rc = mm_import_binance(a, &o, t, &rep, &e);
+    } else {
+        int levels = !strcmp(which, "AMZN") ? 1 : 5;
+        snprintf(a, sizeof a, "%s/lobster/%s_2012-06-21_34200000_57600000_message_%d.csv.gz", d, which, levels);
+        snprintf(b, sizeof b, "%s/lobster/%s_2012-06-21_34200000_57600000_orderbook_%d.csv.gz", d, which, levels);
+        if (stat(a, &st) || stat(b, &st)) return 0;
+        o.symbol = which;
+        o.date = "2012-06-21";
+        rc = mm_import_lobster(a, b, &o, t, &rep, &e);
+    }
+    cr_assert_eq(rc, 0, "%s", e.msg);
+    return 1;
+}
+
+typedef struct check_ctx {
+    const mm_ticks *t;
+    int64_t limit, fills, max_abs_q;
+} check_ctx;
+
+static void on_rec(const mm_trace_rec *r, void *user)
+{
+    check_ctx *c = user;
+    int64_t aq = r->q < 0 ? -r->q : r->q;
+    cr_assert_leq(aq, c->limit, "|q| = %ld past the limit %ld at event %ld", (long)aq, (long)c->limit, (long)r->event);
+    if (aq > c->max_abs_q) c->max_abs_q = aq;
+    if (r->kind != MM_TR_FILL) return;
+    c->fills++;
+    /* The market reached our price at this event: a trade at or through it, or the opposite best at or
+     * through it (after the event, or before it for an order taking on arrival). */
+    const mm_ticks *t = c->t;
+    int64_t i = r->event;
+    int reached;
+    if (r->side > 0) {
+        reached = (t->trade_sz[i] > 0 && t->trade_side[i] < 0 && t->trade_px[i] <= r->px) ||
+                  (t->ask_sz[i] > 0 && t->ask_px[i] <= r->px) || (i > 0 && t->ask_sz[i - 1] > 0 && t->ask_px[i - 1] <= r->px);
+    } else {
+        reached = (t->trade_sz[i] > 0 && t->trade_side[i] > 0 && t->trade_px[i] >= r->px) ||
+                  (t->bid_sz[i] > 0 && t->bid_px[i] >= r->px) || (i > 0 && t->bid_sz[i - 1] > 0 && t->bid_px[i - 1] >= r->px);
+    }
+    cr_assert(reached, "fill %s %d @ %d at event %ld: the market never reached that price", r->side > 0 ? "buy" : "sell",
+              r->qty, r->px, (long)i);
+}
+
+static void invariants(const char *which)
+{
+    mm_ticks t = {0};
+    if (!load_real(which, &t)) cr_skip_test("../shared/data not available");
+    mm_sim_config c;
+    mm_sim_config_defaults(&c);
+    int64_t total_fills = 0;
+    /* A spread of strategies, queue rules, latencies and limits. */
+    for (int k = 0; k < 12; k++) {
+        mm_params p;
+        mm_params_defaults(&p);
+        p.strategy = k % 3;
+        p.spread_ticks = k % 4;
+        p.skew_ticks = (k % 2) * 0.1;
+        p.quote_size = 1 + k % 3;
+        p.inv_limit = p.quote_size * (2 + k % 5);
+        p.queue_rule = k % 3;
+        p.latency_ns = (k % 4) * 250000;
+        p.feed_latency_ns = (k % 2) * 100000;
+        p.post_only = k % 5 != 0;
+        p.as_sigma = 1;
+        p.glft_A = 5;
+        p.glft_Q = 1 + k % 4;
+        check_ctx cc = {&t, p.inv_limit, 0, 0};
+        if (p.strategy == MM_STRAT_GLFT && (int64_t)p.glft_Q * p.quote_size < cc.limit) cc.limit = (int64_t)p.glft_Q * p.quote_size;
+        mm_metrics m, b;
+        mm_error e = {0};
+        cr_assert_eq(mm_sim_run_c(&t, &c, &p, &m, on_rec, &cc, &e), 0, "%s", e.msg);
+        cr_assert_eq(cc.fills, m.fills_bid + m.fills_ask);
+        cr_assert_leq(m.max_abs_q, cc.limit);
+        cr_assert_eq(m.max_abs_q, cc.max_abs_q);
+        cr_assert_eq(mm_sim_run_batch(&t, &c, &p, 1, &b, &e), 0, "%s", e.msg);
+        cr_assert(m.pnl == b.pnl && m.volume == b.volume && m.sharpe == b.sharpe, "%s combo %d: batched differs", which, k);
+        total_fills += cc.fills;
+    }
+    cr_assert_gt(total_fills, 100, "%s: too few fills to mean anything", which);
+    /* Monotonicity under trade-through-only. */
+    int64_t prev_b = INT64_MAX, prev_a = INT64_MAX;
+    for (int s = 0; s <= 6; s++) {
+        mm_params p;
+        mm_params_defaults(&p);
+        p.spread_ticks = s;
+        p.trade_through_only = 1;
+        p.inv_limit = 1000000000;
+        mm_metrics m;
+        mm_error e = {0};
+        cr_assert_eq(mm_sim_run_c(&t, &c, &p, &m, NULL, NULL, &e), 0, "%s", e.msg);
+        cr_assert_leq(m.fills_bid, prev_b, "%s: spread %d gets more bid fills (%ld) than spread %d (%ld)", which, s,
+                      (long)m.fills_bid, s - 1, (long)prev_b);
+        cr_assert_leq(m.fills_ask, prev_a, "%s: spread %d gets more ask fills", which, s);
+        prev_b = m.fills_bid;
+        prev_a = m.fills_ask;
+    }
+    mm_ticks_free(&t);
+}
+
+Test(model_real, amzn_level1_invariants, .timeout = 300)
+{
+    invariants("AMZN");
+}
+
+Test(model_real, goog_level5_invariants, .timeout = 300)
+{
+    invariants("GOOG");
+}
+
+Test(model_real, btcusdt_invariants, .timeout = 300)
+{
+    invariants("BTCUSDT");
+}
