@@ -150,8 +150,10 @@ Test(sweep, killed_worker_chunk_is_rerun, .timeout = 240)
     mm_grid_free(&g);
 }
 
-/* Run `mmsim sweep ...` in its own process group; kill the whole group with SIGKILL after delay_ms. */
-static void sweep_and_kill(const char *const *argv, int delay_ms)
+/* Run `mmsim sweep ...` in its own process group; kill the whole group with SIGKILL as soon as the journal
+ * holds at least `records` chunk records (each 16 + chunk x 128 + 8 bytes after a 32-byte header), or, with
+ * records = 0, right after start. Returns 1 if the run was still going when killed. */
+static int sweep_and_kill(const char *const *argv, const char *journal, int records, int chunk)
 {
     pid_t pid = fork();
     cr_assert(pid >= 0);
@@ -164,11 +166,25 @@ static void sweep_and_kill(const char *const *argv, int delay_ms)
         _exit(127);
     }
     setpgid(pid, pid);
-    struct timespec ts = {delay_ms / 1000, (long)(delay_ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
-    kill(-pid, SIGKILL);
-    int st;
-    waitpid(pid, &st, 0);
+    long want = 32 + (long)records * (16 + chunk * 128 + 8);
+    int running = 1;
+    for (int spins = 0; spins < 60000; spins++) {
+        struct stat st;
+        if (records == 0 || (stat(journal, &st) == 0 && st.st_size >= want)) break;
+        int ws;
+        if (waitpid(pid, &ws, WNOHANG) == pid) {
+            running = 0;
+            break;
+        }
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+    if (running) {
+        kill(-pid, SIGKILL);
+        int ws;
+        waitpid(pid, &ws, 0);
+    }
+    return running;
 }
 
 static uint64_t file_hash(const char *p)
@@ -190,17 +206,18 @@ Test(sweep, kill_9_then_resume_gives_the_identical_table, .timeout = 600)
     cr_assert_eq(tu_run(full, &out, NULL), 0);
     free(out);
     uint64_t ref = file_hash(tu_path("full.h5"));
-    int delays[] = {300, 700, 1100};
+    int records[] = {0, 1, 12, 25}; /* of 32 chunks */
     int resumed_any = 0;
-    for (int k = 0; k < 3; k++) {
+    for (int k = 0; k < 4; k++) {
         char name[32];
         snprintf(name, sizeof name, "cut%d.h5", k);
         const char *o = tu_path(name);
         const char *run[] = {"mmsim", "sweep", t, "--grid", "spread=0:15:1", "--grid", "inv_limit=1,3,10,30", "--grid", "queue=power,log",
                              "--chunk", "4", "--workers", "2", "--quiet", "-o", o, NULL};
-        sweep_and_kill(run, delays[k]);
         char j[600];
         snprintf(j, sizeof j, "%s.journal", o);
+        int killed = sweep_and_kill(run, j, records[k], 4);
+        cr_assert(killed || k == 0, "the run finished before the journal had %d records", records[k]);
         int interrupted = access(j, F_OK) == 0;
         if (interrupted) cr_assert_neq(access(o, F_OK), 0, "a results file exists beside an unfinished journal");
         /* Without --resume an existing journal is refused. */
@@ -215,7 +232,7 @@ Test(sweep, kill_9_then_resume_gives_the_identical_table, .timeout = 600)
         cr_assert_eq(tu_run(res, &out, NULL), 0);
         resumed_any |= strstr(out, "resumed:") != NULL;
         free(out);
-        cr_assert_eq(file_hash(o), ref, "kill after %d ms + resume differs", delays[k]);
+        cr_assert_eq(file_hash(o), ref, "kill after %d journal records + resume differs", records[k]);
     }
     cr_assert(resumed_any, "no kill landed mid-run; make the sweep longer");
 }

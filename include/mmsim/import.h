@@ -38,8 +38,7 @@ typedef struct mm_import_opts {
     const char *csv_time;  /* time format: ns (default), us, ms, s, iso */
     char csv_delim;        /* field separator (default ',') */
     int csv_no_header;     /* 1: the file has no header line; columns are named by number */
-    int csv_allow_crossed; /* 1: keep locked/crossed quotes (sets allow_crossed); default: an error
-                            */
+    int csv_allow_crossed; /* 1: keep locked/crossed quotes (sets allow_crossed), else an error */
 } mm_import_opts;
 
 /* What an import read and did. Counts are over the whole input. */
@@ -59,9 +58,9 @@ typedef struct mm_import_report {
     int64_t halts;           /* type-7 messages */
     /* Binance */
     int64_t depth_updates, book_tickers, trade_msgs; /* messages applied per stream */
-    int64_t dropped_before_sync; /* messages that precede the snapshot and were not used */
+    int64_t dropped_before_sync; /* diffs before the snapshot and trades before any book: unused */
     int64_t gaps;                /* update-id gaps skipped (skip_gaps) */
-    int64_t ticker_checks; /* bookTickers compared with the depth book at the same update id */
+    int64_t ticker_checks;       /* bookTickers compared with the L2 book at the same update id */
 } mm_import_report;
 
 /* Defaults: all zero, csv_delim ',', csv_time "ns". */

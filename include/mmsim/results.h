@@ -14,6 +14,7 @@
 #ifndef MMSIM_RESULTS_H
 #define MMSIM_RESULTS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "mmsim/mmsim.h"
@@ -53,7 +54,7 @@ typedef struct mm_results_meta {
 typedef struct mm_results_writer mm_results_writer;
 
 /* Create the temporary file for n_rows combinations with the given axes. Axis keys are column names:
- * [A-Za-z0-9_.-]+, distinct, none equal to "id" or to a metric column; numeric axis values are finite and
+ * [A-Za-z0-9_.-]+ (not starting with '.', at most 63 characters), distinct, none equal to "id" or to a metric column; numeric axis values are finite and
  * distinct; markout horizons are positive and give distinct column names. Any violation is MM_EUSAGE
  * naming the key or value. The writer holds a copy of the axes (the caller's arrays may go away). */
 MM_API int mm_results_create(const char *path, const mm_results_axis *axes, int32_t n_axes, int64_t n_rows,
@@ -61,7 +62,7 @@ MM_API int mm_results_create(const char *path, const mm_results_axis *axes, int3
 
 /* Write rows [first, first + n): axis_idx holds n x n_axes value indices (row-major), m the metrics. Rows
  * may be written in any order, each exactly once (a row written twice is -EINVAL and nothing of that call
- * is written). Memory use does not depend on n_rows (one bit per row records what was written). Calls on
+ * is written). Apart from a bitmap of one bit per row, memory use does not depend on n_rows. Calls on
  * one writer must not run concurrently (HDF5 is not thread-safe): parallel engines hand rows to one
  * writing thread or process. */
 MM_API int mm_results_write(mm_results_writer *w, int64_t first, int64_t n, const int32_t *axis_idx,

@@ -63,7 +63,7 @@ enum mm_engine { MM_ENGINE_PROCESS = 0, MM_ENGINE_THREADS = 1, MM_ENGINE_SERIAL 
 typedef struct mm_sweep_opts {
     int engine;              /* enum mm_engine */
     int workers;             /* processes or threads; 0 = number of online cores */
-    int64_t chunk;           /* combinations per chunk (0 = 256) */
+    int64_t chunk;           /* combinations per chunk; 0 = automatic (docs/sweep.md) */
     uint64_t seed;           /* master seed */
     const char *objective;   /* metric for the index ("pnl") */
     const char *config_text; /* recorded in the results; also identifies the run for --resume */

@@ -13,12 +13,15 @@
 static const char HELP[] =
     "usage: mmsim export results.h5 --csv [-o out.csv]\n"
     "\n"
-    "Write every row of a sweep's results file (docs/results.md) as CSV, in id order: a header line (id,\n"
-    "the axis keys, the metric columns), axis values as values (numbers, or names for enum and tape axes,\n"
+    "Write every row of a sweep's results file (docs/results.md) as CSV, in id order: a header "
+    "line (id,\n"
+    "the axis keys, the metric columns), axis values as values (numbers, or names for enum and "
+    "tape axes,\n"
     "quoted when needed), doubles with 17 significant digits so they read back exactly.\n"
     "\n"
     "  --csv              CSV output (the only format)\n"
-    "  -o, --output FILE  write FILE (through a temporary file, renamed when complete) [standard output]\n"
+    "  -o, --output FILE  write FILE (through a temporary file, renamed when complete) [standard "
+    "output]\n"
     "  -h, --help         this help\n";
 
 /* A CSV field, quoted (RFC 4180) when it holds a comma, a quote or a line break. */
@@ -71,8 +74,10 @@ static int write_csv(mm_results_reader *r, FILE *f)
             for (int a = 0; a < na; a++) {
                 const mm_results_axis *x = &in->axes[a];
                 int32_t v = idx[(size_t)i * (size_t)na + (size_t)a];
-                if (x->type == MM_COL_F64) fprintf(f, ",%.17g", x->f64[v]);
-                else if (x->type == MM_COL_I64) fprintf(f, ",%" PRId64, x->i64[v]);
+                if (x->type == MM_COL_F64)
+                    fprintf(f, ",%.17g", x->f64[v]);
+                else if (x->type == MM_COL_I64)
+                    fprintf(f, ",%" PRId64, x->i64[v]);
                 else {
                     fputc(',', f);
                     put_field(f, x->names[v]);
@@ -81,8 +86,10 @@ static int write_csv(mm_results_reader *r, FILE *f)
             for (int j = 0; j < MM_RESULTS_METRICS; j++) {
                 double d = 0;
                 int64_t n = 0;
-                if (mm_results_metric_value(&m[i], j, &d, &n) == MM_COL_I64) fprintf(f, ",%" PRId64, n);
-                else fprintf(f, ",%.17g", d);
+                if (mm_results_metric_value(&m[i], j, &d, &n) == MM_COL_I64)
+                    fprintf(f, ",%" PRId64, n);
+                else
+                    fprintf(f, ",%.17g", d);
             }
             fputc('\n', f);
         }
@@ -106,11 +113,21 @@ int cmd_export(int argc, char **argv)
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
         switch (c) {
-        case O_CSV: csv = 1; break;
-        case 'o': out = optarg; break;
-        case 'h': fputs(HELP, stdout); return MM_EXIT_OK;
-        case ':': cli_err("%s: %s needs a value", C, argv[optind - 1]); return MM_EXIT_USAGE;
-        default: cli_err("%s: unknown option '%s' (see 'mmsim export --help')", C, argv[optind - 1]); return MM_EXIT_USAGE;
+        case O_CSV:
+            csv = 1;
+            break;
+        case 'o':
+            out = optarg;
+            break;
+        case 'h':
+            fputs(HELP, stdout);
+            return MM_EXIT_OK;
+        case ':':
+            cli_err("%s: %s needs a value", C, argv[optind - 1]);
+            return MM_EXIT_USAGE;
+        default:
+            cli_err("%s: unknown option '%s' (see 'mmsim export --help')", C, argv[optind - 1]);
+            return MM_EXIT_USAGE;
         }
     }
     if (argc - optind != 1) {

@@ -10,21 +10,25 @@
 #include "cli.h"
 #include "mmsim/results.h"
 
-static const char HELP[] =
-    "usage: mmsim show results.h5 [--top N] [--sort METRIC] [--asc] [--where key=value ...] [--all] [--verify]\n"
-    "\n"
-    "Print the provenance of a sweep's results file (combinations, engine, workers, wall time, seed, content\n"
-    "hash, inputs) and a table of its best rows (docs/results.md).\n"
-    "\n"
-    "  --top N            rows to print [20]\n"
-    "  --sort METRIC      metric column to rank by, best = largest [the file's objective, whose stored index\n"
-    "                     is used]; NaN ranks last, ties by ascending id\n"
-    "  --asc              best = smallest (e.g. --sort max_drawdown --asc)\n"
-    "  --where key=value  only rows whose axis `key` has this value (a number, or a name for enum and tape\n"
-    "                     axes); several --where combine with AND\n"
-    "  --all              print every metric column (default: a selection)\n"
-    "  --verify           recompute the content hash and fail (exit 1) when it differs from the stored one\n"
-    "  -h, --help         this help\n";
+static const char HELP[] = "usage: mmsim show results.h5 [--top N] [--sort METRIC] [--asc] "
+                           "[--where key=value ...] [--all] [--verify]\n"
+                           "\n"
+                           "Print the provenance of a sweep's results file (combinations, engine, "
+                           "workers, wall time, seed, content\n"
+                           "hash, inputs) and a table of its best rows (docs/results.md).\n"
+                           "\n"
+                           "  --top N            rows to print [20]\n"
+                           "  --sort METRIC      metric column to rank by, best = largest [the "
+                           "file's objective, whose stored index\n"
+                           "                     is used]; NaN ranks last, ties by ascending id\n"
+                           "  --asc              best = smallest (e.g. --sort max_drawdown --asc)\n"
+                           "  --where key=value  only rows whose axis `key` has this value (a "
+                           "number, or a name for enum and tape\n"
+                           "                     axes); several --where combine with AND\n"
+                           "  --all              print every metric column (default: a selection)\n"
+                           "  --verify           recompute the content hash and fail (exit 1) when "
+                           "it differs from the stored one\n"
+                           "  -h, --help         this help\n";
 
 /* Metric columns printed by default (the sort column is added when not among them). */
 static const int DEFAULT_METRICS[] = {0, 1, 2, 3, 4, 9, 11, 12, 13};
@@ -47,7 +51,7 @@ typedef struct show {
     const char *path;
     mm_results_reader *r;
     const mm_results_info *info;
-    int sort;    /* metric number */
+    int sort; /* metric number */
     int asc;
     int64_t top; /* rows wanted */
     where *w;
@@ -60,15 +64,19 @@ static void fmt_f64(double v, char *buf, size_t cap)
     char t[32];
     int prec = 15;
     snprintf(t, sizeof t, "%.15g", v);
-    while (prec < 17 && strtod(t, NULL) != v && !isnan(v)) snprintf(t, sizeof t, "%.*g", ++prec, v);
+    while (prec < 17 && strtod(t, NULL) != v && !isnan(v))
+        snprintf(t, sizeof t, "%.*g", ++prec, v);
     snprintf(buf, cap, "%s", t);
 }
 
 static void fmt_axis(const mm_results_axis *a, int32_t k, char *buf, size_t cap)
 {
-    if (a->type == MM_COL_F64) fmt_f64(a->f64[k], buf, cap);
-    else if (a->type == MM_COL_I64) snprintf(buf, cap, "%" PRId64, a->i64[k]);
-    else snprintf(buf, cap, "%s", a->names[k]);
+    if (a->type == MM_COL_F64)
+        fmt_f64(a->f64[k], buf, cap);
+    else if (a->type == MM_COL_I64)
+        snprintf(buf, cap, "%" PRId64, a->i64[k]);
+    else
+        snprintf(buf, cap, "%s", a->names[k]);
 }
 
 static int find_metric(const mm_results_info *info, const char *name)
@@ -108,8 +116,8 @@ static void list_values(const mm_results_axis *a, char *buf, size_t cap)
     }
 }
 
-/* Value index of `text` on axis a, or -1. A float matches the value equal to it or, when none is, the one
- * value within 1e-9 relative (so "0.3" finds 0.30000000000000004). */
+/* Value index of `text` on axis a, or -1. A float matches the value equal to it or, when none is,
+ * the one value within 1e-9 relative (so "0.3" finds 0.30000000000000004). */
 static int32_t match_value(const mm_results_axis *a, const char *text)
 {
     char *end;
@@ -154,7 +162,8 @@ static int parse_where(show *s, const char *arg)
         if (k < 0) {
             char vals[512];
             list_values(&info->axes[a], vals, sizeof vals);
-            cli_err("show: --where %s: '%s' is not a value of axis %s (values: %s)", arg, eq + 1, info->axes[a].key, vals);
+            cli_err("show: --where %s: '%s' is not a value of axis %s (values: %s)", arg, eq + 1,
+                    info->axes[a].key, vals);
             return -1;
         }
         s->w[s->n_where++] = (where){a, k};
@@ -163,8 +172,10 @@ static int parse_where(show *s, const char *arg)
     char keys[512] = "";
     size_t len = 0;
     for (int a = 0; a < info->n_axes && len < sizeof keys; a++)
-        len += (size_t)snprintf(keys + len, sizeof keys - len, "%s%s", a ? ", " : "", info->axes[a].key);
-    cli_err("show: --where %s: unknown axis '%.*s' (axes: %s)", arg, (int)klen, arg, info->n_axes ? keys : "none");
+        len += (size_t)snprintf(keys + len, sizeof keys - len, "%s%s", a ? ", " : "",
+                                info->axes[a].key);
+    cli_err("show: --where %s: unknown axis '%.*s' (axes: %s)", arg, (int)klen, arg,
+            info->n_axes ? keys : "none");
     return -1;
 }
 
@@ -224,7 +235,8 @@ static void sift_up(heap *h, int64_t i)
     }
 }
 
-static void fill_entry(entry *e, int64_t row, const mm_metrics *m, const int32_t *idx, int n_axes, int sort)
+static void fill_entry(entry *e, int64_t row, const mm_metrics *m, const int32_t *idx, int n_axes,
+                       int sort)
 {
     e->row = row;
     e->m = *m;
@@ -246,7 +258,8 @@ static void heap_offer(heap *h, int64_t row, const mm_metrics *m, const int32_t 
     }
 }
 
-/* Scan every row in id order, keep those passing the filters, rank them. Returns rows matched or -1. */
+/* Scan every row in id order, keep those passing the filters, rank them. Returns rows matched or
+ * -1. */
 static int64_t select_scan(show *s, heap *h)
 {
     const int64_t block = 65536, n = s->info->n_rows;
@@ -269,7 +282,8 @@ static int64_t select_scan(show *s, heap *h)
         for (int64_t i = 0; i < k; i++) {
             const int32_t *ri = idx + (size_t)i * (size_t)na;
             int ok = 1;
-            for (int j = 0; j < s->n_where && ok; j++) ok = ri[s->w[j].axis] == s->w[j].idx;
+            for (int j = 0; j < s->n_where && ok; j++)
+                ok = ri[s->w[j].axis] == s->w[j].idx;
             if (!ok) continue;
             matched++;
             heap_offer(h, first + i, &m[i], ri, s->sort);
@@ -298,8 +312,10 @@ static int select_index(show *s, heap *h)
         if (rc == 0) fill_entry(&h->e[h->n++], rows[i], &m, idx, s->info->n_axes, s->sort);
     }
     if (rc) {
-        if (!e.msg[0]) cli_err("show: out of memory");
-        else cli_fail(&e);
+        if (!e.msg[0])
+            cli_err("show: out of memory");
+        else
+            cli_fail(&e);
     }
     free(idx);
     free(rows);
@@ -310,13 +326,15 @@ static void print_provenance(const show *s)
 {
     const mm_results_info *in = s->info;
     const mm_results_meta *m = &in->meta;
-    printf("results   %s: %" PRId64 " combination%s", s->path, in->n_rows, in->n_rows == 1 ? "" : "s");
+    printf("results   %s: %" PRId64 " combination%s", s->path, in->n_rows,
+           in->n_rows == 1 ? "" : "s");
     for (int a = 0; a < in->n_axes; a++)
         printf("%s%s %" PRId32, a ? " x " : ", axes ", in->axes[a].key, in->axes[a].n);
     printf("\n");
-    printf("engine    %s, %" PRId32 " worker%s, mmsim %s\n", m->engine[0] ? m->engine : "(unknown)", m->workers,
-           m->workers == 1 ? "" : "s", in->mmsim_version);
-    printf("wall      %.3f s, %.6g combinations/s, %.6g updates/s\n", m->wall_s, m->combos_per_s, m->updates_per_s);
+    printf("engine    %s, %" PRId32 " worker%s, mmsim %s\n", m->engine[0] ? m->engine : "(unknown)",
+           m->workers, m->workers == 1 ? "" : "s", in->mmsim_version);
+    printf("wall      %.3f s, %.6g combinations/s, %.6g updates/s\n", m->wall_s, m->combos_per_s,
+           m->updates_per_s);
     printf("seed      %" PRIu64 "\n", m->seed);
     printf("hash      %016" PRIx64 " (content_hash)\n", in->content_hash);
     printf("markouts ");
@@ -327,8 +345,9 @@ static void print_provenance(const show *s)
     }
     printf("\nobjective %s (stored index)\n", m->objective);
     for (int32_t i = 0; i < m->n_inputs; i++)
-        printf("%s%s%s%s (fingerprint %016" PRIx64 ")\n", i ? "          " : "inputs    ", m->input_paths[i],
-               m->input_symbols[i] ? "#" : "", m->input_symbols[i] ? m->input_symbols[i] : "", m->input_fingerprints[i]);
+        printf("%s%s%s%s (fingerprint %016" PRIx64 ")\n", i ? "          " : "inputs    ",
+               m->input_paths[i], m->input_symbols[i] ? "#" : "",
+               m->input_symbols[i] ? m->input_symbols[i] : "", m->input_fingerprints[i]);
     if (m->n_inputs == 0) printf("inputs    (none recorded)\n");
 }
 
@@ -338,7 +357,8 @@ static int print_table(const show *s, const entry *e, int64_t n, int all)
     const mm_results_info *in = s->info;
     int metrics[MM_RESULTS_METRICS], nm = 0;
     if (all) {
-        for (int i = 0; i < MM_RESULTS_METRICS; i++) metrics[nm++] = i;
+        for (int i = 0; i < MM_RESULTS_METRICS; i++)
+            metrics[nm++] = i;
     } else {
         int have = 0;
         for (size_t i = 0; i < sizeof DEFAULT_METRICS / sizeof DEFAULT_METRICS[0]; i++) {
@@ -368,17 +388,21 @@ static int print_table(const show *s, const entry *e, int64_t n, int all)
         snprintf(CELL(0, 2 + a), cell, "%s", in->axes[a].key);
         left[2 + a] = in->axes[a].type == MM_COL_ENUM;
     }
-    for (int j = 0; j < nm; j++) mm_results_metric(metrics[j], in->meta.markout_ns, CELL(0, 2 + in->n_axes + j), cell);
+    for (int j = 0; j < nm; j++)
+        mm_results_metric(metrics[j], in->meta.markout_ns, CELL(0, 2 + in->n_axes + j), cell);
     for (int64_t r = 0; r < n; r++) {
         snprintf(CELL(r + 1, 0), cell, "%" PRId64, r + 1);
         snprintf(CELL(r + 1, 1), cell, "%" PRId64, e[r].row);
-        for (int a = 0; a < in->n_axes; a++) fmt_axis(&in->axes[a], e[r].axis_idx[a], CELL(r + 1, 2 + a), cell);
+        for (int a = 0; a < in->n_axes; a++)
+            fmt_axis(&in->axes[a], e[r].axis_idx[a], CELL(r + 1, 2 + a), cell);
         for (int j = 0; j < nm; j++) {
             double f = 0;
             int64_t i = 0;
             char *c = CELL(r + 1, 2 + in->n_axes + j);
-            if (mm_results_metric_value(&e[r].m, metrics[j], &f, &i) == MM_COL_I64) snprintf(c, cell, "%" PRId64, i);
-            else snprintf(c, cell, "%.8g", f);
+            if (mm_results_metric_value(&e[r].m, metrics[j], &f, &i) == MM_COL_I64)
+                snprintf(c, cell, "%" PRId64, i);
+            else
+                snprintf(c, cell, "%.8g", f);
         }
     }
     for (int64_t r = 0; r <= n; r++)
@@ -408,9 +432,10 @@ int cmd_show(int argc, char **argv)
     const char **wargs = calloc((size_t)argc + 1, sizeof *wargs);
     int n_wargs = 0;
     enum { O_TOP = 256, O_SORT, O_ASC, O_WHERE, O_ALL, O_VERIFY };
-    static const struct option opts[] = {{"top", 1, 0, O_TOP},     {"sort", 1, 0, O_SORT},   {"asc", 0, 0, O_ASC},
-                                         {"where", 1, 0, O_WHERE}, {"all", 0, 0, O_ALL},     {"verify", 0, 0, O_VERIFY},
-                                         {"help", 0, 0, 'h'},      {0, 0, 0, 0}};
+    static const struct option opts[] = {{"top", 1, 0, O_TOP}, {"sort", 1, 0, O_SORT},
+                                         {"asc", 0, 0, O_ASC}, {"where", 1, 0, O_WHERE},
+                                         {"all", 0, 0, O_ALL}, {"verify", 0, 0, O_VERIFY},
+                                         {"help", 0, 0, 'h'},  {0, 0, 0, 0}};
     int c, rc = MM_EXIT_OK;
     if (!wargs) return MM_EXIT_RUNTIME;
     optind = 1;
@@ -420,14 +445,33 @@ int cmd_show(int argc, char **argv)
         case O_TOP:
             if (cli_i64(C, "--top", optarg, 1, INT64_C(1) << 40, &s.top)) rc = MM_EXIT_USAGE;
             break;
-        case O_SORT: sort = optarg; break;
-        case O_ASC: s.asc = 1; break;
-        case O_WHERE: wargs[n_wargs++] = optarg; break;
-        case O_ALL: all = 1; break;
-        case O_VERIFY: verify = 1; break;
-        case 'h': fputs(HELP, stdout); free(wargs); return MM_EXIT_OK;
-        case ':': cli_err("%s: %s needs a value", C, argv[optind - 1]); rc = MM_EXIT_USAGE; break;
-        default: cli_err("%s: unknown option '%s' (see 'mmsim show --help')", C, argv[optind - 1]); rc = MM_EXIT_USAGE; break;
+        case O_SORT:
+            sort = optarg;
+            break;
+        case O_ASC:
+            s.asc = 1;
+            break;
+        case O_WHERE:
+            wargs[n_wargs++] = optarg;
+            break;
+        case O_ALL:
+            all = 1;
+            break;
+        case O_VERIFY:
+            verify = 1;
+            break;
+        case 'h':
+            fputs(HELP, stdout);
+            free(wargs);
+            return MM_EXIT_OK;
+        case ':':
+            cli_err("%s: %s needs a value", C, argv[optind - 1]);
+            rc = MM_EXIT_USAGE;
+            break;
+        default:
+            cli_err("%s: unknown option '%s' (see 'mmsim show --help')", C, argv[optind - 1]);
+            rc = MM_EXIT_USAGE;
+            break;
         }
         if (rc) {
             free(wargs);
@@ -457,8 +501,10 @@ int cmd_show(int argc, char **argv)
     if (s.sort < 0) {
         char list[1024];
         list_metrics(s.info, list, sizeof list);
-        if (sort) cli_err("%s: --sort: unknown metric '%s' (%s)", C, sort, list);
-        else cli_err("%s: objective '%s' is not a metric column", s.path, s.info->meta.objective);
+        if (sort)
+            cli_err("%s: --sort: unknown metric '%s' (%s)", C, sort, list);
+        else
+            cli_err("%s: objective '%s' is not a metric column", s.path, s.info->meta.objective);
         rc = sort ? MM_EXIT_USAGE : MM_EXIT_RUNTIME;
         goto out;
     }
@@ -474,7 +520,8 @@ int cmd_show(int argc, char **argv)
             goto out;
         }
         if (hash != s.info->content_hash) {
-            cli_err("%s: content hash mismatch: stored %016" PRIx64 ", content %016" PRIx64 " (file modified or corrupt)",
+            cli_err("%s: content hash mismatch: stored %016" PRIx64 ", content %016" PRIx64
+                    " (file modified or corrupt)",
                     s.path, s.info->content_hash, hash);
             rc = MM_EXIT_RUNTIME;
             goto out;
@@ -485,14 +532,18 @@ int cmd_show(int argc, char **argv)
     h.asc = s.asc;
     h.n_axes = s.info->n_axes;
     h.e = calloc((size_t)(want > 0 ? want : 1), sizeof *h.e);
-    idx_store = h.e ? calloc((size_t)(want > 0 ? want : 1) * (size_t)(h.n_axes > 0 ? h.n_axes : 1), sizeof(int32_t)) : NULL;
+    idx_store = h.e ? calloc((size_t)(want > 0 ? want : 1) * (size_t)(h.n_axes > 0 ? h.n_axes : 1),
+                             sizeof(int32_t))
+                    : NULL;
     if (!idx_store) {
         cli_err("%s: out of memory for --top %" PRId64, C, s.top);
         rc = MM_EXIT_RUNTIME;
         goto out;
     }
-    for (int64_t i = 0; i < want; i++) h.e[i].axis_idx = idx_store + (size_t)i * (size_t)(h.n_axes > 0 ? h.n_axes : 1);
-    int use_index = s.n_where == 0 && !s.asc && !strcmp(sort ? sort : s.info->meta.objective, s.info->meta.objective);
+    for (int64_t i = 0; i < want; i++)
+        h.e[i].axis_idx = idx_store + (size_t)i * (size_t)(h.n_axes > 0 ? h.n_axes : 1);
+    int use_index = s.n_where == 0 && !s.asc &&
+                    !strcmp(sort ? sort : s.info->meta.objective, s.info->meta.objective);
     int64_t matched = s.info->n_rows;
     if (use_index) {
         if (select_index(&s, &h)) rc = MM_EXIT_RUNTIME;
@@ -513,8 +564,10 @@ int cmd_show(int argc, char **argv)
         }
         printf(", by %s %s%s:\n", sname, s.asc ? "ascending" : "descending",
                use_index ? " (stored index)" : "");
-        if (h.n == 0) printf("(no rows)\n");
-        else if (print_table(&s, h.e, h.n, all)) rc = MM_EXIT_RUNTIME;
+        if (h.n == 0)
+            printf("(no rows)\n");
+        else if (print_table(&s, h.e, h.n, all))
+            rc = MM_EXIT_RUNTIME;
         if (fflush(stdout) != 0) {
             cli_err("%s: write error on standard output", C);
             rc = MM_EXIT_RUNTIME;

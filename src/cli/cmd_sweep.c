@@ -27,7 +27,7 @@ static const char HELP[] =
     "  -o, --output F      results file (required, here or in [run] output)\n"
     "  --engine E          process (default), threads or serial; all give identical tables\n"
     "  --workers N         processes or threads (default: number of cores)\n"
-    "  --chunk N           combinations per chunk (default 256)\n"
+    "  --chunk N           combinations per chunk (default: automatic, at most 256)\n"
     "  --seed S            master seed (default 1)\n"
     "  --objective M       metric the results index is sorted by, best first (default pnl)\n"
     "  --sample-ns N, --year-seconds S, --markout-ns A,B,C   metric settings (see mmsim run)\n"
@@ -306,7 +306,7 @@ int cmd_sweep(int argc, char **argv)
         o.workers = (int)v64;
     }
     if (c.chunk) {
-        if (cli_i64(C, "chunk", c.chunk, 1, 1000000, &v64)) {
+        if (cli_i64(C, "chunk", c.chunk, 0, 1000000, &v64)) {
             rc = MM_EXIT_USAGE;
             goto out;
         }

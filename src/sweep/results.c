@@ -1,11 +1,11 @@
-/* The results writer (layout in docs/results.md): a temporary HDF5 file holding the /results table, rows
- * written in any order, then the objective index, the content hash and the provenance attributes at
- * commit, fsync and rename.
+/* The results writer (layout in docs/results.md): a temporary HDF5 file holding the /results table,
+ * rows written in any order, then the objective index, the content hash and the provenance
+ * attributes at commit, fsync and rename.
  *
- * Every chunk of /results is allocated when the dataset is created (no fill values written), so chunk
- * addresses do not depend on the order rows arrive in and, with object timestamps off, the same rows and
- * attributes give the same file bytes however they were chunked into calls. A bitmap (one bit per row)
- * records which rows were written. */
+ * Every chunk of /results is allocated when the dataset is created (no fill values written), so
+ * chunk addresses do not depend on the order rows arrive in and, with object timestamps off, the
+ * same rows and attributes give the same file bytes however they were chunked into calls. A bitmap
+ * (one bit per row) records which rows were written. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -18,8 +18,9 @@
 #include "../core/mm_internal.h"
 #include "results_int.h"
 
-/* Chunk of /results: at most 65536 rows and about 4 MiB; the chunk cache holds 16 of them so that rows
- * arriving slightly out of order (parallel workers) are merged in memory before a chunk is written. */
+/* Chunk of /results: at most 65536 rows and about 4 MiB; the chunk cache holds 16 of them so that
+ * rows arriving slightly out of order (parallel workers) are merged in memory before a chunk is
+ * written. */
 #define CHUNK_ROWS_MAX 65536
 #define CHUNK_BYTES 1048576
 #define CACHE_BYTES ((size_t)64 << 20)
@@ -33,7 +34,7 @@ struct mm_results_writer {
     int32_t n_axes;
     int32_t *axis_n;
     int *axis_type;
-    double **axis_f64;  /* copies of numeric axis values */
+    double **axis_f64; /* copies of numeric axis values */
     int64_t **axis_i64;
     int64_t n_rows;
     int64_t markout_ns[MM_MARKOUTS];
@@ -47,8 +48,8 @@ static int valid_key(const char *k)
     size_t n = k ? strlen(k) : 0;
     if (n == 0 || n >= MM_RESULTS_NAME_MAX || k[0] == '.') return 0;
     for (const char *c = k; *c; c++)
-        if (!((*c >= 'A' && *c <= 'Z') || (*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '.' ||
-              *c == '_' || *c == '-'))
+        if (!((*c >= 'A' && *c <= 'Z') || (*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') ||
+              *c == '.' || *c == '_' || *c == '-'))
             return 0;
     return 1;
 }
@@ -65,8 +66,8 @@ static int cmp_i64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Values of a numeric axis must be finite and distinct (a value names one index, for --where and for
- * reading back). */
+/* Values of a numeric axis must be finite and distinct (a value names one index, for --where and
+ * for reading back). */
 static int check_axis_values(const char *path, const mm_results_axis *a, mm_error *err)
 {
     int f = a->type == MM_COL_F64;
@@ -78,16 +79,21 @@ static int check_axis_values(const char *path, const mm_results_axis *a, mm_erro
     if (f) {
         double *v = s;
         for (int32_t i = 0; i < a->n && rc == 0; i++)
-            if (!isfinite(v[i])) rc = mm__errf(err, MM_EUSAGE, "%s: axis %s: value %g is not finite", path, a->key, v[i]);
+            if (!isfinite(v[i]))
+                rc = mm__errf(err, MM_EUSAGE, "%s: axis %s: value %g is not finite", path, a->key,
+                              v[i]);
         qsort(v, (size_t)a->n, sz, cmp_f64);
         for (int32_t i = 1; i < a->n && rc == 0; i++)
-            if (v[i] == v[i - 1]) rc = mm__errf(err, MM_EUSAGE, "%s: axis %s: value %.17g appears twice", path, a->key, v[i]);
+            if (v[i] == v[i - 1])
+                rc = mm__errf(err, MM_EUSAGE, "%s: axis %s: value %.17g appears twice", path,
+                              a->key, v[i]);
     } else {
         int64_t *v = s;
         qsort(v, (size_t)a->n, sz, cmp_i64);
         for (int32_t i = 1; i < a->n && rc == 0; i++)
             if (v[i] == v[i - 1])
-                rc = mm__errf(err, MM_EUSAGE, "%s: axis %s: value %" PRId64 " appears twice", path, a->key, v[i]);
+                rc = mm__errf(err, MM_EUSAGE, "%s: axis %s: value %" PRId64 " appears twice", path,
+                              a->key, v[i]);
     }
     free(s);
     return rc;
@@ -101,31 +107,42 @@ static int check_args(const char *path, const mm_results_axis *axes, int32_t n_a
     char names[MM_RESULTS_METRICS][MM_RESULTS_NAME_MAX];
     for (int k = 0; k < MM_MARKOUTS; k++)
         if (markout_ns[k] <= 0)
-            return mm__errf(err, MM_EUSAGE, "%s: markout horizon %" PRId64 " ns must be positive", path, markout_ns[k]);
+            return mm__errf(err, MM_EUSAGE, "%s: markout horizon %" PRId64 " ns must be positive",
+                            path, markout_ns[k]);
     for (int i = 0; i < MM_RESULTS_METRICS; i++) {
         mm_results_metric(i, markout_ns, names[i], sizeof names[i]);
         for (int j = 0; j < i; j++)
             if (!strcmp(names[i], names[j]))
-                return mm__errf(err, MM_EUSAGE, "%s: markout horizons give the column %s twice", path, names[i]);
+                return mm__errf(err, MM_EUSAGE, "%s: markout horizons give the column %s twice",
+                                path, names[i]);
     }
     for (int32_t a = 0; a < n_axes; a++) {
         const mm_results_axis *x = &axes[a];
         if (!valid_key(x->key))
-            return mm__errf(err, MM_EUSAGE, "%s: axis key '%s' must match [A-Za-z0-9_.-]+ (at most %d characters)",
+            return mm__errf(err, MM_EUSAGE,
+                            "%s: axis key '%s' must match [A-Za-z0-9_.-]+ (at most %d characters)",
                             path, x->key ? x->key : "(null)", MM_RESULTS_NAME_MAX - 1);
-        if (!strcmp(x->key, "id")) return mm__errf(err, MM_EUSAGE, "%s: axis key 'id' is reserved for the id column", path);
+        if (!strcmp(x->key, "id"))
+            return mm__errf(err, MM_EUSAGE, "%s: axis key 'id' is reserved for the id column",
+                            path);
         for (int i = 0; i < MM_RESULTS_METRICS; i++)
             if (!strcmp(x->key, names[i]))
-                return mm__errf(err, MM_EUSAGE, "%s: axis key '%s' is the name of a metric column", path, x->key);
+                return mm__errf(err, MM_EUSAGE, "%s: axis key '%s' is the name of a metric column",
+                                path, x->key);
         for (int32_t b = 0; b < a; b++)
-            if (!strcmp(x->key, axes[b].key)) return mm__errf(err, MM_EUSAGE, "%s: axis %s appears twice", path, x->key);
+            if (!strcmp(x->key, axes[b].key))
+                return mm__errf(err, MM_EUSAGE, "%s: axis %s appears twice", path, x->key);
         if (x->n < 1) return mm__errf(err, MM_EUSAGE, "%s: axis %s: no values", path, x->key);
         int ok = (x->type == MM_COL_F64 && x->f64) || (x->type == MM_COL_I64 && x->i64) ||
                  (x->type == MM_COL_ENUM && x->names);
-        if (!ok) return mm__errf(err, -EINVAL, "%s: axis %s: bad type %d or missing values", path, x->key, x->type);
+        if (!ok)
+            return mm__errf(err, -EINVAL, "%s: axis %s: bad type %d or missing values", path,
+                            x->key, x->type);
         if (x->type == MM_COL_ENUM) {
             for (int32_t i = 0; i < x->n; i++)
-                if (!x->names[i]) return mm__errf(err, -EINVAL, "%s: axis %s: name %d is NULL", path, x->key, (int)i);
+                if (!x->names[i])
+                    return mm__errf(err, -EINVAL, "%s: axis %s: name %d is NULL", path, x->key,
+                                    (int)i);
         } else {
             int rc = check_axis_values(path, x, err);
             if (rc) return rc;
@@ -154,10 +171,15 @@ static int write_axes(mm_results_writer *w, const mm_results_axis *axes, mm_erro
         const mm_results_axis *x = &axes[a];
         hsize_t n = (hsize_t)x->n;
         hid_t space = H5Screate_simple(1, &n, NULL);
-        hid_t ft = x->type == MM_COL_F64 ? H5T_IEEE_F64LE : x->type == MM_COL_I64 ? H5T_STD_I64LE : str;
-        hid_t mt = x->type == MM_COL_F64 ? H5T_NATIVE_DOUBLE : x->type == MM_COL_I64 ? H5T_NATIVE_INT64 : str;
-        const void *data = x->type == MM_COL_F64 ? (const void *)x->f64
-                           : x->type == MM_COL_I64 ? (const void *)x->i64 : (const void *)x->names;
+        hid_t ft = x->type == MM_COL_F64   ? H5T_IEEE_F64LE
+                   : x->type == MM_COL_I64 ? H5T_STD_I64LE
+                                           : str;
+        hid_t mt = x->type == MM_COL_F64   ? H5T_NATIVE_DOUBLE
+                   : x->type == MM_COL_I64 ? H5T_NATIVE_INT64
+                                           : str;
+        const void *data = x->type == MM_COL_F64   ? (const void *)x->f64
+                           : x->type == MM_COL_I64 ? (const void *)x->i64
+                                                   : (const void *)x->names;
         hid_t ds = H5Dcreate2(g, x->key, ft, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
         if (ds < 0 || H5Dwrite(ds, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0)
             rc = mm__errf(err, MM_EHDF5, "%s: cannot write /axes/%s", w->path, x->key);
@@ -183,15 +205,17 @@ static int create_table(mm_results_writer *w, mm_error *err)
     H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY);
     H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER);
     hid_t dapl = H5Pcreate(H5P_DATASET_ACCESS);
-    /* w0 < 1: HDF5 evicts fully written chunks first, and only with w0 < 1 does it also evict partially
-     * written ones when the cache is full (with w0 = 1 the cache grows without bound under scattered
-     * writes: the whole table ended up in memory). */
+    /* w0 < 1: HDF5 evicts fully written chunks first, and only with w0 < 1 does it also evict
+     * partially written ones when the cache is full (with w0 = 1 the cache grows without bound
+     * under scattered writes: the whole table ended up in memory). */
     H5Pset_chunk_cache(dapl, CACHE_SLOTS, CACHE_BYTES, 0.75);
     w->results = H5Dcreate2(w->file, "results", w->rtype, space, H5P_DEFAULT, dcpl, dapl);
     H5Pclose(dapl);
     H5Pclose(dcpl);
     H5Sclose(space);
-    if (w->results < 0) return mm__errf(err, MM_EHDF5, "%s: cannot create /results (%" PRId64 " rows)", w->path, w->n_rows);
+    if (w->results < 0)
+        return mm__errf(err, MM_EHDF5, "%s: cannot create /results (%" PRId64 " rows)", w->path,
+                        w->n_rows);
     w->buf_rows = chunk;
     w->buf = malloc((size_t)chunk * w->lay.row_bytes);
     if (!w->buf) return mm__errf(err, -ENOMEM, "%s: out of memory", w->path);
@@ -250,7 +274,8 @@ static int copy_axes(mm_results_writer *w, const mm_results_axis *axes)
 int mm_results_create(const char *path, const mm_results_axis *axes, int32_t n_axes, int64_t n_rows,
                       const int64_t markout_ns[MM_MARKOUTS], mm_results_writer **out, mm_error *err)
 {
-    if (!path || !out || !markout_ns) return mm__errf(err, -EINVAL, "mm_results_create: NULL argument");
+    if (!path || !out || !markout_ns)
+        return mm__errf(err, -EINVAL, "mm_results_create: NULL argument");
     *out = NULL;
     int rc = check_args(path, axes, n_axes, n_rows, markout_ns, err);
     if (rc) return rc;
@@ -277,7 +302,8 @@ int mm_results_create(const char *path, const mm_results_axis *axes, int32_t n_a
         keys[a] = axes[a].key;
         types[a] = axes[a].type;
     }
-    if (mm__rlayout_init(&w->lay, n_axes, keys, types, markout_ns) || (w->rtype = mm__rlayout_h5type(&w->lay)) < 0) {
+    if (mm__rlayout_init(&w->lay, n_axes, keys, types, markout_ns) ||
+        (w->rtype = mm__rlayout_h5type(&w->lay)) < 0) {
         rc = mm__errf(err, -ENOMEM, "%s: cannot build the row type", path);
         goto fail;
     }
@@ -290,7 +316,8 @@ int mm_results_create(const char *path, const mm_results_axis *axes, int32_t n_a
     H5Pclose(fapl);
     H5Pclose(fcpl);
     if (w->file >= 0) w->tmp = strdup(tmp); /* from here on, writer_free removes it */
-    if (w->file < 0 || !w->tmp) rc = mm__errf(err, MM_EHDF5, "%s: cannot create %s", path, tmp);
+    if (w->file < 0 || !w->tmp)
+        rc = mm__errf(err, MM_EHDF5, "%s: cannot create %s", path, tmp);
     else if (mm__attr_put_str(w->file, "mmsim_format", MM_RESULTS_FORMAT))
         rc = mm__errf(err, MM_EHDF5, "%s: cannot write the format tag", path);
     if (rc == 0) rc = write_axes(w, axes, err);
@@ -314,8 +341,8 @@ static int is_written(const mm_results_writer *w, int64_t r)
 }
 
 /* Pack rows [first, first + n) of the call (offset `at` into its arrays) into w->buf. */
-static void pack(mm_results_writer *w, int64_t first, int64_t at, int64_t n, const int32_t *axis_idx,
-                 const mm_metrics *m)
+static void pack(mm_results_writer *w, int64_t first, int64_t at, int64_t n,
+                 const int32_t *axis_idx, const mm_metrics *m)
 {
     for (int64_t i = 0; i < n; i++) {
         unsigned char *row = w->buf + (size_t)i * w->lay.row_bytes;
@@ -327,9 +354,12 @@ static void pack(mm_results_writer *w, int64_t first, int64_t at, int64_t n, con
                 memcpy(dst, &id, 8);
             } else if (col->axis >= 0) {
                 int32_t k = axis_idx[(size_t)(at + i) * (size_t)w->n_axes + (size_t)col->axis];
-                if (col->type == MM_COL_F64) memcpy(dst, &w->axis_f64[col->axis][k], 8);
-                else if (col->type == MM_COL_I64) memcpy(dst, &w->axis_i64[col->axis][k], 8);
-                else memcpy(dst, &k, 4);
+                if (col->type == MM_COL_F64)
+                    memcpy(dst, &w->axis_f64[col->axis][k], 8);
+                else if (col->type == MM_COL_I64)
+                    memcpy(dst, &w->axis_i64[col->axis][k], 8);
+                else
+                    memcpy(dst, &k, 4);
             } else {
                 memcpy(dst, mm__metric_ptr((mm_metrics *)&m[at + i], col->metric), 8);
             }
@@ -337,15 +367,17 @@ static void pack(mm_results_writer *w, int64_t first, int64_t at, int64_t n, con
     }
 }
 
-int mm_results_write(mm_results_writer *w, int64_t first, int64_t n, const int32_t *axis_idx, const mm_metrics *m,
-                     mm_error *err)
+int mm_results_write(mm_results_writer *w, int64_t first, int64_t n, const int32_t *axis_idx,
+                     const mm_metrics *m, mm_error *err)
 {
     if (!w) return mm__errf(err, -EINVAL, "mm_results_write: NULL writer");
     if (first < 0 || n < 0 || first > w->n_rows || n > w->n_rows - first)
-        return mm__errf(err, -EINVAL, "%s: rows [%" PRId64 ", %" PRId64 ") outside the table of %" PRId64 " rows",
+        return mm__errf(err, -EINVAL,
+                        "%s: rows [%" PRId64 ", %" PRId64 ") outside the table of %" PRId64 " rows",
                         w->path, first, first + n, w->n_rows);
     if (n == 0) return 0;
-    if (!m || (w->n_axes > 0 && !axis_idx)) return mm__errf(err, -EINVAL, "%s: mm_results_write: NULL rows", w->path);
+    if (!m || (w->n_axes > 0 && !axis_idx))
+        return mm__errf(err, -EINVAL, "%s: mm_results_write: NULL rows", w->path);
     /* Check everything before writing anything. */
     for (int64_t i = 0; i < n; i++) {
         if (is_written(w, first + i))
@@ -353,7 +385,9 @@ int mm_results_write(mm_results_writer *w, int64_t first, int64_t n, const int32
         for (int32_t a = 0; a < w->n_axes; a++) {
             int32_t k = axis_idx[(size_t)i * (size_t)w->n_axes + (size_t)a];
             if (k < 0 || k >= w->axis_n[a])
-                return mm__errf(err, -EINVAL, "%s: row %" PRId64 ": axis %s: index %" PRId32 " outside [0, %" PRId32 ")",
+                return mm__errf(err, -EINVAL,
+                                "%s: row %" PRId64 ": axis %s: index %" PRId32
+                                " outside [0, %" PRId32 ")",
                                 w->path, first + i, w->lay.cols[1 + a].name, k, w->axis_n[a]);
         }
     }
@@ -364,9 +398,10 @@ int mm_results_write(mm_results_writer *w, int64_t first, int64_t n, const int32
         int64_t k = n - at < w->buf_rows ? n - at : w->buf_rows;
         pack(w, first + at, at, k, axis_idx, m);
         if (mm__ds_rw(w->results, w->rtype, first + at, k, w->buf, 1))
-            rc = mm__errf(err, MM_EHDF5, "%s: cannot write rows [%" PRId64 ", %" PRId64 ")", w->path, first + at,
-                          first + at + k);
-        for (int64_t r = first + at; rc == 0 && r < first + at + k; r++) w->written[r >> 6] |= UINT64_C(1) << (r & 63);
+            rc = mm__errf(err, MM_EHDF5, "%s: cannot write rows [%" PRId64 ", %" PRId64 ")",
+                          w->path, first + at, first + at + k);
+        for (int64_t r = first + at; rc == 0 && r < first + at + k; r++)
+            w->written[r >> 6] |= UINT64_C(1) << (r & 63);
     }
     mm__h5quiet_end(&q);
     return rc;
@@ -400,8 +435,8 @@ static int index_block(const unsigned char *rows, int64_t first, int64_t n, void
     return 0;
 }
 
-/* Stream the table once for the content hash and the objective's (key, row) pairs; sort them and write
- * /index/<objective> (int64, contiguous). */
+/* Stream the table once for the content hash and the objective's (key, row) pairs; sort them and
+ * write /index/<objective> (int64, contiguous). */
 static int build_index_and_hash(mm_results_writer *w, int obj_col, uint64_t *hash, mm_error *err)
 {
     size_t n = (size_t)w->n_rows;
@@ -409,18 +444,21 @@ static int build_index_and_hash(mm_results_writer *w, int obj_col, uint64_t *has
     hid_t gcpl = -1, dcpl = -1, g = -1, space = -1, ds = -1;
     int rc = 0;
     if (!pairs) {
-        rc = mm__errf(err, -ENOMEM, "%s: cannot allocate the index of %" PRId64 " rows", w->path, w->n_rows);
+        rc = mm__errf(err, -ENOMEM, "%s: cannot allocate the index of %" PRId64 " rows", w->path,
+                      w->n_rows);
         goto out;
     }
     index_ctx c = {pairs, w->lay.row_bytes, w->lay.cols[obj_col].off, w->lay.cols[obj_col].type};
-    rc = mm__results_stream(w->results, w->rtype, w->lay.row_bytes, w->n_rows, hash, index_block, &c);
+    rc = mm__results_stream(w->results, w->rtype, w->lay.row_bytes, w->n_rows, hash, index_block,
+                            &c);
     if (rc) {
         mm__errf(err, rc, "%s: cannot read the table back: %s", w->path, mm_strerror(rc));
         goto out;
     }
     tmp = malloc((n ? n : 1) * sizeof *tmp);
     if (!tmp) {
-        rc = mm__errf(err, -ENOMEM, "%s: cannot allocate the index of %" PRId64 " rows", w->path, w->n_rows);
+        rc = mm__errf(err, -ENOMEM, "%s: cannot allocate the index of %" PRId64 " rows", w->path,
+                      w->n_rows);
         goto out;
     }
     mm__index_sort(pairs, tmp, w->n_rows);
@@ -431,9 +469,13 @@ static int build_index_and_hash(mm_results_writer *w, int obj_col, uint64_t *has
     hsize_t dims = (hsize_t)n;
     space = H5Screate_simple(1, &dims, NULL);
     g = H5Gcreate2(w->file, "index", H5P_DEFAULT, gcpl, H5P_DEFAULT);
-    if (g >= 0) ds = H5Dcreate2(g, w->lay.cols[obj_col].name, H5T_STD_I64LE, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
-    if (ds < 0 || (n > 0 && H5Dwrite(ds, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, pairs) < 0))
-        rc = mm__errf(err, MM_EHDF5, "%s: cannot write /index/%s", w->path, w->lay.cols[obj_col].name);
+    if (g >= 0)
+        ds = H5Dcreate2(g, w->lay.cols[obj_col].name, H5T_STD_I64LE, space, H5P_DEFAULT, dcpl,
+                        H5P_DEFAULT);
+    if (ds < 0 ||
+        (n > 0 && H5Dwrite(ds, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, pairs) < 0))
+        rc = mm__errf(err, MM_EHDF5, "%s: cannot write /index/%s", w->path,
+                      w->lay.cols[obj_col].name);
 out:
     if (ds >= 0) H5Dclose(ds);
     if (g >= 0) H5Gclose(g);
@@ -445,8 +487,8 @@ out:
     return rc;
 }
 
-static int write_meta(mm_results_writer *w, const mm_results_meta *meta, const char *objective, uint64_t hash,
-                      mm_error *err)
+static int write_meta(mm_results_writer *w, const mm_results_meta *meta, const char *objective,
+                      uint64_t hash, mm_error *err)
 {
     int32_t ni = meta->n_inputs;
     char **inputs = calloc((size_t)ni + 1, sizeof *inputs);
@@ -454,10 +496,13 @@ static int write_meta(mm_results_writer *w, const mm_results_meta *meta, const c
     int rc = inputs && fps ? 0 : mm__errf(err, -ENOMEM, "%s: out of memory", w->path);
     for (int32_t i = 0; i < ni && rc == 0; i++) {
         const char *p = meta->input_paths[i] ? meta->input_paths[i] : "";
-        const char *s = meta->input_symbols && meta->input_symbols[i] ? meta->input_symbols[i] : NULL;
+        const char *s =
+            meta->input_symbols && meta->input_symbols[i] ? meta->input_symbols[i] : NULL;
         size_t len = strlen(p) + (s ? strlen(s) + 1 : 0) + 1;
-        if (!(inputs[i] = malloc(len))) rc = mm__errf(err, -ENOMEM, "%s: out of memory", w->path);
-        else snprintf(inputs[i], len, s ? "%s#%s" : "%s", p, s);
+        if (!(inputs[i] = malloc(len)))
+            rc = mm__errf(err, -ENOMEM, "%s: out of memory", w->path);
+        else
+            snprintf(inputs[i], len, s ? "%s#%s" : "%s", p, s);
         fps[i] = meta->input_fingerprints ? meta->input_fingerprints[i] : 0;
     }
     hid_t d = w->results;
@@ -466,28 +511,35 @@ static int write_meta(mm_results_writer *w, const mm_results_meta *meta, const c
     if (rc == 0 &&
         (mm__attr_put_str(d, "config", meta->config_text) ||
          mm__attr_put(d, "seed", H5T_STD_U64LE, H5T_NATIVE_UINT64, &meta->seed, -1) ||
-         mm__attr_put_str(d, "mmsim_version", mm_version()) || mm__attr_put_str(d, "engine", meta->engine) ||
+         mm__attr_put_str(d, "mmsim_version", mm_version()) ||
+         mm__attr_put_str(d, "engine", meta->engine) ||
          mm__attr_put(d, "workers", H5T_STD_I32LE, H5T_NATIVE_INT32, &workers, -1) ||
          mm__attr_put(d, "wall_s", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &meta->wall_s, -1) ||
-         mm__attr_put(d, "combos_per_s", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &meta->combos_per_s, -1) ||
-         mm__attr_put(d, "updates_per_s", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &meta->updates_per_s, -1) ||
+         mm__attr_put(d, "combos_per_s", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &meta->combos_per_s,
+                      -1) ||
+         mm__attr_put(d, "updates_per_s", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &meta->updates_per_s,
+                      -1) ||
          mm__attr_put_strs(d, "inputs", (const char *const *)inputs, ni) ||
          mm__attr_put(d, "input_fingerprints", H5T_STD_U64LE, H5T_NATIVE_UINT64, fps, ni) ||
-         mm__attr_put(d, "markout_ns", H5T_STD_I64LE, H5T_NATIVE_INT64, w->markout_ns, MM_MARKOUTS) ||
+         mm__attr_put(d, "markout_ns", H5T_STD_I64LE, H5T_NATIVE_INT64, w->markout_ns,
+                      MM_MARKOUTS) ||
          mm__attr_put_str(d, "objective", objective) ||
          mm__attr_put(d, "n_combos", H5T_STD_I64LE, H5T_NATIVE_INT64, &n, -1) ||
          mm__attr_put(d, "content_hash", H5T_STD_U64LE, H5T_NATIVE_UINT64, &hash, -1)))
         rc = mm__errf(err, MM_EHDF5, "%s: cannot write the attributes of /results", w->path);
-    for (int32_t i = 0; inputs && i < ni; i++) free(inputs[i]);
+    for (int32_t i = 0; inputs && i < ni; i++)
+        free(inputs[i]);
     free(inputs);
     free(fps);
     return rc;
 }
 
-static int check_meta(const mm_results_writer *w, const mm_results_meta *meta, int *obj_col, mm_error *err)
+static int check_meta(const mm_results_writer *w, const mm_results_meta *meta, int *obj_col,
+                      mm_error *err)
 {
     if (meta->n_inputs < 0 || (meta->n_inputs > 0 && !meta->input_paths))
-        return mm__errf(err, -EINVAL, "%s: meta: %" PRId32 " inputs without paths", w->path, meta->n_inputs);
+        return mm__errf(err, -EINVAL, "%s: meta: %" PRId32 " inputs without paths", w->path,
+                        meta->n_inputs);
     const char *obj = meta->objective ? meta->objective : "pnl";
     int c = mm__rlayout_find(&w->lay, obj);
     if (c < 0 || w->lay.cols[c].metric < 0) {
@@ -495,14 +547,18 @@ static int check_meta(const mm_results_writer *w, const mm_results_meta *meta, i
         size_t len = 0;
         for (int k = 0; k < w->lay.n_cols; k++)
             if (w->lay.cols[k].metric >= 0 && len < sizeof list)
-                len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", len ? ", " : "", w->lay.cols[k].name);
-        return mm__errf(err, MM_EUSAGE, "%s: objective '%s' is not a metric column (%s)", w->path, obj, list);
+                len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", len ? ", " : "",
+                                        w->lay.cols[k].name);
+        return mm__errf(err, MM_EUSAGE, "%s: objective '%s' is not a metric column (%s)", w->path,
+                        obj, list);
     }
     *obj_col = c;
     int zero = 1;
-    for (int k = 0; k < MM_MARKOUTS; k++) zero &= meta->markout_ns[k] == 0;
+    for (int k = 0; k < MM_MARKOUTS; k++)
+        zero &= meta->markout_ns[k] == 0;
     if (!zero && memcmp(meta->markout_ns, w->markout_ns, sizeof w->markout_ns))
-        return mm__errf(err, -EINVAL, "%s: meta markout horizons differ from the table's columns", w->path);
+        return mm__errf(err, -EINVAL, "%s: meta markout horizons differ from the table's columns",
+                        w->path);
     return 0;
 }
 
@@ -510,8 +566,10 @@ int mm_results_commit(mm_results_writer *w, const mm_results_meta *meta, mm_erro
 {
     if (!w) return mm__errf(err, -EINVAL, "mm_results_commit: NULL writer");
     int rc = 0, obj_col = -1;
-    if (!meta) rc = mm__errf(err, -EINVAL, "%s: mm_results_commit: NULL meta", w->path);
-    else rc = check_meta(w, meta, &obj_col, err);
+    if (!meta)
+        rc = mm__errf(err, -EINVAL, "%s: mm_results_commit: NULL meta", w->path);
+    else
+        rc = check_meta(w, meta, &obj_col, err);
     for (int64_t r = 0; rc == 0 && r < w->n_rows; r += 64) {
         uint64_t word = w->written[r >> 6];
         int64_t bits = w->n_rows - r < 64 ? w->n_rows - r : 64;
@@ -519,9 +577,11 @@ int mm_results_commit(mm_results_writer *w, const mm_results_meta *meta, mm_erro
         if (word != full) {
             int64_t miss = r + __builtin_ctzll(~word);
             int64_t count = 0;
-            for (int64_t q = miss; q < w->n_rows; q++) count += !is_written(w, q);
-            rc = mm__errf(err, -EINVAL, "%s: row %" PRId64 " was never written (%" PRId64 " rows missing)", w->path,
-                          miss, count);
+            for (int64_t q = miss; q < w->n_rows; q++)
+                count += !is_written(w, q);
+            rc = mm__errf(err, -EINVAL,
+                          "%s: row %" PRId64 " was never written (%" PRId64 " rows missing)",
+                          w->path, miss, count);
         }
     }
     mm__h5quiet q;
@@ -535,7 +595,8 @@ int mm_results_commit(mm_results_writer *w, const mm_results_meta *meta, mm_erro
         if (a < 0 || b < 0) rc = mm__errf(err, MM_EHDF5, "%s: error closing %s", w->path, w->tmp);
     }
     mm__h5quiet_end(&q);
-    if (rc == 0 && (rc = mm__fsync_path(w->tmp)) != 0) mm__errf(err, rc, "%s: fsync: %s", w->tmp, mm_strerror(rc));
+    if (rc == 0 && (rc = mm__fsync_path(w->tmp)) != 0)
+        mm__errf(err, rc, "%s: fsync: %s", w->tmp, mm_strerror(rc));
     if (rc == 0 && rename(w->tmp, w->path) != 0)
         rc = mm__errf(err, -errno, "%s: rename from %s: %s", w->path, w->tmp, strerror(errno));
     if (rc == 0) {

@@ -1,5 +1,5 @@
-/* The columns of the results table: the metric columns, markout horizon names, and the packed row layout
- * (id, axes, metrics) with its HDF5 compound type. */
+/* The columns of the results table: the metric columns, markout horizon names, and the packed row
+ * layout (id, axes, metrics) with its HDF5 compound type. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -12,11 +12,11 @@ static const struct {
     const char *name;
     int type;
 } METRICS[MM_RESULTS_METRICS] = {
-    {"pnl", MM_COL_F64},         {"fees", MM_COL_F64},       {"volume", MM_COL_I64},
-    {"fills_bid", MM_COL_I64},   {"fills_ask", MM_COL_I64},  {"orders", MM_COL_I64},
-    {"cancels", MM_COL_I64},     {"rejects", MM_COL_I64},    {"final_q", MM_COL_I64},
-    {"max_abs_q", MM_COL_I64},   {"mean_abs_q", MM_COL_F64}, {"sharpe", MM_COL_F64},
-    {"max_drawdown", MM_COL_F64}, {NULL, MM_COL_F64},        {NULL, MM_COL_F64},
+    {"pnl", MM_COL_F64},          {"fees", MM_COL_F64},       {"volume", MM_COL_I64},
+    {"fills_bid", MM_COL_I64},    {"fills_ask", MM_COL_I64},  {"orders", MM_COL_I64},
+    {"cancels", MM_COL_I64},      {"rejects", MM_COL_I64},    {"final_q", MM_COL_I64},
+    {"max_abs_q", MM_COL_I64},    {"mean_abs_q", MM_COL_F64}, {"sharpe", MM_COL_F64},
+    {"max_drawdown", MM_COL_F64}, {NULL, MM_COL_F64},         {NULL, MM_COL_F64},
     {NULL, MM_COL_F64},
 };
 
@@ -43,7 +43,8 @@ int mm_results_metric(int i, const int64_t markout_ns[MM_MARKOUTS], char *name, 
             snprintf(name, cap, "%s", METRICS[i].name);
         } else {
             char h[32];
-            mm_results_horizon_name(markout_ns[i - (MM_RESULTS_METRICS - MM_MARKOUTS)], h, sizeof h);
+            mm_results_horizon_name(markout_ns[i - (MM_RESULTS_METRICS - MM_MARKOUTS)], h,
+                                    sizeof h);
             snprintf(name, cap, "markout_%s", h);
         }
     }
@@ -53,23 +54,38 @@ int mm_results_metric(int i, const int64_t markout_ns[MM_MARKOUTS], char *name, 
 void *mm__metric_ptr(mm_metrics *m, int i)
 {
     switch (i) {
-    case 0: return &m->pnl;
-    case 1: return &m->fees;
-    case 2: return &m->volume;
-    case 3: return &m->fills_bid;
-    case 4: return &m->fills_ask;
-    case 5: return &m->orders;
-    case 6: return &m->cancels;
-    case 7: return &m->rejects;
-    case 8: return &m->final_q;
-    case 9: return &m->max_abs_q;
-    case 10: return &m->mean_abs_q;
-    case 11: return &m->sharpe;
-    case 12: return &m->max_drawdown;
+    case 0:
+        return &m->pnl;
+    case 1:
+        return &m->fees;
+    case 2:
+        return &m->volume;
+    case 3:
+        return &m->fills_bid;
+    case 4:
+        return &m->fills_ask;
+    case 5:
+        return &m->orders;
+    case 6:
+        return &m->cancels;
+    case 7:
+        return &m->rejects;
+    case 8:
+        return &m->final_q;
+    case 9:
+        return &m->max_abs_q;
+    case 10:
+        return &m->mean_abs_q;
+    case 11:
+        return &m->sharpe;
+    case 12:
+        return &m->max_drawdown;
     case 13:
     case 14:
-    case 15: return &m->markout[i - 13];
-    default: return NULL;
+    case 15:
+        return &m->markout[i - 13];
+    default:
+        return NULL;
     }
 }
 
@@ -77,8 +93,10 @@ int mm_results_metric_value(const mm_metrics *m, int i, double *f64, int64_t *i6
 {
     const void *p = mm__metric_ptr((mm_metrics *)m, i);
     if (!p) return -EINVAL;
-    if (METRICS[i].type == MM_COL_I64) *i64 = *(const int64_t *)p;
-    else *f64 = *(const double *)p;
+    if (METRICS[i].type == MM_COL_I64)
+        *i64 = *(const int64_t *)p;
+    else
+        *f64 = *(const double *)p;
     return METRICS[i].type;
 }
 
@@ -131,7 +149,9 @@ hid_t mm__rlayout_h5type(const mm__rlayout *l)
     if (t < 0) return -1;
     for (int c = 0; c < l->n_cols; c++) {
         const mm__rcol *col = &l->cols[c];
-        hid_t m = col->type == MM_COL_F64 ? H5T_IEEE_F64LE : col->type == MM_COL_I64 ? H5T_STD_I64LE : H5T_STD_I32LE;
+        hid_t m = col->type == MM_COL_F64   ? H5T_IEEE_F64LE
+                  : col->type == MM_COL_I64 ? H5T_STD_I64LE
+                                            : H5T_STD_I32LE;
         if (H5Tinsert(t, col->name, col->off, m) < 0) {
             H5Tclose(t);
             return -1;

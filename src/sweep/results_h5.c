@@ -85,7 +85,8 @@ static int read_strs(hid_t obj, const char *name, char **out, int32_t n)
     int rc = -2;
     if (H5Tget_class(ftype) == H5T_STRING && H5Tis_variable_str(ftype) > 0) {
         hid_t mt = vlen_str_type();
-        H5Tset_cset(mt, H5Tget_cset(ftype)); /* HDF5 converts no character sets: read ASCII as ASCII */
+        H5Tset_cset(mt,
+                    H5Tget_cset(ftype)); /* HDF5 converts no character sets: read ASCII as ASCII */
         char **tmp = calloc((size_t)n + 1, sizeof *tmp);
         if (tmp && (n == 0 || H5Aread(a, mt, tmp) >= 0)) {
             rc = 0;
@@ -122,7 +123,8 @@ int mm__attr_get_strs(hid_t obj, const char *name, char ***out, int32_t *n)
     if (!v) return -2;
     int rc = read_strs(obj, name, v, (int32_t)len);
     if (rc) {
-        for (int64_t i = 0; i < len; i++) free(v[i]);
+        for (int64_t i = 0; i < len; i++)
+            free(v[i]);
         free(v);
         return rc;
     }
@@ -151,15 +153,18 @@ int mm__ds_rw(hid_t ds, hid_t mtype, int64_t first, int64_t n, void *buf, int wr
     hsize_t start = (hsize_t)first, count = (hsize_t)n;
     hid_t fs = H5Dget_space(ds);
     hid_t ms = H5Screate_simple(1, &count, NULL);
-    herr_t r = fs < 0 || ms < 0 ? -1 : H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, NULL, &count, NULL);
-    if (r >= 0) r = write ? H5Dwrite(ds, mtype, ms, fs, H5P_DEFAULT, buf) : H5Dread(ds, mtype, ms, fs, H5P_DEFAULT, buf);
+    herr_t r =
+        fs < 0 || ms < 0 ? -1 : H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, NULL, &count, NULL);
+    if (r >= 0)
+        r = write ? H5Dwrite(ds, mtype, ms, fs, H5P_DEFAULT, buf)
+                  : H5Dread(ds, mtype, ms, fs, H5P_DEFAULT, buf);
     if (ms >= 0) H5Sclose(ms);
     if (fs >= 0) H5Sclose(fs);
     return r < 0 ? MM_EHDF5 : 0;
 }
 
-int mm__results_stream(hid_t ds, hid_t mtype, size_t row_bytes, int64_t n, uint64_t *hash, mm__block_fn fn,
-                       void *user)
+int mm__results_stream(hid_t ds, hid_t mtype, size_t row_bytes, int64_t n, uint64_t *hash,
+                       mm__block_fn fn, void *user)
 {
     /* The XXH3 state is heap-allocated: its layout is private to libxxhash. */
     XXH3_state_t *st = XXH3_createState();

@@ -1,9 +1,9 @@
-/* The objective index (docs/results.md, "/index"): row numbers sorted by the objective, best (largest)
- * first, ties by ascending row number, NaN last.
+/* The objective index (docs/results.md, "/index"): row numbers sorted by the objective, best
+ * (largest) first, ties by ascending row number, NaN last.
  *
- * Each value becomes a 64-bit key whose ascending unsigned order is the wanted order, and the (key, row)
- * pairs, built in row order, go through a stable LSD radix sort: stability gives the ascending-row
- * tie-break for free. */
+ * Each value becomes a 64-bit key whose ascending unsigned order is the wanted order, and the (key,
+ * row) pairs, built in row order, go through a stable LSD radix sort: stability gives the
+ * ascending-row tie-break for free. */
 #include <math.h>
 #include <string.h>
 
@@ -15,9 +15,11 @@ uint64_t mm__index_key_f64(double v)
     if (v == 0) v = 0.0;             /* -0 and +0 tie */
     uint64_t u;
     memcpy(&u, &v, sizeof u);
-    /* Ascending total order of the bit patterns: negative numbers flip all bits, positive ones the sign. */
+    /* Ascending total order of the bit patterns: negative numbers flip all bits, positive ones the
+     * sign. */
     u = (u >> 63) ? ~u : u | (UINT64_C(1) << 63);
-    /* Descending value = ascending complement. Only NaN bit patterns map to 0 or UINT64_MAX here. */
+    /* Descending value = ascending complement. Only NaN bit patterns map to 0 or UINT64_MAX here.
+     */
     return ~u;
 }
 
@@ -32,7 +34,8 @@ void mm__index_sort(mm__ipair *p, mm__ipair *tmp, int64_t n)
     mm__ipair *src = p, *dst = tmp;
     for (int shift = 0; shift < 64; shift += 8) {
         memset(cnt, 0, sizeof cnt);
-        for (int64_t i = 0; i < n; i++) cnt[(src[i].key >> shift) & 0xff]++;
+        for (int64_t i = 0; i < n; i++)
+            cnt[(src[i].key >> shift) & 0xff]++;
         /* A pass where every key has the same digit changes nothing: skip it. */
         if (n == 0 || cnt[(src[0].key >> shift) & 0xff] == (size_t)n) continue;
         size_t sum = 0;
@@ -41,7 +44,8 @@ void mm__index_sort(mm__ipair *p, mm__ipair *tmp, int64_t n)
             cnt[d] = sum;
             sum += c;
         }
-        for (int64_t i = 0; i < n; i++) dst[cnt[(src[i].key >> shift) & 0xff]++] = src[i];
+        for (int64_t i = 0; i < n; i++)
+            dst[cnt[(src[i].key >> shift) & 0xff]++] = src[i];
         mm__ipair *t = src;
         src = dst;
         dst = t;

@@ -1,5 +1,5 @@
-/* Internals of the results file (docs/results.md) shared by the writer, the reader and the hash: the
- * packed row layout, HDF5 helpers, and the streaming pass over the table. */
+/* Internals of the results file (docs/results.md) shared by the writer, the reader and the hash:
+ * the packed row layout, HDF5 helpers, and the streaming pass over the table. */
 #ifndef MM_RESULTS_INT_H
 #define MM_RESULTS_INT_H
 
@@ -10,12 +10,14 @@
 #include "mmsim/results.h"
 
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
-#error "the results table is packed little-endian and used as the memory layout; add byte swapping here"
+#error                                                                                             \
+    "the results table is packed little-endian and used as the memory layout; add byte swapping here"
 #endif
 
 #define MM_RESULTS_FORMAT "mmsim-results/1"
 #define MM_RESULTS_NAME_MAX 64 /* column names, NUL included */
-/* Rows per block when the table is streamed (hash, index, reading): bounded memory whatever n_rows. */
+/* Rows per block when the table is streamed (hash, index, reading): bounded memory whatever n_rows.
+ */
 #define MM_RESULTS_BLOCK 65536
 
 /* HDF5 1.10 (Debian 12) and 1.12+ name a few calls differently. */
@@ -30,8 +32,8 @@
 /* One column of the table. Its bytes sit at `off` in a packed row of mm__rlayout.row_bytes. */
 typedef struct mm__rcol {
     char name[MM_RESULTS_NAME_MAX];
-    int type;   /* MM_COL_F64 (float64), MM_COL_I64 (int64) or MM_COL_ENUM (int32) */
-    int size;   /* bytes: 8, or 4 for MM_COL_ENUM */
+    int type; /* MM_COL_F64 (float64), MM_COL_I64 (int64) or MM_COL_ENUM (int32) */
+    int size; /* bytes: 8, or 4 for MM_COL_ENUM */
     size_t off;
     int axis;   /* axis number for axis columns, else -1 */
     int metric; /* metric number (mm_results_metric) for metric columns, else -1 */
@@ -43,7 +45,8 @@ typedef struct mm__rlayout {
     size_t row_bytes;
 } mm__rlayout;
 
-/* Address of metric i (mm_results_metric order) inside m: an int64_t or a double; NULL for a bad i. */
+/* Address of metric i (mm_results_metric order) inside m: an int64_t or a double; NULL for a bad i.
+ */
 void *mm__metric_ptr(mm_metrics *m, int i);
 
 /* Build the layout for these axis keys and types. Returns 0 or -ENOMEM. */
@@ -52,7 +55,8 @@ int mm__rlayout_init(mm__rlayout *l, int32_t n_axes, const char *const *keys, co
 void mm__rlayout_free(mm__rlayout *l);
 /* Column number of a name, or -1. */
 int mm__rlayout_find(const mm__rlayout *l, const char *name);
-/* The packed little-endian compound type of the layout (file and memory type alike). Caller closes. */
+/* The packed little-endian compound type of the layout (file and memory type alike). Caller closes.
+ */
 hid_t mm__rlayout_h5type(const mm__rlayout *l);
 
 /* Silence HDF5's automatic error printing for the duration of one public call. */
@@ -63,32 +67,36 @@ typedef struct mm__h5quiet {
 void mm__h5quiet_begin(mm__h5quiet *q);
 void mm__h5quiet_end(mm__h5quiet *q);
 
-/* Attributes. Writers return 0 or -1. Readers return 0, -1 when missing, -2 when of the wrong type or
- * shape. Strings are variable-length UTF-8 (what h5py returns as str). */
+/* Attributes. Writers return 0 or -1. Readers return 0, -1 when missing, -2 when of the wrong type
+ * or shape. Strings are variable-length UTF-8 (what h5py returns as str). */
 int mm__attr_put_str(hid_t obj, const char *name, const char *val);
 int mm__attr_put_strs(hid_t obj, const char *name, const char *const *vals, int32_t n);
-int mm__attr_put(hid_t obj, const char *name, hid_t ftype, hid_t mtype, const void *vals, int32_t n);
+int mm__attr_put(hid_t obj, const char *name, hid_t ftype, hid_t mtype, const void *vals,
+                 int32_t n);
 /* -1 for n means a scalar. */
 int mm__attr_get_str(hid_t obj, const char *name, char **out); /* malloc'd */
-int mm__attr_get_strs(hid_t obj, const char *name, char ***out, int32_t *n); /* malloc'd array of malloc'd */
-/* Numeric attribute of exactly n elements (scalar when n == 1) of HDF5 class cls, converted to mtype. */
+int mm__attr_get_strs(hid_t obj, const char *name, char ***out,
+                      int32_t *n); /* malloc'd array of malloc'd */
+/* Numeric attribute of exactly n elements (scalar when n == 1) of HDF5 class cls, converted to
+ * mtype. */
 int mm__attr_get(hid_t obj, const char *name, hid_t mtype, H5T_class_t cls, void *vals, int32_t n);
 /* Number of elements of a 1-D (or scalar: 1) attribute, or -1 missing, -2 not simple. */
 int64_t mm__attr_len(hid_t obj, const char *name);
 
-/* Stream rows [0, n) of `ds` in blocks through memory type `mtype` (row_bytes each), hashing them with
- * XXH3-64 into *hash, and calling fn (if not NULL) on each block. Returns 0 or MM_EHDF5 / -ENOMEM / what fn
- * returns (non-zero stops). */
+/* Stream rows [0, n) of `ds` in blocks through memory type `mtype` (row_bytes each), hashing them
+ * with XXH3-64 into *hash, and calling fn (if not NULL) on each block. Returns 0 or MM_EHDF5 /
+ * -ENOMEM / what fn returns (non-zero stops). */
 typedef int (*mm__block_fn)(const unsigned char *rows, int64_t first, int64_t n, void *user);
-int mm__results_stream(hid_t ds, hid_t mtype, size_t row_bytes, int64_t n, uint64_t *hash, mm__block_fn fn,
-                       void *user);
+int mm__results_stream(hid_t ds, hid_t mtype, size_t row_bytes, int64_t n, uint64_t *hash,
+                       mm__block_fn fn, void *user);
 
 /* Read/write n elements of 1-D dataset ds starting at first, with memory type mtype. */
 int mm__ds_rw(hid_t ds, hid_t mtype, int64_t first, int64_t n, void *buf, int write);
 
-/* The sorted index of the objective (docs/results.md): keys[i] (ascending key = best first), rows written
- * in place of the pairs. Pairs are (key, row); on return rows[i] (aliasing the pairs' memory) hold the row
- * numbers best first. tmp has room for n pairs. */
+/* The objective index (docs/results.md). mm__index_key_* map a value to a key whose ascending unsigned
+ * order is the index order (largest value first, NaN last, -0 == +0). mm__index_sort sorts the n (key,
+ * row) pairs, built in row order, stably by key (so equal keys keep ascending rows), using tmp (room for n
+ * pairs), then packs the row numbers to the front of p: on return ((int64_t *)p)[i] is the i-th best row. */
 typedef struct mm__ipair {
     uint64_t key;
     int64_t row;

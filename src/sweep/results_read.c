@@ -1,5 +1,5 @@
-/* The results reader (layout in docs/results.md): open and check a file, read rows back as axis indices
- * and metrics, read the objective index, and recompute the content hash. */
+/* The results reader (layout in docs/results.md): open and check a file, read rows back as axis
+ * indices and metrics, read the objective index, and recompute the content hash. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -50,14 +50,18 @@ static int32_t find_value(const mm_results_reader *r, int a, const unsigned char
     const lookup *lk = r->lk[a];
     int32_t lo = 0, hi = x->n - 1;
     lookup key = {0};
-    if (x->type == MM_COL_F64) memcpy(&key.f, bytes, 8);
-    else memcpy(&key.i, bytes, 8);
+    if (x->type == MM_COL_F64)
+        memcpy(&key.f, bytes, 8);
+    else
+        memcpy(&key.i, bytes, 8);
     while (lo <= hi) {
         int32_t mid = lo + (hi - lo) / 2;
         int c = x->type == MM_COL_F64 ? cmp_lookup_f(&lk[mid], &key) : cmp_lookup_i(&lk[mid], &key);
         if (c == 0) return lk[mid].idx;
-        if (c < 0) lo = mid + 1;
-        else hi = mid - 1;
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid - 1;
     }
     return -1;
 }
@@ -75,7 +79,8 @@ void mm_results_close(mm_results_reader *r)
         mm_results_axis *x = &r->axes[a];
         free((void *)x->f64);
         free((void *)x->i64);
-        for (int32_t i = 0; x->names && i < x->n; i++) free((void *)x->names[i]);
+        for (int32_t i = 0; x->names && i < x->n; i++)
+            free((void *)x->names[i]);
         free((void *)x->names);
         if (r->lk) free(r->lk[a]);
     }
@@ -104,14 +109,18 @@ static int member_type(hid_t t)
 {
     H5T_class_t c = H5Tget_class(t);
     size_t sz = H5Tget_size(t);
-    if (c == H5T_INTEGER && H5Tget_sign(t) == H5T_SGN_2) return sz == 8 ? MM_COL_I64 : sz == 4 ? MM_COL_ENUM : 0;
+    if (c == H5T_INTEGER && H5Tget_sign(t) == H5T_SGN_2)
+        return sz == 8 ? MM_COL_I64 : sz == 4 ? MM_COL_ENUM : 0;
     if (c == H5T_FLOAT && sz == 8) return MM_COL_F64;
     return 0;
 }
 
 static const char *type_name(int t)
 {
-    return t == MM_COL_I64 ? "int64" : t == MM_COL_F64 ? "float64" : t == MM_COL_ENUM ? "int32" : "other";
+    return t == MM_COL_I64    ? "int64"
+           : t == MM_COL_F64  ? "float64"
+           : t == MM_COL_ENUM ? "int32"
+                              : "other";
 }
 
 /* Read /axes/<key> into x (values or names) and build the lookup for a numeric axis. */
@@ -122,23 +131,27 @@ static int read_axis(mm_results_reader *r, int a, mm_error *err)
     char name[MM_RESULTS_NAME_MAX + 8];
     snprintf(name, sizeof name, "axes/%s", x->key);
     if (H5Lexists(r->file, "axes", H5P_DEFAULT) <= 0 || H5Lexists(r->file, name, H5P_DEFAULT) <= 0)
-        return mm__errf(err, MM_EFORMAT, "%s: not a results file: column %s has no /%s", p, x->key, name);
+        return mm__errf(err, MM_EFORMAT, "%s: not a results file: column %s has no /%s", p, x->key,
+                        name);
     hid_t ds = H5Dopen2(r->file, name, H5P_DEFAULT);
-    if (ds < 0) return mm__errf(err, MM_EFORMAT, "%s: not a results file: /%s is not a dataset", p, name);
+    if (ds < 0)
+        return mm__errf(err, MM_EFORMAT, "%s: not a results file: /%s is not a dataset", p, name);
     hid_t t = H5Dget_type(ds), space = H5Dget_space(ds);
     int rc = 0;
     hsize_t n = 0;
-    if (H5Sget_simple_extent_ndims(space) != 1 || H5Sget_simple_extent_dims(space, &n, NULL) < 0 || n < 1 ||
-        n > INT32_MAX) {
-        rc = mm__errf(err, MM_EFORMAT, "%s: /%s: must be a non-empty one-dimensional dataset", p, name);
+    if (H5Sget_simple_extent_ndims(space) != 1 || H5Sget_simple_extent_dims(space, &n, NULL) < 0 ||
+        n < 1 || n > INT32_MAX) {
+        rc = mm__errf(err, MM_EFORMAT, "%s: /%s: must be a non-empty one-dimensional dataset", p,
+                      name);
         goto out;
     }
     x->n = (int32_t)n;
     int is_str = H5Tget_class(t) == H5T_STRING && H5Tis_variable_str(t) > 0;
     int want = x->type == MM_COL_ENUM ? is_str : member_type(t) == x->type;
     if (!want) {
-        rc = mm__errf(err, MM_EFORMAT, "%s: /%s: type does not match column %s (%s)", p, name, x->key,
-                      x->type == MM_COL_ENUM ? "int32 index: strings expected" : type_name(x->type));
+        rc = mm__errf(
+            err, MM_EFORMAT, "%s: /%s: type does not match column %s (%s)", p, name, x->key,
+            x->type == MM_COL_ENUM ? "int32 index: strings expected" : type_name(x->type));
         goto out;
     }
     if (x->type == MM_COL_ENUM) {
@@ -147,12 +160,14 @@ static int read_axis(mm_results_reader *r, int a, mm_error *err)
         hid_t mt = H5Tcopy(H5T_C_S1);
         H5Tset_size(mt, H5T_VARIABLE);
         H5Tset_cset(mt, H5Tget_cset(t));
-        if (!names || !tmp) rc = mm__errf(err, -ENOMEM, "%s: out of memory", p);
+        if (!names || !tmp)
+            rc = mm__errf(err, -ENOMEM, "%s: out of memory", p);
         else if (H5Dread(ds, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, tmp) < 0)
             rc = mm__errf(err, MM_EHDF5, "%s: /%s: read error", p, name);
         else {
             for (hsize_t i = 0; i < n; i++)
-                if (!(names[i] = strdup(tmp[i] ? tmp[i] : ""))) rc = mm__errf(err, -ENOMEM, "%s: out of memory", p);
+                if (!(names[i] = strdup(tmp[i] ? tmp[i] : "")))
+                    rc = mm__errf(err, -ENOMEM, "%s: out of memory", p);
             MM_H5_RECLAIM(mt, space, tmp);
         }
         H5Tclose(mt);
@@ -163,20 +178,25 @@ static int read_axis(mm_results_reader *r, int a, mm_error *err)
     void *vals = malloc((size_t)n * 8);
     lookup *lk = calloc((size_t)n, sizeof *lk);
     r->lk[a] = lk;
-    if (f) x->f64 = vals;
-    else x->i64 = vals;
+    if (f)
+        x->f64 = vals;
+    else
+        x->i64 = vals;
     if (!vals || !lk) {
         rc = mm__errf(err, -ENOMEM, "%s: out of memory", p);
         goto out;
     }
-    if (H5Dread(ds, f ? H5T_NATIVE_DOUBLE : H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, vals) < 0) {
+    if (H5Dread(ds, f ? H5T_NATIVE_DOUBLE : H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, vals) <
+        0) {
         rc = mm__errf(err, MM_EHDF5, "%s: /%s: read error", p, name);
         goto out;
     }
     for (hsize_t i = 0; i < n; i++) {
         lk[i].idx = (int32_t)i;
-        if (f) lk[i].f = x->f64[i];
-        else lk[i].i = x->i64[i];
+        if (f)
+            lk[i].f = x->f64[i];
+        else
+            lk[i].i = x->i64[i];
     }
     qsort(lk, (size_t)n, sizeof *lk, f ? cmp_lookup_f : cmp_lookup_i);
     for (hsize_t i = 1; i < n; i++)
@@ -199,8 +219,10 @@ static int read_columns(mm_results_reader *r, const int64_t markout_ns[MM_MARKOU
     int rc = 0, nm = H5Tget_class(t) == H5T_COMPOUND ? H5Tget_nmembers(t) : -1;
     if (nm < 1 + MM_RESULTS_METRICS) {
         H5Tclose(t);
-        return mm__errf(err, MM_EFORMAT, "%s: not a results file: /results is not a table of id, axes and %d metrics", p,
-                        MM_RESULTS_METRICS);
+        return mm__errf(
+            err, MM_EFORMAT,
+            "%s: not a results file: /results is not a table of id, axes and %d metrics", p,
+            MM_RESULTS_METRICS);
     }
     int32_t n_axes = nm - 1 - MM_RESULTS_METRICS;
     char **keys = calloc((size_t)nm, sizeof *keys);
@@ -213,15 +235,19 @@ static int read_columns(mm_results_reader *r, const int64_t markout_ns[MM_MARKOU
         if (mt >= 0) H5Tclose(mt);
         if (!keys[c]) rc = mm__errf(err, MM_EHDF5, "%s: /results: cannot read member %d", p, c);
     }
-    if (rc == 0) rc = mm__rlayout_init(&r->lay, n_axes, (const char *const *)keys + 1, types + 1, markout_ns);
+    if (rc == 0)
+        rc =
+            mm__rlayout_init(&r->lay, n_axes, (const char *const *)keys + 1, types + 1, markout_ns);
     if (rc == -ENOMEM) mm__errf(err, rc, "%s: out of memory", p);
     for (int c = 0; c < nm && rc == 0; c++) {
         const mm__rcol *col = &r->lay.cols[c];
         if (strcmp(keys[c], col->name))
-            rc = mm__errf(err, MM_EFORMAT, "%s: not a results file: /results column %d is '%s', expected '%s'", p, c,
+            rc = mm__errf(err, MM_EFORMAT,
+                          "%s: not a results file: /results column %d is '%s', expected '%s'", p, c,
                           keys[c], col->axis >= 0 ? "an axis" : col->name);
         else if (types[c] != col->type || (col->axis < 0 && types[c] == MM_COL_ENUM) || !types[c])
-            rc = mm__errf(err, MM_EFORMAT, "%s: /results column %s: wrong type (expected %s)", p, keys[c],
+            rc = mm__errf(err, MM_EFORMAT, "%s: /results column %s: wrong type (expected %s)", p,
+                          keys[c],
                           col->axis >= 0 ? "int64, float64 or int32" : type_name(col->type));
     }
     if (rc == 0) {
@@ -245,8 +271,8 @@ static int read_columns(mm_results_reader *r, const int64_t markout_ns[MM_MARKOU
 
 static int attr_err(const char *path, const char *name, int a, const char *want, mm_error *err)
 {
-    return mm__errf(err, MM_EFORMAT, "%s: not a results file: attribute %s of /results %s", path, name,
-                    a == -1 ? "is missing" : want);
+    return mm__errf(err, MM_EFORMAT, "%s: not a results file: attribute %s of /results %s", path,
+                    name, a == -1 ? "is missing" : want);
 }
 
 static int read_meta(mm_results_reader *r, mm_error *err)
@@ -258,7 +284,10 @@ static int read_meta(mm_results_reader *r, mm_error *err)
     const struct {
         const char *name;
         char **dst;
-    } strs[] = {{"config", &r->config}, {"mmsim_version", &r->version}, {"engine", &r->engine}, {"objective", &r->objective}};
+    } strs[] = {{"config", &r->config},
+                {"mmsim_version", &r->version},
+                {"engine", &r->engine},
+                {"objective", &r->objective}};
     for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++)
         if ((a = mm__attr_get_str(d, strs[i].name, strs[i].dst)) != 0)
             return attr_err(p, strs[i].name, a, "must be a variable-length string", err);
@@ -280,8 +309,10 @@ static int read_meta(mm_results_reader *r, mm_error *err)
     if ((a = mm__attr_get(d, "n_combos", H5T_NATIVE_INT64, H5T_INTEGER, &n_combos, 1)) != 0)
         return attr_err(p, "n_combos", a, "must be an integer scalar", err);
     if (n_combos != r->info.n_rows)
-        return mm__errf(err, MM_EFORMAT, "%s: attribute n_combos %" PRId64 " differs from the %" PRId64 " rows of /results", p,
-                        n_combos, r->info.n_rows);
+        return mm__errf(err, MM_EFORMAT,
+                        "%s: attribute n_combos %" PRId64 " differs from the %" PRId64
+                        " rows of /results",
+                        p, n_combos, r->info.n_rows);
     int32_t ni = 0;
     if ((a = mm__attr_get_strs(d, "inputs", &r->inputs, &ni)) != 0)
         return attr_err(p, "inputs", a, "must be an array of variable-length strings", err);
@@ -289,12 +320,16 @@ static int read_meta(mm_results_reader *r, mm_error *err)
     r->fps = calloc((size_t)ni + 1, sizeof *r->fps);
     r->in_paths = calloc((size_t)ni + 1, sizeof *r->in_paths);
     r->in_syms = calloc((size_t)ni + 1, sizeof *r->in_syms);
-    if (!r->fps || !r->in_paths || !r->in_syms) return mm__errf(err, -ENOMEM, "%s: out of memory", p);
-    if ((a = mm__attr_get(d, "input_fingerprints", H5T_NATIVE_UINT64, H5T_INTEGER, r->fps, ni)) != 0)
-        return attr_err(p, "input_fingerprints", a, "must hold one unsigned integer per input", err);
+    if (!r->fps || !r->in_paths || !r->in_syms)
+        return mm__errf(err, -ENOMEM, "%s: out of memory", p);
+    if ((a = mm__attr_get(d, "input_fingerprints", H5T_NATIVE_UINT64, H5T_INTEGER, r->fps, ni)) !=
+        0)
+        return attr_err(p, "input_fingerprints", a, "must hold one unsigned integer per input",
+                        err);
     /* "path#symbol": symbols never hold '#', so the last one splits. */
     for (int32_t i = 0; i < ni; i++) {
-        if (!(r->in_paths[i] = strdup(r->inputs[i]))) return mm__errf(err, -ENOMEM, "%s: out of memory", p);
+        if (!(r->in_paths[i] = strdup(r->inputs[i])))
+            return mm__errf(err, -ENOMEM, "%s: out of memory", p);
         char *h = strrchr(r->in_paths[i], '#');
         if (h) *h = 0;
         r->in_syms[i] = h ? h + 1 : NULL;
@@ -341,10 +376,12 @@ int mm_results_open(const char *path, mm_results_reader **out, mm_error *err)
         goto out;
     }
     if (strcmp(tag, MM_RESULTS_FORMAT)) {
-        rc = mm__errf(err, MM_EFORMAT, "%s: not a results file (format '%s', expected '%s')", path, tag, MM_RESULTS_FORMAT);
+        rc = mm__errf(err, MM_EFORMAT, "%s: not a results file (format '%s', expected '%s')", path,
+                      tag, MM_RESULTS_FORMAT);
         goto out;
     }
-    if (H5Lexists(r->file, "results", H5P_DEFAULT) <= 0 || (r->results = H5Dopen2(r->file, "results", H5P_DEFAULT)) < 0) {
+    if (H5Lexists(r->file, "results", H5P_DEFAULT) <= 0 ||
+        (r->results = H5Dopen2(r->file, "results", H5P_DEFAULT)) < 0) {
         rc = mm__errf(err, MM_EFORMAT, "%s: not a results file (no /results table)", path);
         goto out;
     }
@@ -358,7 +395,8 @@ int mm_results_open(const char *path, mm_results_reader **out, mm_error *err)
         goto out;
     }
     r->info.n_rows = (int64_t)n;
-    if ((a = mm__attr_get(r->results, "markout_ns", H5T_NATIVE_INT64, H5T_INTEGER, mk, MM_MARKOUTS)) != 0) {
+    if ((a = mm__attr_get(r->results, "markout_ns", H5T_NATIVE_INT64, H5T_INTEGER, mk,
+                          MM_MARKOUTS)) != 0) {
         rc = attr_err(path, "markout_ns", a, "must hold 3 integers", err);
         goto out;
     }
@@ -370,8 +408,10 @@ int mm_results_open(const char *path, mm_results_reader **out, mm_error *err)
 out:
     free(tag);
     mm__h5quiet_end(&q);
-    if (rc) mm_results_close(r);
-    else *out = r;
+    if (rc)
+        mm_results_close(r);
+    else
+        *out = r;
     return rc;
 }
 
@@ -380,7 +420,8 @@ const mm_results_info *mm_results_describe(const mm_results_reader *r)
     return r ? &r->info : NULL;
 }
 
-static int unpack(mm_results_reader *r, int64_t first, int64_t n, int32_t *axis_idx, mm_metrics *m, mm_error *err)
+static int unpack(mm_results_reader *r, int64_t first, int64_t n, int32_t *axis_idx, mm_metrics *m,
+                  mm_error *err)
 {
     const mm__rlayout *l = &r->lay;
     for (int64_t i = 0; i < n; i++) {
@@ -388,7 +429,8 @@ static int unpack(mm_results_reader *r, int64_t first, int64_t n, int32_t *axis_
         int64_t id;
         memcpy(&id, row, 8);
         if (id != first + i)
-            return mm__errf(err, MM_EFORMAT, "%s: row %" PRId64 " holds id %" PRId64, r->path, first + i, id);
+            return mm__errf(err, MM_EFORMAT, "%s: row %" PRId64 " holds id %" PRId64, r->path,
+                            first + i, id);
         for (int c = 1; c < l->n_cols; c++) {
             const mm__rcol *col = &l->cols[c];
             if (col->axis >= 0 && axis_idx) {
@@ -400,7 +442,9 @@ static int unpack(mm_results_reader *r, int64_t first, int64_t n, int32_t *axis_
                     k = find_value(r, col->axis, row + col->off);
                 }
                 if (k < 0)
-                    return mm__errf(err, MM_EFORMAT, "%s: row %" PRId64 ": column %s: value not on the axis /axes/%s",
+                    return mm__errf(err, MM_EFORMAT,
+                                    "%s: row %" PRId64
+                                    ": column %s: value not on the axis /axes/%s",
                                     r->path, first + i, col->name, col->name);
                 axis_idx[(size_t)i * (size_t)r->info.n_axes + (size_t)col->axis] = k;
             } else if (col->metric >= 0 && m) {
@@ -411,35 +455,41 @@ static int unpack(mm_results_reader *r, int64_t first, int64_t n, int32_t *axis_
     return 0;
 }
 
-int mm_results_read(mm_results_reader *r, int64_t first, int64_t n, int32_t *axis_idx, mm_metrics *m, mm_error *err)
+int mm_results_read(mm_results_reader *r, int64_t first, int64_t n, int32_t *axis_idx,
+                    mm_metrics *m, mm_error *err)
 {
     if (!r) return mm__errf(err, -EINVAL, "mm_results_read: NULL reader");
     if (first < 0 || n < 0 || first > r->info.n_rows || n > r->info.n_rows - first)
-        return mm__errf(err, -EINVAL, "%s: rows [%" PRId64 ", %" PRId64 ") outside the table of %" PRId64 " rows", r->path,
-                        first, first + n, r->info.n_rows);
+        return mm__errf(err, -EINVAL,
+                        "%s: rows [%" PRId64 ", %" PRId64 ") outside the table of %" PRId64 " rows",
+                        r->path, first, first + n, r->info.n_rows);
     mm__h5quiet q;
     mm__h5quiet_begin(&q);
     int rc = 0;
     for (int64_t at = 0; at < n && rc == 0; at += MM_RESULTS_BLOCK) {
         int64_t k = n - at < MM_RESULTS_BLOCK ? n - at : MM_RESULTS_BLOCK;
         if (mm__ds_rw(r->results, r->mtype, first + at, k, r->buf, 0))
-            rc = mm__errf(err, MM_EHDF5, "%s: cannot read rows [%" PRId64 ", %" PRId64 ")", r->path, first + at, first + at + k);
+            rc = mm__errf(err, MM_EHDF5, "%s: cannot read rows [%" PRId64 ", %" PRId64 ")", r->path,
+                          first + at, first + at + k);
         else
-            rc = unpack(r, first + at, k, axis_idx ? axis_idx + (size_t)at * (size_t)r->info.n_axes : NULL,
+            rc = unpack(r, first + at, k,
+                        axis_idx ? axis_idx + (size_t)at * (size_t)r->info.n_axes : NULL,
                         m ? m + at : NULL, err);
     }
     mm__h5quiet_end(&q);
     return rc;
 }
 
-int mm_results_read_index(mm_results_reader *r, const char *objective, int64_t first, int64_t n, int64_t *rows,
-                          mm_error *err)
+int mm_results_read_index(mm_results_reader *r, const char *objective, int64_t first, int64_t n,
+                          int64_t *rows, mm_error *err)
 {
-    if (!r || !objective || (n > 0 && !rows)) return mm__errf(err, -EINVAL, "mm_results_read_index: NULL argument");
+    if (!r || !objective || (n > 0 && !rows))
+        return mm__errf(err, -EINVAL, "mm_results_read_index: NULL argument");
     int64_t total = r->info.n_rows;
     if (first < 0 || n < 0 || first > total || n > total - first)
-        return mm__errf(err, -EINVAL, "%s: index entries [%" PRId64 ", %" PRId64 ") outside [0, %" PRId64 ")", r->path,
-                        first, first + n, total);
+        return mm__errf(err, -EINVAL,
+                        "%s: index entries [%" PRId64 ", %" PRId64 ") outside [0, %" PRId64 ")",
+                        r->path, first, first + n, total);
     char name[MM_RESULTS_NAME_MAX + 8];
     if (!*objective || strchr(objective, '/') || strlen(objective) >= MM_RESULTS_NAME_MAX)
         return mm__errf(err, MM_ENOTFOUND, "%s: no index for '%s'", r->path, objective);
@@ -448,7 +498,8 @@ int mm_results_read_index(mm_results_reader *r, const char *objective, int64_t f
     mm__h5quiet_begin(&q);
     int rc = 0;
     hid_t ds = -1;
-    if (H5Lexists(r->file, "index", H5P_DEFAULT) <= 0 || H5Lexists(r->file, name, H5P_DEFAULT) <= 0 ||
+    if (H5Lexists(r->file, "index", H5P_DEFAULT) <= 0 ||
+        H5Lexists(r->file, name, H5P_DEFAULT) <= 0 ||
         (ds = H5Dopen2(r->file, name, H5P_DEFAULT)) < 0) {
         rc = mm__errf(err, MM_ENOTFOUND, "%s: no index for '%s'", r->path, objective);
         goto out;
@@ -459,7 +510,8 @@ int mm_results_read_index(mm_results_reader *r, const char *objective, int64_t f
     if (nd == 1) H5Sget_simple_extent_dims(space, &len, NULL);
     H5Sclose(space);
     if (nd != 1 || (int64_t)len != total) {
-        rc = mm__errf(err, MM_EFORMAT, "%s: /%s: must hold %" PRId64 " row numbers", r->path, name, total);
+        rc = mm__errf(err, MM_EFORMAT, "%s: /%s: must hold %" PRId64 " row numbers", r->path, name,
+                      total);
         goto out;
     }
     if (mm__ds_rw(ds, H5T_NATIVE_INT64, first, n, rows, 0)) {
@@ -468,8 +520,9 @@ int mm_results_read_index(mm_results_reader *r, const char *objective, int64_t f
     }
     for (int64_t i = 0; i < n; i++)
         if (rows[i] < 0 || rows[i] >= total) {
-            rc = mm__errf(err, MM_EFORMAT, "%s: /%s: entry %" PRId64 " is row %" PRId64 ", outside the table", r->path,
-                          name, first + i, rows[i]);
+            rc = mm__errf(err, MM_EFORMAT,
+                          "%s: /%s: entry %" PRId64 " is row %" PRId64 ", outside the table",
+                          r->path, name, first + i, rows[i]);
             goto out;
         }
 out:
@@ -486,7 +539,8 @@ int mm_results_hash(const char *path, uint64_t *hash, mm_error *err)
     if (rc) return rc;
     mm__h5quiet q;
     mm__h5quiet_begin(&q);
-    rc = mm__results_stream(r->results, r->mtype, r->lay.row_bytes, r->info.n_rows, hash, NULL, NULL);
+    rc = mm__results_stream(r->results, r->mtype, r->lay.row_bytes, r->info.n_rows, hash, NULL,
+                            NULL);
     mm__h5quiet_end(&q);
     if (rc) mm__errf(err, rc, "%s: cannot read /results: %s", path, mm_strerror(rc));
     mm_results_close(r);

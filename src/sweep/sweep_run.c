@@ -40,7 +40,7 @@ void mm_sweep_opts_defaults(mm_sweep_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->engine = MM_ENGINE_PROCESS;
-    o->chunk = 256;
+    o->chunk = 0;
     o->seed = 1;
     o->objective = "pnl";
     mm_sim_config_defaults(&o->sim);
@@ -515,7 +515,7 @@ int mm_sweep_run(const mm_grid *g, const mm_sweep_opts *o, const char *out_path,
     if (!g || !o || !out_path) return mm__errf(err, -EINVAL, "mm_sweep_run: NULL argument");
     if (g->n_axes < 1 || strcmp(g->axes[0].key, "tape")) return mm__errf(err, MM_EUSAGE, "tape: no input tick file");
     if (g->n_combos <= 0) return mm__errf(err, MM_EUSAGE, "grid: empty");
-    if (o->chunk < 1 || o->chunk > 1000000) return mm__errf(err, MM_EUSAGE, "chunk: %" PRId64 " must be in [1, 1e6]", o->chunk);
+    if (o->chunk < 0 || o->chunk > 1000000) return mm__errf(err, MM_EUSAGE, "chunk: %" PRId64 " must be in [1, 1e6] (0: auto)", o->chunk);
     if (o->engine < 0 || o->engine > 2) return mm__errf(err, MM_EUSAGE, "engine: unknown");
     if (o->workers < 0 || o->workers > 4096) return mm__errf(err, MM_EUSAGE, "workers: %d must be in [0, 4096]", o->workers);
     if (o->sim.sample_ns <= 0) return mm__errf(err, MM_EUSAGE, "sample_ns: must be > 0");
@@ -541,6 +541,19 @@ int mm_sweep_run(const mm_grid *g, const mm_sweep_opts *o, const char *out_path,
     if (o->engine == MM_ENGINE_THREADS) workers = 1;
 #endif
     rep->workers = workers;
+    /* Chunk size: as given, or automatic: up to 256 combinations, small enough to give every worker about
+     * four chunks per tape (the batched kernel amortises each event over a chunk, so bigger is faster;
+     * results do not depend on it). */
+    int64_t chunk_sz = o->chunk;
+    if (chunk_sz == 0) {
+        int64_t per = g->n_combos / g->axes[0].n;
+        chunk_sz = (per + 4 * workers - 1) / (4 * workers);
+        if (chunk_sz > 256) chunk_sz = 256;
+        if (chunk_sz < 1) chunk_sz = 1;
+    }
+    mm_sweep_opts oo = *o;
+    oo.chunk = chunk_sz;
+    o = &oo;
 
     run r = {0};
     r.g = g;

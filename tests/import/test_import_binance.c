@@ -324,3 +324,58 @@ Test(binance, skip_bad_skips_garbage_lines)
     free(out);
     free(err);
 }
+
+static const char *const PRE[3] = {
+    "990 {\"stream\":\"t\",\"data\":{\"e\":\"trade\",\"E\":997,\"T\":997,\"s\":\"TST\",\"t\":0,"
+    "\"p\":\"10.2\",\"q\":\"0.001\",\"m\":true}}",
+    "991 {\"stream\":\"t\",\"data\":{\"e\":\"trade\",\"E\":999,\"T\":999,\"s\":\"TST\",\"t\":2,"
+    "\"p\":\"10.2\",\"q\":\"0.002\",\"m\":true}}",
+    "992 {\"stream\":\"t\",\"data\":{\"e\":\"bookTicker\",\"u\":99,\"s\":\"TST\",\"b\":\"10.0\","
+    "\"B\":\"1.000\",\"a\":\"10.2\",\"A\":\"2.500\",\"T\":998,\"E\":998}}",
+};
+
+static int import_pre(const char *trade2, mm_ticks *t, mm_import_report *rep, mm_error *e)
+{
+    const char *p = tu_path("pre.txt");
+    FILE *f = fopen(p, "w");
+    fprintf(f, "%s\n%s\n%s\n", PRE[0], trade2 ? trade2 : PRE[1], PRE[2]);
+    for (int i = 0; i < 6; i++)
+        fprintf(f, "%s\n", CAP[i]);
+    fclose(f);
+    mm_import_opts o;
+    mm_import_opts_init(&o);
+    o.symbol = "TST";
+    o.tick = "0.1";
+    o.lot = "0.001";
+    return mm_import_binance(p, &o, t, rep, e);
+}
+
+Test(binance, bookticker_before_the_snapshot_gives_the_first_rows)
+{
+    mm_ticks t;
+    mm_import_report rep;
+    mm_error e = {0};
+    cr_assert_eq(import_pre(NULL, &t, &rep, &e), 0, "%s", e.msg);
+    /* bookTicker 99 (T 998), trade (T 999), snapshot (T 1000), depth 105, trade, bookTicker 107,
+     * depth 110; the trade at T 997 precedes every book and is not used. */
+    cr_assert_eq(t.n, 7);
+    cr_assert_eq(t.ts_ns[0], INT64_C(998000000));
+    cr_assert_eq(t.ask_sz[0], 2500);
+    cr_assert_eq(t.ts_ns[1], INT64_C(999000000));
+    cr_assert_eq(t.trade_sz[1], 2);
+    cr_assert_eq(t.trade_side[1], -1, "m=true: the seller took liquidity");
+    cr_assert_eq(t.ask_sz[1], 2500, "the trade carries the bookTicker's L1");
+    cr_assert_eq(t.ts_ns[2], INT64_C(1000000000));
+    cr_assert_eq(t.ask_sz[2], 2000, "the snapshot row");
+    cr_assert_eq(rep.dropped_before_sync, 1);
+    cr_assert_eq(rep.trade_msgs, 2);
+    cr_assert_eq(rep.book_tickers, 2);
+    cr_assert_eq(mm_ticks_validate(&t, "x", &e), 0, "%s", e.msg);
+    mm_ticks_free(&t);
+    /* "t":-0 is valid JSON but not a trade id. */
+    const char *neg =
+        "991 {\"stream\":\"t\",\"data\":{\"e\":\"trade\",\"E\":999,\"T\":999,\"s\":\"TST\","
+        "\"t\":-0,\"p\":\"10.2\",\"q\":\"0.002\",\"m\":true}}";
+    cr_assert_eq(import_pre(neg, &t, &rep, &e), MM_EFORMAT);
+    cr_assert(strstr(e.msg, "pre.txt:2:") && strstr(e.msg, "\"t\""), "%s", e.msg);
+}

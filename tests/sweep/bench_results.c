@@ -1,7 +1,8 @@
-/* Results writer throughput (docs/perf.md): bench_results [ROWS] [CHUNK] [DIR]. Writes ROWS rows (default
- * 1,000,000, rounded up to the fixture's 120-row grid) in chunks of CHUNK rows (default 4096) in shuffled
- * order, as parallel workers would hand them over, commits, checks the stored content hash against a
- * recomputation and the index order, then prints rows/s of each phase and the peak RSS. */
+/* Results writer throughput (docs/perf.md): bench_results [ROWS] [CHUNK] [DIR]. Writes ROWS rows
+ * (default 1,000,000, rounded up to the fixture's 120-row grid) in chunks of CHUNK rows (default
+ * 4096) in shuffled order, as parallel workers would hand them over, commits, checks the stored
+ * content hash against a recomputation and the index order, then prints rows/s of each phase and
+ * the peak RSS. */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -46,7 +47,8 @@ int main(int argc, char **argv)
     int64_t *order = malloc((size_t)n_chunks * sizeof *order);
     int32_t *idx = malloc((size_t)chunk * RF_AXES * sizeof *idx);
     mm_metrics *m = malloc((size_t)chunk * sizeof *m);
-    for (int64_t i = 0; i < n_chunks; i++) order[i] = i;
+    for (int64_t i = 0; i < n_chunks; i++)
+        order[i] = i;
     for (int64_t i = n_chunks - 1; i > 0; i--) {
         int64_t j = (int64_t)(rf_mix((uint64_t)i) % (uint64_t)(i + 1)), x = order[i];
         order[i] = order[j];
@@ -55,7 +57,8 @@ int main(int argc, char **argv)
     double t_write = 0;
     for (int64_t c = 0; c < n_chunks; c++) {
         int64_t first = order[c] * chunk, k = n - first < chunk ? n - first : chunk;
-        for (int64_t i = 0; i < k; i++) rf_row(&t, first + i, idx + i * RF_AXES, &m[i]);
+        for (int64_t i = 0; i < k; i++)
+            rf_row(&t, first + i, idx + i * RF_AXES, &m[i]);
         double a = now_s();
         if (mm_results_write(w, first, k, idx, m, &e)) {
             fprintf(stderr, "bench_results: %s\n", e.msg);
@@ -91,15 +94,16 @@ int main(int argc, char **argv)
         for (int i = 0; i < 1000 && !bad; i++) {
             bad |= check(mm_results_read(r, rows[i], 1, NULL, &got[i], &e) == 0, e.msg);
             if (i > 0)
-                bad |= check(got[i].pnl < got[i - 1].pnl || (got[i].pnl == got[i - 1].pnl && rows[i] > rows[i - 1]),
+                bad |= check(got[i].pnl < got[i - 1].pnl ||
+                                 (got[i].pnl == got[i - 1].pnl && rows[i] > rows[i - 1]),
                              "index order");
         }
         int32_t want_idx[RF_AXES], got_idx[RF_AXES];
         mm_metrics wm, gm;
         rf_row(&t, n / 2, want_idx, &wm);
         bad |= check(mm_results_read(r, n / 2, 1, got_idx, &gm, &e) == 0, e.msg);
-        bad |= check(!memcmp(want_idx, got_idx, sizeof want_idx) && gm.volume == wm.volume && gm.pnl == wm.pnl &&
-                         gm.markout[2] == wm.markout[2],
+        bad |= check(!memcmp(want_idx, got_idx, sizeof want_idx) && gm.volume == wm.volume &&
+                         gm.pnl == wm.pnl && gm.markout[2] == wm.markout[2],
                      "row read back");
         mm_results_close(r);
     }
@@ -107,12 +111,15 @@ int main(int argc, char **argv)
     stat(path, &st);
     unlink(path);
     if (bad) return 1;
-    printf("results writer: %" PRId64 " rows of %d axes, %" PRId64 "-row chunks in shuffled order, file %.1f MB\n", n,
-           RF_AXES, chunk, (double)st.st_size / 1e6);
+    printf("results writer: %" PRId64 " rows of %d axes, %" PRId64
+           "-row chunks in shuffled order, file %.1f MB\n",
+           n, RF_AXES, chunk, (double)st.st_size / 1e6);
     printf("  mm_results_write   %.3f s  %.3g rows/s\n", t_write, (double)n / t_write);
-    printf("  mm_results_commit  %.3f s  %.3g rows/s (index sort + content hash + attributes + fsync)\n", t_commit,
-           (double)n / t_commit);
-    printf("  create..commit     %.3f s  %.3g rows/s (row generation included)\n", t_total, (double)n / t_total);
+    printf("  mm_results_commit  %.3f s  %.3g rows/s (index sort + content hash + attributes + "
+           "fsync)\n",
+           t_commit, (double)n / t_commit);
+    printf("  create..commit     %.3f s  %.3g rows/s (row generation included)\n", t_total,
+           (double)n / t_total);
     printf("  mm_results_hash    %.3f s  %.3g rows/s\n", t_hash, (double)n / t_hash);
     printf("  peak RSS           %.1f MB\n", (double)peak_kb / 1024);
     printf("  content hash       %016" PRIx64 " (verified)\n", h);

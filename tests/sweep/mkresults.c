@@ -1,5 +1,5 @@
-/* Write the test fixture's results table (results_fixture.h): mkresults OUT.h5 [REPS] [CHUNK]. For the
- * h5py check, which reads it following docs/results.md only. */
+/* Write the test fixture's results table (results_fixture.h): mkresults OUT.h5 [REPS] [CHUNK]. For
+ * the h5py check, which reads it following docs/results.md only. */
 #include <stdio.h>
 #include <stdlib.h>
 

@@ -25,10 +25,12 @@ void rf_init(rf_table *t, int32_t reps)
     t->tape[0] = "day1.h5#AAA";
     t->tape[1] = "day \"2\",b.h5#BBB"; /* a comma and quotes: CSV must quote it */
     t->rep = malloc((size_t)reps * sizeof *t->rep);
-    for (int32_t i = 0; i < reps; i++) t->rep[i] = 100 + 3 * i;
+    for (int32_t i = 0; i < reps; i++)
+        t->rep[i] = 100 + 3 * i;
     t->axes[0] = (mm_results_axis){.key = "tape", .type = MM_COL_ENUM, .n = 2, .names = t->tape};
     t->axes[1] = (mm_results_axis){.key = "spread", .type = MM_COL_F64, .n = 4, .f64 = t->spread};
-    t->axes[2] = (mm_results_axis){.key = "inv_limit", .type = MM_COL_I64, .n = 5, .i64 = t->inv_limit};
+    t->axes[2] =
+        (mm_results_axis){.key = "inv_limit", .type = MM_COL_I64, .n = 5, .i64 = t->inv_limit};
     t->axes[3] = (mm_results_axis){.key = "queue", .type = MM_COL_ENUM, .n = 3, .names = t->queue};
     t->axes[4] = (mm_results_axis){.key = "rep", .type = MM_COL_I64, .n = reps, .i64 = t->rep};
     t->n_rows = 120 * (int64_t)reps;
@@ -94,8 +96,8 @@ void rf_meta(const rf_table *t, const char *objective, mm_results_meta *meta)
     meta->objective = objective;
 }
 
-int rf_write(const char *path, const rf_table *t, int64_t chunk, uint64_t shuffle_seed, const char *objective,
-             mm_error *err)
+int rf_write(const char *path, const rf_table *t, int64_t chunk, uint64_t shuffle_seed,
+             const char *objective, mm_error *err)
 {
     mm_results_writer *w;
     int rc = mm_results_create(path, t->axes, RF_AXES, t->n_rows, t->markout_ns, &w, err);
@@ -104,7 +106,8 @@ int rf_write(const char *path, const rf_table *t, int64_t chunk, uint64_t shuffl
     int64_t *order = malloc((size_t)(n_chunks > 0 ? n_chunks : 1) * sizeof *order);
     int32_t *idx = malloc((size_t)chunk * RF_AXES * sizeof *idx);
     mm_metrics *m = malloc((size_t)chunk * sizeof *m);
-    for (int64_t i = 0; i < n_chunks; i++) order[i] = i;
+    for (int64_t i = 0; i < n_chunks; i++)
+        order[i] = i;
     for (int64_t i = n_chunks - 1; shuffle_seed && i > 0; i--) {
         int64_t j = (int64_t)(rf_mix(shuffle_seed + (uint64_t)i) % (uint64_t)(i + 1));
         int64_t x = order[i];
@@ -113,7 +116,8 @@ int rf_write(const char *path, const rf_table *t, int64_t chunk, uint64_t shuffl
     }
     for (int64_t c = 0; c < n_chunks && rc == 0; c++) {
         int64_t first = order[c] * chunk, n = t->n_rows - first < chunk ? t->n_rows - first : chunk;
-        for (int64_t i = 0; i < n; i++) rf_row(t, first + i, idx + i * RF_AXES, &m[i]);
+        for (int64_t i = 0; i < n; i++)
+            rf_row(t, first + i, idx + i * RF_AXES, &m[i]);
         rc = mm_results_write(w, first, n, idx, m, err);
     }
     free(order);

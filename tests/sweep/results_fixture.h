@@ -1,5 +1,6 @@
-/* A deterministic results table for the tests, the h5py check and the benchmark: five axes (tape, spread,
- * inv_limit, queue, rep) and metrics derived from the row id by a hash, with ties, a -0.0 and a NaN. */
+/* A deterministic results table for the tests, the h5py check and the benchmark: five axes (tape,
+ * spread, inv_limit, queue, rep) and metrics derived from the row id by a hash, with ties, a -0.0
+ * and a NaN. */
 #ifndef MM_RESULTS_FIXTURE_H
 #define MM_RESULTS_FIXTURE_H
 
@@ -32,10 +33,10 @@ void rf_row(const rf_table *t, int64_t id, int32_t *axis_idx, mm_metrics *m);
 /* Fixed provenance (objective "pnl" unless objective is given). */
 void rf_meta(const rf_table *t, const char *objective, mm_results_meta *meta);
 
-/* Write the whole table to path: rows in calls of `chunk` rows, in shuffled order when shuffle_seed != 0.
- * Returns 0 or the failing call's code (err filled). */
-int rf_write(const char *path, const rf_table *t, int64_t chunk, uint64_t shuffle_seed, const char *objective,
-             mm_error *err);
+/* Write the whole table to path: rows in calls of `chunk` rows, in shuffled order when shuffle_seed
+ * != 0. Returns 0 or the failing call's code (err filled). */
+int rf_write(const char *path, const rf_table *t, int64_t chunk, uint64_t shuffle_seed,
+             const char *objective, mm_error *err);
 
 uint64_t rf_mix(uint64_t x);
 

@@ -1,6 +1,6 @@
-/* The results table (docs/results.md): writer round trips in any write order, the objective index, the
- * temporary file, argument checks; `mmsim show` and `mmsim export --csv` on files written here; bad
- * input files rejected with one line and exit 1. */
+/* The results table (docs/results.md): writer round trips in any write order, the objective index,
+ * the temporary file, argument checks; `mmsim show` and `mmsim export --csv` on files written here;
+ * bad input files rejected with one line and exit 1. */
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <errno.h>
@@ -63,8 +63,11 @@ static void assert_same_metrics(const mm_metrics *a, const mm_metrics *b, int64_
         int64_t ia = 0, ib = 0;
         int t = mm_results_metric_value(a, i, &fa, &ia);
         mm_results_metric_value(b, i, &fb, &ib);
-        if (t == MM_COL_I64) cr_assert_eq(ia, ib, "row %" PRId64 " metric %d", row, i);
-        else cr_assert(same_f64(fa, fb), "row %" PRId64 " metric %d: %.17g vs %.17g", row, i, fa, fb);
+        if (t == MM_COL_I64)
+            cr_assert_eq(ia, ib, "row %" PRId64 " metric %d", row, i);
+        else
+            cr_assert(same_f64(fa, fb), "row %" PRId64 " metric %d: %.17g vs %.17g", row, i, fa,
+                      fb);
     }
 }
 
@@ -100,13 +103,15 @@ Test(results, shuffled_chunks_give_the_same_hash_and_the_same_file)
     char *fa = slurp(a, &la), *fb = slurp(b, &lb), *fc = slurp(c, &lc);
     cr_assert_eq(la, lb);
     cr_assert_eq(la, lc);
-    cr_assert(memcmp(fa, fb, la) == 0 && memcmp(fa, fc, la) == 0, "file bytes depend on the write order");
+    cr_assert(memcmp(fa, fb, la) == 0 && memcmp(fa, fc, la) == 0,
+              "file bytes depend on the write order");
     free(fa);
     free(fb);
     free(fc);
     /* A different value changes the hash. */
     mm_results_writer *w;
-    cr_assert_eq(mm_results_create(tu_path("d.h5"), t.axes, RF_AXES, 2, t.markout_ns, &w, &e), 0, "%s", e.msg);
+    cr_assert_eq(mm_results_create(tu_path("d.h5"), t.axes, RF_AXES, 2, t.markout_ns, &w, &e), 0,
+                 "%s", e.msg);
     int32_t idx[2 * RF_AXES];
     mm_metrics m[2];
     rf_row(&t, 0, idx, &m[0]);
@@ -116,7 +121,8 @@ Test(results, shuffled_chunks_give_the_same_hash_and_the_same_file)
     rf_meta(&t, NULL, &meta);
     cr_assert_eq(mm_results_commit(w, &meta, &e), 0, "%s", e.msg);
     uint64_t h1 = stored_hash(tu_path("d.h5"));
-    cr_assert_eq(mm_results_create(tu_path("d.h5"), t.axes, RF_AXES, 2, t.markout_ns, &w, &e), 0, "%s", e.msg);
+    cr_assert_eq(mm_results_create(tu_path("d.h5"), t.axes, RF_AXES, 2, t.markout_ns, &w, &e), 0,
+                 "%s", e.msg);
     m[1].volume++;
     cr_assert_eq(mm_results_write(w, 0, 2, idx, m, &e), 0, "%s", e.msg);
     cr_assert_eq(mm_results_commit(w, &meta, &e), 0, "%s", e.msg);
@@ -141,9 +147,12 @@ Test(results, rows_and_provenance_read_back)
         cr_assert_eq(in->axes[a].type, t.axes[a].type);
         cr_assert_eq(in->axes[a].n, t.axes[a].n);
         for (int32_t k = 0; k < t.axes[a].n; k++) {
-            if (t.axes[a].type == MM_COL_F64) cr_assert(same_f64(in->axes[a].f64[k], t.axes[a].f64[k]));
-            else if (t.axes[a].type == MM_COL_I64) cr_assert_eq(in->axes[a].i64[k], t.axes[a].i64[k]);
-            else cr_assert_str_eq(in->axes[a].names[k], t.axes[a].names[k]);
+            if (t.axes[a].type == MM_COL_F64)
+                cr_assert(same_f64(in->axes[a].f64[k], t.axes[a].f64[k]));
+            else if (t.axes[a].type == MM_COL_I64)
+                cr_assert_eq(in->axes[a].i64[k], t.axes[a].i64[k]);
+            else
+                cr_assert_str_eq(in->axes[a].names[k], t.axes[a].names[k]);
         }
     }
     const mm_results_meta *m = &in->meta;
@@ -162,7 +171,8 @@ Test(results, rows_and_provenance_read_back)
         cr_assert_str_eq(m->input_symbols[i], t.input_symbols[i]);
         cr_assert_eq(m->input_fingerprints[i], t.input_fps[i]);
     }
-    for (int k = 0; k < MM_MARKOUTS; k++) cr_assert_eq(m->markout_ns[k], t.markout_ns[k]);
+    for (int k = 0; k < MM_MARKOUTS; k++)
+        cr_assert_eq(m->markout_ns[k], t.markout_ns[k]);
     cr_assert_str_eq(m->objective, "sharpe");
     cr_assert_str_eq(in->mmsim_version, mm_version());
     /* Every row, read in uneven pieces. */
@@ -173,7 +183,8 @@ Test(results, rows_and_provenance_read_back)
         cr_assert_eq(mm_results_read(r, first, n, idx, got, &e), 0, "%s", e.msg);
         for (int64_t i = 0; i < n; i++) {
             rf_row(&t, first + i, want_idx, &wm);
-            for (int a = 0; a < RF_AXES; a++) cr_assert_eq(idx[i * RF_AXES + a], want_idx[a], "row %ld", (long)(first + i));
+            for (int a = 0; a < RF_AXES; a++)
+                cr_assert_eq(idx[i * RF_AXES + a], want_idx[a], "row %ld", (long)(first + i));
             assert_same_metrics(&got[i], &wm, first + i);
         }
     }
@@ -232,8 +243,8 @@ Test(results, index_sorts_descending_with_ties_by_id_and_nan_last)
         qsort(ref, (size_t)n, sizeof *ref, cmp_ref);
         cr_assert_eq(mm_results_read_index(r, objs[o], 0, n, got, &e), 0, "%s", e.msg);
         for (int64_t i = 0; i < n; i++) {
-            cr_assert_eq(got[i], ref[i], "%s: entry %ld: row %ld, expected %ld", objs[o], (long)i, (long)got[i],
-                         (long)ref[i]);
+            cr_assert_eq(got[i], ref[i], "%s: entry %ld: row %ld, expected %ld", objs[o], (long)i,
+                         (long)got[i], (long)ref[i]);
             if (i > 0 && vals[got[i]] == vals[got[i - 1]]) ties++;
         }
         if (o < 3) cr_assert(ties > 100, "%s: the fixture should produce ties (%d)", objs[o], ties);
@@ -254,7 +265,8 @@ Test(results, missing_row_fails_commit_naming_it_and_leaves_no_file)
     mm_error e = {0};
     const char *p = tu_path("miss.h5");
     mm_results_writer *w;
-    cr_assert_eq(mm_results_create(p, t.axes, RF_AXES, t.n_rows, t.markout_ns, &w, &e), 0, "%s", e.msg);
+    cr_assert_eq(mm_results_create(p, t.axes, RF_AXES, t.n_rows, t.markout_ns, &w, &e), 0, "%s",
+                 e.msg);
     int32_t idx[RF_AXES];
     mm_metrics m;
     for (int64_t i = t.n_rows - 1; i >= 0; i--) {
@@ -265,9 +277,11 @@ Test(results, missing_row_fails_commit_naming_it_and_leaves_no_file)
     mm_results_meta meta;
     rf_meta(&t, NULL, &meta);
     cr_assert_eq(mm_results_commit(w, &meta, &e), -EINVAL);
-    cr_assert(strstr(e.msg, "row 37 was never written") && strstr(e.msg, "2 rows missing"), "%s", e.msg);
+    cr_assert(strstr(e.msg, "row 37 was never written") && strstr(e.msg, "2 rows missing"), "%s",
+              e.msg);
     cr_assert(strstr(e.msg, p), "%s", e.msg);
-    cr_assert_eq(count_entries(tu_tmpdir()), 0, "temporary or final file left after a failed commit");
+    cr_assert_eq(count_entries(tu_tmpdir()), 0,
+                 "temporary or final file left after a failed commit");
     rf_free(&t);
 }
 
@@ -277,10 +291,13 @@ Test(results, row_written_twice_or_out_of_range_is_rejected_before_writing)
     rf_init(&t, 1);
     mm_error e = {0};
     mm_results_writer *w;
-    cr_assert_eq(mm_results_create(tu_path("x.h5"), t.axes, RF_AXES, t.n_rows, t.markout_ns, &w, &e), 0, "%s", e.msg);
+    cr_assert_eq(
+        mm_results_create(tu_path("x.h5"), t.axes, RF_AXES, t.n_rows, t.markout_ns, &w, &e), 0,
+        "%s", e.msg);
     int32_t idx[3 * RF_AXES];
     mm_metrics m[3];
-    for (int i = 0; i < 3; i++) rf_row(&t, 10 + i, idx + i * RF_AXES, &m[i]);
+    for (int i = 0; i < 3; i++)
+        rf_row(&t, 10 + i, idx + i * RF_AXES, &m[i]);
     cr_assert_eq(mm_results_write(w, 10, 3, idx, m, &e), 0, "%s", e.msg);
     cr_assert_eq(mm_results_write(w, 8, 3, idx, m, &e), -EINVAL);
     cr_assert(strstr(e.msg, "row 10 written twice"), "%s", e.msg);
@@ -305,7 +322,8 @@ Test(results, temporary_file_never_remains)
     const char *p = tu_path("t.h5");
     mm_results_writer *w;
     /* Abort: the temporary file existed while writing; afterwards nothing is left. */
-    cr_assert_eq(mm_results_create(p, t.axes, RF_AXES, t.n_rows, t.markout_ns, &w, &e), 0, "%s", e.msg);
+    cr_assert_eq(mm_results_create(p, t.axes, RF_AXES, t.n_rows, t.markout_ns, &w, &e), 0, "%s",
+                 e.msg);
     cr_assert_eq(count_entries(tu_tmpdir()), 1);
     cr_assert(!exists(p), "the final file must not exist before commit");
     mm_results_abort(w);
@@ -321,7 +339,8 @@ Test(results, temporary_file_never_remains)
     cr_assert_eq(count_entries(tu_tmpdir()), 1);
     cr_assert_eq(stored_hash(p), before);
     /* An abort after rows were written leaves the older file as it was. */
-    cr_assert_eq(mm_results_create(p, t.axes, RF_AXES, t.n_rows, t.markout_ns, &w, &e), 0, "%s", e.msg);
+    cr_assert_eq(mm_results_create(p, t.axes, RF_AXES, t.n_rows, t.markout_ns, &w, &e), 0, "%s",
+                 e.msg);
     int32_t idx[RF_AXES];
     mm_metrics m;
     rf_row(&t, 0, idx, &m);
@@ -342,10 +361,14 @@ Test(results, create_rejects_bad_axes_and_horizons)
     mm_results_axis ax[RF_AXES];
     struct {
         const char *why, *msg;
-    } cases[] = {{"dup key", "axis spread appears twice"},   {"metric key", "name of a metric column"},
-                 {"id key", "reserved"},                      {"bad key", "must match"},
-                 {"dup value", "value 2 appears twice"},      {"nan value", "not finite"},
-                 {"no values", "no values"},                  {"horizon", "must be positive"},
+    } cases[] = {{"dup key", "axis spread appears twice"},
+                 {"metric key", "name of a metric column"},
+                 {"id key", "reserved"},
+                 {"bad key", "must match"},
+                 {"dup value", "value 2 appears twice"},
+                 {"nan value", "not finite"},
+                 {"no values", "no values"},
+                 {"horizon", "must be positive"},
                  {"same horizon", "markout_1s twice"}};
     double nanv[2] = {1, NAN};
     int64_t dup[3] = {1, 2, 2};
@@ -353,15 +376,33 @@ Test(results, create_rejects_bad_axes_and_horizons)
         memcpy(ax, t.axes, sizeof ax);
         int64_t mk[MM_MARKOUTS] = {t.markout_ns[0], t.markout_ns[1], t.markout_ns[2]};
         switch (c) {
-        case 0: ax[2].key = "spread"; break;
-        case 1: ax[2].key = "markout_500ms"; break;
-        case 2: ax[2].key = "id"; break;
-        case 3: ax[2].key = "a/b"; break;
-        case 4: ax[2].i64 = dup, ax[2].n = 3; break;
-        case 5: ax[1].f64 = nanv, ax[1].n = 2; break;
-        case 6: ax[3].n = 0; break;
-        case 7: mk[2] = 0; break;
-        case 8: mk[1] = mk[0]; break;
+        case 0:
+            ax[2].key = "spread";
+            break;
+        case 1:
+            ax[2].key = "markout_500ms";
+            break;
+        case 2:
+            ax[2].key = "id";
+            break;
+        case 3:
+            ax[2].key = "a/b";
+            break;
+        case 4:
+            ax[2].i64 = dup, ax[2].n = 3;
+            break;
+        case 5:
+            ax[1].f64 = nanv, ax[1].n = 2;
+            break;
+        case 6:
+            ax[3].n = 0;
+            break;
+        case 7:
+            mk[2] = 0;
+            break;
+        case 8:
+            mk[1] = mk[0];
+            break;
         }
         int rc = mm_results_create(p, ax, RF_AXES, t.n_rows, mk, &w, &e);
         cr_assert_eq(rc, MM_EUSAGE, "%s: %d", cases[c].why, rc);
@@ -401,8 +442,9 @@ Test(results, horizon_names_use_the_largest_exact_unit)
     const struct {
         int64_t ns;
         const char *s;
-    } c[] = {{1000000000, "1s"}, {10000000000, "10s"}, {60000000000, "60s"}, {500000000, "500ms"},
-             {250000, "250us"},  {100, "100ns"},          {1500000000, "1500ms"}, {1000001, "1000001ns"}};
+    } c[] = {{1000000000, "1s"},     {10000000000, "10s"},  {60000000000, "60s"},
+             {500000000, "500ms"},   {250000, "250us"},     {100, "100ns"},
+             {1500000000, "1500ms"}, {1000001, "1000001ns"}};
     for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
         char b[32];
         mm_results_horizon_name(c[i].ns, b, sizeof b);
@@ -416,7 +458,8 @@ static char *show(int expect, const char *const *args)
 {
     const char *argv[32] = {"mmsim", "show"};
     int n = 2;
-    for (; args[n - 2]; n++) argv[n] = args[n - 2];
+    for (; args[n - 2]; n++)
+        argv[n] = args[n - 2];
     argv[n] = NULL;
     char *out, *err;
     int rc = tu_run(argv, &out, &err);
@@ -447,8 +490,8 @@ static int table_rows(const char *out, int64_t *ids, int max)
     return n;
 }
 
-static void expected_top(const rf_table *t, int metric, int asc, int where_axis, int32_t where_idx, int64_t *ids,
-                         int top)
+static void expected_top(const rf_table *t, int metric, int asc, int where_axis, int32_t where_idx,
+                         int64_t *ids, int top)
 {
     int64_t n = t->n_rows, k = 0;
     double *vals = malloc((size_t)n * sizeof *vals);
@@ -465,7 +508,8 @@ static void expected_top(const rf_table *t, int metric, int asc, int where_axis,
     }
     g_vals = vals;
     qsort(rows, (size_t)k, sizeof *rows, cmp_ref);
-    for (int i = 0; i < top && i < k; i++) ids[i] = rows[i];
+    for (int i = 0; i < top && i < k; i++)
+        ids[i] = rows[i];
     free(vals);
     free(rows);
 }
@@ -481,7 +525,9 @@ Test(results, show_prints_provenance_and_the_best_rows)
 
     /* Default: top 20 by the stored objective through the index. */
     char *out = show(0, (const char *[]){p, NULL});
-    cr_assert(strstr(out, "480 combinations") && strstr(out, "tape 2 x spread 4 x inv_limit 5 x queue 3 x rep 4"), "%s", out);
+    cr_assert(strstr(out, "480 combinations") &&
+                  strstr(out, "tape 2 x spread 4 x inv_limit 5 x queue 3 x rep 4"),
+              "%s", out);
     cr_assert(strstr(out, "serial, 3 workers") && strstr(out, "18446744073709551557"), "%s", out);
     char hash[32];
     snprintf(hash, sizeof hash, "%016" PRIx64, stored_hash(p));
@@ -491,7 +537,8 @@ Test(results, show_prints_provenance_and_the_best_rows)
     cr_assert(strstr(out, "by pnl descending (stored index)"), "%s", out);
     cr_assert_eq(table_rows(out, got, 64), 20);
     expected_top(&t, 0, 0, -1, 0, want, 20);
-    for (int i = 0; i < 20; i++) cr_assert_eq(got[i], want[i], "rank %d", i + 1);
+    for (int i = 0; i < 20; i++)
+        cr_assert_eq(got[i], want[i], "rank %d", i + 1);
     /* Axis values appear as values: the enum names and the float spread. */
     char line[64];
     snprintf(line, sizeof line, "%s", t.queue[(want[0] / 4) % 3]);
@@ -502,27 +549,33 @@ Test(results, show_prints_provenance_and_the_best_rows)
     out = show(0, (const char *[]){p, "--top", "7", "--sort", "volume", NULL});
     cr_assert_eq(table_rows(out, got, 64), 7);
     expected_top(&t, 2, 0, -1, 0, want, 7);
-    for (int i = 0; i < 7; i++) cr_assert_eq(got[i], want[i]);
+    for (int i = 0; i < 7; i++)
+        cr_assert_eq(got[i], want[i]);
     cr_assert(strstr(out, "by volume descending:"), "%s", out);
     free(out);
 
     out = show(0, (const char *[]){p, "--top", "5", "--asc", NULL});
     cr_assert_eq(table_rows(out, got, 64), 5);
     expected_top(&t, 0, 1, -1, 0, want, 5);
-    for (int i = 0; i < 5; i++) cr_assert_eq(got[i], want[i]);
+    for (int i = 0; i < 5; i++)
+        cr_assert_eq(got[i], want[i]);
     free(out);
 
     out = show(0, (const char *[]){p, "--where", "inv_limit=10", "--top", "30", NULL});
     cr_assert(strstr(out, "of 96 rows where inv_limit=10"), "%s", out);
     cr_assert_eq(table_rows(out, got, 64), 30);
     expected_top(&t, 0, 0, 2, 3, want, 30);
-    for (int i = 0; i < 30; i++) cr_assert_eq(got[i], want[i]);
+    for (int i = 0; i < 30; i++)
+        cr_assert_eq(got[i], want[i]);
     free(out);
 
     /* Several --where: AND (enum by name, float by value, "0.5" written another way). */
-    out = show(0, (const char *[]){p, "--where", "tape=day \"2\",b.h5#BBB", "--where", "spread=5e-1", "--where",
-                                   "queue=log", "--sort", "markout_250us", "--top", "100", NULL});
-    cr_assert(strstr(out, "top 20 of 20 rows where tape=day \"2\",b.h5#BBB and spread=0.5 and queue=log"), "%s", out);
+    out = show(0, (const char *[]){p, "--where", "tape=day \"2\",b.h5#BBB", "--where",
+                                   "spread=5e-1", "--where", "queue=log", "--sort", "markout_250us",
+                                   "--top", "100", NULL});
+    cr_assert(
+        strstr(out, "top 20 of 20 rows where tape=day \"2\",b.h5#BBB and spread=0.5 and queue=log"),
+        "%s", out);
     int n = table_rows(out, got, 64);
     cr_assert_eq(n, 20);
     for (int i = 0; i < n; i++) {
@@ -546,7 +599,8 @@ Test(results, show_prints_provenance_and_the_best_rows)
     cr_assert(strstr(err, "unknown axis 'bogus'") && strstr(err, "inv_limit"), "%s", err);
     free(err);
     err = show(2, (const char *[]){p, "--where", "inv_limit=3", NULL});
-    cr_assert(strstr(err, "'3' is not a value of axis inv_limit") && strstr(err, "1, 2, 5, 10, 20"), "%s", err);
+    cr_assert(strstr(err, "'3' is not a value of axis inv_limit") && strstr(err, "1, 2, 5, 10, 20"),
+              "%s", err);
     free(err);
     err = show(2, (const char *[]){p, "--where", "queue=fifo", NULL});
     cr_assert(strstr(err, "fifo"), "%s", err);
@@ -645,7 +699,8 @@ static void check_csv(const rf_table *t, char *csv)
     int nf = csv_split(line, f, 64);
     cr_assert_eq(nf, 1 + RF_AXES + MM_RESULTS_METRICS);
     cr_assert_str_eq(f[0], "id");
-    for (int a = 0; a < RF_AXES; a++) cr_assert_str_eq(f[1 + a], t->axes[a].key);
+    for (int a = 0; a < RF_AXES; a++)
+        cr_assert_str_eq(f[1 + a], t->axes[a].key);
     for (int i = 0; i < MM_RESULTS_METRICS; i++) {
         char name[32];
         mm_results_metric(i, t->markout_ns, name, sizeof name);
@@ -660,9 +715,12 @@ static void check_csv(const rf_table *t, char *csv)
         cr_assert_eq(strtoll(f[0], NULL, 10), rows);
         for (int a = 0; a < RF_AXES; a++) {
             const mm_results_axis *x = &t->axes[a];
-            if (x->type == MM_COL_F64) cr_assert(same_f64(strtod(f[1 + a], NULL), x->f64[idx[a]]));
-            else if (x->type == MM_COL_I64) cr_assert_eq(strtoll(f[1 + a], NULL, 10), x->i64[idx[a]]);
-            else cr_assert_str_eq(f[1 + a], x->names[idx[a]]);
+            if (x->type == MM_COL_F64)
+                cr_assert(same_f64(strtod(f[1 + a], NULL), x->f64[idx[a]]));
+            else if (x->type == MM_COL_I64)
+                cr_assert_eq(strtoll(f[1 + a], NULL, 10), x->i64[idx[a]]);
+            else
+                cr_assert_str_eq(f[1 + a], x->names[idx[a]]);
         }
         mm_metrics back;
         memset(&back, 0, sizeof back);
@@ -674,7 +732,8 @@ static void check_csv(const rf_table *t, char *csv)
                 cr_assert_eq(strtoll(s, NULL, 10), v, "row %ld col %d: %s", (long)rows, i, s);
             } else {
                 double r = strtod(s, NULL);
-                cr_assert(same_f64(r, d) || (isnan(r) && isnan(d)), "row %ld col %d: %s vs %.17g", (long)rows, i, s, d);
+                cr_assert(same_f64(r, d) || (isnan(r) && isnan(d)), "row %ld col %d: %s vs %.17g",
+                          (long)rows, i, s, d);
             }
         }
         rows++;
@@ -750,12 +809,15 @@ static void write_tagged(const char *path, const char *tag)
 
 Test(results, bad_files_give_one_line_errors_and_exit_1)
 {
-    const char *missing = tu_path("missing.h5"), *text = tu_path("text.h5"), *ticks = tu_path("ticks.h5");
-    const char *wrong = tu_path("wrong.h5"), *untagged = tu_path("untagged.h5"), *notable = tu_path("notable.h5");
+    const char *missing = tu_path("missing.h5"), *text = tu_path("text.h5"),
+               *ticks = tu_path("ticks.h5");
+    const char *wrong = tu_path("wrong.h5"), *untagged = tu_path("untagged.h5"),
+               *notable = tu_path("notable.h5");
     FILE *f = fopen(text, "w");
     fputs("id,pnl\n1,2\n", f);
     fclose(f);
-    const char *g[] = {"mmsim", "gen", "--seed", "1", "--events", "100", "--symbol", "T", "-o", ticks, NULL};
+    const char *g[] = {"mmsim",    "gen", "--seed", "1",   "--events", "100",
+                       "--symbol", "T",   "-o",     ticks, NULL};
     cr_assert_eq(tu_run(g, NULL, NULL), 0);
     write_tagged(wrong, "mmsim-results/2");
     write_tagged(untagged, NULL);
@@ -771,7 +833,8 @@ Test(results, bad_files_give_one_line_errors_and_exit_1)
                  {tu_tmpdir(), "is a directory"}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         for (int cmd = 0; cmd < 2; cmd++) {
-            const char *a[] = {"mmsim", cmd ? "export" : "show", cases[i].path, cmd ? "--csv" : NULL, NULL};
+            const char *a[] = {"mmsim", cmd ? "export" : "show", cases[i].path,
+                               cmd ? "--csv" : NULL, NULL};
             char *out, *err;
             int rc = tu_run(a, &out, &err);
             cr_assert_eq(rc, 1, "%s %s: exit %d: %s", a[1], cases[i].path, rc, err);
@@ -785,4 +848,35 @@ Test(results, bad_files_give_one_line_errors_and_exit_1)
     uint64_t h;
     mm_error e = {0};
     cr_assert_eq(mm_results_hash(ticks, &h, &e), MM_EFORMAT);
+}
+
+Test(results, index_orders_infinities_zeros_and_nans)
+{
+    rf_table t;
+    rf_init(&t, 1);
+    const double v[10] = {1.0, -INFINITY, NAN, -0.0, INFINITY, 0.0, -NAN, -1e-300, 1e300, -0.0};
+    const int64_t want[10] = {4, 8, 0, 3, 5, 9, 7, 1, 2, 6};
+    mm_error e = {0};
+    mm_results_writer *w;
+    const char *p = tu_path("inf.h5");
+    cr_assert_eq(mm_results_create(p, t.axes, RF_AXES, 10, t.markout_ns, &w, &e), 0, "%s", e.msg);
+    int32_t idx[10 * RF_AXES];
+    mm_metrics m[10];
+    for (int i = 0; i < 10; i++) {
+        rf_row(&t, i, idx + i * RF_AXES, &m[i]);
+        m[i].pnl = v[i];
+    }
+    cr_assert_eq(mm_results_write(w, 0, 10, idx, m, &e), 0, "%s", e.msg);
+    mm_results_meta meta;
+    rf_meta(&t, NULL, &meta);
+    cr_assert_eq(mm_results_commit(w, &meta, &e), 0, "%s", e.msg);
+    mm_results_reader *r;
+    cr_assert_eq(mm_results_open(p, &r, &e), 0, "%s", e.msg);
+    int64_t got[10];
+    cr_assert_eq(mm_results_read_index(r, "pnl", 0, 10, got, &e), 0, "%s", e.msg);
+    for (int i = 0; i < 10; i++)
+        cr_assert_eq(got[i], want[i], "entry %d: row %ld, expected %ld", i, (long)got[i],
+                     (long)want[i]);
+    mm_results_close(r);
+    rf_free(&t);
 }
