@@ -179,6 +179,15 @@ static void sb_printf(sbuf *b, const char *fmt, ...)
     }
 }
 
+/* "path#symbol", heap-allocated (NULL when out of memory). */
+static char *join_hash(const char *path, const char *sym)
+{
+    size_t n = strlen(path) + strlen(sym) + 2;
+    char *r = malloc(n);
+    if (r) snprintf(r, n, "%s#%s", path, sym);
+    return r;
+}
+
 static int split_kv(const char *C, const char *flag, const char *arg, char **k, char **v)
 {
     const char *eq = strchr(arg, '=');
@@ -364,8 +373,7 @@ int cmd_sweep(int argc, char **argv)
     for (int f = 0; f < c.n_files && rc == 0; f++) {
         if (c.n_symbols) {
             for (int s = 0; s < c.n_symbols && nt < 4096; s++) {
-                tapes[nt] = malloc(strlen(c.files[f]) + strlen(c.symbols[s]) + 2);
-                sprintf(tapes[nt++], "%s#%s", c.files[f], c.symbols[s]);
+                if ((tapes[nt] = join_hash(c.files[f], c.symbols[s]))) nt++;
             }
             continue;
         }
@@ -381,8 +389,7 @@ int cmd_sweep(int argc, char **argv)
             break;
         }
         for (int s = 0; s < count && nt < 4096; s++) {
-            tapes[nt] = malloc(strlen(c.files[f]) + strlen(syms[s]) + 2);
-            sprintf(tapes[nt++], "%s#%s", c.files[f], syms[s]);
+            if ((tapes[nt] = join_hash(c.files[f], syms[s]))) nt++;
         }
         free(syms);
     }

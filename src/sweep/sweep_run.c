@@ -564,13 +564,14 @@ int mm_sweep_run(const mm_grid *g, const mm_sweep_opts *o, const char *out_path,
     r.ticks = calloc((size_t)r.n_tapes, sizeof *r.ticks);
     r.tapes = calloc((size_t)r.n_tapes, sizeof *r.tapes);
     uint8_t *done = calloc((size_t)g->n_combos, 1);
-    char *jpath = malloc(strlen(out_path) + 16);
+    size_t jlen = strlen(out_path) + 9;
+    char *jpath = malloc(jlen);
+    if (jpath) snprintf(jpath, jlen, "%s.journal", out_path);
     int rc = 0;
     if (!r.ticks || !r.tapes || !done || !jpath) {
         rc = mm__errf(err, -ENOMEM, "out of memory");
         goto out;
     }
-    sprintf(jpath, "%s.journal", out_path);
     /* Load every tape once (shared memory for the process engine) and prepare its tables. */
     for (int32_t t = 0; t < r.n_tapes && rc == 0; t++) {
         char *spec = strdup(g->axes[0].text[t]);

@@ -343,3 +343,39 @@ Test(lobster, imports_append_instruments_and_replace)
     cr_assert_eq(mm_ticks_list(h5, names, 4, &count, &e), 0, "%s", e.msg);
     cr_assert_eq(count, 2);
 }
+
+Test(lobster, halt_rows_keep_the_book_and_carry_no_trade)
+{
+    const char *msg[7], *ob[7];
+    for (int i = 0; i < 5; i++)
+        msg[i] = MSG[i], ob[i] = OB[i];
+    msg[5] = "34200.6,7,0,0,-1,-1"; /* trading halt */
+    msg[6] = "34200.9,7,0,0,1,-1";  /* trading resumes */
+    ob[5] = ob[6] = OB[4];
+    const char *m = write_lines("m.csv", msg, 7, -1, NULL),
+               *o = write_lines("o.csv", ob, 7, -1, NULL);
+    mm_import_opts opt;
+    mm_import_opts_init(&opt);
+    opt.symbol = "FIX";
+    opt.date = "2012-06-21";
+    mm_ticks t;
+    mm_import_report rep;
+    mm_error e = {0};
+    cr_assert_eq(mm_import_lobster(m, o, &opt, &t, &rep, &e), 0, "%s", e.msg);
+    cr_assert_eq(t.n, 7);
+    cr_assert_eq(rep.halts, 2);
+    cr_assert_eq(rep.msg_by_type[7], 2);
+    for (int i = 5; i < 7; i++) {
+        cr_assert_eq(t.trade_sz[i], 0);
+        cr_assert_eq(t.bid_px[i], t.bid_px[4]);
+        cr_assert_eq(t.bid_sz[i], t.bid_sz[4]);
+        cr_assert_eq(t.ask_px[i], MM_PX_NONE_ASK);
+    }
+    mm_ticks_free(&t);
+    /* A halt row whose book moved, and a halt message with a price other than -1, 0, 1. */
+    expect_fail(m, write_lines("o.csv", ob, 7, 5, "9999999999,0,1000000,61"),
+                NEEDLES("m.csv:6:", "the bid side changed"));
+    msg[5] = "34200.6,7,0,0,2,-1";
+    expect_fail(write_lines("m.csv", msg, 7, -1, NULL), write_lines("o.csv", ob, 7, -1, NULL),
+                NEEDLES("m.csv:6:", "halt message"));
+}

@@ -460,10 +460,8 @@ int mm_import_lobster(const char *message, const char *orderbook, const mm_impor
                                   "%s:%" PRId64 ": type %d trade price %" PRId64 " is between ticks"
                                   " (tick %" PRId64 " units)%s",
                                   message, c.mline, m.type, m.price, tick_units,
-                                  m.type == 4
-                                      ? ""
-                                      : "; without --subtick-reject it is rounded away from the "
-                                        "aggressor");
+                                  m.type == 4 ? " (visible executions are at book prices)"
+                                              : " (rejected by --subtick-reject)");
                     goto done;
                 }
                 /* Conservative rounding: a buy print rounds down, a sell print up, so the rounded
