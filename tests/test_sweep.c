@@ -363,3 +363,27 @@ Test(sweep, table_values_are_the_reference_engine_s)
     free(spread);
     mm_grid_free(&g);
 }
+
+Test(sweep, progress_only_on_a_terminal)
+{
+    const char *t = make_ticks(20000);
+    if (access("/usr/bin/script", X_OK) != 0) cr_skip_test("no /usr/bin/script to provide a terminal");
+    char cmd[2048];
+    /* On a pseudo-terminal (util-linux script), progress lines appear on stderr. */
+    snprintf(cmd, sizeof cmd,
+             "/usr/bin/script -qec \"%s sweep %s --grid spread=0:7:1 --grid inv_limit=1,2 -o %s\" /dev/null > %s 2>&1",
+             getenv("MMSIM_BIN"), t, tu_path("tty.h5"), tu_path("tty.txt"));
+    cr_assert_eq(system(cmd), 0);
+    FILE *f = fopen(tu_path("tty.txt"), "r");
+    char buf[8192] = {0};
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    cr_assert(strstr(buf, "sweep: chunks") && strstr(buf, "combos/s") && strstr(buf, "ETA"), "%s", buf);
+    /* Not a terminal: no progress. */
+    const char *a[] = {"mmsim", "sweep", t, "--grid", "spread=0:7:1", "--grid", "inv_limit=1,2", "-o", tu_path("plain.h5"), NULL};
+    char *err;
+    cr_assert_eq(tu_run(a, NULL, &err), 0);
+    cr_assert_eq(strstr(err, "chunks"), NULL, "%s", err);
+    free(err);
+}
