@@ -304,6 +304,7 @@ Test(sweep, bad_grids_and_configs_are_usage_errors)
         {{"mmsim", "sweep", "--config", ini, t, "-o", "x.h5", NULL}, "grdi"},
         {{"mmsim", "sweep", "--config", ini2, t, "-o", "x.h5", NULL}, "flavour"},
         {{"mmsim", "sweep", t, "--grid", "spread=1,2", "--objective", "luck", "-o", "x.h5", NULL}, "objective"},
+        {{"mmsim", "sweep", t, "--grid", "spread=0:2000000:1", "-o", "x.h5", NULL}, "more than 1000000 values"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char *err;

@@ -80,16 +80,20 @@ static int find_axis(const mm_grid *g, const char *key)
     return -1;
 }
 
-/* Add one value given as text: checked by mm_params_set; numeric value recorded. */
-static int add_value(mm_grid_axis *a, const char *key, const char *text, mm_error *err)
+#define AXIS_MAX_VALUES 1000000
+
+/* Add one value given as text: checked by mm_params_set; numeric value recorded. sorted: the caller
+ * adds non-decreasing values (a range), so a duplicate can only equal the previous value. */
+static int add_value(mm_grid_axis *a, const char *key, const char *text, int sorted, mm_error *err)
 {
+    if (a->n >= AXIS_MAX_VALUES) return mm__errf(err, MM_EUSAGE, "%s: more than %d values on the axis", key, AXIS_MAX_VALUES);
     mm_params p;
     mm_params_defaults(&p);
     int rc = mm_params_set(&p, key, text, err);
     if (rc) return rc;
     double v;
     mm_params_get_num(&p, key, &v);
-    for (int32_t i = 0; i < a->n; i++)
+    for (int32_t i = sorted && a->n ? a->n - 1 : 0; i < a->n; i++)
         if (a->num[i] == v) return mm__errf(err, MM_EUSAGE, "%s: value '%s' appears twice on the axis", key, text);
     char *s = strdup(text);
     if (!s || axis_push(a, s, v)) {
@@ -137,9 +141,9 @@ int mm_grid_add_axis(mm_grid *g, const char *key, const char *spec, mm_error *er
             return mm__errf(err, MM_EUSAGE, "%s: '%s' is not a range a:b:step with step > 0 and b >= a", key, spec);
         }
         double count = floor((hi - lo) / step + 1e-9) + 1;
-        if (count > 100000000) {
+        if (count > AXIS_MAX_VALUES) {
             axis_free(&a);
-            return mm__errf(err, MM_EUSAGE, "%s: '%s' has more than 1e8 values", key, spec);
+            return mm__errf(err, MM_EUSAGE, "%s: '%s' has more than %d values", key, spec, AXIS_MAX_VALUES);
         }
         for (int64_t k = 0; k < (int64_t)count && rc == 0; k++) {
             double v = lo + (double)k * step;
@@ -153,7 +157,7 @@ int mm_grid_add_axis(mm_grid *g, const char *key, const char *spec, mm_error *er
             } else {
                 snprintf(buf, sizeof buf, "%.17g", v);
             }
-            rc = add_value(&a, key, buf, err);
+            rc = add_value(&a, key, buf, 1, err);
         }
     } else {
         char *copy = strdup(spec);
@@ -163,7 +167,7 @@ int mm_grid_add_axis(mm_grid *g, const char *key, const char *spec, mm_error *er
             while (*tok == ' ') tok++;
             char *e = tok + strlen(tok);
             while (e > tok && e[-1] == ' ') *--e = 0;
-            rc = add_value(&a, key, tok, err);
+            rc = add_value(&a, key, tok, 0, err);
         }
         free(copy);
         if (rc == 0 && a.n == 0) rc = mm__errf(err, MM_EUSAGE, "%s: empty axis", key);
