@@ -548,15 +548,15 @@ int mm_sweep_run(const mm_grid *g, const mm_sweep_opts *o, const char *out_path,
     if (o->engine == MM_ENGINE_THREADS) workers = 1;
 #endif
     rep->workers = workers;
-    /* Chunk size: as given, or automatic: up to 256 combinations, small enough to give every worker about
-     * four chunks per tape (the batched kernel amortises each event over a chunk, so bigger is faster;
-     * results do not depend on it). */
+    /* Chunk size: as given, or automatic: about 16 chunks per worker and tape, so that dynamic scheduling
+     * evens out chunks of unequal cost, but at least 64 combinations (the batched kernel amortises each
+     * event over a chunk) and at most 256. Results do not depend on it. */
     int64_t chunk_sz = o->chunk;
     if (chunk_sz == 0) {
         int64_t per = g->n_combos / g->axes[0].n;
-        chunk_sz = (per + 4 * workers - 1) / (4 * workers);
+        chunk_sz = (per + 16 * workers - 1) / (16 * workers);
+        if (chunk_sz < 64) chunk_sz = 64;
         if (chunk_sz > 256) chunk_sz = 256;
-        if (chunk_sz < 1) chunk_sz = 1;
     }
     mm_sweep_opts oo = *o;
     oo.chunk = chunk_sz;

@@ -3,11 +3,11 @@
  *   bench_sweep MMSIM_BIN [events] [big_combos]
  *
  * 1. The bare batched kernel (mm_sim_run_batch, one thread) on a generated tape and the canonical grid
- *    (spread 1..32 x inv_limit 1..32 = 1024 combinations): event x combination updates per second.
+ *    (spread 1..32 x inv_limit 1..64 = 2048 combinations): event x combination updates per second.
  * 2. `mmsim sweep` on the same tape and grid with the serial engine, and with the process engine and 1 and 2
  *    workers: wall time of the whole command (load, run, journal, results table), updates per second, the
  *    overhead of the serial sweep over the bare kernel, the 2-worker speed-up, and the peak of the summed
- *    PSS (and Pss_Shmem) over the sweep's process tree, sampled every 20 ms.
+ *    PSS (and Pss_Shmem) over the sweep's process tree, sampled every 100 ms.
  * 3. A 1,000,000-combination sweep (spread 0..99 x inv_limit 1..100 x requote 1..100) on a short tape:
  *    wall time and peak summed PSS.
  * Each sweep's table is checked: the serial and process tables must have the same content hash. */
@@ -108,7 +108,7 @@ static run_result run_cmd(char *const argv[], const char *dir)
         tree_pss(pid, &p, &s);
         if (p > r.peak_pss) r.peak_pss = p;
         if (s > r.peak_shm) r.peak_shm = s;
-        struct timespec ts = {0, 20000000};
+        struct timespec ts = {0, 100000000}; /* 100 ms: sampling smaps_rollup takes the workers' mmap lock */
         nanosleep(&ts, NULL);
     }
     r.wall = now() - t0;
@@ -159,13 +159,13 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_sweep: %s\n", e.msg);
         return 1;
     }
-    int n = 1024;
+    int n = 2048;
     mm_params *p = calloc((size_t)n, sizeof *p);
     mm_metrics *m = calloc((size_t)n, sizeof *m);
     for (int j = 0; j < n; j++) {
         mm_params_defaults(&p[j]);
-        p[j].spread_ticks = 1 + j / 32;
-        p[j].inv_limit = 1 + j % 32;
+        p[j].spread_ticks = 1 + j / 64;
+        p[j].inv_limit = 1 + j % 64;
     }
     mm_sim_config c;
     mm_sim_config_defaults(&c);
@@ -173,7 +173,7 @@ int main(int argc, char **argv)
     if (mm_sim_run_batch(&t, &c, p, n, m, &e)) return 1;
     double bare = now() - t0;
     double updates = (double)events * n;
-    printf("bench_sweep: %" PRId64 "-event tape, 1024 combinations (spread 1..32 x inv_limit 1..32)\n", events);
+    printf("bench_sweep: %" PRId64 "-event tape, 2048 combinations (spread 1..32 x inv_limit 1..64)\n", events);
     printf("  bare batched kernel, 1 thread        %7.3f s  %.3e updates/s\n", bare, updates / bare);
     mm_ticks_free(&t);
 
@@ -186,7 +186,7 @@ int main(int argc, char **argv)
     uint64_t hashes[3];
     for (int k = 0; k < 3; k++) {
         snprintf(out, sizeof out, "%s/r%d.h5", dir, k);
-        char *av[] = {bin, "sweep", tape, "--grid", "spread=1:32:1", "--grid", "inv_limit=1:32:1", "--engine",
+        char *av[] = {bin, "sweep", tape, "--grid", "spread=1:32:1", "--grid", "inv_limit=1:64:1", "--engine",
                       (char *)runs[k].engine, "--workers", (char *)runs[k].workers, "--quiet", "-o", out, NULL};
         rr[k] = run_cmd(av, dir);
         hashes[k] = hash_of(out);
