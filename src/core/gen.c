@@ -29,16 +29,6 @@ void mm_gen_defaults(mm_gen_params *p)
     strcpy(p->symbol, "SYN");
 }
 
-static int check_symbol(const char *s)
-{
-    if (!s[0]) return 0;
-    for (const char *c = s; *c; c++)
-        if (!((*c >= 'A' && *c <= 'Z') || (*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '.' ||
-              *c == '_' || *c == '-'))
-            return 0;
-    return 1;
-}
-
 /* Uniform integer in [1, 2m - 1] (mean m) from a 32-bit word. */
 static int32_t draw_size(uint32_t w, int32_t m)
 {
@@ -57,7 +47,7 @@ int mm_gen_ticks(const mm_gen_params *p, mm_ticks *out, mm_error *err)
     if (p->mean_queue < 1 || p->mean_queue > 1000000)
         return mm__errf(err, -EINVAL, "mean-queue: must be in 1..1000000 lots");
     if (!(p->tick_size > 0) || !(p->lot_size > 0)) return mm__errf(err, -EINVAL, "tick/lot size: must be > 0");
-    if (!check_symbol(p->symbol)) return mm__errf(err, -EINVAL, "symbol: '%s' must match [A-Za-z0-9._-]+", p->symbol);
+    if (!mm__valid_symbol(p->symbol)) return mm__errf(err, -EINVAL, "symbol: '%s' must match [A-Za-z0-9._-]+", p->symbol);
     /* Probability that an event moves the mid by one tick: vol^2 / rate (variance per second = vol^2). */
     double p_move = p->vol_ticks * p->vol_ticks / p->rate_hz;
     if (p_move + p->trade_frac > 0.9)

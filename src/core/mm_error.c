@@ -40,3 +40,13 @@ int mm__errf(mm_error *err, int code, const char *fmt, ...)
     err->code = code;
     return code;
 }
+
+int mm__valid_symbol(const char *s)
+{
+    if (!s || !s[0] || strlen(s) >= MM_SYMBOL_MAX) return 0;
+    for (const char *c = s; *c; c++)
+        if (!((*c >= 'A' && *c <= 'Z') || (*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '.' ||
+              *c == '_' || *c == '-'))
+            return 0;
+    return 1;
+}

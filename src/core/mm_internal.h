@@ -11,6 +11,9 @@
  * formatted text are replaced by spaces so the message stays on one line. */
 int mm__errf(mm_error *err, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* 1 if s is a valid instrument symbol: [A-Za-z0-9._-]+, shorter than MM_SYMBOL_MAX. */
+int mm__valid_symbol(const char *s);
+
 /* Column alignment of every tape block, bytes. */
 #define MM_COL_ALIGN 64
 

@@ -92,16 +92,6 @@ static void quiet_end(quiet *q)
     H5Eset_auto2(H5E_DEFAULT, q->func, q->data);
 }
 
-static int valid_symbol(const char *s)
-{
-    if (!s || !s[0] || strlen(s) >= MM_SYMBOL_MAX) return 0;
-    for (const char *c = s; *c; c++)
-        if (!((*c >= 'A' && *c <= 'Z') || (*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '.' ||
-              *c == '_' || *c == '-'))
-            return 0;
-    return 1;
-}
-
 /* ---- attributes ---- */
 
 static int attr_write_str(hid_t obj, const char *name, const char *val)
@@ -292,7 +282,7 @@ int mm_ticks_write(const char *path, mm_ticks *t, const mm_write_opts *opts, mm_
 {
     mm_write_opts o = opts ? *opts : (mm_write_opts){0};
     if (!path || !t) return mm__errf(err, -EINVAL, "mm_ticks_write: NULL argument");
-    if (!valid_symbol(t->inst.symbol))
+    if (!mm__valid_symbol(t->inst.symbol))
         return mm__errf(err, MM_EUSAGE, "%s: symbol '%s' must match [A-Za-z0-9._-]+ (at most %d characters)", path,
                         t->inst.symbol, MM_SYMBOL_MAX - 1);
     if (o.compress_level < 0 || o.compress_level > 9)
@@ -545,7 +535,7 @@ out:
 int mm_ticks_load(const char *path, const char *symbol, int flags, mm_ticks *out, mm_error *err)
 {
     if (!path || !out) return mm__errf(err, -EINVAL, "mm_ticks_load: NULL argument");
-    if (symbol && !valid_symbol(symbol))
+    if (symbol && !mm__valid_symbol(symbol))
         return mm__errf(err, MM_EUSAGE, "%s: symbol '%s' must match [A-Za-z0-9._-]+", path, symbol);
     quiet q;
     quiet_begin(&q);
