@@ -548,13 +548,17 @@ int mm_sweep_run(const mm_grid *g, const mm_sweep_opts *o, const char *out_path,
     if (o->engine == MM_ENGINE_THREADS) workers = 1;
 #endif
     rep->workers = workers;
-    /* Chunk size: as given, or automatic: about 16 chunks per worker and tape, so that dynamic scheduling
-     * evens out chunks of unequal cost, but at least 64 combinations (the batched kernel amortises each
-     * event over a chunk) and at most 256. Results do not depend on it. */
+    /* Chunk size: as given, or automatic: about 16 chunks per core of the machine and tape, so that dynamic
+     * scheduling evens out chunks of unequal cost, but at least 64 combinations (the batched kernel amortises
+     * each event over a chunk) and at most 256. It depends on the machine, not on --workers, so runs with
+     * different worker counts do the same work in the same chunks; the serial engine, which has nothing to
+     * balance, takes 256. Results depend on none of this. */
     int64_t chunk_sz = o->chunk;
     if (chunk_sz == 0) {
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        if (cores < 1) cores = 1;
         int64_t per = g->n_combos / g->axes[0].n;
-        chunk_sz = (per + 16 * workers - 1) / (16 * workers);
+        chunk_sz = o->engine == MM_ENGINE_SERIAL ? 256 : (per + 16 * cores - 1) / (16 * cores);
         if (chunk_sz < 64) chunk_sz = 64;
         if (chunk_sz > 256) chunk_sz = 256;
     }

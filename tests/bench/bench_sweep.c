@@ -10,6 +10,8 @@
  *    PSS (and Pss_Shmem) over the sweep's process tree, sampled every 100 ms.
  * 3. A 1,000,000-combination sweep (spread 0..99 x inv_limit 1..100 x requote 1..100) on a short tape:
  *    wall time and peak summed PSS.
+ * `bench_sweep --bare TAPE` only runs step 1 on an existing tape file (to pair with `mmsim sweep` in
+ * farm-bench). 
  * Each sweep's table is checked: the serial and process tables must have the same content hash. */
 #include <dirent.h>
 #include <inttypes.h>
@@ -138,6 +140,32 @@ int main(int argc, char **argv)
     if (argc < 2) {
         fprintf(stderr, "usage: bench_sweep MMSIM_BIN [events] [big_combos 0|1]\n");
         return 2;
+    }
+    if (!strcmp(argv[1], "--bare") && argc > 2) {
+        /* The bare kernel on an existing tape, same grid: a yardstick for the whole `mmsim sweep` command. */
+        mm_ticks t = {0};
+        mm_error e = {0};
+        if (mm_ticks_load(argv[2], NULL, 0, &t, &e)) {
+            fprintf(stderr, "bench_sweep: %s\n", e.msg);
+            return 1;
+        }
+        int n = 2048;
+        mm_params *p = calloc((size_t)n, sizeof *p);
+        mm_metrics *m = calloc((size_t)n, sizeof *m);
+        for (int j = 0; j < n; j++) {
+            mm_params_defaults(&p[j]);
+            p[j].spread_ticks = 1 + j / 64;
+            p[j].inv_limit = 1 + j % 64;
+        }
+        mm_sim_config c;
+        mm_sim_config_defaults(&c);
+        double t0 = now();
+        if (mm_sim_run_batch(&t, &c, p, n, m, &e)) return 1;
+        printf("bare kernel: %.3f s, %.3e updates/s\n", now() - t0, (double)t.n * n / (now() - t0));
+        free(p);
+        free(m);
+        mm_ticks_free(&t);
+        return 0;
     }
     char *bin = argv[1];
     int64_t events = argc > 2 ? atoll(argv[2]) : 1000000;
