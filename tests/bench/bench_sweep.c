@@ -135,6 +135,33 @@ static uint64_t hash_of(const char *p)
     return h;
 }
 
+/* The canonical grid of this benchmark: spread 1..32 x inventory limit 1..64, default parameters otherwise.
+ * Runs the batched kernel on it once (one thread) and returns the seconds taken. */
+#define GRID_N 2048
+static double bare_kernel(const mm_ticks *t)
+{
+    mm_params *p = calloc(GRID_N, sizeof *p);
+    mm_metrics *m = calloc(GRID_N, sizeof *m);
+    if (!p || !m) exit(1);
+    for (int j = 0; j < GRID_N; j++) {
+        mm_params_defaults(&p[j]);
+        p[j].spread_ticks = 1 + j / 64;
+        p[j].inv_limit = 1 + j % 64;
+    }
+    mm_sim_config c;
+    mm_sim_config_defaults(&c);
+    mm_error e = {0};
+    double t0 = now();
+    if (mm_sim_run_batch(t, &c, p, GRID_N, m, &e)) {
+        fprintf(stderr, "bench_sweep: %s\n", e.msg);
+        exit(1);
+    }
+    double s = now() - t0;
+    free(p);
+    free(m);
+    return s;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -149,21 +176,8 @@ int main(int argc, char **argv)
             fprintf(stderr, "bench_sweep: %s\n", e.msg);
             return 1;
         }
-        int n = 2048;
-        mm_params *p = calloc((size_t)n, sizeof *p);
-        mm_metrics *m = calloc((size_t)n, sizeof *m);
-        for (int j = 0; j < n; j++) {
-            mm_params_defaults(&p[j]);
-            p[j].spread_ticks = 1 + j / 64;
-            p[j].inv_limit = 1 + j % 64;
-        }
-        mm_sim_config c;
-        mm_sim_config_defaults(&c);
-        double t0 = now();
-        if (mm_sim_run_batch(&t, &c, p, n, m, &e)) return 1;
-        printf("bare kernel: %.3f s, %.3e updates/s\n", now() - t0, (double)t.n * n / (now() - t0));
-        free(p);
-        free(m);
+        double s = bare_kernel(&t);
+        printf("bare kernel: %.3f s, %.3e updates/s\n", s, (double)t.n * GRID_N / s);
         mm_ticks_free(&t);
         return 0;
     }
@@ -187,20 +201,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_sweep: %s\n", e.msg);
         return 1;
     }
-    int n = 2048;
-    mm_params *p = calloc((size_t)n, sizeof *p);
-    mm_metrics *m = calloc((size_t)n, sizeof *m);
-    for (int j = 0; j < n; j++) {
-        mm_params_defaults(&p[j]);
-        p[j].spread_ticks = 1 + j / 64;
-        p[j].inv_limit = 1 + j % 64;
-    }
-    mm_sim_config c;
-    mm_sim_config_defaults(&c);
-    double t0 = now();
-    if (mm_sim_run_batch(&t, &c, p, n, m, &e)) return 1;
-    double bare = now() - t0;
-    double updates = (double)events * n;
+    double bare = bare_kernel(&t);
+    double updates = (double)events * GRID_N;
     printf("bench_sweep: %" PRId64 "-event tape, 2048 combinations (spread 1..32 x inv_limit 1..64)\n", events);
     printf("  bare batched kernel, 1 thread        %7.3f s  %.3e updates/s\n", bare, updates / bare);
     mm_ticks_free(&t);
@@ -248,7 +250,5 @@ int main(int argc, char **argv)
     char cmd[512];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (system(cmd) != 0) return 1;
-    free(p);
-    free(m);
     return 0;
 }
