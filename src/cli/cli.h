@@ -24,6 +24,23 @@ int cli_f64(const char *cmd, const char *flag, const char *s, double lo, double 
 /* Format ns since the epoch as ISO-8601 UTC with nanoseconds. */
 void cli_fmt_time(int64_t ns, char *buf, int cap);
 
+/* 1 when a and b both exist and are the same file (st_dev and st_ino: through symlinks and hard links). */
+int cli_same_file(const char *a, const char *b);
+
+/* Check an output path before any work: not the same file as any of inputs[0..n_inputs) (NULL entries
+ * skipped), not a directory, writable if it exists, in an existing writable directory. Returns 0, or -1
+ * after printing "mmsim: <cmd>: <flag> <out>: <reason>" (a usage error: exit MM_EXIT_USAGE). */
+int cli_check_output(const char *cmd, const char *flag, const char *out, const char *const *inputs, int n_inputs);
+
+/* An output that already exists must be an HDF5 file whose root attribute mmsim_format starts with
+ * want_prefix ("mmsim-ticks/", "mmsim-results/"); what names that kind in the message ("tick file").
+ * Returns 0 (absent or the right kind) or -1 after printing why (a usage error). */
+int cli_check_h5_kind(const char *cmd, const char *flag, const char *out, const char *want_prefix, const char *what);
+
+/* Flush and close stdout; a failed write (a full disk, /dev/full) prints "standard output: <reason>" and
+ * turns an exit status of 0 into MM_EXIT_RUNTIME. Returns the exit status to use. */
+int cli_close_stdout(int rc);
+
 int cmd_gen(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_import(int argc, char **argv);

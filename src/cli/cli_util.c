@@ -6,6 +6,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <hdf5.h>
+
+#if H5_VERSION_GE(1, 12, 0)
+#define MM_CLI_IS_HDF5(p) H5Fis_accessible((p), H5P_DEFAULT)
+#else
+#define MM_CLI_IS_HDF5(p) H5Fis_hdf5(p)
+#endif
 
 #include "cli.h"
 
@@ -88,4 +98,131 @@ void cli_fmt_time(int64_t ns, char *buf, int cap)
     char date[64];
     strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%S", &tm);
     snprintf(buf, (size_t)cap, "%s.%09" PRId64 "Z", date, frac);
+}
+
+/* ---- outputs: never an input, never a file of another kind ---- */
+
+int cli_same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    if (!a || !b || stat(a, &sa) != 0 || stat(b, &sb) != 0) return 0;
+    return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+int cli_check_output(const char *cmd, const char *flag, const char *out, const char *const *inputs, int n_inputs)
+{
+    if (!out || !*out) {
+        cli_err("%s: %s: empty path", cmd, flag);
+        return -1;
+    }
+    for (int i = 0; i < n_inputs; i++) {
+        if (inputs[i] && cli_same_file(out, inputs[i])) {
+            if (!strcmp(out, inputs[i]))
+                cli_err("%s: %s %s: the output is also an input; choose another output file", cmd, flag, out);
+            else
+                cli_err("%s: %s %s: the output is the same file as the input %s; choose another output file", cmd,
+                        flag, out, inputs[i]);
+            return -1;
+        }
+    }
+    struct stat st;
+    if (stat(out, &st) == 0) {
+        if (S_ISDIR(st.st_mode)) {
+            cli_err("%s: %s %s: is a directory", cmd, flag, out);
+            return -1;
+        }
+        if (access(out, W_OK) != 0) {
+            cli_err("%s: %s %s: %s", cmd, flag, out, strerror(errno));
+            return -1;
+        }
+    }
+    /* The directory must exist and be writable: outputs are written to a temporary file beside them. */
+    size_t n = strlen(out);
+    char *dir = malloc(n + 2);
+    if (!dir) {
+        cli_err("%s: out of memory", cmd);
+        return -1;
+    }
+    memcpy(dir, out, n + 1);
+    char *slash = strrchr(dir, '/');
+    if (!slash) strcpy(dir, ".");
+    else if (slash == dir) dir[1] = 0;
+    else *slash = 0;
+    int rc = 0;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        cli_err("%s: %s %s: directory %s does not exist", cmd, flag, out, dir);
+        rc = -1;
+    } else if (access(dir, W_OK | X_OK) != 0) {
+        cli_err("%s: %s %s: directory %s: %s", cmd, flag, out, dir, strerror(errno));
+        rc = -1;
+    }
+    free(dir);
+    return rc;
+}
+
+int cli_check_h5_kind(const char *cmd, const char *flag, const char *out, const char *want_prefix, const char *what)
+{
+    struct stat st;
+    if (stat(out, &st) != 0 || !S_ISREG(st.st_mode)) return 0; /* absent: nothing to protect */
+    char tag[128] = "";
+    H5E_auto2_t func;
+    void *data;
+    H5Eget_auto2(H5E_DEFAULT, &func, &data);
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    int is_h5 = st.st_size > 0 && MM_CLI_IS_HDF5(out) > 0;
+    if (is_h5) {
+        hid_t f = H5Fopen(out, H5F_ACC_RDONLY, H5P_DEFAULT);
+        if (f >= 0) {
+            if (H5Aexists(f, "mmsim_format") > 0) {
+                hid_t a = H5Aopen(f, "mmsim_format", H5P_DEFAULT);
+                hid_t t = a >= 0 ? H5Aget_type(a) : -1;
+                if (t >= 0 && H5Tget_class(t) == H5T_STRING) {
+                    hid_t mt = H5Tcopy(H5T_C_S1);
+                    if (H5Tis_variable_str(t) > 0) {
+                        char *s = NULL;
+                        H5Tset_size(mt, H5T_VARIABLE);
+                        H5Tset_cset(mt, H5Tget_cset(t));
+                        if (H5Aread(a, mt, &s) >= 0 && s) {
+                            snprintf(tag, sizeof tag, "%s", s);
+                            H5free_memory(s);
+                        }
+                    } else {
+                        H5Tset_size(mt, sizeof tag);
+                        H5Tset_strpad(mt, H5T_STR_NULLTERM);
+                        if (H5Tget_size(t) < sizeof tag && H5Aread(a, mt, tag) < 0) tag[0] = 0;
+                    }
+                    H5Tclose(mt);
+                }
+                if (t >= 0) H5Tclose(t);
+                if (a >= 0) H5Aclose(a);
+            }
+            H5Fclose(f);
+        }
+    }
+    H5Eset_auto2(H5E_DEFAULT, func, data);
+    if (!strncmp(tag, want_prefix, strlen(want_prefix))) return 0;
+    if (is_h5 && tag[0])
+        cli_err("%s: %s %s: is a %s file, not a %s; refusing to write into it", cmd, flag, out, tag, what);
+    else if (is_h5)
+        cli_err("%s: %s %s: is an HDF5 file that is not a %s; refusing to write into it", cmd, flag, out, what);
+    else
+        cli_err("%s: %s %s: exists and is not a %s (not HDF5); refusing to overwrite it", cmd, flag, out, what);
+    return -1;
+}
+
+/* ---- standard output: a full disk or a closed pipe is an error, not exit 0 ---- */
+
+int cli_close_stdout(int rc)
+{
+    int bad = fflush(stdout) != 0 || ferror(stdout);
+    int saved = errno;
+    if (fclose(stdout) != 0 && !bad) {
+        bad = 1;
+        saved = errno;
+    }
+    if (bad) {
+        cli_err("standard output: %s", saved ? strerror(saved) : "write error");
+        return rc == MM_EXIT_OK ? MM_EXIT_RUNTIME : rc;
+    }
+    return rc;
 }

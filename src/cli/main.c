@@ -40,7 +40,14 @@ static void print_version(void)
     printf("hdf5: %u.%u.%u, xxhash: %u\n", maj, min, rel, XXH_versionNumber());
 }
 
+static int dispatch(int argc, char **argv);
+
 int main(int argc, char **argv)
+{
+    return cli_close_stdout(dispatch(argc, argv));
+}
+
+static int dispatch(int argc, char **argv)
 {
     if (argc < 2) {
         fputs(USAGE, stderr);
