@@ -37,6 +37,8 @@ enum mm_errcode {
     MM_ENOTFOUND = -1003, /* instrument or object not found */
     MM_EHDF5 = -1004,    /* the HDF5 library reported an error */
     MM_EUSAGE = -1005,   /* a parameter or configuration value is invalid */
+    MM_EINTERRUPTED = -1006, /* stopped on request (mm_sweep_opts.cancel); completed work is kept */
+    MM_ELOCKED = -1007,  /* the output is being written by another process (its journal is locked) */
 };
 
 /* One-line, human-readable error context. `msg` is always NUL-terminated and never contains a newline. */

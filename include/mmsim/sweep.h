@@ -8,6 +8,7 @@
 #ifndef MMSIM_SWEEP_H
 #define MMSIM_SWEEP_H
 
+#include <signal.h>
 #include <stdint.h>
 
 #include "mmsim/mmsim.h"
@@ -75,6 +76,10 @@ typedef struct mm_sweep_opts {
      * this many chunks (0 = never). Lets tests prove that a lost chunk is rerun. */
     int64_t test_kill_worker_after;
     int test_kill_worker;
+    /* Cancellation (may be NULL): once *cancel is non-zero (a signal handler may set it) the sweep stops
+     * its workers, keeps every finished chunk in the journal and returns MM_EINTERRUPTED with
+     * rep->chunks_saved and rep->chunks_total filled in. */
+    volatile sig_atomic_t *cancel;
 } mm_sweep_opts;
 
 MM_API void mm_sweep_opts_defaults(mm_sweep_opts *o);
@@ -82,6 +87,7 @@ MM_API void mm_sweep_opts_defaults(mm_sweep_opts *o);
 /* Outcome of a sweep. */
 typedef struct mm_sweep_report {
     int64_t combos, chunks, chunks_resumed, chunks_rerun;
+    int64_t chunks_total, chunks_saved; /* also filled in when the run returns MM_EINTERRUPTED */
     double wall_s, combos_per_s, updates_per_s;
     uint64_t content_hash;
     int workers;

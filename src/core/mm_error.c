@@ -17,6 +17,8 @@ const char *mm_strerror(int code)
     case MM_ENOTFOUND: return "not found";
     case MM_EHDF5: return "HDF5 error";
     case MM_EUSAGE: return "invalid parameter";
+    case MM_EINTERRUPTED: return "interrupted";
+    case MM_ELOCKED: return "being written by another process";
     default: break;
     }
     if (code < 0 && code > -4096) return strerror(-code);
