@@ -15,11 +15,20 @@ void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Report a library error (its one-line message) and return MM_EXIT_USAGE for MM_EUSAGE, else 1. */
 int cli_fail(const mm_error *e);
 
-/* Strict parsers: the whole string must be a number in range. Return 0 or -1 after printing
- * "mmsim <cmd>: --flag: 'text' is not ..." */
+/* Strict parsers: the whole string must be a decimal number in range: no blanks, no hex, no octal (a
+ * leading 0 is decimal), no inf/nan; integers are digits with an optional '-' (no '+'). Return 0 or -1
+ * after printing "mmsim: <cmd>: <flag>: '<text>' is not ..." or "... is out of range [lo, hi]". */
 int cli_i64(const char *cmd, const char *flag, const char *s, int64_t lo, int64_t hi, int64_t *out);
 int cli_u64(const char *cmd, const char *flag, const char *s, uint64_t *out);
 int cli_f64(const char *cmd, const char *flag, const char *s, double lo, double hi, double *out);
+
+/* Longest clock or horizon in ns accepted from the user (--sample-ns, --markout-ns): 365 days. Sums of a
+ * timestamp and such a value cannot overflow int64 for any timestamp the tick store accepts. */
+#define CLI_NS_MAX INT64_C(31536000000000000)
+
+/* --markout-ns A,B,C: exactly MM_MARKOUTS decimal integers in [1, CLI_NS_MAX] whose column names
+ * (markout_<h>) are distinct. Returns 0 or -1 after printing why. */
+int cli_markouts(const char *cmd, const char *flag, const char *s, int64_t out[MM_MARKOUTS]);
 
 /* Format ns since the epoch as ISO-8601 UTC with nanoseconds. */
 void cli_fmt_time(int64_t ns, char *buf, int cap);

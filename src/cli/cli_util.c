@@ -18,6 +18,7 @@
 #endif
 
 #include "cli.h"
+#include "mmsim/results.h"
 
 void cli_err(const char *fmt, ...)
 {
@@ -37,17 +38,48 @@ int cli_fail(const mm_error *e)
     return e->code == MM_EUSAGE ? MM_EXIT_USAGE : MM_EXIT_RUNTIME;
 }
 
+/* Decimal digits with an optional leading '-' (neg_ok) and nothing else: no blanks, no '+', no "0x", no
+ * octal (a leading 0 is decimal). */
+static int is_decimal_int(const char *s, int neg_ok)
+{
+    if (neg_ok && *s == '-') s++;
+    if (!*s) return 0;
+    for (; *s; s++)
+        if (*s < '0' || *s > '9') return 0;
+    return 1;
+}
+
+/* A decimal floating-point number: [+-] digits [. digits] [(e|E) [+-] digits], or with the digits after the
+ * point only; no blanks, no hex, no inf or nan. */
+static int is_decimal_real(const char *s)
+{
+    int digits = 0;
+    if (*s == '+' || *s == '-') s++;
+    while (*s >= '0' && *s <= '9') s++, digits++;
+    if (*s == '.') {
+        s++;
+        while (*s >= '0' && *s <= '9') s++, digits++;
+    }
+    if (!digits) return 0;
+    if (*s == 'e' || *s == 'E') {
+        s++;
+        if (*s == '+' || *s == '-') s++;
+        if (*s < '0' || *s > '9') return 0;
+        while (*s >= '0' && *s <= '9') s++;
+    }
+    return *s == 0;
+}
+
 int cli_i64(const char *cmd, const char *flag, const char *s, int64_t lo, int64_t hi, int64_t *out)
 {
-    char *end;
-    errno = 0;
-    long long v = strtoll(s, &end, 10);
-    if (!*s || *end || errno) {
-        cli_err("%s: %s: '%s' is not an integer", cmd, flag, s);
+    if (!is_decimal_int(s, 1)) {
+        cli_err("%s: %s: '%s' is not a decimal integer", cmd, flag, s);
         return -1;
     }
-    if (v < lo || v > hi) {
-        cli_err("%s: %s: %lld is out of range [%" PRId64 ", %" PRId64 "]", cmd, flag, v, lo, hi);
+    errno = 0;
+    long long v = strtoll(s, NULL, 10);
+    if (errno == ERANGE || v < lo || v > hi) {
+        cli_err("%s: %s: %s is out of range [%" PRId64 ", %" PRId64 "]", cmd, flag, s, lo, hi);
         return -1;
     }
     *out = v;
@@ -56,15 +88,18 @@ int cli_i64(const char *cmd, const char *flag, const char *s, int64_t lo, int64_
 
 int cli_u64(const char *cmd, const char *flag, const char *s, uint64_t *out)
 {
-    char *end;
-    errno = 0;
-    if (*s == '-') {
+    if (*s == '-' && is_decimal_int(s, 1)) {
         cli_err("%s: %s: '%s' must not be negative", cmd, flag, s);
         return -1;
     }
-    unsigned long long v = strtoull(s, &end, 0);
-    if (!*s || *end || errno) {
-        cli_err("%s: %s: '%s' is not an unsigned integer", cmd, flag, s);
+    if (!is_decimal_int(s, 0)) {
+        cli_err("%s: %s: '%s' is not a decimal integer", cmd, flag, s);
+        return -1;
+    }
+    errno = 0;
+    unsigned long long v = strtoull(s, NULL, 10);
+    if (errno == ERANGE) {
+        cli_err("%s: %s: %s is out of range [0, %" PRIu64 "]", cmd, flag, s, UINT64_MAX);
         return -1;
     }
     *out = v;
@@ -73,30 +108,70 @@ int cli_u64(const char *cmd, const char *flag, const char *s, uint64_t *out)
 
 int cli_f64(const char *cmd, const char *flag, const char *s, double lo, double hi, double *out)
 {
-    char *end;
     errno = 0;
-    double v = strtod(s, &end);
-    if (!*s || *end || errno || !isfinite(v)) {
-        cli_err("%s: %s: '%s' is not a number", cmd, flag, s);
+    double v = is_decimal_real(s) ? strtod(s, NULL) : NAN;
+    if (!isfinite(v)) {
+        cli_err("%s: %s: '%s' is not a finite decimal number", cmd, flag, s);
         return -1;
     }
     if (v < lo || v > hi) {
-        cli_err("%s: %s: %g is out of range [%g, %g]", cmd, flag, v, lo, hi);
+        cli_err("%s: %s: %s is out of range [%g, %g]", cmd, flag, s, lo, hi);
         return -1;
     }
     *out = v;
     return 0;
 }
 
+int cli_markouts(const char *cmd, const char *flag, const char *s, int64_t out[MM_MARKOUTS])
+{
+    int64_t v[MM_MARKOUTS];
+    const char *p = s;
+    for (int k = 0; k < MM_MARKOUTS; k++) {
+        const char *comma = strchr(p, ',');
+        if ((k < MM_MARKOUTS - 1) != (comma != NULL)) {
+            cli_err("%s: %s: '%s' must be %d integers (ns) separated by commas", cmd, flag, s, MM_MARKOUTS);
+            return -1;
+        }
+        size_t n = comma ? (size_t)(comma - p) : strlen(p);
+        char item[64];
+        if (n >= sizeof item) n = sizeof item - 1; /* longer than any int64: still not a number below */
+        memcpy(item, p, n);
+        item[n] = 0;
+        if (n == sizeof item - 1) item[n - 1] = 'x';
+        if (cli_i64(cmd, flag, item, 1, CLI_NS_MAX, &v[k])) return -1;
+        p = comma ? comma + 1 : p;
+    }
+    /* The horizons name the markout columns (markout_1s, ...): they must give distinct names. */
+    for (int i = 0; i < MM_MARKOUTS; i++)
+        for (int j = 0; j < i; j++) {
+            char a[32], b[32];
+            mm_results_horizon_name(v[i], a, sizeof a);
+            mm_results_horizon_name(v[j], b, sizeof b);
+            if (!strcmp(a, b)) {
+                cli_err("%s: %s: the horizon %" PRId64 " ns is given twice", cmd, flag, v[i]);
+                return -1;
+            }
+        }
+    memcpy(out, v, sizeof v);
+    return 0;
+}
+
 void cli_fmt_time(int64_t ns, char *buf, int cap)
 {
-    int64_t sec = ns >= 0 ? ns / 1000000000 : -((-ns + 999999999) / 1000000000);
-    int64_t frac = ns - sec * 1000000000;
+    /* Floor division without negating ns (-INT64_MIN overflows). */
+    int64_t sec = ns / 1000000000, frac = ns % 1000000000;
+    if (frac < 0) {
+        sec -= 1;
+        frac += 1000000000;
+    }
     time_t tt = (time_t)sec;
     struct tm tm;
-    gmtime_r(&tt, &tm);
     char date[64];
-    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%S", &tm);
+    if (gmtime_r(&tt, &tm) == NULL || strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%S", &tm) == 0) {
+        /* A year gmtime cannot represent: print the raw count rather than garbage. */
+        snprintf(buf, (size_t)cap, "%" PRId64 " ns since the epoch", ns);
+        return;
+    }
     snprintf(buf, (size_t)cap, "%s.%09" PRId64 "Z", date, frac);
 }
 

@@ -1,7 +1,6 @@
 /* mmsim sweep: a grid of parameter combinations over one or more tick files, one results table. */
 #include <errno.h>
 #include <getopt.h>
-#include <ini.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -12,6 +11,7 @@
 #include "cli.h"
 #include "mmsim/results.h"
 #include "mmsim/sweep.h"
+#include "sweep_config.h"
 
 static const char HELP[] =
     "usage: mmsim sweep ticks.h5 [more.h5 ...] --grid key=spec [--grid ...] -o results.h5 [options]\n"
@@ -36,121 +36,7 @@ static const char HELP[] =
     "  --no-verify         skip the input fingerprint checks\n"
     "  -h, --help          this help\n";
 
-#define MAXV 256
-
-typedef struct kv {
-    char *key, *val;
-} kv;
-
-typedef struct cfg {
-    const char *cmd;
-    char *files[MAXV];
-    int n_files;
-    char *symbols[MAXV];
-    int n_symbols;
-    kv grid[MAXV];
-    int n_grid;
-    kv sets[MAXV];
-    int n_sets;
-    char *engine, *workers, *chunk, *seed, *objective, *output, *sample_ns, *year_s, *markout_ns;
-    const char *file; /* config file path, for messages */
-    char bad[512];    /* first error from the INI handler */
-} cfg;
-
-static char *trimdup(const char *s, size_t n)
-{
-    while (n && (*s == ' ' || *s == '\t')) s++, n--;
-    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t')) n--;
-    return strndup(s, n);
-}
-
-/* Split a comma list into out (appending). */
-static int split_list(const char *s, char **out, int *n)
-{
-    const char *p = s;
-    for (;;) {
-        const char *c = strchr(p, ',');
-        size_t len = c ? (size_t)(c - p) : strlen(p);
-        char *v = trimdup(p, len);
-        if (!v) return -1;
-        if (*v) {
-            if (*n >= MAXV) {
-                free(v);
-                return -1;
-            }
-            out[(*n)++] = v;
-        } else {
-            free(v);
-        }
-        if (!c) break;
-        p = c + 1;
-    }
-    return 0;
-}
-
-static void kv_put(kv *arr, int *n, const char *key, const char *val)
-{
-    for (int i = 0; i < *n; i++)
-        if (!strcmp(arr[i].key, key)) {
-            free(arr[i].val);
-            arr[i].val = strdup(val);
-            return;
-        }
-    if (*n < MAXV) {
-        arr[*n].key = strdup(key);
-        arr[*n].val = strdup(val);
-        (*n)++;
-    }
-}
-
-static void set_str(char **dst, const char *v)
-{
-    free(*dst);
-    *dst = strdup(v);
-}
-
-static int on_ini(void *user, const char *section, const char *name, const char *value)
-{
-    cfg *c = user;
-    if (c->bad[0]) return 0;
-    if (!strcmp(section, "input")) {
-        if (!strcmp(name, "files")) return split_list(value, c->files, &c->n_files) == 0;
-        if (!strcmp(name, "symbols")) return split_list(value, c->symbols, &c->n_symbols) == 0;
-    } else if (!strcmp(section, "grid")) {
-        kv_put(c->grid, &c->n_grid, name, value);
-        return 1;
-    } else if (!strcmp(section, "params")) {
-        kv_put(c->sets, &c->n_sets, name, value);
-        return 1;
-    } else if (!strcmp(section, "run")) {
-        struct {
-            const char *k;
-            char **dst;
-        } keys[] = {{"engine", &c->engine},       {"workers", &c->workers}, {"chunk", &c->chunk},
-                    {"seed", &c->seed},           {"objective", &c->objective}, {"output", &c->output},
-                    {"sample_ns", &c->sample_ns}, {"year_seconds", &c->year_s}, {"markout_ns", &c->markout_ns}};
-        for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
-            if (!strcmp(name, keys[i].k)) {
-                set_str(keys[i].dst, value);
-                return 1;
-            }
-    } else {
-        snprintf(c->bad, sizeof c->bad, "unknown section [%s]", section);
-        return 0;
-    }
-    snprintf(c->bad, sizeof c->bad, "[%s] %s: unknown key", section, name);
-    return 0;
-}
-
-static void cfg_free(cfg *c)
-{
-    for (int i = 0; i < c->n_files; i++) free(c->files[i]);
-    for (int i = 0; i < c->n_symbols; i++) free(c->symbols[i]);
-    for (int i = 0; i < c->n_grid; i++) free(c->grid[i].key), free(c->grid[i].val);
-    for (int i = 0; i < c->n_sets; i++) free(c->sets[i].key), free(c->sets[i].val);
-    char *s[] = {c->engine, c->workers, c->chunk, c->seed, c->objective, c->output, c->sample_ns, c->year_s, c->markout_ns};
-    for (size_t i = 0; i < sizeof s / sizeof s[0]; i++) free(s[i]);
-}
+typedef cli_sweep_config cfg;
 
 /* Append to a growing text buffer. */
 typedef struct sbuf {
@@ -188,24 +74,11 @@ static char *join_hash(const char *path, const char *sym)
     return r;
 }
 
-static int split_kv(const char *C, const char *flag, const char *arg, char **k, char **v)
-{
-    const char *eq = strchr(arg, '=');
-    if (!eq || eq == arg) {
-        cli_err("%s: %s: '%s' must be key=value", C, flag, arg);
-        return -1;
-    }
-    *k = trimdup(arg, (size_t)(eq - arg));
-    *v = trimdup(eq + 1, strlen(eq + 1));
-    return 0;
-}
-
 int cmd_sweep(int argc, char **argv)
 {
     const char *C = "sweep";
     cfg c;
-    memset(&c, 0, sizeof c);
-    c.cmd = C;
+    cli_sweep_config_init(&c);
     int quiet = 0, resume = 0, no_verify = 0, rc = MM_EXIT_OK;
     enum { O_GRID = 256, O_SET, O_CONFIG, O_SYMBOL, O_ENGINE, O_WORKERS, O_CHUNK, O_SEED, O_OBJ, O_RESUME, O_QUIET,
            O_NOVERIFY, O_SAMPLE, O_YEAR, O_MARKOUT };
@@ -222,49 +95,32 @@ int cmd_sweep(int argc, char **argv)
         if (!strcmp(argv[i], "--config") && i + 1 < argc) path = argv[i + 1];
         else if (!strncmp(argv[i], "--config=", 9)) path = argv[i] + 9;
         if (!path) continue;
-        c.file = path;
-        int line = ini_parse(path, on_ini, &c);
-        if (line == -1) {
-            cli_err("%s: %s: %s", C, path, strerror(errno ? errno : ENOENT));
-            cfg_free(&c);
-            return MM_EXIT_USAGE;
-        }
-        if (line != 0 || c.bad[0]) {
-            cli_err("%s: %s:%d: %s", C, path, line, c.bad[0] ? c.bad : "syntax error");
-            cfg_free(&c);
-            return MM_EXIT_USAGE;
+        int r = cli_sweep_config_parse_file(&c, path);
+        if (r) {
+            cli_err("%s: %s", C, c.err);
+            cli_sweep_config_free(&c);
+            return r == MM_EUSAGE ? MM_EXIT_USAGE : MM_EXIT_RUNTIME;
         }
     }
     int ch;
     optind = 1;
     opterr = 0;
     while ((ch = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
-        char *k, *v;
+        int r = 0;
         switch (ch) {
-        case O_GRID:
-        case O_SET:
-            if (split_kv(C, ch == O_GRID ? "--grid" : "--set", optarg, &k, &v)) {
-                rc = MM_EXIT_USAGE;
-                goto out;
-            }
-            if (ch == O_GRID) kv_put(c.grid, &c.n_grid, k, v);
-            else kv_put(c.sets, &c.n_sets, k, v);
-            free(k);
-            free(v);
-            break;
+        case O_GRID: r = cli_sweep_config_add_flag_kv(&c, "--grid", optarg); break;
+        case O_SET: r = cli_sweep_config_add_flag_kv(&c, "--set", optarg); break;
         case O_CONFIG: break;
-        case O_SYMBOL:
-            if (c.n_symbols < MAXV) c.symbols[c.n_symbols++] = strdup(optarg);
-            break;
-        case 'o': set_str(&c.output, optarg); break;
-        case O_ENGINE: set_str(&c.engine, optarg); break;
-        case O_WORKERS: set_str(&c.workers, optarg); break;
-        case O_CHUNK: set_str(&c.chunk, optarg); break;
-        case O_SEED: set_str(&c.seed, optarg); break;
-        case O_OBJ: set_str(&c.objective, optarg); break;
-        case O_SAMPLE: set_str(&c.sample_ns, optarg); break;
-        case O_YEAR: set_str(&c.year_s, optarg); break;
-        case O_MARKOUT: set_str(&c.markout_ns, optarg); break;
+        case O_SYMBOL: r = cli_sweep_config_add_symbol(&c, optarg); break;
+        case 'o': r = cli_sweep_config_set_run(&c, "output", optarg); break;
+        case O_ENGINE: r = cli_sweep_config_set_run(&c, "engine", optarg); break;
+        case O_WORKERS: r = cli_sweep_config_set_run(&c, "workers", optarg); break;
+        case O_CHUNK: r = cli_sweep_config_set_run(&c, "chunk", optarg); break;
+        case O_SEED: r = cli_sweep_config_set_run(&c, "seed", optarg); break;
+        case O_OBJ: r = cli_sweep_config_set_run(&c, "objective", optarg); break;
+        case O_SAMPLE: r = cli_sweep_config_set_run(&c, "sample_ns", optarg); break;
+        case O_YEAR: r = cli_sweep_config_set_run(&c, "year_seconds", optarg); break;
+        case O_MARKOUT: r = cli_sweep_config_set_run(&c, "markout_ns", optarg); break;
         case O_RESUME: resume = 1; break;
         case O_QUIET: quiet = 1; break;
         case O_NOVERIFY: no_verify = 1; break;
@@ -272,9 +128,23 @@ int cmd_sweep(int argc, char **argv)
         case ':': cli_err("%s: %s needs a value", C, argv[optind - 1]); rc = MM_EXIT_USAGE; goto out;
         default: cli_err("%s: unknown option '%s' (see 'mmsim sweep --help')", C, argv[optind - 1]); rc = MM_EXIT_USAGE; goto out;
         }
+        if (r) {
+            cli_err("%s: %s", C, c.err);
+            rc = r == MM_EUSAGE ? MM_EXIT_USAGE : MM_EXIT_RUNTIME;
+            goto out;
+        }
     }
     for (int i = optind; i < argc; i++)
-        if (c.n_files < MAXV) c.files[c.n_files++] = strdup(argv[i]);
+        if (cli_sweep_config_add_file(&c, argv[i])) {
+            cli_err("%s: %s", C, c.err);
+            rc = MM_EXIT_RUNTIME;
+            goto out;
+        }
+    if (cli_sweep_config_check(&c)) {
+        cli_err("%s: %s", C, c.err);
+        rc = MM_EXIT_USAGE;
+        goto out;
+    }
     if (c.n_files == 0) {
         cli_err("%s: no input tick file (positional, or [input] files in the config)", C);
         rc = MM_EXIT_USAGE;
@@ -339,7 +209,7 @@ int cmd_sweep(int argc, char **argv)
         }
     }
     if (c.sample_ns) {
-        if (cli_i64(C, "sample_ns", c.sample_ns, 1, INT64_MAX, &v64)) {
+        if (cli_i64(C, "sample_ns", c.sample_ns, 1, CLI_NS_MAX, &v64)) {
             rc = MM_EXIT_USAGE;
             goto out;
         }
@@ -349,19 +219,9 @@ int cmd_sweep(int argc, char **argv)
         rc = MM_EXIT_USAGE;
         goto out;
     }
-    if (c.markout_ns) {
-        char *list[MAXV];
-        int n = 0;
-        int bad = split_list(c.markout_ns, list, &n) != 0 || n != MM_MARKOUTS;
-        for (int i = 0; i < n; i++) {
-            if (!bad && cli_i64(C, "markout_ns", list[i], 1, INT64_MAX, &o.sim.markout_ns[i])) bad = 2;
-            free(list[i]);
-        }
-        if (bad) {
-            if (bad == 1) cli_err("%s: markout_ns: '%s' must be %d positive integers (ns)", C, c.markout_ns, MM_MARKOUTS);
-            rc = MM_EXIT_USAGE;
-            goto out;
-        }
+    if (c.markout_ns && cli_markouts(C, "markout_ns", c.markout_ns, o.sim.markout_ns)) {
+        rc = MM_EXIT_USAGE;
+        goto out;
     }
 
     /* Tapes: each file x each symbol given, or every instrument of each file. */
@@ -454,6 +314,6 @@ int cmd_sweep(int argc, char **argv)
     free(cf.p);
     mm_grid_free(&g);
 out:
-    cfg_free(&c);
+    cli_sweep_config_free(&c);
     return rc;
 }
