@@ -37,7 +37,8 @@ void cli_fmt_time(int64_t ns, char *buf, int cap);
 int cli_same_file(const char *a, const char *b);
 
 /* Check an output path before any work: not the same file as any of inputs[0..n_inputs) (NULL entries
- * skipped), not a directory, writable if it exists, in an existing writable directory. Returns 0, or -1
+ * skipped), not a directory, a regular file if it exists (outputs are renamed into place, which would
+ * replace a device or a pipe), writable if it exists, in an existing writable directory. Returns 0, or -1
  * after printing "mmsim: <cmd>: <flag> <out>: <reason>" (a usage error: exit MM_EXIT_USAGE). */
 int cli_check_output(const char *cmd, const char *flag, const char *out, const char *const *inputs, int n_inputs);
 
@@ -46,9 +47,16 @@ int cli_check_output(const char *cmd, const char *flag, const char *out, const c
  * Returns 0 (absent or the right kind) or -1 after printing why (a usage error). */
 int cli_check_h5_kind(const char *cmd, const char *flag, const char *out, const char *want_prefix, const char *what);
 
-/* Flush and close stdout; a failed write (a full disk, /dev/full) prints "standard output: <reason>" and
- * turns an exit status of 0 into MM_EXIT_RUNTIME. Returns the exit status to use. */
-int cli_close_stdout(int rc);
+/* An output written as text (CSV) must not replace an existing HDF5 file (a tick or results file).
+ * Returns 0, or -1 after printing "mmsim: <cmd>: <flag> <out>: is an HDF5 file; refusing to overwrite it
+ * with <what>" (a usage error). */
+int cli_check_not_h5(const char *cmd, const char *flag, const char *out, const char *what);
+
+/* Flush and close stdout; a failed write (a full disk, /dev/full) prints "<cmd>: standard output: <reason>"
+ * (cmd may be NULL) and
+ * turns an exit status of 0 into MM_EXIT_RUNTIME (after a failure, whose line is already printed, nothing more
+ * is printed). Returns the exit status to use. */
+int cli_close_stdout(const char *cmd, int rc);
 
 int cmd_gen(int argc, char **argv);
 int cmd_info(int argc, char **argv);

@@ -206,6 +206,12 @@ int cli_check_output(const char *cmd, const char *flag, const char *out, const c
             cli_err("%s: %s %s: is a directory", cmd, flag, out);
             return -1;
         }
+        /* Outputs are written to a temporary file and renamed over the path: that would replace a device
+         * (/dev/full), a pipe or a socket by a plain file. */
+        if (!S_ISREG(st.st_mode)) {
+            cli_err("%s: %s %s: is not a regular file (a device, pipe or socket); refusing to replace it", cmd, flag, out);
+            return -1;
+        }
         if (access(out, W_OK) != 0) {
             cli_err("%s: %s %s: %s", cmd, flag, out, strerror(errno));
             return -1;
@@ -287,17 +293,37 @@ int cli_check_h5_kind(const char *cmd, const char *flag, const char *out, const 
 
 /* ---- standard output: a full disk or a closed pipe is an error, not exit 0 ---- */
 
-int cli_close_stdout(int rc)
+int cli_check_not_h5(const char *cmd, const char *flag, const char *out, const char *what)
 {
-    int bad = fflush(stdout) != 0 || ferror(stdout);
-    int saved = errno;
+    struct stat st;
+    if (stat(out, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) return 0;
+    H5E_auto2_t func;
+    void *data;
+    H5Eget_auto2(H5E_DEFAULT, &func, &data);
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    int is_h5 = MM_CLI_IS_HDF5(out) > 0;
+    H5Eset_auto2(H5E_DEFAULT, func, data);
+    if (!is_h5) return 0;
+    cli_err("%s: %s %s: is an HDF5 file; refusing to overwrite it with %s", cmd, flag, out, what);
+    return -1;
+}
+
+int cli_close_stdout(const char *cmd, int rc)
+{
+    errno = 0;
+    int bad = fflush(stdout) != 0;
+    int saved = bad ? errno : 0;
+    bad |= ferror(stdout) != 0;
     if (fclose(stdout) != 0 && !bad) {
         bad = 1;
         saved = errno;
     }
-    if (bad) {
-        cli_err("standard output: %s", saved ? strerror(saved) : "write error");
-        return rc == MM_EXIT_OK ? MM_EXIT_RUNTIME : rc;
+    /* A command that failed has printed its one line already; a write error is reported only after a
+     * success (one line in all cases). */
+    if (bad && rc == MM_EXIT_OK) {
+        if (cmd) cli_err("%s: standard output: %s", cmd, saved ? strerror(saved) : "write error");
+        else cli_err("standard output: %s", saved ? strerror(saved) : "write error");
+        return MM_EXIT_RUNTIME;
     }
     return rc;
 }

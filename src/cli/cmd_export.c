@@ -139,45 +139,47 @@ int cmd_export(int argc, char **argv)
         return MM_EXIT_USAGE;
     }
     const char *path = argv[optind];
+    /* -o never replaces the results file it reads, nor any other HDF5 file. */
+    if (out && (cli_check_output(C, "-o", out, &path, 1) || cli_check_not_h5(C, "-o", out, "a CSV file"))) return MM_EXIT_USAGE;
     mm_error e = {0};
     mm_results_reader *r;
     if (mm_results_open(path, &r, &e)) return cli_fail(&e);
-    char tmp[4096];
-    FILE *f = stdout;
-    int rc = 0;
-    if (out) {
-        if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", out, (long)getpid()) >= (int)sizeof tmp) {
-            cli_err("%s: %s: path too long", C, out);
-            mm_results_close(r);
-            return MM_EXIT_USAGE;
-        }
-        if (!(f = fopen(tmp, "w"))) {
-            cli_err("%s: %s: %s", C, tmp, strerror(errno));
-            mm_results_close(r);
-            return MM_EXIT_RUNTIME;
-        }
+    if (!out) {
+        /* Standard output: main() checks the final flush and close and reports a failed write. */
+        int rc = write_csv(r, stdout);
+        mm_results_close(r);
+        return rc;
     }
-    rc = write_csv(r, f);
+    /* A file: written to a temporary file beside it, synced and renamed when complete; on any failure the
+     * temporary file is removed and the output is left as it was. */
+    size_t tn = strlen(out) + 32;
+    char *tmp = malloc(tn);
+    if (!tmp) {
+        cli_err("%s: -o %s: out of memory", C, out);
+        mm_results_close(r);
+        return MM_EXIT_RUNTIME;
+    }
+    snprintf(tmp, tn, "%s.tmp.%ld", out, (long)getpid());
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        cli_err("%s: -o %s: %s", C, tmp, strerror(errno));
+        mm_results_close(r);
+        free(tmp);
+        return MM_EXIT_RUNTIME;
+    }
+    int rc = write_csv(r, f);
     mm_results_close(r);
-    int werr = fflush(f) != 0 || ferror(f);
-    int saved = errno;
-    if (out) {
-        if (!werr && fsync(fileno(f)) != 0) {
-            werr = 1;
-            saved = errno;
-        }
-        if (fclose(f) != 0 && !werr) {
-            werr = 1;
-            saved = errno;
-        }
-        if (!werr && rc == 0 && rename(tmp, out) != 0) {
-            werr = 1;
-            saved = errno;
-        }
-        if (werr || rc) unlink(tmp);
-    }
+    errno = 0;
+    int werr = fflush(f) != 0;
+    int saved = werr ? errno : 0;
+    if (!werr && ferror(f)) werr = 1, saved = EIO;
+    if (!werr && fsync(fileno(f)) != 0) werr = 1, saved = errno;
+    if (fclose(f) != 0 && !werr) werr = 1, saved = errno;
+    if (!werr && rc == 0 && rename(tmp, out) != 0) werr = 1, saved = errno;
+    if (werr || rc) unlink(tmp);
+    free(tmp);
     if (werr && rc == 0) {
-        cli_err("%s: %s: write error: %s", C, out ? out : "standard output", strerror(saved));
+        cli_err("%s: -o %s: %s", C, out, strerror(saved ? saved : EIO));
         rc = MM_EXIT_RUNTIME;
     }
     return rc;

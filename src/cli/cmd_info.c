@@ -28,7 +28,7 @@ static void print_one(const mm_ticks *t, int verified)
     printf("  source         %s\n", t->inst.source[0] ? t->inst.source : "(none)");
     printf("  rows           %" PRId64 "\n", s.rows);
     if (s.rows > 0)
-        printf("  time span      %s .. %s (%.3f s)\n", t0, t1, (double)(s.t_last_ns - s.t_first_ns) * 1e-9);
+        printf("  time span      %s .. %s (%.3f s)\n", t0, t1, ((double)s.t_last_ns - (double)s.t_first_ns) * 1e-9);
     printf("  tick size      %.10g\n", t->inst.tick_size);
     printf("  lot size       %.10g\n", t->inst.lot_size);
     printf("  fingerprint    %016" PRIx64 " (%s)\n", t->inst.fingerprint, verified ? "verified" : "not verified");
@@ -44,7 +44,7 @@ static void print_one(const mm_ticks *t, int verified)
            " lots",
            s.trades, s.buy_trades, s.sell_trades, s.trade_volume_lots);
     if (s.rows > 0 && s.t_last_ns > s.t_first_ns)
-        printf(", %.3f trades/s", (double)s.trades / ((double)(s.t_last_ns - s.t_first_ns) * 1e-9));
+        printf(", %.3f trades/s", (double)s.trades / (((double)s.t_last_ns - (double)s.t_first_ns) * 1e-9));
     printf("\n");
 }
 
@@ -77,14 +77,14 @@ int cmd_info(int argc, char **argv)
     int count = 0;
     char (*syms)[MM_SYMBOL_MAX] = NULL;
     if (symbol) {
-        syms = calloc(1, MM_SYMBOL_MAX);
-        if (!syms) return MM_EXIT_RUNTIME;
-        snprintf(syms[0], MM_SYMBOL_MAX, "%s", symbol);
-        count = 1;
+        count = 1; /* loaded by its name as given (never truncated) */
     } else {
         if (mm_ticks_list(path, NULL, 0, &count, &e)) return cli_fail(&e);
         syms = calloc((size_t)count + 1, MM_SYMBOL_MAX);
-        if (!syms) return MM_EXIT_RUNTIME;
+        if (!syms) {
+            cli_err("%s: out of memory for the list of instruments", C);
+            return MM_EXIT_RUNTIME;
+        }
         if (mm_ticks_list(path, syms, count, &count, &e)) {
             free(syms);
             return cli_fail(&e);
@@ -94,7 +94,7 @@ int cmd_info(int argc, char **argv)
     int rc = MM_EXIT_OK;
     for (int i = 0; i < count && rc == MM_EXIT_OK; i++) {
         mm_ticks t = {0};
-        if (mm_ticks_load(path, syms[i], flags, &t, &e)) {
+        if (mm_ticks_load(path, symbol ? symbol : syms[i], flags, &t, &e)) {
             rc = cli_fail(&e);
             break;
         }

@@ -57,23 +57,6 @@ static void on_trace(const mm_trace_rec *r, void *user)
     if (n < 0) t->err = errno ? errno : EIO;
 }
 
-static int parse_markouts(const char *s, int64_t out[MM_MARKOUTS])
-{
-    char buf[256];
-    snprintf(buf, sizeof buf, "%s", s);
-    char *save = NULL, *tok = strtok_r(buf, ",", &save);
-    for (int k = 0; k < MM_MARKOUTS; k++) {
-        if (!tok) return -1;
-        char *end;
-        errno = 0;
-        long long v = strtoll(tok, &end, 10);
-        if (*end || errno || v <= 0) return -1;
-        out[k] = v;
-        tok = strtok_r(NULL, ",", &save);
-    }
-    return tok ? -1 : 0;
-}
-
 int cmd_run(int argc, char **argv)
 {
     const char *C = "run";
@@ -81,7 +64,12 @@ int cmd_run(int argc, char **argv)
     enum { O_SYMBOL = 256, O_TRACE, O_ENGINE, O_SAMPLE, O_YEAR, O_MARKOUT, O_NOVERIFY, O_KEY0 = 1000 };
     struct option *opts = calloc((size_t)nk + 10, sizeof *opts);
     char (*names)[64] = calloc((size_t)nk, 64);
-    if (!opts || !names) return MM_EXIT_RUNTIME;
+    if (!opts || !names) {
+        free(opts);
+        free(names);
+        cli_err("%s: out of memory", C);
+        return MM_EXIT_RUNTIME;
+    }
     int o = 0;
     for (int i = 0; i < nk; i++) {
         snprintf(names[i], 64, "%s", mm_params_key_name(i, NULL));
@@ -103,6 +91,7 @@ int cmd_run(int argc, char **argv)
     mm_sim_config_defaults(&cfg);
     const char *symbol = NULL, *trace_path = NULL;
     int flags = 0, batched = 0, rc = MM_EXIT_OK, c;
+    char *tmp = NULL; /* the trace's temporary file */
     mm_error e = {0};
     optind = 1;
     opterr = 0;
@@ -129,7 +118,7 @@ int cmd_run(int argc, char **argv)
             }
             break;
         case O_SAMPLE:
-            if (cli_i64(C, "--sample-ns", optarg, 1, INT64_MAX, &v)) {
+            if (cli_i64(C, "--sample-ns", optarg, 1, CLI_NS_MAX, &v)) {
                 rc = MM_EXIT_USAGE;
                 goto out;
             }
@@ -142,8 +131,7 @@ int cmd_run(int argc, char **argv)
             }
             break;
         case O_MARKOUT:
-            if (parse_markouts(optarg, cfg.markout_ns)) {
-                cli_err("%s: --markout-ns: '%s' must be %d positive integers (ns) separated by commas", C, optarg, MM_MARKOUTS);
+            if (cli_markouts(C, "--markout-ns", optarg, cfg.markout_ns)) {
                 rc = MM_EXIT_USAGE;
                 goto out;
             }
@@ -172,18 +160,32 @@ int cmd_run(int argc, char **argv)
         goto out;
     }
     const char *path = argv[optind];
+    /* The trace never replaces the tick file, any other HDF5 file, or anything that is not a writable file. */
+    if (trace_path && (cli_check_output(C, "--trace", trace_path, &path, 1) ||
+                       cli_check_not_h5(C, "--trace", trace_path, "a CSV trace"))) {
+        rc = MM_EXIT_USAGE;
+        goto out;
+    }
     mm_ticks t = {0};
     if (mm_ticks_load(path, symbol, flags, &t, &e)) {
         rc = cli_fail(&e);
         goto out;
     }
     trace_file tf = {0};
-    char tmp[4096];
     if (trace_path) {
-        snprintf(tmp, sizeof tmp, "%s.tmp.%ld", trace_path, (long)getpid());
+        /* Written to a temporary file beside it, renamed when complete: a failed write leaves nothing. */
+        size_t n = strlen(trace_path) + 32;
+        tmp = malloc(n);
+        if (!tmp) {
+            cli_err("%s: --trace %s: out of memory", C, trace_path);
+            mm_ticks_free(&t);
+            rc = MM_EXIT_RUNTIME;
+            goto out;
+        }
+        snprintf(tmp, n, "%s.tmp.%ld", trace_path, (long)getpid());
         tf.f = fopen(tmp, "w");
         if (!tf.f) {
-            cli_err("%s: %s", trace_path, strerror(errno));
+            cli_err("%s: --trace %s: %s", C, trace_path, strerror(errno));
             mm_ticks_free(&t);
             rc = MM_EXIT_RUNTIME;
             goto out;
@@ -191,17 +193,22 @@ int cmd_run(int argc, char **argv)
         tf.tick = t.inst.tick_size;
         tf.lot = t.inst.lot_size;
         tf.money = t.inst.tick_size * t.inst.lot_size;
-        fprintf(tf.f, "ts_ns,event,kind,side,px_ticks,price,qty_lots,queue_ahead,taker,position,cash,mid,fees,pnl\n");
+        if (fprintf(tf.f, "ts_ns,event,kind,side,px_ticks,price,qty_lots,queue_ahead,taker,position,cash,mid,fees,pnl\n") < 0)
+            tf.err = errno ? errno : EIO;
     }
     mm_metrics m;
     int r = batched ? mm_sim_run_batch(&t, &cfg, &p, 1, &m, &e)
                     : mm_sim_run_c(&t, &cfg, &p, &m, trace_path ? on_trace : NULL, &tf, &e);
     if (tf.f) {
+        /* Every write is checked: the error indicator, the final flush and the close. */
+        errno = 0;
+        if (fflush(tf.f) != 0 && !tf.err) tf.err = errno ? errno : EIO;
+        if (ferror(tf.f) && !tf.err) tf.err = EIO;
         if (fclose(tf.f) != 0 && !tf.err) tf.err = errno ? errno : EIO;
         if (r == 0 && !tf.err && rename(tmp, trace_path) != 0) tf.err = errno;
         if (r || tf.err) unlink(tmp);
         if (tf.err && r == 0) {
-            cli_err("%s: cannot write the trace: %s", trace_path, strerror(tf.err));
+            cli_err("%s: --trace %s: %s", C, trace_path, strerror(tf.err));
             mm_ticks_free(&t);
             rc = MM_EXIT_RUNTIME;
             goto out;
@@ -226,6 +233,7 @@ int cmd_run(int argc, char **argv)
     if (trace_path) printf("trace          %s\n", trace_path);
     mm_ticks_free(&t);
 out:
+    free(tmp);
     free(opts);
     free(names);
     return rc;

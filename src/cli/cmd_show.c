@@ -437,7 +437,10 @@ int cmd_show(int argc, char **argv)
                                          {"all", 0, 0, O_ALL}, {"verify", 0, 0, O_VERIFY},
                                          {"help", 0, 0, 'h'},  {0, 0, 0, 0}};
     int c, rc = MM_EXIT_OK;
-    if (!wargs) return MM_EXIT_RUNTIME;
+    if (!wargs) {
+        cli_err("%s: out of memory", C);
+        return MM_EXIT_RUNTIME;
+    }
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
@@ -494,6 +497,7 @@ int cmd_show(int argc, char **argv)
     heap h = {0};
     int32_t *idx_store = NULL;
     if (!s.w) {
+        cli_err("%s: out of memory", C);
         rc = MM_EXIT_RUNTIME;
         goto out;
     }
@@ -568,10 +572,6 @@ int cmd_show(int argc, char **argv)
             printf("(no rows)\n");
         else if (print_table(&s, h.e, h.n, all))
             rc = MM_EXIT_RUNTIME;
-        if (fflush(stdout) != 0) {
-            cli_err("%s: write error on standard output", C);
-            rc = MM_EXIT_RUNTIME;
-        }
     }
 out:
     free(idx_store);

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +43,7 @@ typedef cli_sweep_config cfg;
 typedef struct sbuf {
     char *p;
     size_t len, cap;
+    int oom; /* a growth failed: the text is incomplete */
 } sbuf;
 
 static void sb_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -52,14 +54,20 @@ static void sb_printf(sbuf *b, const char *fmt, ...)
         va_start(ap, fmt);
         int n = vsnprintf(b->p ? b->p + b->len : NULL, b->p ? b->cap - b->len : 0, fmt, ap);
         va_end(ap);
-        if (n < 0) return;
+        if (n < 0) {
+            b->oom = 1;
+            return;
+        }
         if (b->p && b->len + (size_t)n < b->cap) {
             b->len += (size_t)n;
             return;
         }
         size_t nc = (b->cap + (size_t)n + 1) * 2;
         char *np = realloc(b->p, nc);
-        if (!np) return;
+        if (!np) {
+            b->oom = 1;
+            return;
+        }
         b->p = np;
         b->cap = nc;
     }
@@ -72,6 +80,43 @@ static char *join_hash(const char *path, const char *sym)
     char *r = malloc(n);
     if (r) snprintf(r, n, "%s#%s", path, sym);
     return r;
+}
+
+static int sweep_oom(const char *C, const char *what)
+{
+    cli_err("%s: out of memory for %s", C, what);
+    return MM_EXIT_RUNTIME;
+}
+
+/* A grid or parameter error, named by where the key came from: "--grid spread: ..." or "f.ini:4: spread: ...". */
+static int origin_fail(const char *C, const char *origin, const mm_error *e)
+{
+    cli_err("%s: %s%s%s", C, origin, origin[0] == '-' ? " " : ": ", e->msg);
+    return e->code == MM_EUSAGE ? MM_EXIT_USAGE : MM_EXIT_RUNTIME;
+}
+
+/* The objective must name a floating-point metric column of the results table (docs/results.md): pnl, fees,
+ * mean_abs_q, sharpe, max_drawdown or a markout column of these horizons (markout_1s, ...). */
+static int check_objective(const char *C, const char *obj, const int64_t markout_ns[MM_MARKOUTS])
+{
+    char list[512] = "", name[32];
+    size_t len = 0;
+    for (int i = 0; i < MM_RESULTS_METRICS; i++) {
+        if (mm_results_metric(i, markout_ns, name, sizeof name) != MM_COL_F64) continue;
+        if (!strcmp(name, obj)) return 0;
+        int n = snprintf(list + len, sizeof list - len, "%s%s", len ? ", " : "", name);
+        if (n > 0 && (size_t)n < sizeof list - len) len += (size_t)n;
+    }
+    cli_err("%s: objective: '%s' is not a floating-point metric column (%s)", C, obj, list);
+    return -1;
+}
+
+/* Set by SIGINT or SIGTERM during the sweep (the signal number); the library polls it. */
+static volatile sig_atomic_t sweep_signal;
+
+static void on_signal(int sig)
+{
+    sweep_signal = sig;
 }
 
 int cmd_sweep(int argc, char **argv)
@@ -195,19 +240,6 @@ int cmd_sweep(int argc, char **argv)
         rc = MM_EXIT_USAGE;
         goto out;
     }
-    if (c.objective) o.objective = c.objective;
-    {
-        static const char *const METRICS[] = {"pnl", "fees", "volume", "fills_bid", "fills_ask", "orders", "cancels",
-                                              "rejects", "final_q", "max_abs_q", "mean_abs_q", "sharpe",
-                                              "max_drawdown", NULL};
-        int ok = 0;
-        for (int i = 0; METRICS[i]; i++) ok |= !strcmp(METRICS[i], o.objective);
-        if (!ok) {
-            cli_err("%s: objective: '%s' is not a metric (pnl, sharpe, max_drawdown, ...)", C, o.objective);
-            rc = MM_EXIT_USAGE;
-            goto out;
-        }
-    }
     if (c.sample_ns) {
         if (cli_i64(C, "sample_ns", c.sample_ns, 1, CLI_NS_MAX, &v64)) {
             rc = MM_EXIT_USAGE;
@@ -223,50 +255,67 @@ int cmd_sweep(int argc, char **argv)
         rc = MM_EXIT_USAGE;
         goto out;
     }
+    if (c.objective) o.objective = c.objective;
+    if (check_objective(C, o.objective, o.sim.markout_ns)) {
+        rc = MM_EXIT_USAGE;
+        goto out;
+    }
+    /* The output: never an input, never a directory or a file of another kind (before any work). */
+    if (cli_check_output(C, "-o", c.output, (const char *const *)c.files, c.n_files) ||
+        cli_check_h5_kind(C, "-o", c.output, "mmsim-results/", "results file")) {
+        rc = MM_EXIT_USAGE;
+        goto out;
+    }
 
     /* Tapes: each file x each symbol given, or every instrument of each file. */
     mm_grid g;
     mm_grid_init(&g);
     mm_error e = {0};
-    char *tapes[4096];
-    int nt = 0;
+    char **tapes = NULL;
+    int nt = 0, cap_t = 0;
+    sbuf cf = {0};
     for (int f = 0; f < c.n_files && rc == 0; f++) {
-        if (c.n_symbols) {
-            for (int s = 0; s < c.n_symbols && nt < 4096; s++) {
-                if ((tapes[nt] = join_hash(c.files[f], c.symbols[s]))) nt++;
+        int count = c.n_symbols;
+        char (*syms)[MM_SYMBOL_MAX] = NULL;
+        if (!c.n_symbols) {
+            if (mm_ticks_list(c.files[f], NULL, 0, &count, &e)) {
+                rc = cli_fail(&e);
+                break;
             }
-            continue;
+            syms = calloc((size_t)count + 1, MM_SYMBOL_MAX);
+            if (!syms) {
+                rc = sweep_oom(C, "the list of instruments");
+                break;
+            }
+            if (mm_ticks_list(c.files[f], syms, count, &count, &e)) {
+                free(syms);
+                rc = cli_fail(&e);
+                break;
+            }
         }
-        int count = 0;
-        if (mm_ticks_list(c.files[f], NULL, 0, &count, &e)) {
-            rc = cli_fail(&e);
-            break;
-        }
-        char (*syms)[MM_SYMBOL_MAX] = calloc((size_t)count + 1, MM_SYMBOL_MAX);
-        if (!syms || mm_ticks_list(c.files[f], syms, count, &count, &e)) {
-            free(syms);
-            rc = cli_fail(&e);
-            break;
-        }
-        for (int s = 0; s < count && nt < 4096; s++) {
-            if ((tapes[nt] = join_hash(c.files[f], syms[s]))) nt++;
+        for (int s = 0; s < count && rc == 0; s++) {
+            if (nt == cap_t) {
+                char **nt_p = cap_t < (1 << 26) ? realloc(tapes, (size_t)(cap_t ? 2 * cap_t : 16) * sizeof *tapes) : NULL;
+                if (!nt_p) {
+                    rc = sweep_oom(C, "the list of tapes");
+                    break;
+                }
+                tapes = nt_p;
+                cap_t = cap_t ? 2 * cap_t : 16;
+            }
+            if (!(tapes[nt] = join_hash(c.files[f], syms ? syms[s] : c.symbols[s]))) rc = sweep_oom(C, "a tape name");
+            else nt++;
         }
         free(syms);
     }
     if (rc == 0 && mm_grid_set_tapes(&g, (const char *const *)tapes, nt, &e)) rc = cli_fail(&e);
     for (int i = 0; i < nt; i++) free(tapes[i]);
+    free(tapes);
     for (int i = 0; i < c.n_grid && rc == 0; i++)
-        if (mm_grid_add_axis(&g, c.grid[i].key, c.grid[i].val, &e)) {
-            cli_err("%s: --grid %s", C, e.msg);
-            rc = MM_EXIT_USAGE;
-        }
+        if (mm_grid_add_axis(&g, c.grid[i].key, c.grid[i].val, &e)) rc = origin_fail(C, c.grid[i].origin, &e);
     for (int i = 0; i < c.n_sets && rc == 0; i++)
-        if (mm_grid_set(&g, c.sets[i].key, c.sets[i].val, &e)) {
-            cli_err("%s: --set %s", C, e.msg);
-            rc = MM_EXIT_USAGE;
-        }
+        if (mm_grid_set(&g, c.sets[i].key, c.sets[i].val, &e)) rc = origin_fail(C, c.sets[i].origin, &e);
     /* The effective configuration, as INI: recorded in the results for reruns. */
-    sbuf cf = {0};
     if (rc == 0) {
         sb_printf(&cf, "[input]\nfiles = ");
         for (int f = 0; f < c.n_files; f++) sb_printf(&cf, "%s%s", f ? ", " : "", c.files[f]);
@@ -293,12 +342,30 @@ int cmd_sweep(int argc, char **argv)
                   engines[o.engine], o.workers, o.chunk, o.seed, o.objective);
         sb_printf(&cf, "sample_ns = %" PRId64 "\nyear_seconds = %.17g\nmarkout_ns = %" PRId64 ",%" PRId64 ",%" PRId64 "\n",
                   o.sim.sample_ns, o.sim.year_s, o.sim.markout_ns[0], o.sim.markout_ns[1], o.sim.markout_ns[2]);
+        if (cf.oom) rc = sweep_oom(C, "the configuration text");
         o.config_text = cf.p;
     }
     if (rc == 0) {
         mm_sweep_report rep;
+        memset(&rep, 0, sizeof rep);
+        /* SIGINT and SIGTERM stop the sweep cleanly: the library sees the flag, stops its workers and keeps
+         * every finished chunk in the journal. */
+        struct sigaction sa, old_int, old_term;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_signal;
+        sigemptyset(&sa.sa_mask);
+        sweep_signal = 0;
+        sigaction(SIGINT, &sa, &old_int);
+        sigaction(SIGTERM, &sa, &old_term);
+        o.cancel = &sweep_signal;
         int r = mm_sweep_run(&g, &o, c.output, &rep, &e);
-        if (r) {
+        sigaction(SIGINT, &old_int, NULL);
+        sigaction(SIGTERM, &old_term, NULL);
+        if (r == MM_EINTERRUPTED) {
+            cli_err("%s: interrupted: %" PRId64 " of %" PRId64 " chunks saved; rerun with --resume", C, rep.chunks_saved,
+                    rep.chunks_total);
+            rc = 128 + (sweep_signal == SIGTERM ? SIGTERM : SIGINT);
+        } else if (r) {
             rc = cli_fail(&e);
         } else {
             printf("sweep: %" PRId64 " combinations (%d tape%s) in %.3f s with %d %s worker%s: %.0f combos/s, %.3g event x "

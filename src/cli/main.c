@@ -44,7 +44,9 @@ static int dispatch(int argc, char **argv);
 
 int main(int argc, char **argv)
 {
-    return cli_close_stdout(dispatch(argc, argv));
+    int rc = dispatch(argc, argv);
+    const char *cmd = argc > 1 && argv[1][0] != '-' ? argv[1] : NULL;
+    return cli_close_stdout(cmd, rc);
 }
 
 static int dispatch(int argc, char **argv)

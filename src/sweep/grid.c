@@ -82,11 +82,35 @@ static int find_axis(const mm_grid *g, const char *key)
 
 #define AXIS_MAX_VALUES 1000000
 
+/* A number as the grid accepts it: decimal, complete, nothing around it ([+-] digits [. digits]
+ * [(e|E) [+-] digits], digits on at least one side of the point). No blanks, hex, inf or nan. */
+static int is_decimal(const char *s, size_t n)
+{
+    const char *e = s + n;
+    int digits = 0;
+    if (s < e && (*s == '+' || *s == '-')) s++;
+    while (s < e && *s >= '0' && *s <= '9') s++, digits++;
+    if (s < e && *s == '.') {
+        s++;
+        while (s < e && *s >= '0' && *s <= '9') s++, digits++;
+    }
+    if (!digits) return 0;
+    if (s < e && (*s == 'e' || *s == 'E')) {
+        s++;
+        if (s < e && (*s == '+' || *s == '-')) s++;
+        if (s == e || *s < '0' || *s > '9') return 0;
+        while (s < e && *s >= '0' && *s <= '9') s++;
+    }
+    return s == e;
+}
+
 /* Add one value given as text: checked by mm_params_set; numeric value recorded. sorted: the caller
  * adds non-decreasing values (a range), so a duplicate can only equal the previous value. */
 static int add_value(mm_grid_axis *a, const char *key, const char *text, int sorted, mm_error *err)
 {
     if (a->n >= AXIS_MAX_VALUES) return mm__errf(err, MM_EUSAGE, "%s: more than %d values on the axis", key, AXIS_MAX_VALUES);
+    if (a->kind != MM_KEY_ENUM && !is_decimal(text, strlen(text)))
+        return mm__errf(err, MM_EUSAGE, "%s: '%s' is not a decimal number", key, text);
     mm_params p;
     mm_params_defaults(&p);
     int rc = mm_params_set(&p, key, text, err);
@@ -124,21 +148,22 @@ int mm_grid_add_axis(mm_grid *g, const char *key, const char *spec, mm_error *er
     int rc = 0;
     const char *c1 = strchr(spec, ':');
     if (c1 && kind != MM_KEY_ENUM) {
-        /* a:b:step, inclusive; values a + k step for k = 0 .. floor((b - a) / step + 1e-9). */
-        char *end;
-        double lo = strtod(spec, &end), hi, step;
-        int ok = end == c1;
+        /* a:b:step, inclusive; values a + k step for k = 0 .. floor((b - a) / step + 1e-9). Each bound is
+         * a complete decimal number (an empty bound is an error, not 0). */
+        const char *c2 = strchr(c1 + 1, ':');
+        double lo = 0, hi = 0, step = 0;
+        int ok = c2 && !strchr(c2 + 1, ':') && is_decimal(spec, (size_t)(c1 - spec)) &&
+                 is_decimal(c1 + 1, (size_t)(c2 - c1 - 1)) && is_decimal(c2 + 1, strlen(c2 + 1));
         if (ok) {
-            hi = strtod(c1 + 1, &end);
-            ok = *end == ':';
-            if (ok) {
-                step = strtod(end + 1, &end);
-                ok = *end == 0 && step > 0 && hi >= lo && isfinite(lo) && isfinite(hi);
-            }
+            lo = strtod(spec, NULL);
+            hi = strtod(c1 + 1, NULL);
+            step = strtod(c2 + 1, NULL);
+            ok = step > 0 && hi >= lo && isfinite(lo) && isfinite(hi) && isfinite(step);
         }
         if (!ok) {
             axis_free(&a);
-            return mm__errf(err, MM_EUSAGE, "%s: '%s' is not a range a:b:step with step > 0 and b >= a", key, spec);
+            return mm__errf(err, MM_EUSAGE, "%s: '%s' is not a range a:b:step of decimal numbers with step > 0 and b >= a",
+                            key, spec);
         }
         double count = floor((hi - lo) / step + 1e-9) + 1;
         if (count > AXIS_MAX_VALUES) {
@@ -160,14 +185,17 @@ int mm_grid_add_axis(mm_grid *g, const char *key, const char *spec, mm_error *er
             rc = add_value(&a, key, buf, 1, err);
         }
     } else {
+        /* v1,v2,...: blanks around each value are dropped; an empty value is an error. */
         char *copy = strdup(spec);
         if (!copy) return mm__errf(err, -ENOMEM, "out of memory");
-        char *save = NULL;
-        for (char *tok = strtok_r(copy, ",", &save); tok && rc == 0; tok = strtok_r(NULL, ",", &save)) {
-            while (*tok == ' ') tok++;
+        for (char *tok = copy, *next; tok && rc == 0; tok = next) {
+            next = strchr(tok, ',');
+            if (next) *next++ = 0;
+            while (*tok == ' ' || *tok == '\t') tok++;
             char *e = tok + strlen(tok);
-            while (e > tok && e[-1] == ' ') *--e = 0;
-            rc = add_value(&a, key, tok, 0, err);
+            while (e > tok && (e[-1] == ' ' || e[-1] == '\t')) *--e = 0;
+            if (!*tok) rc = mm__errf(err, MM_EUSAGE, "%s: '%s' has an empty value", key, spec);
+            else rc = add_value(&a, key, tok, 0, err);
         }
         free(copy);
         if (rc == 0 && a.n == 0) rc = mm__errf(err, MM_EUSAGE, "%s: empty axis", key);

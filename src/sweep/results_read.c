@@ -2,6 +2,7 @@
  * indices and metrics, read the objective index, and recompute the content hash. */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -192,6 +193,12 @@ static int read_axis(mm_results_reader *r, int a, mm_error *err)
         goto out;
     }
     for (hsize_t i = 0; i < n; i++) {
+        /* The writer stores finite values only; a NaN would also compare equal to everything below. */
+        if (f && !isfinite(x->f64[i])) {
+            rc = mm__errf(err, MM_EFORMAT, "%s: /%s: value %llu is %s (axis values must be finite)", p, name,
+                          (unsigned long long)i, isnan(x->f64[i]) ? "NaN" : "infinite");
+            goto out;
+        }
         lk[i].idx = (int32_t)i;
         if (f)
             lk[i].f = x->f64[i];
@@ -201,7 +208,10 @@ static int read_axis(mm_results_reader *r, int a, mm_error *err)
     qsort(lk, (size_t)n, sizeof *lk, f ? cmp_lookup_f : cmp_lookup_i);
     for (hsize_t i = 1; i < n; i++)
         if ((f ? cmp_lookup_f : cmp_lookup_i)(&lk[i], &lk[i - 1]) == 0) {
-            rc = mm__errf(err, MM_EFORMAT, "%s: /%s: a value appears twice", p, name);
+            if (f)
+                rc = mm__errf(err, MM_EFORMAT, "%s: /%s: the value %.17g appears twice", p, name, lk[i].f);
+            else
+                rc = mm__errf(err, MM_EFORMAT, "%s: /%s: the value %" PRId64 " appears twice", p, name, lk[i].i);
             goto out;
         }
 out:
