@@ -1,10 +1,13 @@
 /* Runs the importer fuzz target (fuzz_import.c) over seeded mutations of small valid inputs of each
  * format: byte flips, insertions, deletions, truncations and line swaps. A Meson test; under
- * ASan/UBSan in CI. Usage: fuzz_import_replay [iterations per seed] [seed] */
+ * ASan/UBSan in CI. Then replays every stored input (fixtures/fuzz/import/ and its regress/,
+ * docs/fuzzing.md). Usage: fuzz_import_replay [iterations per seed] [seed] [DIR_OR_FILE...] */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "fuzz_replay_dir.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -101,8 +104,11 @@ int main(int argc, char **argv)
             LLVMFuzzerTestOneInput(buf, n);
         }
     }
-    printf(
-        "fuzz_import_replay: %ld mutated inputs, no crash, every error one line naming its file\n",
-        runs);
-    return 0;
+    long stored = 0;
+    int bad = 0;
+    for (int i = 3; i < argc; i++) bad |= mm_fuzz_replay_path(argv[i], &stored);
+    printf("fuzz_import_replay: %ld mutated inputs and %ld stored inputs, no crash, every error one line "
+           "naming its file\n",
+           runs, stored);
+    return bad;
 }

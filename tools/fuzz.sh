@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets (clang, AddressSanitizer + UndefinedBehaviorSanitizer, -Dfuzz=true) and runs
+# each for a short smoke: FUZZ_SECONDS (default 20) per target, starting from its seeds in fixtures/fuzz/<t>/
+# and its past findings in fixtures/fuzz/<t>/regress/. Fails (exit 1) when a target crashes, leaks, hits
+# undefined behaviour, times out on one input (10 s) or runs out of memory (2 GB); the input that did it is
+# left in build-fuzz/fuzz-artifacts/<t>/. See docs/fuzzing.md for longer runs.
+#   tools/fuzz.sh [TARGET...]        (default: every target)
+#   FUZZ_SECONDS=300 tools/fuzz.sh ticks
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${FUZZ_BUILD:-build-fuzz}
+secs=${FUZZ_SECONDS:-20}
+all=(grid import ticks results binance_spot sweep_config)
+command -v clang >/dev/null || { echo "tools/fuzz.sh: clang not found (tools/deps.sh installs it)" >&2; exit 1; }
+if [ ! -d "$build" ]; then
+  CC=clang meson setup "$build" --buildtype=debugoptimized -Dfuzz=true -Db_sanitize=address,undefined \
+    -Db_lundef=false -Dc_args=-fsanitize=fuzzer-no-link -Dcuda=disabled -Dmpi=disabled >/dev/null
+fi
+# Only the targets this tree defines (tests/fuzz/meson.build); the fuzz build builds nothing else.
+targets=()
+for t in "${@:-${all[@]}}"; do
+  if grep -q "'$t'" tests/fuzz/meson.build; then targets+=("$t"); else echo "tools/fuzz.sh: no target $t" >&2; fi
+done
+[ ${#targets[@]} -gt 0 ] || exit 1
+ninja -C "$build" $(printf "tests/fuzz/fuzz_%s " "${targets[@]}")
+export ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1
+export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+failed=()
+for t in "${targets[@]}"; do
+  corpus="$build/fuzz-corpus/$t" art="$build/fuzz-artifacts/$t/"
+  mkdir -p "$corpus" "$art"
+  log="$build/fuzz-$t.log"
+  # The first directory receives new inputs; the fixtures are only read.
+  if nice -n 10 "$build/tests/fuzz/fuzz_$t" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
+       -max_len=65536 -print_final_stats=1 -artifact_prefix="$art" \
+       "$corpus" "fixtures/fuzz/$t" "fixtures/fuzz/$t/regress" >"$log" 2>&1; then
+    stats=$(grep -E "^stat::(number_of_executed_units|peak_rss_mb)" "$log" | awk '{printf "%s ", $2}')
+    cov=$(grep -E "^#[0-9]+.*(DONE|pulse|NEW|REDUCE)" "$log" | tail -1 | grep -oE "cov: [0-9]+ ft: [0-9]+ corp: [^ ]+" || true)
+    echo "fuzz $t: ok, ${secs}s, executions/peak MB: $stats, $cov"
+  else
+    echo "fuzz $t: FAILED (log $log, input in $art):" >&2
+    grep -E "ERROR|runtime error|SUMMARY|Test unit written" "$log" | head -5 >&2 || tail -20 "$log" >&2
+    failed+=("$t")
+  fi
+done
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "tools/fuzz.sh: failed: ${failed[*]}" >&2
+  exit 1
+fi
