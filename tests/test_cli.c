@@ -115,3 +115,481 @@ Test(cli, run_rejects_bad_model_flags)
     cr_assert(strstr(err, "missing.h5"), "%s", err);
     free(err);
 }
+
+/* ---- issue 8: outputs, strict inputs, stdout and trace write errors, signals (src/cli) ---- */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <hdf5.h>
+#include <math.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Run mmsim with stdout sent to stdout_path (NULL: discarded), stderr captured, and an optional limit on
+ * the size of the files it writes (fsize > 0: RLIMIT_FSIZE with SIGXFSZ ignored, so a write past it fails
+ * with EFBIG as on a full disk). Returns the exit status or 128 + signal. */
+static int run_ex(const char *const *argv, const char *stdout_path, long fsize, char **err)
+{
+    const char *bin = getenv("MMSIM_BIN");
+    cr_assert(bin);
+    char ef[] = "/tmp/mmsim-err-XXXXXX";
+    int efd = mkstemp(ef);
+    cr_assert(efd >= 0);
+    pid_t pid = fork();
+    cr_assert(pid >= 0);
+    if (pid == 0) {
+        int ofd = open(stdout_path ? stdout_path : "/dev/null", O_WRONLY);
+        if (ofd < 0) _exit(126);
+        dup2(ofd, 1);
+        dup2(efd, 2);
+        if (fsize > 0) {
+            struct rlimit rl = {(rlim_t)fsize, (rlim_t)fsize};
+            signal(SIGXFSZ, SIG_IGN);
+            if (setrlimit(RLIMIT_FSIZE, &rl)) _exit(125);
+        }
+        execv(bin, (char *const *)argv);
+        dprintf(2, "exec %s: %s\n", bin, strerror(errno));
+        _exit(127);
+    }
+    int st;
+    waitpid(pid, &st, 0);
+    lseek(efd, 0, SEEK_SET);
+    char buf[8192];
+    ssize_t n = read(efd, buf, sizeof buf - 1);
+    buf[n > 0 ? n : 0] = 0;
+    close(efd);
+    unlink(ef);
+    if (err) *err = strdup(buf);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* A 2000-event tape t.h5 and a 2 x 2 results file r.h5 of it in the test's directory. */
+static void make_inputs(void)
+{
+    const char *g[] = {"mmsim", "gen", "--seed", "1", "--events", "2000", "--symbol", "SYN", "-o", tu_path("t.h5"), NULL};
+    cr_assert_eq(tu_run(g, NULL, NULL), 0);
+    const char *s[] = {"mmsim", "sweep", tu_path("t.h5"), "--grid", "spread=1,2", "--grid", "inv_limit=1,2",
+                       "--engine", "serial", "--quiet", "-o", tu_path("r.h5"), NULL};
+    char *err;
+    cr_assert_eq(tu_run(s, NULL, &err), 0, "%s", err);
+    free(err);
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    size_t cap = 1 << 16, n = 0;
+    char *b = malloc(cap);
+    size_t r;
+    while ((r = fread(b + n, 1, cap - n, f)) > 0) {
+        n += r;
+        if (n == cap) b = realloc(b, cap *= 2);
+    }
+    fclose(f);
+    *len = n;
+    return b;
+}
+
+/* Expect exit status `code`, exactly one line of stderr equal to `want` (or starting with it when want ends
+ * with "..."). */
+static void expect_line(int rc, char *err, int code, const char *want)
+{
+    cr_assert_eq(rc, code, "exit %d (want %d): %s", rc, code, err);
+    cr_assert_eq(tu_lines(err), 1, "%s", err);
+    size_t n = strlen(want);
+    if (n > 3 && !strcmp(want + n - 3, "..."))
+        cr_assert(!strncmp(err, want, n - 3), "got: %swant: %s", err, want);
+    else
+        cr_assert(!strncmp(err, want, n) && err[n] == '\n', "got: %swant: %s", err, want);
+    free(err);
+}
+
+/* Run argv (stdout discarded) and expect as expect_line. */
+static void expect_run(const char *const *argv, int code, const char *want)
+{
+    char *err;
+    int rc = tu_run(argv, NULL, &err);
+    expect_line(rc, err, code, want);
+}
+
+static int exists(const char *p)
+{
+    struct stat st;
+    return lstat(p, &st) == 0;
+}
+
+/* No file in the test directory whose name starts with prefix (temporary files left behind). */
+static int leftovers(const char *prefix)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "ls %s | grep -q '^%s'", tu_tmpdir(), prefix);
+    return system(cmd) == 0;
+}
+
+Test(cli, sweep_output_that_is_an_input_is_refused_before_any_work)
+{
+    make_inputs();
+    size_t n0 = 0, n1 = 0;
+    char *before = slurp(tu_path("t.h5"), &n0);
+    cr_assert(symlink(tu_path("t.h5"), tu_path("link.h5")) == 0);
+    cr_assert(link(tu_path("t.h5"), tu_path("hard.h5")) == 0);
+    const char *outs[] = {"t.h5", "link.h5", "hard.h5"};
+    for (int i = 0; i < 3; i++) {
+        char o[512];
+        snprintf(o, sizeof o, "%s", tu_path(outs[i]));
+        const char *a[] = {"mmsim", "sweep", tu_path("t.h5"), "--grid", "spread=1,2", "-o", o, NULL};
+        char *err, want[1200], j[600];
+        int rc = tu_run(a, NULL, &err);
+        if (i == 0)
+            snprintf(want, sizeof want, "mmsim: sweep: -o %s: the output is also an input; choose another output file", o);
+        else
+            snprintf(want, sizeof want,
+                     "mmsim: sweep: -o %s: the output is the same file as the input %s; choose another output file", o,
+                     tu_path("t.h5"));
+        expect_line(rc, err, 2, want);
+        snprintf(j, sizeof j, "%s.journal", o);
+        cr_assert(!exists(j), "%s exists", j);
+    }
+    char *after = slurp(tu_path("t.h5"), &n1);
+    cr_assert(n0 == n1 && !memcmp(before, after, n0), "the tick file changed");
+    free(before);
+    free(after);
+}
+
+Test(cli, sweep_never_writes_into_a_tick_file)
+{
+    make_inputs();
+    const char *g[] = {"mmsim", "gen", "--seed", "2", "--events", "100", "-o", tu_path("other.h5"), NULL};
+    cr_assert_eq(tu_run(g, NULL, NULL), 0);
+    const char *a[] = {"mmsim", "sweep", tu_path("t.h5"), "--grid", "spread=1,2", "-o", tu_path("other.h5"), NULL};
+    char *err, want[1024];
+    int rc = tu_run(a, NULL, &err);
+    snprintf(want, sizeof want, "mmsim: sweep: -o %s: is a mmsim-ticks/1 file, not a results file; refusing to write into it",
+             tu_path("other.h5"));
+    expect_line(rc, err, 2, want);
+    /* A results file may be replaced by a new sweep. */
+    const char *b[] = {"mmsim", "sweep", tu_path("t.h5"), "--grid", "spread=3,4", "--engine", "serial", "-o", tu_path("r.h5"), NULL};
+    cr_assert_eq(tu_run(b, NULL, &err), 0, "%s", err);
+    free(err);
+}
+
+Test(cli, sweep_output_directory_is_a_usage_error_and_leaves_no_journal)
+{
+    make_inputs();
+    cr_assert(mkdir(tu_path("d"), 0755) == 0);
+    const char *a[] = {"mmsim", "sweep", tu_path("t.h5"), "--grid", "spread=1,2", "-o", tu_path("d"), NULL};
+    char *err, want[1024];
+    int rc = tu_run(a, NULL, &err);
+    snprintf(want, sizeof want, "mmsim: sweep: -o %s: is a directory", tu_path("d"));
+    expect_line(rc, err, 2, want);
+    cr_assert(!exists(tu_path("d.journal")));
+    const char *b[] = {"mmsim", "sweep", tu_path("t.h5"), "--grid", "spread=1,2", "-o", tu_path("nodir/r.h5"), NULL};
+    rc = tu_run(b, NULL, &err);
+    snprintf(want, sizeof want, "mmsim: sweep: -o %s: directory %s does not exist", tu_path("nodir/r.h5"), tu_path("nodir"));
+    expect_line(rc, err, 2, want);
+}
+
+Test(cli, run_trace_and_export_never_replace_an_input_an_hdf5_file_or_a_device)
+{
+    make_inputs();
+    struct {
+        const char *args[10];
+        const char *want;
+    } cases[] = {
+        {{"run", "t.h5", "--trace", "t.h5"}, "mmsim: run: --trace T/t.h5: the output is also an input; choose another output file"},
+        {{"run", "t.h5", "--trace", "r.h5"}, "mmsim: run: --trace T/r.h5: is an HDF5 file; refusing to overwrite it with a CSV trace"},
+        {{"run", "t.h5", "--trace", "/dev/null"},
+         "mmsim: run: --trace /dev/null: is not a regular file (a device, pipe or socket); refusing to replace it"},
+        {{"export", "r.h5", "--csv", "-o", "r.h5"}, "mmsim: export: -o T/r.h5: the output is also an input; choose another output file"},
+        {{"export", "r.h5", "--csv", "-o", "t.h5"}, "mmsim: export: -o T/t.h5: is an HDF5 file; refusing to overwrite it with a CSV file"},
+    };
+    size_t nt0 = 0, nr0 = 0;
+    char *t0 = slurp(tu_path("t.h5"), &nt0), *r0 = slurp(tu_path("r.h5"), &nr0);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *a[12] = {"mmsim"};
+        char paths[10][512];
+        for (int k = 0; cases[i].args[k]; k++) {
+            const char *s = cases[i].args[k];
+            if (strstr(s, ".h5")) snprintf(paths[k], 512, "%s", tu_path(s));
+            else snprintf(paths[k], 512, "%s", s);
+            a[k + 1] = paths[k];
+        }
+        char want[1024];
+        const char *t = strstr(cases[i].want, "T/");
+        if (t) snprintf(want, sizeof want, "%.*s%s/%s", (int)(t - cases[i].want), cases[i].want, tu_tmpdir(), t + 2);
+        else snprintf(want, sizeof want, "%s", cases[i].want);
+        char *err;
+        int rc = tu_run(a, NULL, &err);
+        expect_line(rc, err, 2, want);
+    }
+    size_t nt1 = 0, nr1 = 0;
+    char *t1 = slurp(tu_path("t.h5"), &nt1), *r1 = slurp(tu_path("r.h5"), &nr1);
+    cr_assert(nt0 == nt1 && !memcmp(t0, t1, nt0), "t.h5 changed");
+    cr_assert(nr0 == nr1 && !memcmp(r0, r1, nr0), "r.h5 changed");
+    struct stat st;
+    cr_assert(stat("/dev/null", &st) == 0 && S_ISCHR(st.st_mode), "/dev/null was replaced");
+    free(t0), free(t1), free(r0), free(r1);
+}
+
+Test(cli, a_failed_trace_or_export_write_exits_1_and_leaves_no_file)
+{
+    make_inputs();
+    /* A file-size limit makes the writes fail with EFBIG, as a full disk does with ENOSPC. */
+    const char *a[] = {"mmsim", "run", tu_path("t.h5"), "--trace", tu_path("tr.csv"), NULL};
+    char *err, want[1024];
+    int rc = run_ex(a, NULL, 4096, &err);
+    snprintf(want, sizeof want, "mmsim: run: --trace %s: %s", tu_path("tr.csv"), strerror(EFBIG));
+    expect_line(rc, err, 1, want);
+    cr_assert(!exists(tu_path("tr.csv")));
+    cr_assert(!leftovers("tr.csv"), "a temporary trace file was left");
+    const char *g[] = {"mmsim", "sweep", tu_path("t.h5"), "--grid", "spread=1:40:1", "--grid", "inv_limit=1:10:1",
+                       "--engine", "serial", "-o", tu_path("big.h5"), NULL};
+    cr_assert_eq(tu_run(g, NULL, NULL), 0);
+    const char *e[] = {"mmsim", "export", tu_path("big.h5"), "--csv", "-o", tu_path("big.csv"), NULL};
+    rc = run_ex(e, NULL, 8192, &err);
+    snprintf(want, sizeof want, "mmsim: export: -o %s: %s", tu_path("big.csv"), strerror(EFBIG));
+    expect_line(rc, err, 1, want);
+    cr_assert(!exists(tu_path("big.csv")));
+    cr_assert(!leftovers("big.csv"), "a temporary CSV file was left");
+}
+
+Test(cli, a_full_standard_output_exits_1_with_one_line)
+{
+    make_inputs();
+    struct {
+        const char *args[10];
+        const char *cmd;
+    } cases[] = {
+        {{"info", "t.h5"}, "info"},
+        {{"run", "t.h5"}, "run"},
+        {{"show", "r.h5"}, "show"},
+        {{"export", "r.h5", "--csv"}, "export"},
+        {{"sweep", "t.h5", "--grid", "spread=5,6", "--engine", "serial", "-o", "s.h5"}, "sweep"},
+        {{"--help"}, NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *a[12] = {"mmsim"};
+        char paths[10][512];
+        for (int k = 0; cases[i].args[k]; k++) {
+            const char *s = cases[i].args[k];
+            snprintf(paths[k], 512, "%s", strstr(s, ".h5") ? tu_path(s) : s);
+            a[k + 1] = paths[k];
+        }
+        char *err, want[256];
+        int rc = run_ex(a, "/dev/full", 0, &err);
+        if (cases[i].cmd) snprintf(want, sizeof want, "mmsim: %s: standard output: %s", cases[i].cmd, strerror(ENOSPC));
+        else snprintf(want, sizeof want, "mmsim: standard output: %s", strerror(ENOSPC));
+        expect_line(rc, err, 1, want);
+    }
+}
+
+Test(cli, a_repeated_axis_or_key_is_a_usage_error_naming_it)
+{
+    make_inputs();
+    const char *a[] = {"mmsim", "sweep", tu_path("t.h5"), "--grid", "spread=1,2", "--grid", "spread=3,4", "-o", tu_path("o.h5"), NULL};
+    char *err;
+    expect_run(a, 2, "mmsim: sweep: --grid spread: key given twice");
+    const char *b[] = {"mmsim", "sweep", tu_path("t.h5"), "--grid", "spread=1,2", "--set", "spread=3", "-o", tu_path("o.h5"), NULL};
+    expect_run(b, 2, "mmsim: sweep: --set spread: key given both as --grid and as --set");
+    const char *ini[] = {"[grid]\nspread = 1,2\ninv_limit = 1,2\nspread = 3,4\n",
+                         "[params]\nqueue = power\n\n[params]\nqueue = log\n",
+                         "[run]\nseed = 1\nseed = 2\n",
+                         "[input]\nsymbols = SYN\nsymbols = SYN\n",
+                         "[grid]\nspread = 1,2\n[params]\nspread = 3\n"};
+    const char *want[] = {"[grid] spread: key given twice (first at F:2)", "[params] queue: key given twice (first at F:2)",
+                          "[run] seed: key given twice (first at F:2)", "[input] symbols: key given twice (first at F:2)",
+                          NULL};
+    const int line[] = {4, 5, 3, 3, 0};
+    for (int i = 0; i < 5; i++) {
+        FILE *f = fopen(tu_path("c.ini"), "w");
+        fprintf(f, "%s", ini[i]);
+        fclose(f);
+        const char *c[] = {"mmsim", "sweep", tu_path("t.h5"), "--config", tu_path("c.ini"), "-o", tu_path("o.h5"), NULL};
+        char w[1024];
+        if (want[i]) {
+            const char *F = strstr(want[i], "F:");
+            snprintf(w, sizeof w, "mmsim: sweep: %s:%d: %.*s%s:%s", tu_path("c.ini"), line[i], (int)(F - want[i]), want[i],
+                     tu_path("c.ini"), F + 2);
+        } else {
+            snprintf(w, sizeof w, "mmsim: sweep: spread: both an axis (%s:2) and a fixed value (%s:4)", tu_path("c.ini"),
+                     tu_path("c.ini"));
+        }
+        expect_run(c, 2, w);
+        cr_assert(!exists(tu_path("o.h5.journal")));
+    }
+    /* A flag overrides the file's value of the same key (docs/sweep.md): not an error. */
+    FILE *f = fopen(tu_path("c.ini"), "w");
+    fprintf(f, "[grid]\nspread = 1,2\n[params]\ninv_limit = 3\n");
+    fclose(f);
+    const char *d[] = {"mmsim", "sweep", tu_path("t.h5"), "--config", tu_path("c.ini"), "--grid", "spread=5,6,7",
+                       "--set", "inv_limit=4", "--engine", "serial", "-o", tu_path("o.h5"), NULL};
+    char *out;
+    cr_assert_eq(tu_run(d, &out, &err), 0, "%s", err);
+    cr_assert(strstr(out, "sweep: 3 combinations"), "%s", out);
+    free(out);
+    free(err);
+}
+
+Test(cli, numbers_are_decimal_complete_and_in_range)
+{
+    make_inputs();
+    struct {
+        const char *flag, *val, *want;
+    } cases[] = {
+        {"--seed", " -1", "mmsim: sweep: seed: ' -1' is not a decimal integer"},
+        {"--seed", "-1", "mmsim: sweep: seed: '-1' must not be negative"},
+        {"--seed", "0x10", "mmsim: sweep: seed: '0x10' is not a decimal integer"},
+        {"--seed", "5 ", "mmsim: sweep: seed: '5 ' is not a decimal integer"},
+        {"--seed", "18446744073709551616", "mmsim: sweep: seed: 18446744073709551616 is out of range [0, 18446744073709551615]"},
+        {"--workers", "+2", "mmsim: sweep: workers: '+2' is not a decimal integer"},
+        {"--year-seconds", "0x1p20", "mmsim: sweep: year_seconds: '0x1p20' is not a finite decimal number"},
+        {"--year-seconds", "inf", "mmsim: sweep: year_seconds: 'inf' is not a finite decimal number"},
+        {"--grid", "spread=:5:1", "mmsim: sweep: --grid spread: ':5:1' is not a range a:b:step of decimal numbers with step > 0 and b >= a"},
+        {"--grid", "spread=1:5:", "mmsim: sweep: --grid spread: '1:5:' is not a range a:b:step of decimal numbers with step > 0 and b >= a"},
+        {"--grid", "spread=1: 5:1", "mmsim: sweep: --grid spread: '1: 5:1' is not a range a:b:step of decimal numbers with step > 0 and b >= a"},
+        {"--grid", "spread=0x10", "mmsim: sweep: --grid spread: '0x10' is not a decimal number"},
+        {"--grid", "spread=1,,2", "mmsim: sweep: --grid spread: '1,,2' has an empty value"},
+        {"--markout-ns", "1000,1000,1000", "mmsim: sweep: markout_ns: the horizon 1000 ns is given twice"},
+        {"--markout-ns", "9223372036854775807,2,3", "mmsim: sweep: markout_ns: 9223372036854775807 is out of range [1, 31536000000000000]"},
+        {"--markout-ns", "1,2", "mmsim: sweep: markout_ns: '1,2' must be 3 integers (ns) separated by commas"},
+        {"--sample-ns", "9223372036854775807", "mmsim: sweep: sample_ns: 9223372036854775807 is out of range [1, 31536000000000000]"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int grid = !strcmp(cases[i].flag, "--grid");
+        const char *a[] = {"mmsim", "sweep", tu_path("t.h5"), "--grid", grid ? cases[i].val : "inv_limit=1,2",
+                           cases[i].flag, grid ? "inv_limit=1" : cases[i].val, "-o", tu_path("o.h5"), NULL};
+        if (grid) a[5] = "--set";
+        expect_run(a, 2, cases[i].want);
+        cr_assert(!exists(tu_path("o.h5.journal")), "case %zu left a journal", i);
+    }
+    const char *r[][4] = {{"--spread", " 5", "mmsim: run: --spread: ' 5' is not a decimal number"},
+                          {"--inv-limit", "1e3", "mmsim: run: --inv-limit: '1e3' is not a decimal integer"},
+                          {"--sample-ns", "9223372036854775807", "mmsim: run: --sample-ns: 9223372036854775807 is out of range [1, 31536000000000000]"},
+                          {"--markout-ns", "5,5,6", "mmsim: run: --markout-ns: the horizon 5 ns is given twice"}};
+    for (size_t i = 0; i < sizeof r / sizeof r[0]; i++) {
+        const char *a[] = {"mmsim", "run", tu_path("t.h5"), r[i][0], r[i][1], NULL};
+        expect_run(a, 2, r[i][2]);
+    }
+    /* A leading zero is decimal: --seed 010 is seed 10 (the recorded configuration says so). */
+    const char *s[] = {"mmsim", "sweep", tu_path("t.h5"), "--grid", "spread=1,2", "--seed", "010", "--engine", "serial",
+                       "-o", tu_path("o.h5"), NULL};
+    char *err, *out;
+    cr_assert_eq(tu_run(s, NULL, &err), 0, "%s", err);
+    free(err);
+    const char *sh[] = {"mmsim", "show", tu_path("o.h5"), NULL};
+    cr_assert_eq(tu_run(sh, &out, NULL), 0);
+    cr_assert(strstr(out, "seed      10\n"), "%s", out);
+    free(out);
+}
+
+Test(cli, config_lines_have_no_length_limit_and_errors_name_their_own_line)
+{
+    make_inputs();
+    /* A [grid] line of about 400 characters (libinih stops at 200 and blames the next line). */
+    FILE *f = fopen(tu_path("c.ini"), "w");
+    fprintf(f, "; a sweep\n[grid]\nspread = ");
+    for (int v = 1; v <= 100; v++) fprintf(f, "%s%d", v > 1 ? ", " : "", v);
+    fprintf(f, "   ; one hundred values\n[run]\nengine = serial\n");
+    fclose(f);
+    const char *a[] = {"mmsim", "sweep", tu_path("t.h5"), "--config", tu_path("c.ini"), "-o", tu_path("o.h5"), NULL};
+    char *out, *err;
+    cr_assert_eq(tu_run(a, &out, &err), 0, "%s", err);
+    cr_assert(strstr(out, "sweep: 100 combinations"), "%s", out);
+    free(out);
+    free(err);
+    /* A bad line after a long one is reported at its own line. */
+    f = fopen(tu_path("c.ini"), "w");
+    fprintf(f, "[grid]\nspread = ");
+    for (int v = 1; v <= 100; v++) fprintf(f, "%s%d", v > 1 ? "," : "", v);
+    fprintf(f, "\nthis line is wrong\n");
+    fclose(f);
+    char want[1024];
+    snprintf(want, sizeof want, "mmsim: sweep: %s:3: 'this line is wrong' is not key = value", tu_path("c.ini"));
+    expect_run(a, 2, want);
+    /* An indented key is a key, not a continuation of the previous value. */
+    f = fopen(tu_path("c.ini"), "w");
+    fprintf(f, "[grid]\n  spread = 1,2\n  inv_limit = 1,2\n[run]\n  engine = serial\n");
+    fclose(f);
+    cr_assert_eq(tu_run(a, &out, &err), 0, "%s", err);
+    cr_assert(strstr(out, "sweep: 4 combinations"), "%s", out);
+    free(out);
+    free(err);
+}
+
+Test(cli, config_that_is_a_directory_says_so)
+{
+    make_inputs();
+    cr_assert(mkdir(tu_path("cfg"), 0755) == 0);
+    const char *a[] = {"mmsim", "sweep", "--config", tu_path("cfg"), NULL};
+    char want[1024];
+    snprintf(want, sizeof want, "mmsim: sweep: %s: is a directory, not a config file", tu_path("cfg"));
+    expect_run(a, 2, want);
+}
+
+Test(cli, objective_is_any_float_metric_column)
+{
+    make_inputs();
+    const char *a[] = {"mmsim", "sweep", tu_path("t.h5"), "--grid", "spread=1,2", "--objective", "markout_1s", "--engine",
+                       "serial", "-o", tu_path("o.h5"), NULL};
+    char *err, *out;
+    cr_assert_eq(tu_run(a, NULL, &err), 0, "%s", err);
+    free(err);
+    const char *sh[] = {"mmsim", "show", tu_path("o.h5"), NULL};
+    cr_assert_eq(tu_run(sh, &out, NULL), 0);
+    cr_assert(strstr(out, "objective markout_1s"), "%s", out);
+    free(out);
+    const char *b[] = {"mmsim", "sweep", tu_path("t.h5"), "--grid", "spread=1,2", "--objective", "markout_2s",
+                       "--markout-ns", "2000000000,3000000000,4000000000", "--engine", "serial", "-o", tu_path("p.h5"), NULL};
+    cr_assert_eq(tu_run(b, NULL, &err), 0, "%s", err);
+    free(err);
+    const char *c[] = {"mmsim", "sweep", tu_path("t.h5"), "--grid", "spread=1,2", "--objective", "volume", "-o", tu_path("q.h5"), NULL};
+    expect_run(c, 2,
+                "mmsim: sweep: objective: 'volume' is not a floating-point metric column (pnl, fees, mean_abs_q, sharpe, "
+                "max_drawdown, markout_1s, markout_10s, markout_60s)");
+}
+
+Test(cli, a_nan_axis_value_in_a_results_file_is_named)
+{
+    make_inputs();
+    hid_t f = H5Fopen(tu_path("r.h5"), H5F_ACC_RDWR, H5P_DEFAULT);
+    cr_assert(f >= 0);
+    hid_t d = H5Dopen2(f, "/axes/spread", H5P_DEFAULT);
+    cr_assert(d >= 0);
+    double v[2] = {NAN, 2};
+    cr_assert(H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0);
+    H5Dclose(d);
+    H5Fclose(f);
+    const char *a[] = {"mmsim", "show", tu_path("r.h5"), NULL};
+    char want[1024];
+    snprintf(want, sizeof want, "mmsim: %s: /axes/spread: value 0 is NaN (axis values must be finite)", tu_path("r.h5"));
+    expect_run(a, 1, want);
+}
+
+Test(cli, sweep_takes_every_input_beyond_old_fixed_limits)
+{
+    make_inputs();
+    /* 300 tapes (the old parser kept 256 files silently). */
+    const char *a[400] = {"mmsim", "sweep"};
+    int n = 2;
+    static char names[300][512];
+    for (int i = 0; i < 300; i++) {
+        char nm[32];
+        snprintf(nm, sizeof nm, "l%03d.h5", i);
+        snprintf(names[i], sizeof names[i], "%s", tu_path(nm));
+        cr_assert(symlink(tu_path("t.h5"), names[i]) == 0);
+        a[n++] = names[i];
+    }
+    const char *rest[] = {"--grid", "spread=1", "--engine", "serial", "--no-verify", "-o", tu_path("o.h5"), NULL};
+    for (int i = 0; rest[i]; i++) a[n++] = rest[i];
+    a[n] = NULL;
+    char *out, *err;
+    cr_assert_eq(tu_run(a, &out, &err), 0, "%s", err);
+    cr_assert(strstr(out, "sweep: 300 combinations (300 tapes)"), "%s", out);
+    free(out);
+    free(err);
+}

@@ -18,6 +18,9 @@ int cli_fail(const mm_error *e);
 /* Strict parsers: the whole string must be a decimal number in range: no blanks, no hex, no octal (a
  * leading 0 is decimal), no inf/nan; integers are digits with an optional '-' (no '+'). Return 0 or -1
  * after printing "mmsim: <cmd>: <flag>: '<text>' is not ..." or "... is out of range [lo, hi]". */
+/* 1 when s is a number as the strict parsers accept it (integer: digits with an optional '-'; else a
+ * decimal real), 0 otherwise. */
+int cli_is_decimal(const char *s, int integer);
 int cli_i64(const char *cmd, const char *flag, const char *s, int64_t lo, int64_t hi, int64_t *out);
 int cli_u64(const char *cmd, const char *flag, const char *s, uint64_t *out);
 int cli_f64(const char *cmd, const char *flag, const char *s, double lo, double hi, double *out);

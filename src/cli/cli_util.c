@@ -70,6 +70,11 @@ static int is_decimal_real(const char *s)
     return *s == 0;
 }
 
+int cli_is_decimal(const char *s, int integer)
+{
+    return integer ? is_decimal_int(s, 1) : is_decimal_real(s);
+}
+
 int cli_i64(const char *cmd, const char *flag, const char *s, int64_t lo, int64_t hi, int64_t *out)
 {
     if (!is_decimal_int(s, 1)) {

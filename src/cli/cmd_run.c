@@ -97,6 +97,14 @@ int cmd_run(int argc, char **argv)
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         if (c >= O_KEY0 && c < O_KEY0 + nk) {
+            /* Numbers are decimal and complete: no blanks, hex, inf or nan (enums are names). */
+            int kind = mm_params_key_kind(mm_params_key_name(c - O_KEY0, NULL), NULL);
+            if (kind != MM_KEY_ENUM && !cli_is_decimal(optarg, kind == MM_KEY_INT)) {
+                cli_err("%s: --%s: '%s' is not a decimal %s", C, names[c - O_KEY0], optarg,
+                        kind == MM_KEY_INT ? "integer" : "number");
+                rc = MM_EXIT_USAGE;
+                goto out;
+            }
             if (mm_params_set(&p, mm_params_key_name(c - O_KEY0, NULL), optarg, &e)) {
                 cli_err("%s: --%s", C, e.msg);
                 rc = MM_EXIT_USAGE;
