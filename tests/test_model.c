@@ -1,6 +1,7 @@
 /* The model's rules, one hand-built scenario each (docs/model.md). Every scenario also runs through the
  * batched kernel, which must agree with the reference bit for bit. */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -366,5 +367,310 @@ Test(metrics, pnl_identity_at_every_trace_step)
     cr_assert_gt(nfill, 10);
     cr_assert_eq(m.final_q, q);
     free(b);
+    mm_ticks_free(&t);
+}
+
+/* ---- Domains and limits (docs/model.md, section 1.2): every value outside is refused, naming the key;
+ * the extremes inside run without overflow. ---- */
+
+/* Trace records of one kind and side, in order. */
+static int records(const trace_log *l, int kind, int side, int32_t *px, int max)
+{
+    int k = 0;
+    for (int i = 0; i < l->n; i++)
+        if (l->r[i].kind == kind && l->r[i].side == side) {
+            if (k < max) px[k] = l->r[i].px;
+            k++;
+        }
+    return k;
+}
+
+Test(limits, sample_clock_with_too_many_samples_is_refused_naming_sample_ns_and_the_count)
+{
+    row r[] = {{0, 100, 10, 102, 10, 0, 0, 0}, {100, 100, 10, 102, 10, 0, 0, 0}, {200, 100, 10, 102, 10, 0, 0, 0}};
+    mm_ticks t = make_tape(r, 3);
+    mm_sim_config c;
+    mm_sim_config_defaults(&c);
+    mm_params p = base();
+    mm_metrics m;
+    mm_error e = {0};
+    c.sample_ns = 1; /* 200 ms / 1 ns = 2e8 samples: more than MM_SIM_SAMPLES_MAX */
+    cr_assert_eq(mm_sim_run_c(&t, &c, &p, &m, NULL, NULL, &e), MM_EUSAGE);
+    cr_assert_str_eq(e.msg, "sample_ns: 1 ns gives 200000000 samples over the 0.2 s of instrument HAND (at most "
+                            "100000000; take a longer clock)");
+    cr_assert_eq(mm_sim_run_batch(&t, &c, &p, 1, &m, &e), MM_EUSAGE);
+    cr_assert_eq(mm_sim_config_check(&c, &t, &e), MM_EUSAGE);
+    c.sample_ns = 2; /* exactly MM_SIM_SAMPLES_MAX: accepted, and each sample counted */
+    cr_assert_eq(mm_sim_config_check(&c, &t, &e), 0, "%s", e.msg);
+    cr_assert_eq(mm_sim_run_c(&t, &c, &p, &m, NULL, NULL, &e), 0, "%s", e.msg);
+    c.sample_ns = 0;
+    cr_assert_eq(mm_sim_config_check(&c, NULL, &e), MM_EUSAGE);
+    cr_assert_str_eq(e.msg, "sample_ns: 0 must be > 0 ns");
+    mm_ticks_free(&t);
+}
+
+Test(limits, timestamps_beyond_2_pow_62_are_refused_before_any_arithmetic, .timeout = 20)
+{
+    row r[] = {{0, 100, 10, 102, 10, 0, 0, 0}, {1, 100, 10, 102, 10, 0, 0, 0}, {2, 100, 10, 102, 10, 0, 0, 0}};
+    mm_ticks t = make_tape(r, 3);
+    t.ts_ns[0] = INT64_MIN;
+    t.ts_ns[2] = INT64_MAX; /* a span that overflows int64 (took 21 s a combination, then wrapped) */
+    mm_sim_config c;
+    mm_sim_config_defaults(&c);
+    mm_params p = base();
+    mm_metrics m;
+    mm_error e = {0};
+    cr_assert_eq(mm_sim_run_c(&t, &c, &p, &m, NULL, NULL, &e), MM_EINVALID);
+    cr_assert_str_eq(e.msg, "instrument HAND: column ts_ns: row 0: timestamp -9223372036854775808 is outside the "
+                            "simulator's range [-2^62, 2^62 - 1] ns");
+    cr_assert_eq(mm_sim_run_batch(&t, &c, &p, 1, &m, &e), MM_EINVALID);
+    /* The extremes of the range are accepted; the clock then counts 2^63 - 1 ns of span. */
+    t.ts_ns[0] = MM_SIM_TS_MIN;
+    t.ts_ns[2] = MM_SIM_TS_MAX;
+    c.sample_ns = INT64_C(1) << 60; /* 7 samples */
+    cr_assert_eq(mm_sim_run_c(&t, &c, &p, &m, NULL, NULL, &e), 0, "%s", e.msg);
+    cr_assert_eq(mm_sim_run_batch(&t, &c, &p, 1, &m, &e), 0, "%s", e.msg);
+    /* Out of order (a tape built in memory or loaded without verification). */
+    t.ts_ns[1] = MM_SIM_TS_MAX;
+    t.ts_ns[2] = 0;
+    cr_assert_eq(mm_sim_run_c(&t, &c, &p, &m, NULL, NULL, &e), MM_EINVALID);
+    cr_assert(strstr(e.msg, "row 2: timestamp 0 is before the previous row's"), "%s", e.msg);
+    mm_ticks_free(&t);
+}
+
+Test(limits, markout_horizon_is_bounded_and_a_horizon_past_the_tape_takes_the_last_mid)
+{
+    row r[] = {{0, 100, 10, 102, 10, 0, 0, 0},
+               {1, 100, 10, 102, 10, 0, 0, 0},
+               {2, 99, 10, 101, 10, 99, 1, -1},  /* we buy 5 at 100 */
+               {3, 90, 10, 92, 10, 0, 0, 0}};    /* last mid 91 */
+    mm_ticks t = make_tape(r, 4);
+    mm_sim_config c;
+    mm_sim_config_defaults(&c);
+    mm_params p = base();
+    mm_metrics m, b;
+    mm_error e = {0};
+    c.markout_ns[0] = INT64_MAX; /* ts + horizon overflowed */
+    cr_assert_eq(mm_sim_run_c(&t, &c, &p, &m, NULL, NULL, &e), MM_EUSAGE);
+    cr_assert_str_eq(e.msg, "markout_ns: horizon 1: 9223372036854775807 must be in [1, 1000000000000000000] ns");
+    c.markout_ns[0] = 0;
+    cr_assert_eq(mm_sim_config_check(&c, NULL, &e), MM_EUSAGE);
+    c.markout_ns[0] = MM_SIM_HORIZON_MAX_NS;
+    c.markout_ns[2] = 1;
+    cr_assert_eq(mm_sim_run_c(&t, &c, &p, &m, NULL, NULL, &e), 0, "%s", e.msg);
+    cr_assert_eq(mm_sim_run_batch(&t, &c, &p, 1, &b, &e), 0, "%s", e.msg);
+    cr_assert_eq(m.fills_bid, 1);
+    cr_assert_float_eq(m.markout[0], 5 * (91 - 100) * 0.01, 1e-12); /* the last mid of the tape */
+    cr_assert_float_eq(m.markout[2], 5 * (100 - 100) * 0.01, 1e-12); /* 1 ns later: the mid of the fill event */
+    cr_assert(m.markout[0] == b.markout[0] && m.markout[2] == b.markout[2]);
+    c.year_s = 0;
+    cr_assert_eq(mm_sim_config_check(&c, NULL, &e), MM_EUSAGE);
+    cr_assert_str_eq(e.msg, "year_s: 0 must be in (0, 1e12] s");
+    mm_ticks_free(&t);
+}
+
+/* One value for a key: accepted or refused with the exact message. */
+static void expect_param(const char *strategy, const char *key, const char *value, const char *msg)
+{
+    mm_params p;
+    mm_params_defaults(&p);
+    mm_error e = {0};
+    cr_assert_eq(mm_params_set(&p, "strategy", strategy, &e), 0);
+    cr_assert_eq(mm_params_set(&p, key, value, &e), 0, "%s", e.msg);
+    int rc = mm_params_check(&p, &e);
+    if (!msg) {
+        cr_assert_eq(rc, 0, "%s=%s: %s", key, value, e.msg);
+    } else {
+        cr_assert_eq(rc, MM_EUSAGE, "%s=%s accepted", key, value);
+        cr_assert_str_eq(e.msg, msg);
+    }
+}
+
+Test(params, every_domain_is_enforced_naming_the_key)
+{
+    expect_param("fixed", "spread", "-0.5", "spread: -0.5 must be in [0, 1e6) ticks");
+    expect_param("fixed", "skew", "-1", "skew: -1 must be in [0, 1e6) ticks/lot");
+    expect_param("fixed", "skew", "999999.99", NULL);
+    expect_param("fixed", "size", "0", "size: 0 must be in [1, 1e8] lots");
+    expect_param("fixed", "inv_limit", "0", "inv_limit: 0 must be in [size=1, 1e9] lots");
+    expect_param("fixed", "requote", "0", "requote: 0 must be in [1, 2147483647] ticks");
+    expect_param("fixed", "requote", "2147483647", NULL);
+    expect_param("fixed", "queue_n", "0", "queue_n: 0 must be in (0, 100]");
+    expect_param("fixed", "queue_n", "100.000001", "queue_n: 100 must be in (0, 100]");
+    expect_param("fixed", "queue_n", "100", NULL);
+    expect_param("fixed", "queue_n", "1e-300", NULL);
+    expect_param("fixed", "latency_ns", "-1", "latency_ns: -1 must be in [0, 1 h] ns");
+    expect_param("fixed", "feed_latency_ns", "3600000000001", "feed_latency_ns: 3600000000001 must be in [0, 1 h] ns");
+    expect_param("fixed", "maker_fee_bps", "inf", "maker_fee_bps: inf must be within +-1e4 bps");
+    expect_param("as", "as_gamma", "1e-7", "as_gamma: 1e-07 must be in [1e-6, 1e6)");
+    expect_param("as", "as_gamma", "1e-6", NULL);
+    expect_param("as", "as_k", "1e-300", "as_k: 1e-300 must be in [1e-6, 1e6)");
+    expect_param("as", "as_sigma", "1e6", "as_sigma: 1e+06 must be in [0, 1e6)");
+    expect_param("as", "as_horizon", "-1", "as_horizon: -1 must be in [0, 1e9) s");
+    expect_param("glft", "glft_gamma", "0", "glft_gamma: 0 must be in [1e-6, 1e6)");
+    expect_param("glft", "glft_k", "1e-300", "glft_k: 1e-300 must be in [1e-6, 1e6)");
+    expect_param("glft", "glft_k", "1e-6", NULL);
+    expect_param("glft", "glft_A", "1e-7", "glft_A: 1e-07 must be in [1e-6, 1e9)");
+    expect_param("glft", "glft_sigma", "-1", "glft_sigma: -1 must be in [0, 1e6)");
+    expect_param("glft", "glft_Q", "0", "glft_Q: 0 must be in [1, 2147483647]");
+    expect_param("glft", "glft_Q", "2147483647", NULL);
+}
+
+/* A small two-sided tape with trades through both sides. */
+static mm_metrics run_rows_extreme(const mm_params *p, trace_log *l)
+{
+    row r[] = {{0, 100, 10, 102, 10, 0, 0, 0},
+               {1, 100, 10, 102, 10, 0, 0, 0},
+               {2, 99, 100, 102, 10, 99, 1, -1},
+               {3, 99, 100, 101, 10, 102, 1, 1},
+               {4, 98, 100, 101, 10, 97, 1, -1},
+               {5, 98, 100, 103, 10, 104, 1, 1}};
+    return run(r, 6, p, l);
+}
+
+Test(targets, huge_avellaneda_stoikov_quotes_are_clamped_not_wrapped)
+{
+    /* hs = gamma sigma^2 H / 2 = 5e22 ticks: before the clamp came first, the ask went through int64 (undefined)
+     * and came out at -2147483647 on x86, selling at -21,474,836.47 a lot. */
+    mm_params p = base();
+    p.strategy = MM_STRAT_AS;
+    p.as_gamma = 1e5;
+    p.as_sigma = 1e5;
+    p.as_horizon_s = 1e8;
+    p.post_only = 0;
+    trace_log l;
+    mm_metrics m = run_rows_extreme(&p, &l);
+    cr_assert_eq(m.fills_bid + m.fills_ask, 0, "quotes at the clamp bounds never fill here");
+    int32_t px[64];
+    int n = records(&l, MM_TR_ORDER, 1, px, 64);
+    cr_assert_geq(n, 1);
+    for (int i = 0; i < n && i < 64; i++) cr_assert_eq(px[i], -2147483647);
+    n = records(&l, MM_TR_ORDER, -1, px, 64);
+    cr_assert_geq(n, 1);
+    for (int i = 0; i < n && i < 64; i++) cr_assert_eq(px[i], 2147483646);
+}
+
+Test(targets, glft_at_the_edges_of_its_domain_quotes_finite_clamped_prices)
+{
+    /* The smallest k, A and the largest gamma, sigma: x ~ 1e41, still finite (a k of 1e-300 gave x = inf and a
+     * NaN target; it is now refused). Every accepted corner quotes inside the clamp bounds. */
+    double g[] = {1e-6, 999999}, k[] = {1e-6, 999999}, a[] = {1e-6, 999999999}, s[] = {0, 999999};
+    for (int i = 0; i < 16; i++) {
+        mm_params p = base();
+        p.strategy = MM_STRAT_GLFT;
+        p.glft_gamma = g[i & 1];
+        p.glft_k = k[(i >> 1) & 1];
+        p.glft_A = a[(i >> 2) & 1];
+        p.glft_sigma = s[(i >> 3) & 1];
+        p.glft_Q = 1;
+        p.post_only = 0;
+        mm_error e = {0};
+        cr_assert_eq(mm_params_check(&p, &e), 0, "%s", e.msg);
+        trace_log l;
+        run_rows_extreme(&p, &l);
+        for (int j = 0; j < l.n; j++)
+            cr_assert(l.r[j].px >= -2147483647 && l.r[j].px <= 2147483646 && l.r[j].pnl == l.r[j].pnl);
+    }
+}
+
+Test(requote, distance_from_a_clamped_order_is_exact_and_the_due_requote_is_sent)
+{
+    /* skew 1e5 ticks/lot x q 30000 lots = 3e9 ticks: both targets clamp to -2147483647. A bid then rests
+     * there; when the ask (taking, post_only 0) brings q back to 0 the bid's target is ~99 again, 2^31 + 98
+     * ticks away: an int32 distance wrapped negative and the due requote was skipped. */
+    row r[] = {{0, 100, 10, 102, 10, 0, 0, 0},
+               {1, 100, 10, 102, 10, 0, 0, 0},           /* bid 100 and ask 102 live */
+               {2, 99, 100000, 102, 10, 99, 1, -1},      /* through our bid: buy 30000 */
+               {3, 99, 100000, 102, 10, 0, 0, 0},        /* the ask at -2147483647 takes 30000: q = 0 */
+               {4, 99, 100000, 102, 10, 0, 0, 0},
+               {5, 98, 100000, 102, 10, 97, 1, -1}};     /* through the requoted bid */
+    mm_params p = base();
+    p.skew_ticks = 1e5;
+    p.quote_size = 30000;
+    p.inv_limit = 60000;
+    p.post_only = 0;
+    trace_log l;
+    mm_metrics m = run(r, 6, &p, &l);
+    int cancelled_clamped = 0, requoted = 0;
+    for (int i = 0; i < l.n; i++) {
+        const mm_trace_rec *x = &l.r[i];
+        if (x->kind == MM_TR_CANCEL && x->side == 1 && x->px == -2147483647) cancelled_clamped = 1;
+        if (cancelled_clamped && x->kind == MM_TR_ORDER && x->side == 1 && x->px > 90 && x->px < 110) requoted = 1;
+    }
+    cr_assert(cancelled_clamped, "the bid resting at the clamp bound is cancelled when q returns to 0");
+    cr_assert(requoted, "and a new bid is sent near the market");
+    cr_assert_eq(m.fills_bid, 2, "the requoted bid fills on the trade through 98");
+}
+
+/* Queue ahead after cancels, at the extremes of the power rule: the first fill (lots) when a trade of
+ * `trade` lots prints at our price after `dec` lots are cancelled from a level of `pbs` lots where `ahead`
+ * are in front of us. */
+static int32_t fill_after_big_cancel(int rule, double n, int32_t ahead, int32_t pbs, int32_t dec, int32_t trade)
+{
+    row r[] = {{0, 100, ahead, 102, 10, 0, 0, 0},
+               {1, 100, ahead, 102, 10, 0, 0, 0},            /* live, `ahead` in front */
+               {2, 100, pbs, 102, 10, 0, 0, 0},              /* pbs - ahead join behind us */
+               {3, 100, pbs - dec, 102, 10, 0, 0, 0},        /* dec cancelled */
+               {4, 100, pbs - dec, 102, 10, 100, trade, -1}};
+    mm_params p = base();
+    p.queue_rule = rule;
+    p.queue_n = n;
+    trace_log l;
+    run(r, 5, &p, &l);
+    int32_t q[8];
+    return fills_of(&l, 1, q, NULL, NULL) ? q[0] : 0;
+}
+
+Test(queue, power_rule_at_n_100_and_int32_queues_stays_in_the_exp_domain)
+{
+    /* n ln(2e9) = 2142: x^n overflows mm_det_exp's domain (it gave a weight of -3.9e-287). */
+    /* Ahead 2e9, behind 147483647: share = 1 / (1 + (0.0737)^100) = 1: all 1e8 cancels were ahead. */
+    cr_assert_eq(fill_after_big_cancel(MM_QUEUE_POWER, 100, 2000000000, 2147483647, 100000000, 1900000003), 3);
+    /* Ahead 1e8, behind 2047483647: share ~ (0.049)^100 = 0: nobody ahead cancelled; 1e8 + 2 traded fill 2. */
+    cr_assert_eq(fill_after_big_cancel(MM_QUEUE_POWER, 100, 100000000, 2147483647, 1000000000, 100000002), 2);
+    /* Ahead == behind: share 1/2 exactly on both paths: 500 of 1000 cancels were ahead. */
+    cr_assert_eq(fill_after_big_cancel(MM_QUEUE_POWER, 100, 1000000000, 2000000000, 1000, 999999504), 4);
+    /* The log rule at the same sizes: share ln(2e9+1) / (ln(2e9+1) + ln(147483648)) = 0.532407: 53240701 of
+     * the cancels were ahead, 1946759299 remain; a trade of that + 3 fills 3. */
+    cr_assert_eq(fill_after_big_cancel(MM_QUEUE_LOG, 1, 2000000000, 2147483647, 100000000, 1946759302), 3);
+    /* The smallest n: every weight is 1, the share 1/2. */
+    cr_assert_eq(fill_after_big_cancel(MM_QUEUE_POWER, 1e-300, 10, 40, 6, 8), 1);
+}
+
+Test(accounting, cash_past_2_pow_62_fails_the_run_instead_of_wrapping)
+{
+    /* Round trips that buy 1e8 lots near 100 and sell them, taking, at the clamp bound -2147483647: each cycle
+     * moves cash by ~2^32 x 1e8 half-ticks; after 11 it passes 2^62, after 22 it would wrap int64. */
+    row r[3 + 3 * 30];
+    int n = 0;
+    r[n++] = (row){0, 100, 200000000, 102, 10, 0, 0, 0};
+    r[n++] = (row){1, 100, 200000000, 102, 10, 0, 0, 0};
+    for (int c = 0; c < 30; c++) {
+        double t0 = 2 + 3 * c;
+        r[n++] = (row){t0, 100, 200000000, 102, 10, 99, 1, -1}; /* through our bid: buy 1e8 */
+        r[n++] = (row){t0 + 1, 100, 200000000, 102, 10, 0, 0, 0}; /* our ask at the bound takes: q = 0 */
+        r[n++] = (row){t0 + 2, 100, 200000000, 102, 10, 0, 0, 0}; /* quotes near the market land again */
+    }
+    mm_ticks t = make_tape(r, n);
+    mm_sim_config c;
+    mm_sim_config_defaults(&c);
+    mm_params p = base();
+    p.skew_ticks = 1e5;
+    p.quote_size = 100000000;
+    p.inv_limit = 100000000;
+    p.post_only = 0;
+    mm_metrics m;
+    mm_error e = {0};
+    cr_assert_eq(mm_sim_run_c(&t, &c, &p, &m, NULL, NULL, &e), -ERANGE);
+    cr_assert(strstr(e.msg, "cash or markout passed 2^62 half-ticks x lots at event "), "%s", e.msg);
+    mm_params ps[2] = {base(), p};
+    mm_metrics mb[2];
+    cr_assert_eq(mm_sim_run_batch(&t, &c, ps, 2, mb, &e), -ERANGE);
+    cr_assert(strstr(e.msg, "combination 1: cash or markout passed"), "%s", e.msg);
+    /* Ten cycles stay below 2^62: the run succeeds, exact. */
+    mm_ticks t10 = make_tape(r, 2 + 3 * 10);
+    cr_assert_eq(mm_sim_run_c(&t10, &c, &p, &m, NULL, NULL, &e), 0, "%s", e.msg);
+    cr_assert_eq(m.fills_bid, 10);
+    mm_ticks_free(&t10);
     mm_ticks_free(&t);
 }

@@ -54,9 +54,18 @@ typedef struct mm_params {
 /* Settings shared by every combination of a run. */
 typedef struct mm_sim_config {
     int64_t sample_ns;                 /* PnL sampling clock for Sharpe and drawdown, > 0 (default 1 s) */
-    double year_s;                     /* seconds of trading in a year for annualising (default 252 x 6.5 h) */
-    int64_t markout_ns[MM_MARKOUTS];   /* markout horizons (default 1 s, 10 s, 60 s) */
+    double year_s;                     /* seconds of trading in a year for annualising, (0, 1e12] (default 252 x 6.5 h) */
+    int64_t markout_ns[MM_MARKOUTS];   /* markout horizons, [1, MM_SIM_HORIZON_MAX_NS] (default 1 s, 10 s, 60 s) */
 } mm_sim_config;
+
+/* Limits of a run (docs/model.md, section 1.2): the sampling clock crosses at most MM_SIM_SAMPLES_MAX
+ * boundaries over a tape (floor((ts_last - ts_first) / sample_ns)); a markout horizon is at most
+ * MM_SIM_HORIZON_MAX_NS (1e18 ns, about 31.7 years); every timestamp of a simulated tape is in
+ * [MM_SIM_TS_MIN, MM_SIM_TS_MAX] = [-2^62, 2^62 - 1] ns, so that all time arithmetic is exact in int64. */
+#define MM_SIM_SAMPLES_MAX INT64_C(100000000)
+#define MM_SIM_HORIZON_MAX_NS INT64_C(1000000000000000000)
+#define MM_SIM_TS_MIN (-(INT64_C(1) << 62))
+#define MM_SIM_TS_MAX ((INT64_C(1) << 62) - 1)
 
 /* Metrics of one combination. */
 typedef struct mm_metrics {
@@ -111,15 +120,25 @@ MM_API int mm_params_key_kind(const char *key, const char *const **enum_names);
 MM_API int mm_params_get_num(const mm_params *p, const char *key, double *out);
 MM_API const char *mm_params_key_name(int i, const char **help);
 
-/* Check a combination; returns 0 or MM_EUSAGE with err naming the field. */
+/* Check a combination against the domains of docs/model.md, section 1; returns 0 or MM_EUSAGE with err
+ * naming the key ("queue_n: 200 must be in (0, 100]"). */
 MM_API int mm_params_check(const mm_params *p, mm_error *err);
 
-/* Reference: one combination through the tape, written for clarity. trace may be NULL. */
+/* Check the run settings (sample_ns > 0, year_s, markout horizons) and, when t is not NULL, the tape against
+ * them: timestamps in [MM_SIM_TS_MIN, MM_SIM_TS_MAX] and in order (MM_EINVALID naming instrument, column and
+ * row), at most MM_SIM_SAMPLES_MAX samples (MM_EUSAGE naming sample_ns and the count it would give). Both
+ * engines call it; a caller that prepares tapes itself calls it before creating any state. */
+MM_API int mm_sim_config_check(const mm_sim_config *c, const struct mm_ticks *t, mm_error *err);
+
+/* Reference: one combination through the tape, written for clarity. trace may be NULL. Returns 0, the
+ * codes of mm_params_check and mm_sim_config_check, or -ERANGE when the run's cash or a markout sum passes
+ * 2^62 half-ticks x lots (prices x sizes too large for exact accounting; docs/model.md, section 5). */
 MM_API int mm_sim_run_c(const struct mm_ticks *t, const mm_sim_config *c, const mm_params *p, mm_metrics *out,
                         mm_trace_fn trace, void *user, mm_error *err);
 
 /* Batched kernel: n combinations in one pass over the tape (blocks of combinations per event). Results
- * are bit-identical to mm_sim_run_c for each combination. */
+ * are bit-identical to mm_sim_run_c for each combination; errors as mm_sim_run_c, for the first failing
+ * combination (err names it). */
 MM_API int mm_sim_run_batch(const struct mm_ticks *t, const mm_sim_config *c, const mm_params *p, int64_t n,
                             mm_metrics *out, mm_error *err);
 

@@ -10,9 +10,12 @@
 
 #include "mm_hd.h"
 
-/* Natural logarithm for finite x > 0 (x <= 0 returns -inf semantics are not provided: callers pass x>0). */
+/* Natural logarithm. Domain: finite normal x > 0, i.e. 2^-1022 <= x <= DBL_MAX (the exponent is read from the
+ * bit pattern, so a zero, subnormal, infinite or NaN x gives a meaningless finite number). Callers keep x in
+ * it: docs/model.md, section 1.2 lists every call and why its argument is in the domain. */
 MM_HD double mm_det_log(double x)
 {
+    MM_HD_ASSERT(x >= 2.2250738585072014e-308 && x <= 1.7976931348623157e308);
     /* Split x = m * 2^e with m in [sqrt(1/2), sqrt(2)) using the bit pattern (exact). */
     uint64_t bits;
     memcpy(&bits, &x, sizeof bits);
@@ -33,9 +36,13 @@ MM_HD double mm_det_log(double x)
     return (double)e * ln2_hi + (2.0 * s * sum + (double)e * ln2_lo);
 }
 
-/* Exponential function for |x| < 700: exp(x) = 2^n * exp(r), r = x - n ln2, Taylor series of exp(r). */
+/* Exponential function: exp(x) = 2^n * exp(r), r = x - n ln2, Taylor series of exp(r). Domain: -700 <= x <=
+ * 700, so that n = round(x / ln2) is in [-1010, 1010] and 2^n is built as a normal double. Outside it the
+ * exponent field overflows into the sign bit or underflows and the result is garbage, not inf or 0 as libm
+ * gives (exp(2147) came out as -3.9e-287): callers bound x first (docs/model.md, section 1.2). */
 MM_HD double mm_det_exp(double x)
 {
+    MM_HD_ASSERT(x >= -700.0 && x <= 700.0);
     double ln2_hi = 6.93147180369123816490e-01, ln2_lo = 1.90821492927058770002e-10;
     double t = x * 1.4426950408889634;
     int n = (int)(t < 0 ? t - 0.5 : t + 0.5);

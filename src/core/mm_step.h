@@ -15,6 +15,17 @@
 
 #define MM_NEVER INT64_MAX
 
+/* Bounds of the exact integer accounting (docs/model.md, section 5): |cash2| and |mk2[k]| stay at or below
+ * MM_CASH2_MAX half-ticks x lots, or the run fails (the step then only records where it first happened).
+ * One fill adds less than 2^60 (|px| <= 2^31, qty <= 1e8 < 2^27) and |q x mid2| < 2^62 (|q| <= 1e9 < 2^30,
+ * |mid2| <= 2^32), so no int64 sum of the step can wrap before the run is declared failed. */
+#define MM_CASH2_MAX (INT64_C(1) << 62)
+/* Quote targets are clamped to [MM_PX_TARGET_MIN, MM_PX_TARGET_MAX] ticks (section 6). */
+#define MM_PX_TARGET_MIN (-2147483647.0)
+#define MM_PX_TARGET_MAX 2147483646.0
+/* Bound of the exponent in the power queue rule's share (section 4.4): mm_det_exp's domain is [-700, 700]. */
+#define MM_QEXP_MAX 700.0
+
 /* Per-combination constants derived from mm_params (mm__derive). */
 typedef struct mm_derived {
     double hs0, hs1;   /* half spread = hs0 + hs1 * tau, ticks */
@@ -57,6 +68,7 @@ typedef struct mm_state {
     double twq;        /* integral of |q| dt, lots x ns */
     int64_t t_q;       /* time of the last change of q */
     int64_t mk2[MM_MARKOUTS]; /* markouts, half-ticks x lots */
+    int64_t ovf_event; /* 0, or 1 + the event at which |cash2| or a |mk2| first passed MM_CASH2_MAX */
     /* PnL sampling (Welford over the returns between samples). */
     double pnl_prev, ret_mean, ret_m2, pnl_peak, max_dd;
     int64_t n_ret;
@@ -68,9 +80,16 @@ typedef struct mm_trace_sink {
     void *user;
 } mm_trace_sink;
 
+/* a + b as int64 through unsigned arithmetic: the same value whenever the sum is in range, and no undefined
+ * behaviour in a run that has already failed (ovf_event set) and keeps going to its end. */
+MM_HD int64_t mm__wadd(int64_t a, int64_t b)
+{
+    return (int64_t)((uint64_t)a + (uint64_t)b);
+}
+
 MM_HD double mm__pnl(const mm_state *st, int64_t mid2, const mm_derived *d)
 {
-    return (double)(st->cash2 + st->q * mid2) * 0.5 * d->money - st->fees;
+    return (double)mm__wadd(st->cash2, st->q * mid2) * 0.5 * d->money - st->fees;
 }
 
 MM_HD void mm__trace(mm_trace_sink *tr, const mm_state *st, const mm_event *ev, const mm_derived *d, int kind,
@@ -108,22 +127,45 @@ MM_HD void mm__fill(mm_state *st, const mm_event *ev, const mm_derived *d, int s
     st->twq += (double)aq * (double)(ev->ts - st->t_q);
     st->t_q = ev->ts;
     st->q += sgn * qty;
-    st->cash2 -= 2 * sgn * (int64_t)px * qty;
+    st->cash2 = mm__wadd(st->cash2, -2 * sgn * (int64_t)px * qty);
+    int ovf = st->cash2 > MM_CASH2_MAX || st->cash2 < -MM_CASH2_MAX;
     st->fees += (taker ? d->taker_rate : d->maker_rate) * ((double)px * (double)qty);
     st->volume += qty;
     st->fills[side_ix] += 1;
     aq = st->q < 0 ? -st->q : st->q;
     if (aq > st->max_abs_q) st->max_abs_q = aq;
-    for (int k = 0; k < MM_MARKOUTS; k++) st->mk2[k] += sgn * qty * (ev->mid2_h[k] - 2 * (int64_t)px);
+    for (int k = 0; k < MM_MARKOUTS; k++) {
+        st->mk2[k] = mm__wadd(st->mk2[k], sgn * qty * (ev->mid2_h[k] - 2 * (int64_t)px));
+        ovf |= st->mk2[k] > MM_CASH2_MAX || st->mk2[k] < -MM_CASH2_MAX;
+    }
+    if (ovf && !st->ovf_event) st->ovf_event = ev->i + 1;
     st->s[side_ix].qty -= taker ? 0 : qty;
     mm__trace(tr, st, ev, d, MM_TR_FILL, side_ix, px, qty, taker);
 }
 
-/* Queue rule weight f(x) (section 4.4). */
-MM_HD double mm__qweight(double x, int rule, double n)
+/* Section 4.4: the share of the cancels that were ahead of us, f(a) / (f(a) + f(b)), for a queue ahead a >= 1
+ * and behind b >= 0 (whole lots). Log rule: f(x) = ln(1 + x). Power rule: f(x) = x^n = exp(n ln x), computed
+ * as such while both exponents n ln a, n ln b are at most MM_QEXP_MAX (every case before the rule was
+ * bounded: the same bits); beyond, x^n overflows mm_det_exp's domain, so the share is computed as
+ * 1 / (1 + exp(e)) with e = n (ln b - ln a) clamped to [-MM_QEXP_MAX, MM_QEXP_MAX] (exp(700) ~ 1e304: the
+ * clamp moves the share by less than 1e-300, far below what floor(dec x share + 0.5) can see). */
+MM_HD double mm__qshare(double a, double b, int rule, double n)
 {
-    if (x <= 0) return 0.0;
-    return rule == MM_QUEUE_POWER ? mm_det_exp(n * mm_det_log(x)) : mm_det_log(1.0 + x);
+    MM_HD_ASSERT(a >= 1.0 && b >= 0.0);
+    if (rule == MM_QUEUE_LOG) {
+        double fa = mm_det_log(1.0 + a), fb = b > 0 ? mm_det_log(1.0 + b) : 0.0;
+        return fa / (fa + fb);
+    }
+    if (b <= 0) return 1.0;
+    double la = n * mm_det_log(a), lb = n * mm_det_log(b);
+    if (la <= MM_QEXP_MAX && lb <= MM_QEXP_MAX) {
+        double fa = mm_det_exp(la), fb = mm_det_exp(lb);
+        return fa / (fa + fb);
+    }
+    double e = lb - la;
+    if (e > MM_QEXP_MAX) e = MM_QEXP_MAX;
+    if (e < -MM_QEXP_MAX) e = -MM_QEXP_MAX;
+    return 1.0 / (1.0 + mm_det_exp(e));
 }
 
 /* Section 2: PnL samples on the fixed clock, taken before the event with the previous mid. */
@@ -238,9 +280,7 @@ MM_HD void mm__match(mm_state *st, const mm_event *ev, const mm_derived *d, int 
             if (dec > 0 && o->ahead > 0 && d->queue_rule != MM_QUEUE_RISK_AVERSE) {
                 int32_t behind = pbs - traded_here - o->ahead;
                 if (behind < 0) behind = 0;
-                double fa = mm__qweight((double)o->ahead, d->queue_rule, d->queue_n);
-                double fb = mm__qweight((double)behind, d->queue_rule, d->queue_n);
-                double share = fa + fb > 0 ? fa / (fa + fb) : 0.0;
+                double share = mm__qshare((double)o->ahead, (double)behind, d->queue_rule, d->queue_n);
                 double c = (double)dec * share + 0.5;
                 int32_t cut = (int32_t)c; /* floor: c >= 0.5 */
                 if (cut > o->ahead) cut = o->ahead;
@@ -268,15 +308,20 @@ MM_HD void mm__decide(mm_state *st, const mm_event *ev, const mm_derived *d, mm_
     double hs = d->hs0 + d->hs1 * tau, sk = d->sk0 + d->sk1 * tau;
     double shift = sk * (double)st->q;
     double tb = fair - hs - shift, ta = fair + hs - shift;
-    /* Targets rounded away from fair: floor for the bid, ceil for the ask, clamped to int32. */
+    /* Targets rounded away from fair: floor for the bid, ceil for the ask, in [MM_PX_TARGET_MIN,
+     * MM_PX_TARGET_MAX]. The clamp comes first, in double, so the conversions below only see values in
+     * range (a double beyond int64 converted to an integer is undefined behaviour); clamping before or
+     * after rounding gives the same target, the bounds being integers. The parameter domains keep hs, sk
+     * and so tb, ta finite (never NaN). */
+    MM_HD_ASSERT(tb == tb && ta == ta);
+    if (tb < MM_PX_TARGET_MIN) tb = MM_PX_TARGET_MIN;
+    if (tb > MM_PX_TARGET_MAX) tb = MM_PX_TARGET_MAX;
+    if (ta < MM_PX_TARGET_MIN) ta = MM_PX_TARGET_MIN;
+    if (ta > MM_PX_TARGET_MAX) ta = MM_PX_TARGET_MAX;
     double fb = (double)(int64_t)tb;
     if (fb > tb) fb -= 1.0;
     double fa = (double)(int64_t)ta;
     if (fa < ta) fa += 1.0;
-    if (fb < -2147483647.0) fb = -2147483647.0;
-    if (fb > 2147483646.0) fb = 2147483646.0;
-    if (fa < -2147483647.0) fa = -2147483647.0;
-    if (fa > 2147483646.0) fa = 2147483646.0;
     int32_t target[2] = {(int32_t)fb, (int32_t)fa};
     /* Room to the inventory limit: a new order never asks for more than that. */
     int64_t room[2] = {d->limit - st->q, d->limit + st->q};
@@ -286,7 +331,9 @@ MM_HD void mm__decide(mm_state *st, const mm_event *ev, const mm_derived *d, mm_
         int send_cancel = 0, send_order = 0;
         int32_t size = room[k] < d->size ? (int32_t)room[k] : d->size;
         if (o->qty > 0) {
-            int32_t dist = target[k] > o->px ? target[k] - o->px : o->px - target[k];
+            /* In int64: two int32 prices can be 2^32 - 3 apart (clamped targets). */
+            int64_t dist = (int64_t)target[k] - o->px;
+            if (dist < 0) dist = -dist;
             if (dist >= d->requote) {
                 send_cancel = 1;
                 send_order = size > 0;
@@ -317,6 +364,10 @@ MM_HD void mm_step_c(mm_state *st, const mm_event *ev, const mm_derived *d, mm_t
     mm__match(st, ev, d, 0, tr);
     mm__match(st, ev, d, 1, tr);
     mm__decide(st, ev, d, tr);
+    /* Invariants of the state after every event (debug builds). */
+    MM_HD_ASSERT(st->q >= -(int64_t)d->limit && st->q <= d->limit);
+    MM_HD_ASSERT(st->s[0].qty >= 0 && st->s[1].qty >= 0 && st->s[0].ahead >= 0 && st->s[1].ahead >= 0);
+    MM_HD_ASSERT(st->s[0].qty <= d->limit && st->s[1].qty <= d->limit);
 }
 
 #endif

@@ -46,10 +46,10 @@ int mm_sim_run_batch(const mm_ticks *t, const mm_sim_config *c, const mm_params 
                      mm_error *err)
 {
     if (!t || !c || (!p && n > 0) || (!out && n > 0) || n < 0) return mm__errf(err, -EINVAL, "mm_sim_run_batch: bad argument");
-    if (c->sample_ns <= 0) return mm__errf(err, MM_EUSAGE, "sample: must be > 0 ns");
+    int rc = mm_sim_config_check(c, t, err);
+    if (rc) return rc;
     mm__tape tp;
-    int rc = mm__tape_init(&tp, t, c);
-    if (rc) return mm__errf(err, rc, "cannot allocate the tape tables");
+    if ((rc = mm__tape_init(&tp, t, c))) return mm__errf(err, rc, "cannot allocate the tape tables");
     rc = mm__sim_batch_tape(&tp, c, p, n, out, err);
     mm__tape_free(&tp);
     return rc;
@@ -62,6 +62,7 @@ int mm__sim_batch_tape(const mm__tape *tpp, const mm_sim_config *c, const mm_par
         int rc = mm_params_check(&p[j], err);
         if (rc) return rc;
     }
+    int rc = 0;
     const mm__tape tp = *tpp;
     const mm_ticks *t = tp.t;
     int64_t blk = n < MM_BLOCK ? n : MM_BLOCK;
@@ -103,6 +104,9 @@ int mm__sim_batch_tape(const mm__tape *tpp, const mm_sim_config *c, const mm_par
             }
         }
         for (int64_t j = 0; j < m; j++) mm__finish(&st[j], &tp, &d[j], c, &out[j0 + j]);
+        for (int64_t j = 0; j < m && rc == 0; j++)
+            if (st[j].ovf_event) rc = mm__overflow_err(st[j].ovf_event, j0 + j, err);
+        if (rc) break;
     }
     free(g.lo);
     free(g.hi);
@@ -110,5 +114,5 @@ int mm__sim_batch_tape(const mm__tape *tpp, const mm_sim_config *c, const mm_par
     free(g.kind);
     free(st);
     free(d);
-    return 0;
+    return rc;
 }

@@ -1,5 +1,6 @@
 /* Reference engine: one combination through the tape, every event, in order. */
 #include <errno.h>
+#include <inttypes.h>
 
 #include "mm_internal.h"
 #include "sim_tape.h"
@@ -10,7 +11,7 @@ int mm_sim_run_c(const mm_ticks *t, const mm_sim_config *c, const mm_params *p, 
     if (!t || !c || !p || !out) return mm__errf(err, -EINVAL, "mm_sim_run_c: NULL argument");
     int rc = mm_params_check(p, err);
     if (rc) return rc;
-    if (c->sample_ns <= 0) return mm__errf(err, MM_EUSAGE, "sample: must be > 0 ns");
+    if ((rc = mm_sim_config_check(c, t, err))) return rc;
     mm__tape tp;
     if ((rc = mm__tape_init(&tp, t, c))) return mm__errf(err, rc, "cannot allocate the tape tables");
     mm_derived d;
@@ -25,5 +26,6 @@ int mm_sim_run_c(const mm_ticks *t, const mm_sim_config *c, const mm_params *p, 
     }
     mm__finish(&st, &tp, &d, c, out);
     mm__tape_free(&tp);
+    if (st.ovf_event) return mm__overflow_err(st.ovf_event, -1, err);
     return 0;
 }

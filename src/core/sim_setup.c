@@ -1,6 +1,8 @@
 /* Parameters, derived constants, per-tape precomputation and final metrics (docs/model.md). */
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,6 +43,41 @@ void mm_sim_config_defaults(mm_sim_config *c)
 
 #define BAD(field, ...) return mm__errf(err, MM_EUSAGE, field ": " __VA_ARGS__)
 
+int mm_sim_config_check(const mm_sim_config *c, const mm_ticks *t, mm_error *err)
+{
+    if (!c) return mm__errf(err, -EINVAL, "mm_sim_config_check: NULL argument");
+    if (c->sample_ns <= 0) BAD("sample_ns", "%" PRId64 " must be > 0 ns", c->sample_ns);
+    if (!(c->year_s > 0 && c->year_s <= 1e12)) BAD("year_s", "%g must be in (0, 1e12] s", c->year_s);
+    for (int k = 0; k < MM_MARKOUTS; k++)
+        if (c->markout_ns[k] < 1 || c->markout_ns[k] > MM_SIM_HORIZON_MAX_NS)
+            BAD("markout_ns", "horizon %d: %" PRId64 " must be in [1, %" PRId64 "] ns", k + 1, c->markout_ns[k],
+                MM_SIM_HORIZON_MAX_NS);
+    if (!t || t->n <= 0) return 0;
+    /* The timestamps: in range (so that ts + horizon, ts + delay and every difference of two timestamps are
+     * exact in int64) and in order (mm_ticks_validate checks the order too, but a tape loaded with
+     * MM_LOAD_NO_VERIFY or built in memory has not been through it). */
+    for (int64_t i = 0; i < t->n; i++) {
+        int64_t ts = t->ts_ns[i];
+        if (ts < MM_SIM_TS_MIN || ts > MM_SIM_TS_MAX)
+            return mm__errf(err, MM_EINVALID,
+                            "instrument %s: column ts_ns: row %" PRId64 ": timestamp %" PRId64
+                            " is outside the simulator's range [-2^62, 2^62 - 1] ns",
+                            t->inst.symbol, i, ts);
+        if (i > 0 && ts < t->ts_ns[i - 1])
+            return mm__errf(err, MM_EINVALID,
+                            "instrument %s: column ts_ns: row %" PRId64 ": timestamp %" PRId64
+                            " is before the previous row's %" PRId64,
+                            t->inst.symbol, i, ts, t->ts_ns[i - 1]);
+    }
+    int64_t span = t->ts_ns[t->n - 1] - t->ts_ns[0]; /* < 2^63 by the range above */
+    int64_t samples = span / c->sample_ns;
+    if (samples > MM_SIM_SAMPLES_MAX)
+        BAD("sample_ns", "%" PRId64 " ns gives %" PRId64 " samples over the %.9g s of instrument %s (at most %" PRId64
+                         "; take a longer clock)",
+            c->sample_ns, samples, (double)span * 1e-9, t->inst.symbol, MM_SIM_SAMPLES_MAX);
+    return 0;
+}
+
 int mm_params_check(const mm_params *p, mm_error *err)
 {
     if (p->strategy < 0 || p->strategy > 2) BAD("strategy", "%d is not fixed (0), as (1) or glft (2)", p->strategy);
@@ -48,31 +85,31 @@ int mm_params_check(const mm_params *p, mm_error *err)
     if (!(p->skew_ticks >= 0 && p->skew_ticks < 1e6)) BAD("skew", "%g must be in [0, 1e6) ticks/lot", p->skew_ticks);
     if (p->fair_micro != 0 && p->fair_micro != 1) BAD("fair", "must be mid (0) or micro (1)");
     if (p->strategy == MM_STRAT_AS) {
-        if (!(p->as_gamma > 0 && p->as_gamma < 1e6)) BAD("as_gamma", "%g must be in (0, 1e6)", p->as_gamma);
-        if (!(p->as_k > 0 && p->as_k < 1e6)) BAD("as_k", "%g must be in (0, 1e6)", p->as_k);
+        if (!(p->as_gamma >= 1e-6 && p->as_gamma < 1e6)) BAD("as_gamma", "%g must be in [1e-6, 1e6)", p->as_gamma);
+        if (!(p->as_k >= 1e-6 && p->as_k < 1e6)) BAD("as_k", "%g must be in [1e-6, 1e6)", p->as_k);
         if (!(p->as_sigma >= 0 && p->as_sigma < 1e6)) BAD("as_sigma", "%g must be in [0, 1e6)", p->as_sigma);
         if (!(p->as_horizon_s >= 0 && p->as_horizon_s < 1e9)) BAD("as_horizon", "%g must be in [0, 1e9) s", p->as_horizon_s);
     }
     if (p->strategy == MM_STRAT_GLFT) {
-        if (!(p->glft_gamma > 0 && p->glft_gamma < 1e6)) BAD("glft_gamma", "%g must be in (0, 1e6)", p->glft_gamma);
-        if (!(p->glft_k > 0 && p->glft_k < 1e6)) BAD("glft_k", "%g must be in (0, 1e6)", p->glft_k);
-        if (!(p->glft_A > 0 && p->glft_A < 1e9)) BAD("glft_A", "%g must be in (0, 1e9)", p->glft_A);
+        if (!(p->glft_gamma >= 1e-6 && p->glft_gamma < 1e6)) BAD("glft_gamma", "%g must be in [1e-6, 1e6)", p->glft_gamma);
+        if (!(p->glft_k >= 1e-6 && p->glft_k < 1e6)) BAD("glft_k", "%g must be in [1e-6, 1e6)", p->glft_k);
+        if (!(p->glft_A >= 1e-6 && p->glft_A < 1e9)) BAD("glft_A", "%g must be in [1e-6, 1e9)", p->glft_A);
         if (!(p->glft_sigma >= 0 && p->glft_sigma < 1e6)) BAD("glft_sigma", "%g must be in [0, 1e6)", p->glft_sigma);
-        if (p->glft_Q < 1) BAD("glft_Q", "%d must be >= 1", p->glft_Q);
+        if (p->glft_Q < 1) BAD("glft_Q", "%d must be in [1, 2147483647]", p->glft_Q);
     }
-    if (p->quote_size < 1 || p->quote_size > 100000000) BAD("quote_size", "%d must be in [1, 1e8] lots", p->quote_size);
+    if (p->quote_size < 1 || p->quote_size > 100000000) BAD("size", "%d must be in [1, 1e8] lots", p->quote_size);
     if (p->inv_limit < p->quote_size || p->inv_limit > 1000000000)
-        BAD("inv_limit", "%d must be in [quote_size=%d, 1e9] lots", p->inv_limit, p->quote_size);
-    if (p->requote_ticks < 1) BAD("requote", "%d must be >= 1 tick", p->requote_ticks);
+        BAD("inv_limit", "%d must be in [size=%d, 1e9] lots", p->inv_limit, p->quote_size);
+    if (p->requote_ticks < 1) BAD("requote", "%d must be in [1, 2147483647] ticks", p->requote_ticks);
     if (p->queue_rule < 0 || p->queue_rule > 2) BAD("queue", "%d is not risk-averse (0), power (1) or log (2)", p->queue_rule);
     if (!(p->queue_n > 0 && p->queue_n <= 100)) BAD("queue_n", "%g must be in (0, 100]", p->queue_n);
     if (p->trade_through_only != 0 && p->trade_through_only != 1) BAD("trade_through_only", "must be 0 or 1");
     if (p->post_only != 0 && p->post_only != 1) BAD("post_only", "must be 0 or 1");
-    if (p->latency_ns < 0 || p->latency_ns > INT64_C(3600000000000)) BAD("latency", "%lld must be in [0, 1 h] ns", (long long)p->latency_ns);
+    if (p->latency_ns < 0 || p->latency_ns > INT64_C(3600000000000)) BAD("latency_ns", "%lld must be in [0, 1 h] ns", (long long)p->latency_ns);
     if (p->feed_latency_ns < 0 || p->feed_latency_ns > INT64_C(3600000000000))
-        BAD("feed_latency", "%lld must be in [0, 1 h] ns", (long long)p->feed_latency_ns);
-    if (!(fabs(p->maker_fee_bps) < 1e4)) BAD("maker_fee", "%g must be within +-1e4 bps", p->maker_fee_bps);
-    if (!(fabs(p->taker_fee_bps) < 1e4)) BAD("taker_fee", "%g must be within +-1e4 bps", p->taker_fee_bps);
+        BAD("feed_latency_ns", "%lld must be in [0, 1 h] ns", (long long)p->feed_latency_ns);
+    if (!(fabs(p->maker_fee_bps) < 1e4)) BAD("maker_fee_bps", "%g must be within +-1e4 bps", p->maker_fee_bps);
+    if (!(fabs(p->taker_fee_bps) < 1e4)) BAD("taker_fee_bps", "%g must be within +-1e4 bps", p->taker_fee_bps);
     return 0;
 }
 
@@ -127,6 +164,9 @@ void mm__derive(const mm_params *p, const mm_instrument *inst, mm_derived *d)
 int mm__tape_init(mm__tape *tp, const mm_ticks *t, const mm_sim_config *c)
 {
     memset(tp, 0, sizeof *tp);
+    /* Callers check first (mm_sim_config_check, with a message); this keeps the arithmetic below exact. */
+    int rc = mm_sim_config_check(c, t, NULL);
+    if (rc) return rc;
     tp->t = t;
     int64_t n = t->n;
     size_t sz = (size_t)(n > 0 ? n : 1);
@@ -203,4 +243,14 @@ void mm__finish(const mm_state *st, const mm__tape *tp, const mm_derived *d, con
     double peak = st->pnl_peak > m->pnl ? st->pnl_peak : m->pnl;
     m->max_drawdown = st->max_dd > peak - m->pnl ? st->max_dd : peak - m->pnl;
     for (int k = 0; k < MM_MARKOUTS; k++) m->markout[k] = (double)st->mk2[k] * 0.5 * d->money;
+}
+
+int mm__overflow_err(int64_t ovf_event, int64_t combo, mm_error *err)
+{
+    char who[48] = "";
+    if (combo >= 0) snprintf(who, sizeof who, "combination %" PRId64 ": ", combo);
+    return mm__errf(err, -ERANGE,
+                    "%scash or markout passed 2^62 half-ticks x lots at event %" PRId64
+                    ": prices x sizes too large for exact accounting (lower size or skew)",
+                    who, ovf_event - 1);
 }

@@ -55,5 +55,7 @@ void mm__state_init(mm_state *st, const mm__tape *tp);
 int mm__sim_batch_tape(const mm__tape *tp, const mm_sim_config *c, const mm_params *p, int64_t n, mm_metrics *out,
                        mm_error *err);
 void mm__finish(const mm_state *st, const mm__tape *tp, const mm_derived *d, const mm_sim_config *c, mm_metrics *m);
+/* The -ERANGE error of a run whose accounting passed MM_CASH2_MAX (ovf_event = 1 + event; combo -1: single run). */
+int mm__overflow_err(int64_t ovf_event, int64_t combo, mm_error *err);
 
 #endif
