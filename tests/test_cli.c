@@ -595,3 +595,83 @@ Test(cli, sweep_takes_every_input_beyond_old_fixed_limits)
     free(out);
     free(err);
 }
+
+/* Start mmsim in the background with stdout and stderr to files; returns its pid. */
+static pid_t spawn(const char *const *argv, const char *out_path, const char *err_path)
+{
+    const char *bin = getenv("MMSIM_BIN");
+    cr_assert(bin);
+    pid_t pid = fork();
+    cr_assert(pid >= 0);
+    if (pid == 0) {
+        int o = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644), e = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (o < 0 || e < 0) _exit(126);
+        dup2(o, 1);
+        dup2(e, 2);
+        execv(bin, (char *const *)argv);
+        _exit(127);
+    }
+    return pid;
+}
+
+/* One interrupted run: start the sweep, wait until its journal holds some records, send sig, and check the
+ * exit status, the one line and the journal; then --resume must finish the table. */
+static void interrupt_and_resume(const char *engine, int sig)
+{
+    const char *o = tu_path("o.h5");
+    char journal[600];
+    snprintf(journal, sizeof journal, "%s.journal", o);
+    const char *a[] = {"mmsim", "sweep", tu_path("big.h5"), "--grid", "spread=1:40:1", "--grid", "inv_limit=1:50:1",
+                       "--engine", engine, "--workers", "2", "--chunk", "16", "--quiet", "-o", o, NULL};
+    pid_t pid = spawn(a, tu_path("out.txt"), tu_path("err.txt"));
+    /* Wait for a few journal records (the header alone is smaller than 4 KiB). */
+    struct stat st;
+    int waited_ms = 0;
+    while (!(stat(journal, &st) == 0 && st.st_size > 4096) && waited_ms < 60000) {
+        struct timespec ts = {0, 5 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+        waited_ms += 5;
+        int status;
+        cr_assert_eq(waitpid(pid, &status, WNOHANG), 0, "the sweep ended before it could be interrupted");
+    }
+    cr_assert_lt(waited_ms, 60000, "no journal records after 60 s");
+    cr_assert_eq(kill(pid, sig), 0);
+    int status;
+    cr_assert_eq(waitpid(pid, &status, 0), pid);
+    size_t n = 0;
+    char *err = slurp(tu_path("err.txt"), &n);
+    cr_assert(err);
+    err = realloc(err, n + 1);
+    err[n] = 0;
+    cr_assert(WIFEXITED(status), "killed by signal %d: %s", WIFSIGNALED(status) ? WTERMSIG(status) : 0, err);
+    cr_assert_eq(WEXITSTATUS(status), 128 + sig, "exit %d: %s", WEXITSTATUS(status), err);
+    cr_assert_eq(tu_lines(err), 1, "%s", err);
+    long long saved = -1, total = -1;
+    int used = 0;
+    cr_assert_eq(sscanf(err, "mmsim: sweep: interrupted: %lld of %lld chunks saved; rerun with --resume\n%n", &saved, &total, &used),
+                 2, "%s", err);
+    cr_assert_eq((size_t)used, n, "%s", err);
+    cr_assert_eq(total, (2000 + 15) / 16, "%s", err);
+    cr_assert(saved >= 1 && saved < total, "%s", err);
+    free(err);
+    cr_assert(exists(journal), "the journal was not kept");
+    cr_assert(!exists(o), "a results file exists after an interruption");
+    /* --resume finishes the same run. */
+    const char *r[] = {"mmsim", "sweep", tu_path("big.h5"), "--grid", "spread=1:40:1", "--grid", "inv_limit=1:50:1",
+                       "--engine", engine, "--workers", "2", "--chunk", "16", "--quiet", "--resume", "-o", o, NULL};
+    char *out;
+    cr_assert_eq(tu_run(r, &out, &err), 0, "%s", err);
+    cr_assert(strstr(out, "resumed: "), "%s", out);
+    cr_assert(exists(o) && !exists(journal));
+    free(out);
+    free(err);
+    unlink(o);
+}
+
+Test(cli, sigint_and_sigterm_stop_a_sweep_and_resume_finishes_it, .timeout = 280)
+{
+    const char *g[] = {"mmsim", "gen", "--seed", "3", "--events", "100000", "-o", tu_path("big.h5"), NULL};
+    cr_assert_eq(tu_run(g, NULL, NULL), 0);
+    interrupt_and_resume("serial", SIGTERM);
+    interrupt_and_resume("process", SIGINT);
+}
