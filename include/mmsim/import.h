@@ -1,7 +1,7 @@
 /* Importers: vendor files -> a tick tape (mm_ticks) ready for mm_ticks_write().
  *
  * Three formats (one page each in docs/): LOBSTER message + orderbook CSV pairs
- * (docs/import-lobster.md), Binance USD-M websocket captures (docs/import-binance.md) and a generic
+ * (docs/import-lobster.md), Binance spot and USD-M websocket captures (docs/import-binance.md), a generic
  * L1 quotes + trades CSV with a column mapping (docs/import-csv.md). Plain and gzip-compressed
  * inputs are both read (zlib).
  *
@@ -32,7 +32,9 @@ typedef struct mm_import_opts {
     const char *date;   /* trading day YYYY-MM-DD (America/New_York) */
     int subtick_reject; /* 1: a trade price between ticks is an error (default: rounded, counted) */
     /* Binance */
-    int skip_gaps; /* 1: continue over gaps in the depth update-id chain (counted) */
+    int skip_gaps;      /* 1: continue over gaps in the depth update-id chain (counted) */
+    const char *market; /* "spot", "usdm", or NULL: taken from the messages' shape */
+    int no_snapshot;    /* 1: the capture has no REST snapshot (a later day): bookTicker rows only */
     /* Generic CSV */
     const char *csv_map;   /* column mapping "ts=COL,bid=COL,..." (docs/import-csv.md) */
     const char *csv_time;  /* time format: ns (default), us, ms, s, iso */
@@ -61,6 +63,9 @@ typedef struct mm_import_report {
     int64_t dropped_before_sync; /* diffs before the snapshot and trades before any book: unused */
     int64_t gaps;                /* update-id gaps skipped (skip_gaps) */
     int64_t ticker_checks;       /* bookTickers compared with the L2 book at the same update id */
+    int files;                   /* capture files read */
+    char market[8];              /* "spot" or "usdm" ("unknown": no message told) */
+    int64_t clock_offset_ns;     /* median of (exchange time - receive time) */
 } mm_import_report;
 
 /* Defaults: all zero, csv_delim ',', csv_time "ns". */
@@ -72,10 +77,17 @@ MM_API void mm_import_opts_init(mm_import_opts *o);
 MM_API int mm_import_lobster(const char *message, const char *orderbook, const mm_import_opts *o,
                              mm_ticks *out, mm_import_report *rep, mm_error *err);
 
-/* Binance USD-M capture: lines "<receive ns> <websocket JSON>" with depthUpdate, bookTicker and
- * trade messages and one REST depth snapshot. tick and lot are required. */
+/* Binance capture, spot or USD-M futures: lines "<receive ns> <websocket JSON>" with depthUpdate,
+ * bookTicker and trade messages and one REST depth snapshot. tick and lot are required; the market
+ * is opts.market or taken from the messages (docs/import-binance.md). */
 MM_API int mm_import_binance(const char *capture, const mm_import_opts *o, mm_ticks *out,
                              mm_import_report *rep, mm_error *err);
+
+/* Several capture files (consecutive days, in order) as one capture: the book is carried from file
+ * to file and the update-id chain is checked across their boundaries; a later day needs no
+ * snapshot. Errors name the file and line. n >= 1. */
+MM_API int mm_import_binance_files(const char *const *captures, int n, const mm_import_opts *o,
+                                   mm_ticks *out, mm_import_report *rep, mm_error *err);
 
 /* Generic L1 quotes + trades CSV with a column mapping. tick and lot are required. */
 MM_API int mm_import_csv(const char *path, const mm_import_opts *o, mm_ticks *out,

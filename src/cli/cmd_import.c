@@ -2,6 +2,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -10,8 +11,8 @@
 static const char HELP[] =
     "usage: mmsim import lobster --message M --orderbook O --date YYYY-MM-DD --symbol X -o "
     "ticks.h5 [options]\n"
-    "       mmsim import binance --input CAPTURE --symbol X --tick T --lot L -o ticks.h5 "
-    "[options]\n"
+    "       mmsim import binance -i CAPTURE [-i NEXT_DAY ...] --symbol X --tick T --lot L -o "
+    "ticks.h5 [options]\n"
     "       mmsim import csv --input FILE --map MAP --symbol X --tick T --lot L -o ticks.h5 "
     "[options]\n"
     "\n"
@@ -35,9 +36,16 @@ static const char HELP[] =
     "stored)\n"
     "  --date D          trading day, YYYY-MM-DD; times are New York local time\n"
     "  --subtick-reject  a hidden/cross trade price between ticks is an error (default: rounded)\n"
-    "binance (docs/import-binance.md):\n"
-    "  -i, --input F     capture: '<receive ns> <websocket JSON>' lines and one REST snapshot\n"
+    "binance (docs/import-binance.md): markets spot and usdm (USD-M futures)\n"
+    "  -i, --input F     capture: '<receive ns> <websocket JSON>' lines and one REST snapshot;\n"
+    "                    repeat for consecutive days (in order): one tape, the book carried over\n"
+    "  --market M        spot or usdm (default: taken from the messages' shape, e.g. a\n"
+    "                    depthUpdate with \"pu\" is usdm, one without is spot)\n"
+    "  --symbol X        the stream's symbol, optionally dated: BTCUSDT.20240808 (the part\n"
+    "                    before the first '.' must match the messages)\n"
     "  --skip-gaps       go on over gaps in the depth update-id chain (counted)\n"
+    "  --no-snapshot     the capture has no REST snapshot (a later day alone): the tape is\n"
+    "                    the bookTicker L1; depth updates are checked, not applied\n"
     "csv (docs/import-csv.md):\n"
     "  -i, --input F     CSV file\n"
     "  --map MAP         "
@@ -64,7 +72,9 @@ static void print_report(const char *fmt, const mm_ticks *t, const mm_import_rep
                r->msg_by_type[4], r->msg_by_type[5], r->msg_by_type[6], r->msg_by_type[7],
                r->subtick_rounded, r->crossed_rows);
     } else if (!strcmp(fmt, "binance")) {
-        printf("binance: %" PRId64 " depth updates, %" PRId64 " bookTicker rows, %" PRId64
+        printf("binance %s: %d file%s; clock offset %.3f s (exchange - receive); ", r->market,
+               r->files, r->files == 1 ? "" : "s", (double)r->clock_offset_ns * 1e-9);
+        printf("%" PRId64 " depth updates, %" PRId64 " bookTicker rows, %" PRId64
                " trades; %" PRId64 " bookTickers checked against the depth book; %" PRId64
                " messages before the snapshot not used; %" PRId64 " gaps skipped\n",
                r->depth_updates, r->book_tickers, r->trade_msgs, r->ticker_checks,
@@ -94,7 +104,11 @@ int cmd_import(int argc, char **argv)
     mm_import_opts o;
     mm_import_opts_init(&o);
     mm_write_opts wo = {0};
-    const char *out = NULL, *message = NULL, *orderbook = NULL, *input = NULL;
+    const char *out = NULL, *message = NULL, *orderbook = NULL;
+    /* -i values, in order; inputs[0..2) are reserved for --message and --orderbook (the output
+     * check compares the output with every input). */
+    const char **inputs = NULL;
+    int n_in = 0, cap_in = 0, rc_exit = MM_EXIT_USAGE;
     enum {
         O_SYMBOL = 256,
         O_TICK,
@@ -111,7 +125,9 @@ int cmd_import(int argc, char **argv)
         O_TIME,
         O_DELIM,
         O_NOHDR,
-        O_CROSSED
+        O_CROSSED,
+        O_MARKET,
+        O_NOSNAP
     };
     static const struct option opts[] = {{"symbol", 1, 0, O_SYMBOL},
                                          {"output", 1, 0, 'o'},
@@ -131,6 +147,8 @@ int cmd_import(int argc, char **argv)
                                          {"delim", 1, 0, O_DELIM},
                                          {"no-header", 0, 0, O_NOHDR},
                                          {"allow-crossed", 0, 0, O_CROSSED},
+                                         {"market", 1, 0, O_MARKET},
+                                         {"no-snapshot", 0, 0, O_NOSNAP},
                                          {"help", 0, 0, 'h'},
                                          {0, 0, 0, 0}};
     int c;
@@ -159,7 +177,7 @@ int cmd_import(int argc, char **argv)
             wo.replace = 1;
             break;
         case O_COMP:
-            if (cli_i64(C, "--compress", optarg, 0, 9, &v)) return MM_EXIT_USAGE;
+            if (cli_i64(C, "--compress", optarg, 0, 9, &v)) goto fail;
             wo.compress_level = (int)v;
             break;
         case O_MSG:
@@ -175,7 +193,28 @@ int cmd_import(int argc, char **argv)
             o.subtick_reject = 1;
             break;
         case 'i':
-            input = optarg;
+            if (n_in == cap_in) {
+                int nc = cap_in ? 2 * cap_in : 8;
+                const char **ni = realloc(inputs, (size_t)nc * sizeof *ni);
+                if (!ni) {
+                    cli_err("%s: out of memory", C);
+                    rc_exit = MM_EXIT_RUNTIME;
+                    goto fail;
+                }
+                inputs = ni;
+                cap_in = nc;
+            }
+            inputs[n_in++] = optarg;
+            break;
+        case O_MARKET:
+            if (strcmp(optarg, "spot") && strcmp(optarg, "usdm")) {
+                cli_err("%s: --market: '%s' is not spot or usdm", C, optarg);
+                goto fail;
+            }
+            o.market = optarg;
+            break;
+        case O_NOSNAP:
+            o.no_snapshot = 1;
             break;
         case O_GAPS:
             o.skip_gaps = 1;
@@ -193,7 +232,7 @@ int cmd_import(int argc, char **argv)
                 o.csv_delim = optarg[0];
             else {
                 cli_err("%s: --delim: '%s' is not one character or 'tab'", C, optarg);
-                return MM_EXIT_USAGE;
+                goto fail;
             }
             break;
         case O_NOHDR:
@@ -204,48 +243,85 @@ int cmd_import(int argc, char **argv)
             break;
         case 'h':
             fputs(HELP, stdout);
-            return MM_EXIT_OK;
+            rc_exit = MM_EXIT_OK;
+            goto fail;
         case ':':
             cli_err("%s: %s needs a value", C, argv[optind - 1]);
-            return MM_EXIT_USAGE;
+            goto fail;
         default:
             cli_err("%s: unknown option '%s' (see 'mmsim import --help')", C, argv[optind - 1]);
-            return MM_EXIT_USAGE;
+            goto fail;
         }
     }
     if (optind < argc) {
         cli_err("%s: unexpected argument '%s'", C, argv[optind]);
-        return MM_EXIT_USAGE;
+        goto fail;
     }
     const char *missing = !out ? "-o/--output" : !o.symbol ? "--symbol" : NULL;
     if (!missing && is_lob)
         missing = !message ? "--message" : !orderbook ? "--orderbook" : !o.date ? "--date" : NULL;
     if (!missing && (is_bn || is_csv))
-        missing = !input ? "-i/--input" : !o.tick ? "--tick" : !o.lot ? "--lot" : NULL;
+        missing = !n_in ? "-i/--input" : !o.tick ? "--tick" : !o.lot ? "--lot" : NULL;
     if (!missing && is_csv && !o.csv_map) missing = "--map";
     if (missing) {
         cli_err("%s %s: %s is required", C, fmt, missing);
-        return MM_EXIT_USAGE;
+        goto fail;
+    }
+    if (is_csv && n_in > 1) {
+        cli_err("%s csv: -i/--input: given %d times; csv reads one file", C, n_in);
+        goto fail;
+    }
+    if (is_lob && n_in) {
+        cli_err("%s lobster: -i/--input: not a lobster option (the files are --message and "
+                "--orderbook)", C);
+        goto fail;
+    }
+    if (!is_bn && (o.market || o.no_snapshot)) {
+        cli_err("%s %s: %s is a binance option", C, fmt, o.market ? "--market" : "--no-snapshot");
+        goto fail;
+    }
+    /* The output is never an input, never a directory, never an HDF5 file of another kind:
+     * checked before any input is read. */
+    {
+        const char **all = malloc(((size_t)n_in + 2) * sizeof *all);
+        if (!all) {
+            cli_err("%s: out of memory", C);
+            rc_exit = MM_EXIT_RUNTIME;
+            goto fail;
+        }
+        all[0] = message;
+        all[1] = orderbook;
+        for (int i = 0; i < n_in; i++)
+            all[2 + i] = inputs[i];
+        int bad = cli_check_output(C, "-o", out, all, n_in + 2) ||
+                  cli_check_h5_kind(C, "-o", out, "mmsim-ticks/", "tick file");
+        free(all);
+        if (bad) goto fail;
     }
     mm_error e = {0};
     mm_ticks t = {0};
     mm_import_report rep;
     int rc = is_lob  ? mm_import_lobster(message, orderbook, &o, &t, &rep, &e)
-             : is_bn ? mm_import_binance(input, &o, &t, &rep, &e)
-                     : mm_import_csv(input, &o, &t, &rep, &e);
+             : is_bn ? mm_import_binance_files(inputs, n_in, &o, &t, &rep, &e)
+                     : mm_import_csv(inputs[0], &o, &t, &rep, &e);
     if (rc) {
         if (rc == MM_EUSAGE) {
             cli_err("%s %s: --%s", C, fmt, e.msg);
-            return MM_EXIT_USAGE;
+            goto fail;
         }
-        return cli_fail(&e);
+        rc_exit = cli_fail(&e);
+        goto fail;
     }
     rc = mm_ticks_write(out, &t, &wo, &e);
     if (rc) {
         mm_ticks_free(&t);
-        return cli_fail(&e);
+        rc_exit = cli_fail(&e);
+        goto fail;
     }
     print_report(fmt, &t, &rep, out);
     mm_ticks_free(&t);
-    return MM_EXIT_OK;
+    rc_exit = MM_EXIT_OK;
+fail:
+    free(inputs);
+    return rc_exit;
 }

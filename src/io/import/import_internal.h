@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <zlib.h>
 
 #include "mmsim/import.h"
@@ -13,8 +14,15 @@
 /* ---- lines of a plain or gzip file (import_lines.c) ---- */
 
 typedef struct mm__lines {
-    gzFile gz;
+    FILE *f;
     const char *path;
+    int gz;          /* 1: gzip (the file starts with 1f 8b), 0: plain */
+    int z_live;      /* inflateInit2 done */
+    int member_done; /* the current gzip member ended; what follows must be another or nothing */
+    int in_eof;      /* fread returned 0 */
+    z_stream z;      /* gzip state; for plain files next_in/avail_in hold the first bytes read */
+    unsigned char *in;
+    int64_t in_off; /* bytes of the file read so far */
     char *buf;
     size_t cap, beg, end; /* unread bytes are buf[beg, end) */
     int eof;
@@ -22,12 +30,16 @@ typedef struct mm__lines {
     int64_t bytes;  /* uncompressed bytes consumed */
 } mm__lines;
 
-/* Open `path` (gzip or plain, zlib decides). Returns 0 or -errno with err "PATH: why". */
+/* Open `path`: gzip when it starts with the magic bytes 1f 8b, else plain; a name ending in ".gz"
+ * must be gzip (MM_EFORMAT "PATH: not a gzip file (...)"). Returns 0 or a negative code with err
+ * "PATH: why". */
 int mm__lines_open(mm__lines *r, const char *path, mm_error *err);
 
 /* Next line, without its "\n" or "\r\n", NUL-terminated in place (valid until the next call).
  * Returns 1 with *line and *len, 0 at the end, or a negative code with err "PATH:LINE: why" (a
- * truncated or corrupt gzip stream, a read error, a line over 256 MiB). */
+ * truncated or corrupt gzip stream, a read error, a line over 256 MiB) or "PATH: trailing data
+ * after the end of the gzip stream ..." (bytes after the last gzip member that are not another
+ * member). */
 int mm__lines_next(mm__lines *r, char **line, size_t *len, mm_error *err);
 
 void mm__lines_close(mm__lines *r);

@@ -87,7 +87,16 @@ static int parse_msg(lob_ctx *c, const char *s, size_t n, lob_msg *m)
         what = "empty line";
     else if (field_time(s, n, &i, &m->ns_of_day))
         what = "field 1 (time): not seconds with at most 9 decimals";
-    else {
+    else if (m->ns_of_day >= INT64_C(86400) * 1000000000) {
+        /* Seconds after midnight of --date: 86400 or more would be the next day. */
+        size_t e = 0;
+        while (e < n && s[e] != ',')
+            e++;
+        return mm__errf(c->err, MM_EINVALID,
+                        "%s:%" PRId64 ": field 1 (time): %.*s s is past the end of the day "
+                        "(seconds after midnight must be below 86400)",
+                        c->mpath, c->mline, (int)(e < 32 ? e : 32), s);
+    } else {
         static const char *const names[5] = {"type", "order id", "size", "price", "direction"};
         for (int k = 0; k < 5 && !what; k++) {
             if (i >= n) {
