@@ -1,15 +1,31 @@
 /* The sweep journal: completed chunks, checksummed and fsync'd, beside the output (docs/sweep.md).
  *
- * File: header (32 bytes) = "MMSIMJ01", run id (u64, XXH3 of the run's identity), combinations (i64),
- * metric record size (i64, 128). Then records: tag "JREC" (4 bytes), count (u32), first id (i64),
- * count x 128 bytes of metrics (mm_metrics, little-endian), XXH3-64 of everything before it in the record.
- * A torn or corrupt tail (a crash mid-write) is cut off on load: the records before it are kept. */
+ * File (little-endian):
+ *   header   "MMSIMJ02" | run id (u64, XXH3 of the identity text) | combinations (i64) | record size (i64, 128)
+ *            | pid of the writing process (i64) | identity length L (u32) | 0 (u32) | identity text (L bytes)
+ *            | XXH3-64 of the header bytes before it, with the pid field read as 0 (a resumed run rewrites it)
+ *   records  "JREC" (4 bytes) | count (u32) | first id (i64) | count x 128 bytes of metrics (mm_metrics)
+ *            | XXH3-64 of everything before it in the record
+ *
+ * The journal is locked with flock(LOCK_EX | LOCK_NB) for the whole run (the lock belongs to the open file,
+ * so it goes away with the process, however it dies): a second run on the same output finds it locked and
+ * names the pid in the header. A new journal is written and locked as an unnamed file (O_TMPFILE) and then
+ * linked into place, so no other process ever sees it without its header or its lock.
+ *
+ * Every record is verified where it is read: on resume (the first bad record and everything after it are
+ * cut and recomputed) and again when the results table is built (a bad record is an error: MM_ECHECKSUM).
+ * A record's ids are checked only after its checksum, and without overflow (first <= n - count). */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#define XXH_STATIC_LINKING_ONLY /* XXH3_state_t on the stack: no allocation to fail */
 #include <xxhash.h>
 
 #include "../core/mm_internal.h"
@@ -17,7 +33,11 @@
 
 _Static_assert(sizeof(mm_metrics) == 128, "journal records store mm_metrics as 128 packed bytes");
 
-#define HDR 32
+#define MAGIC "MMSIMJ02"
+#define HDR_FIXED 48
+#define PID_OFF 32
+#define IDENT_MAX (1 << 20)
+#define REC_HDR 16
 
 static int write_all(int fd, const void *buf, size_t n)
 {
@@ -34,135 +54,385 @@ static int write_all(int fd, const void *buf, size_t n)
     return 0;
 }
 
-static int read_all(int fd, void *buf, size_t n)
+/* Read exactly n bytes at off: 1, 0 at a short read (end of file), or -errno. */
+static int pread_all(int fd, void *buf, size_t n, off_t off)
 {
     char *p = buf;
     size_t got = 0;
     while (got < n) {
-        ssize_t r = read(fd, p + got, n - got);
+        ssize_t r = pread(fd, p + got, n - got, off + (off_t)got);
         if (r < 0) {
             if (errno == EINTR) continue;
             return -errno;
         }
-        if (r == 0) break;
+        if (r == 0) return 0;
         got += (size_t)r;
     }
-    return (int)(got == n);
+    return 1;
 }
 
-int mm__journal_create(mm__journal *j, const char *path, uint64_t run_id, int64_t n_combos, mm_error *err)
+static uint64_t header_sum(const unsigned char *h, size_t len)
 {
-    memset(j, 0, sizeof *j);
-    j->fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
-    if (j->fd < 0) {
-        if (errno == EEXIST)
-            return mm__errf(err, MM_EUSAGE, "%s: a journal of an interrupted run exists: add --resume to continue it, or delete it",
-                            path);
-        return mm__errf(err, -errno, "%s: %s", path, strerror(errno));
-    }
-    char h[HDR];
-    memcpy(h, "MMSIMJ01", 8);
-    int64_t rec = 128;
-    memcpy(h + 8, &run_id, 8);
-    memcpy(h + 16, &n_combos, 8);
-    memcpy(h + 24, &rec, 8);
-    int rc = write_all(j->fd, h, HDR);
-    if (rc == 0 && fsync(j->fd) != 0) rc = -errno;
-    if (rc) {
-        close(j->fd);
-        unlink(path);
-        return mm__errf(err, rc, "%s: %s", path, strerror(-rc));
+    /* The pid field is excluded: a resumed run rewrites it in place. */
+    unsigned char fixed[HDR_FIXED];
+    memcpy(fixed, h, HDR_FIXED);
+    memset(fixed + PID_OFF, 0, 8);
+    XXH64_hash_t a = XXH3_64bits(fixed, HDR_FIXED);
+    return XXH3_64bits_withSeed(h + HDR_FIXED, len - HDR_FIXED, a);
+}
+
+/* The lock of fd, taken without waiting; MM_ELOCKED naming the holder's pid (from the header) if held. */
+static int lock_fd(int fd, const char *out, mm_error *err)
+{
+    while (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        if (errno == EINTR) continue;
+        if (errno != EWOULDBLOCK) return mm__errf(err, -errno, "%s.journal: flock: %s", out, strerror(errno));
+        int64_t pid = 0;
+        if (pread_all(fd, &pid, 8, PID_OFF) == 1 && pid > 0)
+            return mm__errf(err, MM_ELOCKED, "%s is being written by mmsim pid %" PRId64, out, pid);
+        return mm__errf(err, MM_ELOCKED, "%s is being written by another mmsim process", out);
     }
     return 0;
 }
 
-int mm__journal_resume(mm__journal *j, const char *path, uint64_t run_id, int64_t n_combos, uint8_t *done,
-                       int64_t *n_done, mm_error *err)
+static int exists_error(const char *path, mm_error *err)
+{
+    return mm__errf(err, MM_EUSAGE, "%s: a journal of an interrupted run exists: add --resume to continue it, or delete it",
+                    path);
+}
+
+int mm__journal_precheck(const char *path, const char *out, int resume, mm_error *err)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return errno == ENOENT ? 0 : mm__errf(err, -errno, "%s: %s", path, strerror(errno));
+    int rc = lock_fd(fd, out, err);
+    close(fd); /* releases the lock if we took it */
+    if (rc == 0 && !resume) rc = exists_error(path, err);
+    return rc;
+}
+
+/* The complete header of a new journal (malloc'd, *len bytes). */
+static unsigned char *make_header(uint64_t run_id, const char *ident, int64_t n_combos, size_t *len)
+{
+    size_t il = strlen(ident);
+    if (il > IDENT_MAX) return NULL;
+    *len = HDR_FIXED + il + 8;
+    unsigned char *h = calloc(1, *len);
+    if (!h) return NULL;
+    int64_t rec = 128, pid = (int64_t)getpid();
+    uint32_t l32 = (uint32_t)il;
+    memcpy(h, MAGIC, 8);
+    memcpy(h + 8, &run_id, 8);
+    memcpy(h + 16, &n_combos, 8);
+    memcpy(h + 24, &rec, 8);
+    memcpy(h + PID_OFF, &pid, 8);
+    memcpy(h + 40, &l32, 4);
+    memcpy(h + HDR_FIXED, ident, il);
+    uint64_t sum = header_sum(h, HDR_FIXED + il);
+    memcpy(h + HDR_FIXED + il, &sum, 8);
+    return h;
+}
+
+/* The directory of path ("." for a bare name), malloc'd. */
+static char *dir_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash) return strdup(".");
+    if (slash == path) return strdup("/");
+    return strndup(path, (size_t)(slash - path));
+}
+
+static int create(mm__journal *j, const char *path, const char *out, uint64_t run_id, const char *ident, int64_t n_combos,
+                  mm_error *err)
+{
+    size_t len = 0;
+    unsigned char *h = make_header(run_id, ident, n_combos, &len);
+    char *dir = dir_of(path);
+    int rc = 0, fd = -1;
+    if (!h || !dir) {
+        rc = mm__errf(err, -ENOMEM, "%s: out of memory", path);
+        goto out;
+    }
+    /* An unnamed file, written, synced and locked, then linked in: linkat fails with EEXIST if a journal
+     * appeared meanwhile, so two runs can never both create one. */
+    fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0644);
+    if (fd >= 0) {
+        char proc[64];
+        snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+        if ((rc = write_all(fd, h, len)) == 0 && fsync(fd) != 0) rc = -errno;
+        if (rc == 0 && flock(fd, LOCK_EX) != 0) rc = -errno;
+        if (rc == 0 && linkat(AT_FDCWD, proc, AT_FDCWD, path, AT_SYMLINK_FOLLOW) != 0) rc = -errno;
+        if (rc == 0) goto linked;
+        close(fd);
+        fd = -1;
+        if (rc == -EEXIST) {
+            rc = mm__journal_precheck(path, out, 0, err);
+            if (rc == 0) rc = exists_error(path, err); /* removed again meanwhile: still refuse, never race */
+            goto out;
+        }
+        if (rc != -ENOENT && rc != -EPERM && rc != -EXDEV) {
+            rc = mm__errf(err, rc, "%s: %s", path, strerror(-rc));
+            goto out;
+        }
+        rc = 0; /* no /proc, or links refused: create it in place */
+    } else if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL) {
+        rc = mm__errf(err, -errno, "%s: %s", path, strerror(errno));
+        goto out;
+    }
+    /* No O_TMPFILE on this file system: create in place, lock at once. (Another run that opens it in the
+     * moment before the lock is taken finds its header incomplete and refuses it as not a journal.) */
+    fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        rc = errno == EEXIST ? mm__journal_precheck(path, out, 0, err) : mm__errf(err, -errno, "%s: %s", path, strerror(errno));
+        if (rc == 0) rc = exists_error(path, err);
+        goto out;
+    }
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) rc = -errno;
+    if (rc == 0) rc = write_all(fd, h, len);
+    if (rc == 0 && fsync(fd) != 0) rc = -errno;
+    if (rc) {
+        close(fd);
+        fd = -1;
+        unlink(path);
+        rc = mm__errf(err, rc, "%s: %s", path, strerror(-rc));
+        goto out;
+    }
+linked: {
+    /* The new name is durable once the directory is synced. */
+    int dfd = open(dir, O_RDONLY | O_CLOEXEC);
+    if (dfd >= 0) {
+        fsync(dfd);
+        close(dfd);
+    }
+}
+    j->fd = fd;
+    j->data_off = (off_t)len;
+    fd = -1;
+out:
+    if (fd >= 0) close(fd);
+    free(h);
+    free(dir);
+    return rc;
+}
+
+/* ---- identity: name the first difference ---- */
+
+/* Next line of *p as name and value (tab-separated); 0 at the end. */
+static int next_line(const char **p, const char **name, size_t *nl, const char **val, size_t *vl)
+{
+    if (!**p) return 0;
+    const char *e = strchr(*p, '\n');
+    if (!e) e = *p + strlen(*p);
+    const char *tab = memchr(*p, '\t', (size_t)(e - *p));
+    *name = *p;
+    *nl = tab ? (size_t)(tab - *p) : (size_t)(e - *p);
+    *val = tab ? tab + 1 : e;
+    *vl = (size_t)(e - *val);
+    *p = *e ? e + 1 : e;
+    return 1;
+}
+
+/* Describe the first line where the journal's identity (there) and this run's (here) differ. */
+static void explain(const char *there, const char *here, char *buf, size_t cap)
+{
+    const char *a = there, *b = here;
+    for (;;) {
+        const char *na = "", *va = "", *nb = "", *vb = "";
+        size_t nal = 0, val = 0, nbl = 0, vbl = 0;
+        int ha = next_line(&a, &na, &nal, &va, &val), hb = next_line(&b, &nb, &nbl, &vb, &vbl);
+        if (!ha && !hb) break;
+        if (!ha || !hb || nal != nbl || memcmp(na, nb, nal)) {
+            snprintf(buf, cap, "%.*s there, %.*s here", ha ? (int)nal : 7, ha ? na : "nothing", hb ? (int)nbl : 7,
+                     hb ? nb : "nothing");
+            return;
+        }
+        if (val == vbl && !memcmp(va, vb, val)) continue;
+        int n = (int)nal;
+        if (nal > 5 && !memcmp(na, "axis ", 5)) /* "--grid spread=0,1,2 there, spread=0,1 here" */
+            snprintf(buf, cap, "--grid %.*s=%.*s there, %.*s=%.*s here", n - 5, na + 5, (int)val, va, n - 5, na + 5,
+                     (int)vbl, vb);
+        else if (nal > 12 && !memcmp(na, "axis-values ", 12))
+            snprintf(buf, cap, "--grid %.*s: same count and ends, different values (hash %.*s there, %.*s here)", n - 12,
+                     na + 12, (int)val, va, (int)vbl, vb);
+        else if (nal > 4 && !memcmp(na, "set ", 4))
+            snprintf(buf, cap, "%.*s=%.*s there, %.*s=%.*s here", n - 4, na + 4, (int)val, va, n - 4, na + 4, (int)vbl,
+                     vb);
+        else if (nal == 4 && !memcmp(na, "axes", 4))
+            snprintf(buf, cap, "grid axes %.*s there, %.*s here", (int)val, va, (int)vbl, vb);
+        else
+            snprintf(buf, cap, "%.*s %.*s there, %.*s here", n, na, (int)val, va, (int)vbl, vb);
+        return;
+    }
+    snprintf(buf, cap, "a different run identity");
+}
+
+/* ---- records ---- */
+
+/* Read and verify the record at off of a file of `size` bytes into *buf (grown as needed; the whole record).
+ * Returns 1 for a good record, 0 at the end of the file, or -1 for a torn or bad record (*why says which),
+ * or -errno (read error, out of memory). */
+static int read_record(int fd, off_t off, off_t size, int64_t n_combos, unsigned char **buf, size_t *cap, int64_t *first,
+                       uint32_t *count, const char **why)
+{
+    if (off == size) return 0;
+    unsigned char rh[REC_HDR];
+    *why = "torn record header";
+    if (size - off < REC_HDR + 8) return -1;
+    int r = pread_all(fd, rh, REC_HDR, off);
+    if (r != 1) return r < 0 ? r : -1;
+    *why = "bad record tag";
+    if (memcmp(rh, "JREC", 4)) return -1;
+    memcpy(count, rh + 4, 4);
+    memcpy(first, rh + 8, 8);
+    /* Bound the read by what the file holds before trusting any field. */
+    *why = "torn record";
+    if (*count == 0 || (off_t)*count > (size - off - REC_HDR - 8) / 128) return -1;
+    size_t len = REC_HDR + (size_t)*count * 128 + 8;
+    if (len > *cap) {
+        unsigned char *nb = realloc(*buf, len);
+        if (!nb) return -ENOMEM;
+        *buf = nb;
+        *cap = len;
+    }
+    r = pread_all(fd, *buf, len, off);
+    if (r != 1) return r < 0 ? r : -1;
+    uint64_t sum;
+    memcpy(&sum, *buf + len - 8, 8);
+    *why = "checksum mismatch";
+    if (XXH3_64bits(*buf, len - 8) != sum) return -1;
+    /* Only now are count and first trusted; no overflow: first <= n - count. */
+    *why = "ids outside the grid";
+    if ((int64_t)*count > n_combos || *first < 0 || *first > n_combos - (int64_t)*count) return -1;
+    return 1;
+}
+
+int mm__journal_open(mm__journal *j, const char *path, const char *out, int resume, uint64_t run_id, const char *ident,
+                     int64_t n_combos, uint8_t *done, int64_t *n_done, mm_error *err)
 {
     memset(j, 0, sizeof *j);
+    j->fd = -1;
+    j->n_combos = n_combos;
     *n_done = 0;
-    j->fd = open(path, O_RDWR);
-    if (j->fd < 0) {
-        if (errno == ENOENT) return mm__journal_create(j, path, run_id, n_combos, err);
-        return mm__errf(err, -errno, "%s: %s", path, strerror(errno));
+    if (!resume) return create(j, path, out, run_id, ident, n_combos, err);
+    int fd = -1, rc = 0;
+    unsigned char *h = NULL, *buf = NULL;
+    size_t cap = 0;
+    for (int attempt = 0;; attempt++) {
+        fd = open(path, O_RDWR | O_CLOEXEC);
+        if (fd < 0) {
+            if (errno == ENOENT) return create(j, path, out, run_id, ident, n_combos, err);
+            return mm__errf(err, -errno, "%s: %s", path, strerror(errno));
+        }
+        if ((rc = lock_fd(fd, out, err))) goto fail;
+        /* Locked; but the run that held the lock may have finished and removed the journal meanwhile. */
+        struct stat a, b;
+        if (fstat(fd, &a) == 0 && stat(path, &b) == 0 && a.st_ino == b.st_ino && a.st_dev == b.st_dev) break;
+        close(fd);
+        fd = -1;
+        if (attempt == 3) return mm__errf(err, -EAGAIN, "%s: replaced while being opened", path);
     }
-    char h[HDR];
-    int64_t nc, rec;
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        rc = mm__errf(err, -errno, "%s: %s", path, strerror(errno));
+        goto fail;
+    }
+    unsigned char fixed[HDR_FIXED];
+    uint32_t il = 0;
+    int r = pread_all(fd, fixed, 8, 0);
+    if (r == 1 && !memcmp(fixed, "MMSIMJ01", 8)) {
+        rc = mm__errf(err, MM_EFORMAT, "%s: a journal of an older mmsim (MMSIMJ01): delete it and run again", path);
+        goto fail;
+    }
+    if (r == 1) r = pread_all(fd, fixed, HDR_FIXED, 0);
+    if (r == 1) memcpy(&il, fixed + 40, 4);
+    if (r != 1 || memcmp(fixed, MAGIC, 8) || il > IDENT_MAX || (off_t)(HDR_FIXED + il + 8) > st.st_size) {
+        rc = mm__errf(err, MM_EFORMAT, "%s: not an mmsim journal (or its header is damaged): delete it", path);
+        goto fail;
+    }
+    size_t hlen = HDR_FIXED + il + 8;
+    h = malloc(hlen + 1);
+    if (!h) {
+        rc = mm__errf(err, -ENOMEM, "%s: out of memory", path);
+        goto fail;
+    }
+    uint64_t sum;
+    if (pread_all(fd, h, hlen, 0) != 1 || (memcpy(&sum, h + HDR_FIXED + il, 8), sum != header_sum(h, HDR_FIXED + il))) {
+        rc = mm__errf(err, MM_EFORMAT, "%s: not an mmsim journal (or its header is damaged): delete it", path);
+        goto fail;
+    }
     uint64_t id;
-    if (read_all(j->fd, h, HDR) != 1 || memcmp(h, "MMSIMJ01", 8) != 0) {
-        close(j->fd);
-        return mm__errf(err, MM_EFORMAT, "%s: not an mmsim journal", path);
-    }
+    int64_t nc, rec;
     memcpy(&id, h + 8, 8);
     memcpy(&nc, h + 16, 8);
     memcpy(&rec, h + 24, 8);
     if (id != run_id || nc != n_combos || rec != 128) {
-        close(j->fd);
-        return mm__errf(err, MM_EUSAGE, "%s: the journal belongs to another run (different grid, inputs or settings)", path);
+        h[HDR_FIXED + il] = 0;
+        char why[600];
+        explain((const char *)h + HDR_FIXED, ident, why, sizeof why);
+        rc = mm__errf(err, MM_EUSAGE, "%s: --resume does not match the interrupted run: %s", path, why);
+        goto fail;
     }
-    off_t good = HDR;
-    mm_metrics *buf = NULL;
-    size_t cap = 0;
+    int64_t pid = (int64_t)getpid();
+    if (pwrite(fd, &pid, 8, PID_OFF) != 8) {
+        rc = mm__errf(err, -errno, "%s: %s", path, strerror(errno));
+        goto fail;
+    }
+    /* Keep every whole, verified record; cut the file before the first that is not. */
+    off_t good = (off_t)hlen;
     for (;;) {
-        char rh[16];
-        if (read_all(j->fd, rh, 16) != 1 || memcmp(rh, "JREC", 4) != 0) break;
-        uint32_t count;
         int64_t first;
-        memcpy(&count, rh + 4, 4);
-        memcpy(&first, rh + 8, 8);
-        if (count == 0 || first < 0 || first + (int64_t)count > n_combos) break;
-        if (count > cap) {
-            free(buf);
-            cap = count;
-            buf = malloc(cap * sizeof *buf);
-            if (!buf) {
-                close(j->fd);
-                return mm__errf(err, -ENOMEM, "out of memory");
-            }
+        uint32_t count;
+        const char *why;
+        r = read_record(fd, good, st.st_size, n_combos, &buf, &cap, &first, &count, &why);
+        if (r == 0 || r == -1) break;
+        if (r < 0) {
+            rc = mm__errf(err, r, "%s: %s", path, strerror(-r));
+            goto fail;
         }
-        uint64_t sum;
-        if (read_all(j->fd, buf, count * sizeof *buf) != 1 || read_all(j->fd, &sum, 8) != 1) break;
-        XXH3_state_t *s = XXH3_createState();
-        XXH3_64bits_reset(s);
-        XXH3_64bits_update(s, rh, 16);
-        XXH3_64bits_update(s, buf, count * sizeof *buf);
-        uint64_t want = XXH3_64bits_digest(s);
-        XXH3_freeState(s);
-        if (want != sum) break;
         int dup = 0;
         for (uint32_t k = 0; k < count; k++) dup |= done[first + k];
         if (dup) break; /* never happens with one writer; treat as corruption */
         for (uint32_t k = 0; k < count; k++) done[first + k] = 1;
         *n_done += count;
-        good += 16 + (off_t)count * 128 + 8;
+        j->records++;
+        good += REC_HDR + (off_t)count * 128 + 8;
     }
+    if (ftruncate(fd, good) != 0 || lseek(fd, good, SEEK_SET) != good || fsync(fd) != 0) {
+        rc = mm__errf(err, -errno, "%s: %s", path, strerror(errno));
+        goto fail;
+    }
+    free(h);
     free(buf);
-    /* Cut a torn tail so appends continue from the last whole record. */
-    if (ftruncate(j->fd, good) != 0 || lseek(j->fd, good, SEEK_SET) != good || fsync(j->fd) != 0) {
-        int e = errno;
-        close(j->fd);
-        return mm__errf(err, -e, "%s: %s", path, strerror(e));
-    }
+    j->fd = fd;
+    j->data_off = (off_t)hlen;
     return 0;
+fail:
+    if (fd >= 0) close(fd);
+    free(h);
+    free(buf);
+    j->records = 0;
+    *n_done = 0;
+    return rc;
 }
 
 int mm__journal_append(mm__journal *j, int64_t first, uint32_t count, const mm_metrics *m)
 {
-    char rh[16];
+    unsigned char rh[REC_HDR];
     memcpy(rh, "JREC", 4);
     memcpy(rh + 4, &count, 4);
     memcpy(rh + 8, &first, 8);
-    XXH3_state_t *s = XXH3_createState();
-    if (!s) return -ENOMEM;
-    XXH3_64bits_reset(s);
-    XXH3_64bits_update(s, rh, 16);
-    XXH3_64bits_update(s, m, count * sizeof *m);
-    uint64_t sum = XXH3_64bits_digest(s);
-    XXH3_freeState(s);
-    int rc = write_all(j->fd, rh, 16);
+    /* XXH3-64 of the header and the metrics, streamed without a heap state. */
+    XXH3_state_t s;
+    XXH3_INITSTATE(&s);
+    XXH3_64bits_reset(&s);
+    XXH3_64bits_update(&s, rh, REC_HDR);
+    XXH3_64bits_update(&s, m, count * sizeof *m);
+    uint64_t sum = XXH3_64bits_digest(&s);
+    int rc = write_all(j->fd, rh, REC_HDR);
     if (rc == 0) rc = write_all(j->fd, m, count * sizeof *m);
     if (rc == 0) rc = write_all(j->fd, &sum, 8);
     j->unsynced = 1;
+    if (rc == 0) j->records++;
     return rc;
 }
 
@@ -173,45 +443,40 @@ int mm__journal_sync(mm__journal *j)
     return fsync(j->fd) == 0 ? 0 : -errno;
 }
 
-int mm__journal_scan(const char *path, mm__journal_cb cb, void *user)
+int mm__journal_scan(const mm__journal *j, const char *path, mm__journal_cb cb, void *user, mm_error *err)
 {
-    int fd = open(path, O_RDONLY);
-    if (fd < 0) return -errno;
-    int rc = 0;
-    if (lseek(fd, HDR, SEEK_SET) != HDR) rc = -errno;
-    mm_metrics *buf = NULL;
+    struct stat st;
+    if (fstat(j->fd, &st) != 0) return mm__errf(err, -errno, "%s: %s", path, strerror(errno));
+    unsigned char *buf = NULL;
     size_t cap = 0;
-    while (rc == 0) {
-        char rh[16];
-        int r = read_all(fd, rh, 16);
-        if (r != 1) break;
-        uint32_t count;
+    off_t off = j->data_off;
+    int rc = 0;
+    for (int64_t rec = 0;; rec++) {
         int64_t first;
-        memcpy(&count, rh + 4, 4);
-        memcpy(&first, rh + 8, 8);
-        if (count > cap) {
-            free(buf);
-            cap = count;
-            buf = malloc(cap * sizeof *buf);
-            if (!buf) {
-                rc = -ENOMEM;
-                break;
-            }
-        }
-        uint64_t sum;
-        if (read_all(fd, buf, count * sizeof *buf) != 1 || read_all(fd, &sum, 8) != 1) {
-            rc = -EIO;
+        uint32_t count;
+        const char *why;
+        int r = read_record(j->fd, off, st.st_size, j->n_combos, &buf, &cap, &first, &count, &why);
+        if (r == 0) break;
+        if (r == -1) {
+            rc = mm__errf(err, MM_ECHECKSUM,
+                          "%s: record %" PRId64 " at byte %lld: %s (the journal changed after it was written): run again "
+                          "with --resume to recompute its chunks",
+                          path, rec, (long long)off, why);
             break;
         }
-        rc = cb(first, count, buf, user);
+        if (r < 0) {
+            rc = mm__errf(err, r, "%s: %s", path, strerror(-r));
+            break;
+        }
+        if ((rc = cb(first, count, (const mm_metrics *)(buf + REC_HDR), user))) break;
+        off += REC_HDR + (off_t)count * 128 + 8;
     }
     free(buf);
-    close(fd);
     return rc;
 }
 
 void mm__journal_close(mm__journal *j)
 {
-    if (j->fd > 0) close(j->fd);
+    if (j->fd >= 0) close(j->fd);
     j->fd = -1;
 }

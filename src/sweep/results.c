@@ -222,12 +222,30 @@ static int create_table(mm_results_writer *w, mm_error *err)
     return 0;
 }
 
+/* Point the descriptor under an HDF5 file at /dev/null. Used only when a flush has failed (a full disk):
+ * HDF5 1.10 keeps a file whose close failed half-closed in its ID table and crashes on it at exit, so the
+ * data it still holds is written to /dev/null instead and the close succeeds. The temporary file is being
+ * removed anyway; its blocks are freed when its last descriptor goes. */
+static void divert_to_null(hid_t file)
+{
+    void *h = NULL;
+    if (H5Fget_vfd_handle(file, H5P_DEFAULT, &h) < 0 || !h) return;
+    int nul = open("/dev/null", O_RDWR | O_CLOEXEC);
+    if (nul < 0) return;
+    dup2(nul, *(int *)h);
+    close(nul);
+}
+
 /* Close what is open, remove the temporary file unless it was renamed, free w. */
 static void writer_free(mm_results_writer *w)
 {
     if (!w) return;
     mm__h5quiet q;
     mm__h5quiet_begin(&q);
+    if (w->file >= 0 && H5Fflush(w->file, H5F_SCOPE_LOCAL) < 0) {
+        divert_to_null(w->file);
+        H5Fflush(w->file, H5F_SCOPE_LOCAL);
+    }
     if (w->results >= 0) H5Dclose(w->results);
     if (w->rtype >= 0) H5Tclose(w->rtype);
     if (w->file >= 0) H5Fclose(w->file);
@@ -323,6 +341,7 @@ int mm_results_create(const char *path, const mm_results_axis *axes, int32_t n_a
     if (rc == 0) rc = write_axes(w, axes, err);
     if (rc == 0) rc = create_table(w, err);
     mm__h5quiet_end(&q);
+    if (rc && q.sys_errno) rc = mm__errf(err, -q.sys_errno, "%s: %s", path, strerror(q.sys_errno));
     if (rc) goto fail;
     free(keys);
     free(types);
@@ -404,6 +423,7 @@ int mm_results_write(mm_results_writer *w, int64_t first, int64_t n, const int32
             w->written[r >> 6] |= UINT64_C(1) << (r & 63);
     }
     mm__h5quiet_end(&q);
+    if (rc && q.sys_errno) rc = mm__errf(err, -q.sys_errno, "%s: %s", w->path, strerror(q.sys_errno));
     return rc;
 }
 
@@ -589,14 +609,19 @@ int mm_results_commit(mm_results_writer *w, const mm_results_meta *meta, mm_erro
     uint64_t hash = 0;
     if (rc == 0) rc = build_index_and_hash(w, obj_col, &hash, err);
     if (rc == 0) rc = write_meta(w, meta, w->lay.cols[obj_col].name, hash, err);
+    /* Flush first: a flush that fails (a full disk) leaves every ID valid, and writer_free closes them safely. */
+    if (rc == 0 && H5Fflush(w->file, H5F_SCOPE_LOCAL) < 0)
+        rc = mm__errf(err, MM_EHDF5, "%s: cannot write %s", w->path, w->tmp);
     if (rc == 0) {
-        herr_t a = H5Dclose(w->results), b = H5Fclose(w->file);
-        w->results = w->file = -1;
+        herr_t a = H5Dclose(w->results);
+        w->results = -1;
+        herr_t b = H5Fclose(w->file);
+        if (b >= 0) w->file = -1;
         if (a < 0 || b < 0) rc = mm__errf(err, MM_EHDF5, "%s: error closing %s", w->path, w->tmp);
     }
     mm__h5quiet_end(&q);
-    if (rc == 0 && (rc = mm__fsync_path(w->tmp)) != 0)
-        mm__errf(err, rc, "%s: fsync: %s", w->tmp, mm_strerror(rc));
+    if (rc && q.sys_errno) rc = mm__errf(err, -q.sys_errno, "%s: %s", w->path, strerror(q.sys_errno));
+    if (rc == 0 && (rc = mm__fsync_path(w->tmp)) != 0) mm__errf(err, rc, "%s: %s", w->path, mm_strerror(rc));
     if (rc == 0 && rename(w->tmp, w->path) != 0)
         rc = mm__errf(err, -errno, "%s: rename from %s: %s", w->path, w->tmp, strerror(errno));
     if (rc == 0) {

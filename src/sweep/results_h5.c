@@ -9,10 +9,33 @@
 
 #include "results_int.h"
 
+/* Error stack walk: the first "errno = N" in a description (H5FD sec2: "file write failed: ..., errno = 28,
+ * error message = 'No space left on device', ..."). */
+static herr_t find_errno(unsigned n, const H5E_error2_t *e, void *data)
+{
+    (void)n;
+    int *found = data;
+    const char *p = e && e->desc ? strstr(e->desc, "errno = ") : NULL;
+    if (p && *found == 0) {
+        long v = strtol(p + 8, NULL, 10);
+        if (v > 0 && v < 4096) *found = (int)v;
+    }
+    return 0;
+}
+
+/* Called by HDF5 instead of printing when an API call fails. */
+static herr_t capture(hid_t stack, void *data)
+{
+    mm__h5quiet *q = data;
+    if (q->sys_errno == 0) H5Ewalk2(stack, H5E_WALK_DOWNWARD, find_errno, &q->sys_errno);
+    return 0;
+}
+
 void mm__h5quiet_begin(mm__h5quiet *q)
 {
     H5Eget_auto2(H5E_DEFAULT, &q->func, &q->data);
-    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    q->sys_errno = 0;
+    H5Eset_auto2(H5E_DEFAULT, capture, q);
 }
 
 void mm__h5quiet_end(mm__h5quiet *q)

@@ -59,10 +59,14 @@ int mm__rlayout_find(const mm__rlayout *l, const char *name);
  */
 hid_t mm__rlayout_h5type(const mm__rlayout *l);
 
-/* Silence HDF5's automatic error printing for the duration of one public call. */
+/* Silence HDF5's automatic error printing for the duration of one public call. Instead of printing, a
+ * failing HDF5 call records in sys_errno the first system error behind it (HDF5's file drivers put
+ * "errno = N" in the error stack's text: a full disk is ENOSPC), so the caller can report the system error
+ * ("OUT: No space left on device") rather than the HDF5 call that saw it. */
 typedef struct mm__h5quiet {
     H5E_auto2_t func;
     void *data;
+    int sys_errno;
 } mm__h5quiet;
 void mm__h5quiet_begin(mm__h5quiet *q);
 void mm__h5quiet_end(mm__h5quiet *q);

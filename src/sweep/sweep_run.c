@@ -11,14 +11,18 @@
  *            counter; results come back through a ring of K slots in a shared segment (chunk c writes slot
  *            c mod K once chunk c - K is drained); the parent drains chunks in order, journals them, and
  *            reruns itself any chunk whose worker died. */
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -113,6 +117,12 @@ static int emit(run *r, const chunk *c, const mm_metrics *m, mm_error *err)
     return 0;
 }
 
+/* A stop was asked for (mm_sweep_opts.cancel, set by a signal handler). */
+static int cancelled(const run *r)
+{
+    return r->o->cancel && *r->o->cancel;
+}
+
 /* ---- serial ---- */
 
 static int run_serial(run *r, mm_error *err)
@@ -122,6 +132,10 @@ static int run_serial(run *r, mm_error *err)
     mm_metrics *m = malloc((size_t)cap * sizeof *m);
     int rc = p && m ? 0 : mm__errf(err, -ENOMEM, "out of memory");
     for (int64_t c = 0; c < r->n_chunks && rc == 0; c++) {
+        if (cancelled(r)) {
+            rc = MM_EINTERRUPTED;
+            break;
+        }
         rc = compute_chunk(r, &r->chunks[c], p, m, err);
         if (rc == 0) rc = emit(r, &r->chunks[c], m, err);
         if (rc == 0 && (rc = mm__journal_sync(&r->j))) mm__errf(err, rc, "journal: fsync: %s", strerror(-rc));
@@ -140,30 +154,29 @@ static int run_threads(run *r, int workers, mm_error *err)
     mm_metrics *m = malloc((size_t)(window * cap) * sizeof *m);
     int *rcs = calloc((size_t)window, sizeof *rcs);
     mm_error *errs = calloc((size_t)window, sizeof *errs);
-    if (!p || !m || !rcs || !errs) {
-        free(p);
-        free(m);
-        free(rcs);
-        free(errs);
-        return mm__errf(err, -ENOMEM, "out of memory");
-    }
-    int rc = 0;
+    int rc = p && m && rcs && errs ? 0 : mm__errf(err, -ENOMEM, "out of memory");
     for (int64_t w0 = 0; w0 < r->n_chunks && rc == 0; w0 += window) {
+        if (cancelled(r)) {
+            rc = MM_EINTERRUPTED;
+            break;
+        }
         int64_t wn = r->n_chunks - w0 < window ? r->n_chunks - w0 : window;
 #if MM_HAVE_OPENMP
 #pragma omp parallel for schedule(dynamic, 1) num_threads(workers)
 #endif
-        for (int64_t k = 0; k < wn; k++)
-            rcs[k] = compute_chunk(r, &r->chunks[w0 + k], p + k * cap, m + k * cap, &errs[k]);
+        for (int64_t k = 0; k < wn; k++) /* a stop skips the chunks not yet started */
+            rcs[k] = cancelled(r) ? MM_EINTERRUPTED : compute_chunk(r, &r->chunks[w0 + k], p + k * cap, m + k * cap, &errs[k]);
+        /* Journal the window in chunk order, up to the first chunk that did not finish. */
         for (int64_t k = 0; k < wn && rc == 0; k++) {
             if (rcs[k]) {
-                *err = errs[k];
+                if (rcs[k] != MM_EINTERRUPTED) *err = errs[k];
                 rc = rcs[k];
             } else {
                 rc = emit(r, &r->chunks[w0 + k], m + k * cap, err);
             }
         }
-        if (rc == 0 && (rc = mm__journal_sync(&r->j))) mm__errf(err, rc, "journal: fsync: %s", strerror(-rc));
+        int src = mm__journal_sync(&r->j);
+        if (src && (rc == 0 || rc == MM_EINTERRUPTED)) rc = mm__errf(err, src, "journal: fsync: %s", strerror(-src));
     }
     free(p);
     free(m);
@@ -246,6 +259,9 @@ static void worker_main(run *r, shm_view *v, int index)
     int64_t finished = 0;
     int me = (int)getpid();
     for (;;) {
+        /* A stop (this process got the terminal's SIGINT too, through the parent's handler): claim nothing more;
+         * the parent journals what is done. */
+        if (cancelled(r)) break;
         int64_t c = atomic_fetch_add(&v->h->next, 1);
         if (c >= v->h->n_chunks) break;
         atomic_store(&v->pid[c], me);
@@ -273,6 +289,35 @@ static void worker_main(run *r, shm_view *v, int index)
     _exit(0);
 }
 
+/* Reap any worker of ours that has exited (never another child of the host program: waitpid(-1) would reap
+ * those, or block on them). Returns the pid reaped (its slot in pids is cleared) and its status, or 0. */
+static pid_t reap_one(pid_t *pids, int workers, int *wst)
+{
+    for (int w = 0; w < workers; w++) {
+        if (pids[w] <= 0) continue;
+        pid_t r = waitpid(pids[w], wst, WNOHANG);
+        if (r == pids[w] || (r < 0 && errno == ECHILD)) {
+            if (r < 0) *wst = 0; /* reaped by someone else (the host): count it as gone */
+            pids[w] = 0;
+            return r > 0 ? r : -1;
+        }
+    }
+    return 0;
+}
+
+/* Compute chunk c here in the parent (a worker died with it, or could not compute it). */
+static int parent_compute(run *r, int64_t c, mm_params *pp, mm_metrics **redo, mm_error *err)
+{
+    mm_metrics *m = malloc((size_t)r->o->chunk * sizeof *m);
+    int rc = m ? compute_chunk(r, &r->chunks[c], pp, m, err) : mm__errf(err, -ENOMEM, "out of memory");
+    if (rc) {
+        free(m);
+        return rc;
+    }
+    redo[c] = m;
+    return 0;
+}
+
 static int run_process(run *r, int workers, mm_error *err)
 {
     int64_t k = (int64_t)workers * 4, cap = r->o->chunk;
@@ -283,46 +328,55 @@ static int run_process(run *r, int workers, mm_error *err)
     mm_metrics **redo = calloc((size_t)(r->n_chunks > 0 ? r->n_chunks : 1), sizeof *redo);
     mm_params *pp = malloc((size_t)cap * sizeof *pp);
     if (!pids || !redo || !pp) {
-        free(pids);
-        free(redo);
-        free(pp);
-        munmap(v.base, v.bytes);
-        return mm__errf(err, -ENOMEM, "out of memory");
+        rc = mm__errf(err, -ENOMEM, "out of memory");
+        goto out;
     }
     fflush(NULL);
     int alive = 0;
+    pid_t parent = getpid();
     for (int w = 0; w < workers; w++) {
         pid_t pid = fork();
         if (pid < 0) {
             rc = mm__errf(err, -errno, "fork: %s", strerror(errno));
             break;
         }
-        if (pid == 0) worker_main(r, &v, w);
+        if (pid == 0) {
+            /* Die with the parent: SIGKILL when it exits, however it exits. If it died before the line
+             * above ran, we were already reparented: getppid() tells. (The death signal follows the thread
+             * that forked; the engine forks from the thread that calls mm_sweep_run.) */
+            if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent) _exit(4);
+            worker_main(r, &v, w);
+        }
         pids[w] = pid;
         alive++;
     }
+    int stopping = 0;
     for (int64_t c = 0; c < r->n_chunks && rc == 0; c++) {
+        if (!stopping && cancelled(r)) {
+            /* Stop the workers at once; chunks already in the ring (C_DONE) are still journaled below. */
+            stopping = 1;
+            for (int w = 0; w < workers; w++)
+                if (pids[w] > 0) kill(pids[w], SIGKILL);
+        }
         for (;;) {
             int st = atomic_load(&v.state[c]);
             if (st == C_DONE || st == C_PARENT) break;
+            /* Asked to stop: journal nothing more than what is ready now. */
+            if (cancelled(r)) {
+                rc = MM_EINTERRUPTED;
+                break;
+            }
             if (st == C_FAILED) {
                 /* A worker could not compute it (bad parameters surface here): redo here for the message. */
-                mm_metrics *m = malloc((size_t)cap * sizeof *m);
-                rc = m ? compute_chunk(r, &r->chunks[c], pp, m, err) : mm__errf(err, -ENOMEM, "out of memory");
-                if (rc == 0) {
-                    redo[c] = m;
-                    atomic_store(&v.state[c], C_PARENT);
-                } else {
-                    free(m);
-                }
+                if ((rc = parent_compute(r, c, pp, redo, err)) == 0) atomic_store(&v.state[c], C_PARENT);
                 break;
             }
             /* Reap workers; a worker that died abnormally loses the chunks it claimed: rerun them here. */
             int wst;
-            pid_t dead = waitpid(-1, &wst, WNOHANG);
-            if (dead > 0) {
+            pid_t dead = reap_one(pids, workers, &wst);
+            if (dead) {
                 alive--;
-                int crashed = !(WIFEXITED(wst) && WEXITSTATUS(wst) == 0);
+                int crashed = dead > 0 && !(WIFEXITED(wst) && WEXITSTATUS(wst) == 0);
                 int64_t claimed = atomic_load(&v.h->next);
                 if (claimed > r->n_chunks) claimed = r->n_chunks;
                 for (int64_t d = c; d < claimed && crashed && rc == 0; d++) {
@@ -332,14 +386,7 @@ static int run_process(run *r, int workers, mm_error *err)
                     if (!mine) continue;
                     int expect = s2;
                     if (!atomic_compare_exchange_strong(&v.state[d], &expect, C_PARENT)) continue;
-                    mm_metrics *m = malloc((size_t)cap * sizeof *m);
-                    rc = m ? compute_chunk(r, &r->chunks[d], pp, m, err) : mm__errf(err, -ENOMEM, "out of memory");
-                    if (rc) {
-                        free(m);
-                        break;
-                    }
-                    redo[d] = m;
-                    r->rerun++;
+                    if ((rc = parent_compute(r, d, pp, redo, err)) == 0) r->rerun++;
                 }
                 continue;
             }
@@ -348,14 +395,7 @@ static int run_process(run *r, int workers, mm_error *err)
                 int expect = atomic_load(&v.state[c]);
                 if (expect == C_DONE || expect == C_PARENT) break;
                 if (!atomic_compare_exchange_strong(&v.state[c], &expect, C_PARENT)) continue;
-                mm_metrics *m = malloc((size_t)cap * sizeof *m);
-                rc = m ? compute_chunk(r, &r->chunks[c], pp, m, err) : mm__errf(err, -ENOMEM, "out of memory");
-                if (rc) {
-                    free(m);
-                    break;
-                }
-                redo[c] = m;
-                r->rerun++;
+                if ((rc = parent_compute(r, c, pp, redo, err)) == 0) r->rerun++;
                 break;
             }
             nap_ns(2000000);
@@ -373,15 +413,20 @@ static int run_process(run *r, int workers, mm_error *err)
         if (rc == 0 && (c + 1 == r->n_chunks || atomic_load(&v.state[c + 1]) != C_DONE) && (rc = mm__journal_sync(&r->j)))
             mm__errf(err, rc, "journal: fsync: %s", strerror(-rc));
     }
-    /* Stop and reap the workers (on error they may still be running). */
+    /* Stop and reap the workers (on error or a stop they may still be running). */
     for (int w = 0; w < workers; w++)
         if (pids[w] > 0 && rc) kill(pids[w], SIGKILL);
-    while (alive > 0) {
+    for (int w = 0; w < workers; w++) {
         int wst;
-        if (waitpid(-1, &wst, 0) <= 0) break;
-        alive--;
+        while (pids[w] > 0 && waitpid(pids[w], &wst, 0) < 0 && errno == EINTR) {
+        }
     }
-    for (int64_t c = 0; c < r->n_chunks; c++) free(redo[c]);
+    if (rc == MM_EINTERRUPTED) {
+        int src = mm__journal_sync(&r->j);
+        if (src) rc = mm__errf(err, src, "journal: fsync: %s", strerror(-src));
+    }
+out:
+    for (int64_t d = 0; redo && d < r->n_chunks; d++) free(redo[d]);
     free(redo);
     free(pids);
     free(pp);
@@ -392,7 +437,7 @@ static int run_process(run *r, int workers, mm_error *err)
 /* ---- results from the journal ---- */
 
 typedef struct build_ctx {
-    const mm_grid *g;
+    const run *r;
     mm_results_writer *w;
     int32_t *idx;
     int64_t idx_cap;
@@ -402,24 +447,79 @@ typedef struct build_ctx {
 static int build_cb(int64_t first, uint32_t count, const mm_metrics *m, void *user)
 {
     build_ctx *b = user;
-    int32_t na = b->g->n_axes;
+    const mm_grid *g = b->r->g;
+    int32_t na = g->n_axes;
+    if (cancelled(b->r)) return mm__errf(b->err, MM_EINTERRUPTED, "interrupted");
     if ((int64_t)count * na > b->idx_cap) {
         free(b->idx);
         b->idx_cap = (int64_t)count * na;
         b->idx = malloc((size_t)b->idx_cap * sizeof *b->idx);
-        if (!b->idx) return mm__errf(b->err, -ENOMEM, "out of memory");
+        if (!b->idx) {
+            b->idx_cap = 0;
+            return mm__errf(b->err, -ENOMEM, "out of memory");
+        }
     }
     mm_params p;
-    for (uint32_t k = 0; k < count; k++) mm_grid_combo(b->g, first + k, &p, b->idx + (size_t)k * na);
+    for (uint32_t k = 0; k < count; k++) mm_grid_combo(g, first + k, &p, b->idx + (size_t)k * na);
     return mm_results_write(b->w, first, count, b->idx, m, b->err);
 }
 
+/* Commit the table with its provenance (paths without the "#symbol" of the tape axis). */
+static int commit_results(run *r, mm_results_writer *w, mm_sweep_report *rep, mm_error *err)
+{
+    const mm_grid *g = r->g;
+    int32_t nt = r->n_tapes;
+    const char **paths = calloc((size_t)nt, sizeof *paths), **syms = calloc((size_t)nt, sizeof *syms);
+    uint64_t *fps = calloc((size_t)nt, sizeof *fps);
+    char **pathbuf = calloc((size_t)nt, sizeof *pathbuf);
+    int rc = paths && syms && fps && pathbuf ? 0 : mm__errf(err, -ENOMEM, "out of memory");
+    for (int32_t t = 0; t < nt && rc == 0; t++) {
+        if (!(pathbuf[t] = strdup(g->axes[0].text[t]))) {
+            rc = mm__errf(err, -ENOMEM, "out of memory");
+            break;
+        }
+        char *hash = strrchr(pathbuf[t], '#');
+        if (hash) *hash = 0;
+        paths[t] = pathbuf[t];
+        syms[t] = r->ticks[t].inst.symbol;
+        fps[t] = r->ticks[t].inst.fingerprint;
+    }
+    if (rc) {
+        mm_results_abort(w);
+    } else {
+        const char *engines[] = {"process", "threads", "serial"};
+        mm_results_meta meta = {0};
+        meta.config_text = r->o->config_text ? r->o->config_text : "";
+        meta.seed = r->o->seed;
+        meta.engine = engines[r->o->engine];
+        meta.workers = rep->workers;
+        meta.wall_s = rep->wall_s;
+        meta.combos_per_s = rep->combos_per_s;
+        meta.updates_per_s = rep->updates_per_s;
+        meta.n_inputs = nt;
+        meta.input_paths = paths;
+        meta.input_symbols = syms;
+        meta.input_fingerprints = fps;
+        memcpy(meta.markout_ns, r->o->sim.markout_ns, sizeof meta.markout_ns);
+        meta.objective = r->o->objective ? r->o->objective : "pnl";
+        rc = mm_results_commit(w, &meta, err);
+    }
+    for (int32_t t = 0; t < nt && pathbuf; t++) free(pathbuf[t]);
+    free(pathbuf);
+    free(paths);
+    free(syms);
+    free(fps);
+    return rc;
+}
+
+/* Build the table from the journal (every record verified again) and commit it. */
 static int write_results(run *r, const char *out, const char *jpath, mm_sweep_report *rep, mm_error *err)
 {
     const mm_grid *g = r->g;
     mm_results_axis ax[MM_GRID_AXES_MAX];
     int64_t *i64s[MM_GRID_AXES_MAX] = {0};
-    for (int32_t m = 0; m < g->n_axes; m++) {
+    int rc = 0;
+    for (int32_t m = 0; m < g->n_axes && rc == 0; m++) {
         const mm_grid_axis *a = &g->axes[m];
         ax[m] = (mm_results_axis){0};
         ax[m].key = a->key;
@@ -429,8 +529,10 @@ static int write_results(run *r, const char *out, const char *jpath, mm_sweep_re
             ax[m].names = (const char *const *)a->text;
         } else if (a->kind == MM_KEY_INT) {
             ax[m].type = MM_COL_I64;
-            i64s[m] = malloc((size_t)a->n * sizeof(int64_t));
-            if (!i64s[m]) return mm__errf(err, -ENOMEM, "out of memory");
+            if (!(i64s[m] = malloc((size_t)a->n * sizeof(int64_t)))) {
+                rc = mm__errf(err, -ENOMEM, "out of memory");
+                break;
+            }
             for (int32_t i = 0; i < a->n; i++) i64s[m][i] = strtoll(a->text[i], NULL, 10);
             ax[m].i64 = i64s[m];
         } else {
@@ -439,105 +541,236 @@ static int write_results(run *r, const char *out, const char *jpath, mm_sweep_re
         }
     }
     mm_results_writer *w = NULL;
-    int rc = mm_results_create(out, ax, g->n_axes, g->n_combos, r->o->sim.markout_ns, &w, err);
+    if (rc == 0) rc = mm_results_create(out, ax, g->n_axes, g->n_combos, r->o->sim.markout_ns, &w, err);
     if (rc == 0) {
-        build_ctx b = {g, w, NULL, 0, err};
-        rc = mm__journal_scan(jpath, build_cb, &b);
-        if (rc && !err->msg[0]) mm__errf(err, rc, "%s: cannot read the journal: %s", jpath, mm_strerror(rc));
+        build_ctx b = {r, w, NULL, 0, err};
+        rc = mm__journal_scan(&r->j, jpath, build_cb, &b, err);
         free(b.idx);
-        if (rc) {
+        if (rc)
             mm_results_abort(w);
-        } else {
-            const char **paths = calloc((size_t)r->n_tapes, sizeof *paths), **syms = calloc((size_t)r->n_tapes, sizeof *syms);
-            uint64_t *fps = calloc((size_t)r->n_tapes, sizeof *fps);
-            char **pathbuf = calloc((size_t)r->n_tapes, sizeof *pathbuf);
-            for (int32_t t = 0; t < r->n_tapes && pathbuf; t++) {
-                pathbuf[t] = strdup(g->axes[0].text[t]);
-                char *hash = pathbuf[t] ? strrchr(pathbuf[t], '#') : NULL;
-                if (hash) *hash = 0;
-                paths[t] = pathbuf[t];
-                syms[t] = r->ticks[t].inst.symbol;
-                fps[t] = r->ticks[t].inst.fingerprint;
-            }
-            const char *engines[] = {"process", "threads", "serial"};
-            mm_results_meta meta = {0};
-            meta.config_text = r->o->config_text ? r->o->config_text : "";
-            meta.seed = r->o->seed;
-            meta.engine = engines[r->o->engine];
-            meta.workers = rep->workers;
-            meta.wall_s = rep->wall_s;
-            meta.combos_per_s = rep->combos_per_s;
-            meta.updates_per_s = rep->updates_per_s;
-            meta.n_inputs = r->n_tapes;
-            meta.input_paths = paths;
-            meta.input_symbols = syms;
-            meta.input_fingerprints = fps;
-            memcpy(meta.markout_ns, r->o->sim.markout_ns, sizeof meta.markout_ns);
-            meta.objective = r->o->objective ? r->o->objective : "pnl";
-            rc = mm_results_commit(w, &meta, err);
-            for (int32_t t = 0; t < r->n_tapes && pathbuf; t++) free(pathbuf[t]);
-            free(pathbuf);
-            free(paths);
-            free(syms);
-            free(fps);
-            if (rc == 0) rc = mm_results_hash(out, &rep->content_hash, err);
-        }
+        else
+            rc = commit_results(r, w, rep, err);
+        if (rc == 0) rc = mm_results_hash(out, &rep->content_hash, err);
     }
     for (int32_t m = 0; m < g->n_axes; m++) free(i64s[m]);
     return rc;
 }
 
-/* Identity of a run for --resume: everything that changes the table's content. */
-static uint64_t run_identity(const run *r)
+/* ---- identity of a run (for --resume) ---- */
+
+typedef struct sbuf {
+    char *p;
+    size_t len, cap;
+    int oom;
+} sbuf;
+
+static void sb_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sb_printf(sbuf *b, const char *fmt, ...)
 {
-    XXH3_state_t *s = XXH3_createState();
-    XXH3_64bits_reset(s);
+    if (b->oom) return;
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        int n = vsnprintf(b->p ? b->p + b->len : NULL, b->p ? b->cap - b->len : 0, fmt, ap);
+        va_end(ap);
+        if (n < 0) {
+            b->oom = 1;
+            return;
+        }
+        if (b->p && b->len + (size_t)n < b->cap) {
+            b->len += (size_t)n;
+            return;
+        }
+        size_t cap = (b->cap ? b->cap * 2 : 1024) + (size_t)n;
+        char *np = realloc(b->p, cap);
+        if (!np) {
+            b->oom = 1;
+            return;
+        }
+        b->p = np;
+        b->cap = cap;
+    }
+}
+
+/* Everything that changes the table's content, one "name<TAB>value" line each, in an order where an earlier
+ * difference explains the later ones (the tapes, then which axes, then each axis, then the fixed parameters
+ * and the settings). The journal stores this text; its XXH3 is the run id. An axis is described by its first
+ * values and count; a separate line holds the hash of all its values. */
+static char *build_identity(const run *r)
+{
     const mm_grid *g = r->g;
-    XXH3_64bits_update(s, &g->n_combos, sizeof g->n_combos);
-    for (int32_t m = 0; m < g->n_axes; m++) {
-        XXH3_64bits_update(s, g->axes[m].key, strlen(g->axes[m].key) + 1);
-        for (int32_t i = 0; i < g->axes[m].n; i++) XXH3_64bits_update(s, g->axes[m].text[i], strlen(g->axes[m].text[i]) + 1);
+    sbuf b = {0};
+    sb_printf(&b, "tapes\t%d\n", (int)r->n_tapes);
+    for (int32_t t = 0; t < r->n_tapes; t++)
+        sb_printf(&b, "tape %d\t%s (fingerprint %016" PRIx64 ")\n", (int)t, g->axes[0].text[t], r->ticks[t].inst.fingerprint);
+    sb_printf(&b, "axes\t");
+    for (int32_t m = 1; m < g->n_axes; m++) sb_printf(&b, "%s%s", m > 1 ? "," : "", g->axes[m].key);
+    sb_printf(&b, "\n");
+    for (int32_t m = 1; m < g->n_axes; m++) {
+        const mm_grid_axis *a = &g->axes[m];
+        sb_printf(&b, "axis %s\t", a->key);
+        for (int32_t i = 0; i < a->n && i < 6; i++) sb_printf(&b, "%s%s", i ? "," : "", a->text[i]);
+        if (a->n > 6) sb_printf(&b, ",...,%s (%d values)", a->text[a->n - 1], (int)a->n);
+        uint64_t h = 0;
+        for (int32_t i = 0; i < a->n; i++) h = XXH3_64bits_withSeed(a->text[i], strlen(a->text[i]) + 1, h);
+        sb_printf(&b, "\naxis-values %s\t%016" PRIx64 "\n", a->key, h);
     }
     for (int k = 0; k < mm_params_key_count(); k++) {
-        char buf[64];
         const char *key = mm_params_key_name(k, NULL);
+        int on_axis = 0;
+        for (int32_t m = 1; m < g->n_axes; m++) on_axis |= !strcmp(g->axes[m].key, key);
+        if (on_axis) continue;
+        char buf[64] = "";
         mm_params_get(&g->base, key, buf, sizeof buf);
-        XXH3_64bits_update(s, buf, strlen(buf) + 1);
+        sb_printf(&b, "set %s\t%s\n", key, buf);
     }
-    for (int32_t t = 0; t < r->n_tapes; t++) XXH3_64bits_update(s, &r->ticks[t].inst.fingerprint, 8);
-    XXH3_64bits_update(s, &r->o->sim, sizeof r->o->sim);
-    XXH3_64bits_update(s, &r->o->seed, sizeof r->o->seed);
-    const char *obj = r->o->objective ? r->o->objective : "pnl";
-    XXH3_64bits_update(s, obj, strlen(obj) + 1);
-    uint64_t h = XXH3_64bits_digest(s);
-    XXH3_freeState(s);
-    return h;
+    sb_printf(&b, "seed\t%" PRIu64 "\n", r->o->seed);
+    sb_printf(&b, "objective\t%s\n", r->o->objective ? r->o->objective : "pnl");
+    sb_printf(&b, "sample_ns\t%" PRId64 "\n", r->o->sim.sample_ns);
+    sb_printf(&b, "year_seconds\t%.17g\n", r->o->sim.year_s);
+    sb_printf(&b, "markout_ns\t%" PRId64 ",%" PRId64 ",%" PRId64 "\n", r->o->sim.markout_ns[0], r->o->sim.markout_ns[1],
+              r->o->sim.markout_ns[2]);
+    if (b.oom) {
+        free(b.p);
+        return NULL;
+    }
+    return b.p;
+}
+
+/* ---- checks before any state ---- */
+
+/* Markout horizons give distinct column names; the objective names a metric column (float or integer). */
+static int check_columns(const mm_sweep_opts *o, mm_error *err)
+{
+    char names[MM_RESULTS_METRICS][32];
+    for (int i = 0; i < MM_RESULTS_METRICS; i++) {
+        mm_results_metric(i, o->sim.markout_ns, names[i], sizeof names[i]);
+        for (int j = 0; j < i; j++)
+            if (!strcmp(names[i], names[j]))
+                return mm__errf(err, MM_EUSAGE,
+                                "markout_ns: the horizons %" PRId64 ",%" PRId64 ",%" PRId64 " give the column %s twice",
+                                o->sim.markout_ns[0], o->sim.markout_ns[1], o->sim.markout_ns[2], names[i]);
+    }
+    const char *obj = o->objective ? o->objective : "pnl";
+    for (int i = 0; i < MM_RESULTS_METRICS; i++)
+        if (!strcmp(obj, names[i])) return 0;
+    char list[640] = "";
+    size_t len = 0;
+    for (int i = 0; i < MM_RESULTS_METRICS && len < sizeof list; i++)
+        len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "", names[i]);
+    return mm__errf(err, MM_EUSAGE, "objective: '%s' is not a metric column (%s)", obj, list);
+}
+
+/* Memory the run needs beyond its tapes, per combination: the done map (1 byte), the results writer's row
+ * bitmap (1/8) and, at commit, the objective index's (key, row) pairs and the sort's scratch (2 x 16 bytes);
+ * per chunk, its plan (16 bytes) and the process engine's state words (8). */
+#define BYTES_PER_COMBO 34
+#define BYTES_PER_CHUNK 24
+
+static void fmt_bytes(double b, char *buf, size_t cap)
+{
+    const char *u[] = {"bytes", "KB", "MB", "GB", "TB", "PB"};
+    int i = 0;
+    while (b >= 1000 && i < 5) b /= 1000, i++;
+    snprintf(buf, cap, i ? "%.1f %s" : "%.0f %s", b, u[i]);
+}
+
+/* The run's memory against the machine's: refused before anything is allocated when it cannot fit. */
+static int check_memory(const mm_grid *g, int64_t chunk, mm_error *err)
+{
+    double need = (double)g->n_combos * BYTES_PER_COMBO + ((double)g->n_combos / (double)chunk + 2.0 * g->axes[0].n) * BYTES_PER_CHUNK;
+    long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+    double have = pages > 0 && psz > 0 ? (double)pages * (double)psz : 0;
+    if (have > 0 && need > have) {
+        char n[32], h[32];
+        fmt_bytes(need, n, sizeof n);
+        fmt_bytes(have, h, sizeof h);
+        return mm__errf(err, MM_EUSAGE,
+                        "grid: %" PRId64 " combinations need %s of memory (%d bytes per combination for the journal "
+                        "map and the results index), more than this machine's %s",
+                        g->n_combos, n, BYTES_PER_COMBO, h);
+    }
+    return 0;
+}
+
+/* Every combination's parameters, before anything runs. Parameters do not depend on the tape, so this walks
+ * the distinct parameter sets (the grid without the tape axis) in id order, changing one axis value per step
+ * (an odometer: no table of combinations is built), and stops at the first invalid one. A cross-parameter
+ * rule (inv_limit >= quote_size, ...) can fail on any combination, so every one is checked: about 10 ns
+ * each, a small fraction of simulating it. */
+static int check_combos(const mm_grid *g, mm_error *err)
+{
+    int32_t na = g->n_axes, idx[MM_GRID_AXES_MAX] = {0};
+    mm_params p = g->base;
+    for (int32_t m = 1; m < na; m++) mm__params_copy_key(&p, &g->axes[m].parsed[0], g->axes[m].key_ix);
+    int64_t count = g->n_combos / g->axes[0].n;
+    for (int64_t c = 0; c < count; c++) {
+        if (c > 0) {
+            int32_t m = na - 1;
+            while (++idx[m] == g->axes[m].n) {
+                idx[m] = 0;
+                mm__params_copy_key(&p, &g->axes[m].parsed[0], g->axes[m].key_ix);
+                m--;
+            }
+            mm__params_copy_key(&p, &g->axes[m].parsed[idx[m]], g->axes[m].key_ix);
+        }
+        mm_error e = {0};
+        int rc = mm_params_check(&p, &e);
+        if (rc == 0) continue;
+        char at[400] = "";
+        size_t len = 0;
+        for (int32_t m = 1; m < na && len < sizeof at; m++)
+            len += (size_t)snprintf(at + len, sizeof at - len, "%s%s=%s", m > 1 ? " " : "", g->axes[m].key,
+                                    g->axes[m].text[idx[m]]);
+        return mm__errf(err, rc, "grid: combination %s: %s", at, e.msg);
+    }
+    return 0;
+}
+
+/* Remove "<out>.tmp.<pid>" files of processes that no longer exist (a run killed during its final write):
+ * called once this run holds the journal's lock. A live pid's file is another command's: kept. */
+static void clean_stale_tmps(const char *out)
+{
+    const char *slash = strrchr(out, '/');
+    char *dir = slash ? strndup(out, slash == out ? 1 : (size_t)(slash - out)) : strdup(".");
+    const char *base = slash ? slash + 1 : out;
+    size_t bl = strlen(base);
+    DIR *d = dir ? opendir(dir) : NULL;
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        const char *n = e->d_name;
+        if (strncmp(n, base, bl) || strncmp(n + bl, ".tmp.", 5)) continue;
+        const char *digits = n + bl + 5;
+        char *end;
+        errno = 0;
+        long pid = strtol(digits, &end, 10);
+        if (*digits < '1' || *digits > '9' || *end || errno || pid <= 0 || (pid_t)pid != pid) continue;
+        if ((pid_t)pid == getpid() || (kill((pid_t)pid, 0) != 0 && errno == ESRCH)) unlinkat(dirfd(d), n, 0);
+    }
+    if (d) closedir(d);
+    free(dir);
 }
 
 int mm_sweep_run(const mm_grid *g, const mm_sweep_opts *o, const char *out_path, mm_sweep_report *rep, mm_error *err)
 {
     mm_error e_local = {0};
     if (!err) err = &e_local;
+    if (!rep) return mm__errf(err, -EINVAL, "mm_sweep_run: NULL argument");
     memset(rep, 0, sizeof *rep);
     if (!g || !o || !out_path) return mm__errf(err, -EINVAL, "mm_sweep_run: NULL argument");
+    /* ---- everything is checked before any state exists (journal, temporary file, shared memory) ---- */
     if (g->n_axes < 1 || strcmp(g->axes[0].key, "tape")) return mm__errf(err, MM_EUSAGE, "tape: no input tick file");
     if (g->n_combos <= 0) return mm__errf(err, MM_EUSAGE, "grid: empty");
     if (o->chunk < 0 || o->chunk > 1000000) return mm__errf(err, MM_EUSAGE, "chunk: %" PRId64 " must be in [1, 1e6] (0: auto)", o->chunk);
     if (o->engine < 0 || o->engine > 2) return mm__errf(err, MM_EUSAGE, "engine: unknown");
     if (o->workers < 0 || o->workers > 4096) return mm__errf(err, MM_EUSAGE, "workers: %d must be in [0, 4096]", o->workers);
-    if (o->sim.sample_ns <= 0) return mm__errf(err, MM_EUSAGE, "sample_ns: must be > 0");
-    {
-        /* Every combination's parameters are valid: checking the axis extremes is not enough (GLFT limits
-         * depend on several axes), so check each distinct combination of axis values lazily: all of them
-         * here for grids up to 1e6, else the corners of every axis pair via a sampled scan. */
-        mm_params p;
-        int64_t step = g->n_combos <= 1000000 ? 1 : g->n_combos / 1000000;
-        for (int64_t id = 0; id < g->n_combos; id += step) {
-            mm_grid_combo(g, id, &p, NULL);
-            int rc = mm_params_check(&p, err);
-            if (rc) return rc;
-        }
-    }
+    int rc = mm_sim_config_check(&o->sim, NULL, err);
+    if (rc == 0) rc = check_columns(o, err);
+    if (rc) return rc;
+    struct stat ost;
+    if (!*out_path) return mm__errf(err, MM_EUSAGE, "output: empty path");
+    if (strlen(out_path) > 4000) return mm__errf(err, MM_EUSAGE, "%.60s...: output path too long", out_path);
+    if (stat(out_path, &ost) == 0 && S_ISDIR(ost.st_mode)) return mm__errf(err, MM_EUSAGE, "%s: is a directory", out_path);
     int workers = o->workers;
     if (workers == 0) {
         long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -562,6 +795,7 @@ int mm_sweep_run(const mm_grid *g, const mm_sweep_opts *o, const char *out_path,
         if (chunk_sz < 64) chunk_sz = 64;
         if (chunk_sz > 256) chunk_sz = 256;
     }
+    if ((rc = check_memory(g, chunk_sz, err)) || (rc = check_combos(g, err))) return rc;
     mm_sweep_opts oo = *o;
     oo.chunk = chunk_sz;
     o = &oo;
@@ -572,15 +806,24 @@ int mm_sweep_run(const mm_grid *g, const mm_sweep_opts *o, const char *out_path,
     r.j.fd = -1;
     r.n_tapes = g->axes[0].n;
     r.per_tape = g->n_combos / r.n_tapes;
+    size_t jlen = strlen(out_path) + 9;
+    char *jpath = malloc(jlen), *ident = NULL;
+    uint8_t *done = NULL;
+    if (!jpath) return mm__errf(err, -ENOMEM, "out of memory");
+    snprintf(jpath, jlen, "%s.journal", out_path);
+    /* A live run on this output, or an interrupted one without --resume: say so now, before loading. */
+    if ((rc = mm__journal_precheck(jpath, out_path, o->resume, err))) goto out;
     r.ticks = calloc((size_t)r.n_tapes, sizeof *r.ticks);
     r.tapes = calloc((size_t)r.n_tapes, sizeof *r.tapes);
-    uint8_t *done = calloc((size_t)g->n_combos, 1);
-    size_t jlen = strlen(out_path) + 9;
-    char *jpath = malloc(jlen);
-    if (jpath) snprintf(jpath, jlen, "%s.journal", out_path);
-    int rc = 0;
-    if (!r.ticks || !r.tapes || !done || !jpath) {
+    if (!r.ticks || !r.tapes) {
         rc = mm__errf(err, -ENOMEM, "out of memory");
+        goto out;
+    }
+    done = calloc((size_t)g->n_combos, 1);
+    if (!done) {
+        char n[32];
+        fmt_bytes((double)g->n_combos, n, sizeof n);
+        rc = mm__errf(err, -ENOMEM, "grid: cannot allocate the %s map of %" PRId64 " combinations", n, g->n_combos);
         goto out;
     }
     /* Load every tape once (shared memory for the process engine) and prepare its tables. */
@@ -599,16 +842,22 @@ int mm_sweep_run(const mm_grid *g, const mm_sweep_opts *o, const char *out_path,
         int flags = o->load_flags | (o->engine == MM_ENGINE_PROCESS ? MM_LOAD_SHM : 0);
         rc = mm_ticks_load(spec, sym && *sym ? sym : NULL, flags, &r.ticks[t], err);
         free(spec);
+        if (rc == 0) rc = mm_sim_config_check(&o->sim, &r.ticks[t], err);
         if (rc == 0 && (rc = mm__tape_init(&r.tapes[t], &r.ticks[t], &o->sim)))
             mm__errf(err, rc, "cannot allocate the tape tables");
     }
     if (rc) goto out;
     r.t0 = now();
-    uint64_t id = run_identity(&r);
+    if (!(ident = build_identity(&r))) {
+        rc = mm__errf(err, -ENOMEM, "out of memory");
+        goto out;
+    }
     int64_t n_done = 0;
-    if (o->resume) rc = mm__journal_resume(&r.j, jpath, id, g->n_combos, done, &n_done, err);
-    else rc = mm__journal_create(&r.j, jpath, id, g->n_combos, err);
+    rc = mm__journal_open(&r.j, jpath, out_path, o->resume, XXH3_64bits(ident, strlen(ident)), ident, g->n_combos, done,
+                          &n_done, err);
     if (rc) goto out;
+    clean_stale_tmps(out_path); /* we hold the lock: nobody else is writing this output */
+    int64_t records_before = r.j.records;
     /* Chunks over the combinations not yet done, never across a tape boundary. */
     {
         int64_t cap = g->n_combos / o->chunk + 2 * r.n_tapes + 16, n = 0;
@@ -643,15 +892,18 @@ int mm_sweep_run(const mm_grid *g, const mm_sweep_opts *o, const char *out_path,
         r.n_chunks = n;
         for (int64_t c = 0; c < n; c++) r.events_total += (int64_t)r.chunks[c].count * r.ticks[r.chunks[c].tape].n;
     }
+    free(done);
+    done = NULL;
     rep->chunks_resumed = n_done;
+    rep->chunks_total = records_before + r.n_chunks;
     switch (o->engine) {
     case MM_ENGINE_SERIAL: rc = run_serial(&r, err); break;
     case MM_ENGINE_THREADS: rc = run_threads(&r, workers, err); break;
     default: rc = run_process(&r, workers, err); break;
     }
     if (rc == 0 && (rc = mm__journal_sync(&r.j))) mm__errf(err, rc, "journal: fsync: %s", strerror(-rc));
-    mm__journal_close(&r.j);
     progress(&r, r.done_chunks, 1);
+    rep->chunks_saved = r.j.records;
     if (rc) goto out;
     rep->wall_s = now() - r.t0;
     rep->combos = g->n_combos;
@@ -661,11 +913,15 @@ int mm_sweep_run(const mm_grid *g, const mm_sweep_opts *o, const char *out_path,
     for (int64_t c = 0; c < r.n_chunks; c++) computed += r.chunks[c].count;
     rep->combos_per_s = rep->wall_s > 0 ? (double)computed / rep->wall_s : 0;
     rep->updates_per_s = rep->wall_s > 0 ? (double)r.events_total / rep->wall_s : 0;
+    /* The table, from the journal; the journal stays locked until it is removed. */
     rc = write_results(&r, out_path, jpath, rep, err);
     if (rc == 0) unlink(jpath); /* the table is in place: the journal has served its purpose */
 out:
+    if (rc == MM_EINTERRUPTED)
+        mm__errf(err, rc, "interrupted: %" PRId64 " of %" PRId64 " chunks saved; rerun with --resume", rep->chunks_saved,
+                 rep->chunks_total);
     mm__journal_close(&r.j);
-    for (int32_t t = 0; t < r.n_tapes && r.tapes; t++) {
+    for (int32_t t = 0; t < r.n_tapes && r.tapes && r.ticks; t++) {
         mm__tape_free(&r.tapes[t]);
         mm_ticks_free(&r.ticks[t]);
     }
@@ -673,6 +929,7 @@ out:
     free(r.ticks);
     free(r.chunks);
     free(done);
+    free(ident);
     free(jpath);
     return rc;
 }

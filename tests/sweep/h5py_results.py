@@ -26,6 +26,62 @@ def horizon(ns):
     return "%dns" % ns
 
 
+M64 = (1 << 64) - 1
+
+
+def mix(x):
+    """rf_mix of tests/sweep/results_fixture.c (splitmix64's finaliser)."""
+    x = (x + 0x9e3779b97f4a7c15) & M64
+    x = ((x ^ (x >> 30)) * 0xbf58476d1ce4e5b9) & M64
+    x = ((x ^ (x >> 27)) * 0x94d049bb133111eb) & M64
+    return x ^ (x >> 31)
+
+
+def expected_row(i, reps):
+    """The fixture's row i computed here, independently of the C column map: every metric by name, and the
+    axis columns (tape and queue as indices, the numeric axes as values)."""
+    h = mix(i)
+    g = mix(h)
+    k = mix(g)
+    row = {
+        "id": i,
+        "pnl": -0.0 if i == 5 else float((h % 61) - 30) * 0.5,
+        "fees": float(g % 1000) / 7.0,
+        "volume": h % 5000,
+        "fills_bid": g % 97,
+        "fills_ask": k % 89,
+        "orders": h % 100000,
+        "cancels": g % 50000,
+        "rejects": k % 7,
+        "final_q": (k % 41) - 20,
+        "max_abs_q": h % 21,
+        "mean_abs_q": float(k >> 11) * 2.0 ** -53 * 20,
+        "sharpe": float("nan") if i == 7 else float((g % 2001) - 1000) / 300.0,
+        "max_drawdown": float(h >> 11) * 2.0 ** -53 * 1e4,
+        "markout_1s": (float(g >> 11) * 2.0 ** -53 - 0.5) * 1e3,
+        "markout_500ms": (float(k >> 11) * 2.0 ** -53 - 0.5) * 1e-3,
+        "markout_250us": -float(h >> 11) * 2.0 ** -40,
+    }
+    rest = i
+    idx = {}
+    for name, n in reversed([("tape", 2), ("spread", 4), ("inv_limit", 5), ("queue", 3), ("rep", reps)]):
+        idx[name] = rest % n
+        rest //= n
+    row["tape"] = idx["tape"]
+    row["spread"] = [0.25, 0.5, 1.0, 2.5][idx["spread"]]
+    row["inv_limit"] = [1, 2, 5, 10, 20][idx["inv_limit"]]
+    row["queue"] = idx["queue"]
+    row["rep"] = 100 + 3 * idx["rep"]
+    return row
+
+
+def same(a, b):
+    """Bit-for-bit for floats (NaN equals NaN, -0.0 differs from +0.0), exact for integers."""
+    if isinstance(b, float):
+        return np.float64(a).tobytes() == np.float64(b).tobytes()
+    return int(a) == b
+
+
 def content_hash(table):
     """docs/results.md: for each row in id order, each column in table order, its little-endian bytes
     (8 for int64/float64, 4 for int32), no padding; XXH3-64 with seed 0."""
@@ -64,6 +120,13 @@ def main():
         assert d.dtype.itemsize == sum(np.dtype(t).itemsize for _, t in cols), "padding in the file type"
         assert (df["id"].to_numpy() == np.arange(n)).all(), "row r must hold id r"
         assert d.chunks is not None
+
+        # Every value of every row against the values computed here from the fixture's formulas (a column
+        # map shared by the writer and the reader cannot hide a swap from this).
+        for i in range(n):
+            want = expected_row(i, 10)
+            for c, _ in cols:
+                assert same(df[c].iat[i], want[c]), (i, c, df[c].iat[i], want[c])
 
         # Axes: values, and the columns take their values from them.
         tape = list(f["axes/tape"].asstr()[:])
