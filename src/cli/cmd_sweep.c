@@ -260,11 +260,27 @@ int cmd_sweep(int argc, char **argv)
         rc = MM_EXIT_USAGE;
         goto out;
     }
-    /* The output: never an input, never a directory or a file of another kind (before any work). */
-    if (cli_check_output(C, "-o", c.output, (const char *const *)c.files, c.n_files) ||
-        cli_check_h5_kind(C, "-o", c.output, "mmsim-results/", "results file")) {
-        rc = MM_EXIT_USAGE;
-        goto out;
+    /* The output: never an input (a tick file or a config file), never a directory or a file of another
+     * kind (before any work). */
+    {
+        const char **inputs = calloc((size_t)c.n_files + (size_t)argc, sizeof *inputs);
+        if (!inputs) {
+            rc = sweep_oom(C, "the list of inputs");
+            goto out;
+        }
+        int n_in = 0;
+        for (int i = 0; i < c.n_files; i++) inputs[n_in++] = c.files[i];
+        for (int i = 1; i < argc; i++) {
+            if (!strcmp(argv[i], "--config") && i + 1 < argc) inputs[n_in++] = argv[i + 1];
+            else if (!strncmp(argv[i], "--config=", 9)) inputs[n_in++] = argv[i] + 9;
+        }
+        int bad = cli_check_output(C, "-o", c.output, inputs, n_in) ||
+                  cli_check_h5_kind(C, "-o", c.output, "mmsim-results/", "results file");
+        free(inputs);
+        if (bad) {
+            rc = MM_EXIT_USAGE;
+            goto out;
+        }
     }
 
     /* Tapes: each file x each symbol given, or every instrument of each file. */
