@@ -208,3 +208,24 @@ Test(csv, cli_help_usage_and_empty_inputs)
                 NEEDLES("empty.csv:2:", "no data"), 1);
     expect_fail(tu_path("absent.csv"), "s", NEEDLES("absent.csv", "No such file"), 1);
 }
+
+Test(csv, gz_name_that_is_not_gzip_says_so)
+{
+    /* Used to be read as text and fail with "no such column in header". */
+    expect_fail(write_text("q.csv.gz", "\x01\x02garbage, not gzip\n"), "s",
+                NEEDLES("q.csv.gz: not a gzip file (it does not start with the gzip magic bytes 1f "
+                        "8b; the name ends in .gz)"),
+                1);
+    expect_fail(write_text("e.csv.gz", ""), "s",
+                NEEDLES("e.csv.gz: not a gzip file (it is empty; the name ends in .gz)"), 1);
+    /* Two -i for csv: a usage error. */
+    const char *p = write_text("g.csv", GOOD);
+    const char *argv[] = {"mmsim", "import", "csv",   "-i", p,    "-i",     p,   "--map",
+                          MAP,     "--time", "s",     "--symbol", "CSV", "--tick", "0.01", "--lot",
+                          "1",     "-o",     tu_path("out.h5"), NULL};
+    char *out, *err;
+    cr_assert_eq(tu_run(argv, &out, &err), 2, "%s", err);
+    cr_assert_str_eq(err, "mmsim: import csv: -i/--input: given 2 times; csv reads one file\n");
+    free(out);
+    free(err);
+}

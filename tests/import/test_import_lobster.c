@@ -130,6 +130,24 @@ Test(lobster, unsorted_times_are_an_error)
                 write_lines("o.csv", OB, 5, -1, NULL), NEEDLES("m.csv:3:", "before the previous"));
 }
 
+Test(lobster, times_past_the_end_of_the_day_are_an_error)
+{
+    /* 86400 s after midnight is the next day's midnight: a tape ending the next morning. */
+    expect_fail(write_lines("m.csv", MSG, 5, 4, "86400.5,3,2,80,1000100,-1"),
+                write_lines("o.csv", OB, 5, -1, NULL),
+                NEEDLES("m.csv:5: field 1 (time): 86400.5 s is past the end of the day (seconds "
+                        "after midnight must be below 86400)"));
+    expect_fail(write_lines("m.csv", MSG, 5, 4, "99999.000000001,3,2,80,1000100,-1"),
+                write_lines("o.csv", OB, 5, -1, NULL), NEEDLES("m.csv:5:", "99999.000000001 s"));
+    /* The last nanosecond of the day is fine. */
+    char *out, *err;
+    int rc = run(write_lines("m.csv", MSG, 5, 4, "86399.999999999,3,2,80,1000100,-1"),
+                 write_lines("o.csv", OB, 5, -1, NULL), NULL, &out, &err);
+    cr_assert_eq(rc, 0, "%s", err);
+    free(out);
+    free(err);
+}
+
 Test(lobster, orderbook_with_fewer_rows_is_an_error)
 {
     expect_fail(write_lines("m.csv", MSG, 5, -1, NULL), write_lines("o.csv", OB, 5, 4, NULL),

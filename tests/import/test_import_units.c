@@ -224,3 +224,115 @@ Test(units, line_reader_reads_gzip_and_plain_and_detects_truncation)
     mm__lines_close(&r);
     cr_assert_lt(mm__lines_open(&r, tu_path("missing"), &e), 0);
 }
+
+/* The lines of `path` joined by '|', or the error message. */
+static void read_all(const char *path, char *got, size_t cap, int *rc)
+{
+    mm__lines r;
+    mm_error e = {0};
+    got[0] = 0;
+    *rc = mm__lines_open(&r, path, &e);
+    if (*rc) {
+        snprintf(got, cap, "%.400s", e.msg);
+        return;
+    }
+    char *s;
+    size_t n;
+    while ((*rc = mm__lines_next(&r, &s, &n, &e)) == 1) {
+        strncat(got, s, cap - strlen(got) - 2);
+        strcat(got, "|");
+    }
+    if (*rc) snprintf(got, cap, "%.400s", e.msg);
+    mm__lines_close(&r);
+}
+
+static void write_gz(const char *path, const char *mode, const char *text)
+{
+    gzFile g = gzopen(path, mode);
+    gzputs(g, text);
+    gzclose(g);
+}
+
+static void append_bytes(const char *path, const char *bytes, size_t n)
+{
+    FILE *f = fopen(path, "ab");
+    fwrite(bytes, 1, n, f);
+    fclose(f);
+}
+
+Test(units, line_reader_gzip_members_trailing_data_and_names)
+{
+    char got[512];
+    int rc;
+    /* Two members one after the other (cat a.gz b.gz) are one stream. */
+    const char *two = tu_path("two.gz");
+    write_gz(two, "wb", "a\nb\n");
+    write_gz(two, "ab", "c\n");
+    read_all(two, got, sizeof got, &rc);
+    cr_assert_eq(rc, 0, "%s", got);
+    cr_assert_str_eq(got, "a|b|c|");
+    /* A member followed by garbage: gzread stopped silently; refused now. */
+    const char *tail = tu_path("tail.gz");
+    write_gz(tail, "wb", "a\nb\n");
+    FILE *f = fopen(tail, "rb");
+    fseek(f, 0, SEEK_END);
+    long sz = ftell(f);
+    fclose(f);
+    append_bytes(tail, "garbage\n", 8);
+    read_all(tail, got, sizeof got, &rc);
+    cr_assert_eq(rc, MM_EFORMAT, "%s", got);
+    char want[256];
+    snprintf(want, sizeof want,
+             "tail.gz: trailing data after the end of the gzip stream (at byte %ld of the file; "
+             "the file is corrupt or two files were joined)",
+             sz);
+    cr_assert(strstr(got, want), "%s", got);
+    /* One stray byte after the member is trailing data too. */
+    write_gz(tail, "wb", "a\n");
+    append_bytes(tail, "\x1f", 1);
+    read_all(tail, got, sizeof got, &rc);
+    cr_assert_eq(rc, MM_EFORMAT, "%s", got);
+    cr_assert(strstr(got, "trailing data"), "%s", got);
+    /* A second gzip header cut short is a truncated stream. */
+    write_gz(tail, "wb", "a\n");
+    append_bytes(tail, "\x1f\x8b\x08", 3);
+    read_all(tail, got, sizeof got, &rc);
+    cr_assert_eq(rc, MM_EFORMAT, "%s", got);
+    cr_assert(strstr(got, "truncated or corrupt"), "%s", got);
+    /* Corrupt deflate data. */
+    const char *bad = tu_path("bad.gz");
+    write_gz(bad, "wb", "hello world, hello world\n");
+    f = fopen(bad, "r+b");
+    fseek(f, 12, SEEK_SET);
+    fputc(0xff, f);
+    fputc(0xff, f);
+    fclose(f);
+    read_all(bad, got, sizeof got, &rc);
+    cr_assert_eq(rc, MM_EFORMAT, "%s", got);
+    cr_assert(strstr(got, "bad.gz:1: gzip: ") && strstr(got, "(truncated or corrupt file)"), "%s",
+              got);
+    /* A .gz name must be gzip; any other name may be either. */
+    const char *plain_gz = tu_path("plain.gz"), *gz_txt = tu_path("gz.txt");
+    f = fopen(plain_gz, "w");
+    fputs("x,y\n", f);
+    fclose(f);
+    read_all(plain_gz, got, sizeof got, &rc);
+    cr_assert_eq(rc, MM_EFORMAT);
+    cr_assert(strstr(got, "plain.gz: not a gzip file (it does not start with the gzip magic bytes "
+                          "1f 8b; the name ends in .gz)"),
+              "%s", got);
+    write_gz(gz_txt, "wb", "p\nq");
+    read_all(gz_txt, got, sizeof got, &rc);
+    cr_assert_eq(rc, 0, "%s", got);
+    cr_assert_str_eq(got, "p|q|");
+    /* Empty files: a plain one has no lines; an empty .gz is not gzip. */
+    const char *empty = tu_path("empty.txt"), *empty_gz = tu_path("empty.GZ");
+    fclose(fopen(empty, "w"));
+    fclose(fopen(empty_gz, "w"));
+    read_all(empty, got, sizeof got, &rc);
+    cr_assert_eq(rc, 0);
+    cr_assert_str_eq(got, "");
+    read_all(empty_gz, got, sizeof got, &rc);
+    cr_assert_eq(rc, MM_EFORMAT);
+    cr_assert(strstr(got, "empty.GZ: not a gzip file (it is empty"), "%s", got);
+}

@@ -728,7 +728,7 @@ static int gap_error(bn *b, const depth_ev *v, int first, int64_t prev_u)
     if (b->market == MK_SPOT)
         return mm__errf(b->err, MM_EINVALID,
                         "%s:%" PRId64 ": gap in depth update ids: U=%" PRId64
-                        " but the previous u=%" PRId64 " (U must be u + 1; --skip-gaps to go on)",
+                        " but the previous u=%" PRId64 " (U must be the previous u + 1; --skip-gaps to go on)",
                         PATH(b, v->f), v->line, v->U, prev_u);
     return mm__errf(b->err, MM_EINVALID,
                     "%s:%" PRId64 ": gap in depth update ids: pu=%" PRId64 " but the previous u=%" PRId64

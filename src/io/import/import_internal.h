@@ -18,7 +18,7 @@ typedef struct mm__lines {
     const char *path;
     int gz;          /* 1: gzip (the file starts with 1f 8b), 0: plain */
     int z_live;      /* inflateInit2 done */
-    int member_done; /* the current gzip member ended; what follows must be another or nothing */
+    int member_done; /* the last gzip member ended at the end of the file */
     int in_eof;      /* fread returned 0 */
     z_stream z;      /* gzip state; for plain files next_in/avail_in hold the first bytes read */
     unsigned char *in;

@@ -86,39 +86,51 @@ fail:
     return rc;
 }
 
+/* After the end of a gzip member: the end of the file (returns 0), or another member's magic
+ * bytes (returns 1, inflate reset for it); anything else is trailing data (an error). */
+static int next_member(mm__lines *r, mm_error *err)
+{
+    while (r->z.avail_in < 2 && !r->in_eof) {
+        int rc = read_in(r, err);
+        if (rc) return rc;
+    }
+    if (r->z.avail_in == 0) return 0;
+    if (r->z.avail_in < 2 || r->z.next_in[0] != 0x1f || r->z.next_in[1] != 0x8b)
+        return mm__errf(err, MM_EFORMAT,
+                        "%s: trailing data after the end of the gzip stream (at byte %" PRId64
+                        " of the file; the file is corrupt or two files were joined)",
+                        r->path, r->in_off - (int64_t)r->z.avail_in);
+    if (inflateReset(&r->z) != Z_OK)
+        return mm__errf(err, MM_EFORMAT, "%s: gzip: cannot restart", r->path);
+    return 1;
+}
+
 /* gzip: inflate into buf[end, cap). Returns the number of bytes produced (0 only at the end of the
- * stream) or a negative code (err set). */
+ * stream) or a negative code (err set). What follows a member is checked as soon as the member
+ * ends, so trailing data is reported before the lines are parsed. */
 static int64_t inflate_some(mm__lines *r, mm_error *err)
 {
+    if (r->member_done) return 0; /* the last member ended at the end of the file */
     r->z.next_out = (Bytef *)r->buf + r->end;
     r->z.avail_out = (uInt)(r->cap - r->end);
+    int64_t total = 0;
     for (;;) {
         if (r->z.avail_in == 0 && !r->in_eof) {
             int rc = read_in(r, err);
             if (rc) return rc;
         }
-        if (r->member_done) {
-            /* Between members: the end of the file, or the next member's magic bytes. */
-            while (r->z.avail_in < 2 && !r->in_eof) {
-                int rc = read_in(r, err);
-                if (rc) return rc;
-            }
-            if (r->z.avail_in == 0) return 0;
-            if (r->z.avail_in < 2 || r->z.next_in[0] != 0x1f || r->z.next_in[1] != 0x8b)
-                return mm__errf(err, MM_EFORMAT,
-                                "%s: trailing data after the end of the gzip stream (at byte %" PRId64
-                                " of the file; the file is corrupt or two files were joined)",
-                                r->path, r->in_off - (int64_t)r->z.avail_in);
-            if (inflateReset(&r->z) != Z_OK)
-                return mm__errf(err, MM_EFORMAT, "%s: gzip: cannot restart", r->path);
-            r->member_done = 0;
-        }
         uInt before = r->z.avail_out;
         int zr = inflate(&r->z, Z_NO_FLUSH);
         int64_t got = (int64_t)(before - r->z.avail_out);
+        total += got;
         if (zr == Z_STREAM_END) {
-            r->member_done = 1;
-            if (got > 0) return got;
+            int m = next_member(r, err);
+            if (m < 0) return m;
+            if (m == 0) {
+                r->member_done = 1;
+                return total;
+            }
+            if (r->z.avail_out == 0) return total;
             continue;
         }
         if (zr == Z_MEM_ERROR) return mm__errf(err, -ENOMEM, "%s: out of memory", r->path);
@@ -131,7 +143,7 @@ static int64_t inflate_some(mm__lines *r, mm_error *err)
             return mm__errf(err, MM_EFORMAT,
                             "%s:%" PRId64 ": gzip: unexpected end of file (truncated or corrupt file)",
                             r->path, r->lineno + 1);
-        if (got > 0) return got;
+        if (total > 0) return total;
     }
 }
 
