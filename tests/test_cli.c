@@ -675,3 +675,24 @@ Test(cli, sigint_and_sigterm_stop_a_sweep_and_resume_finishes_it, .timeout = 280
     interrupt_and_resume("serial", SIGTERM);
     interrupt_and_resume("process", SIGINT);
 }
+
+Test(cli, an_abbreviated_config_flag_is_read_not_ignored)
+{
+    make_inputs();
+    FILE *f = fopen(tu_path("c.ini"), "w");
+    fprintf(f, "[input]\nfiles = %s\n[grid]\nspread = 1,2,3\n[run]\nengine = serial\n", tu_path("t.h5"));
+    fclose(f);
+    /* getopt_long accepts --conf for --config: the file must be read, not skipped. */
+    const char *a[] = {"mmsim", "sweep", "--conf", tu_path("c.ini"), "-o", tu_path("o.h5"), NULL};
+    char *out, *err;
+    cr_assert_eq(tu_run(a, &out, &err), 0, "%s", err);
+    cr_assert(strstr(out, "sweep: 3 combinations"), "%s", out);
+    free(out);
+    free(err);
+    char arg[600];
+    snprintf(arg, sizeof arg, "--conf=%s", tu_path("c.ini"));
+    const char *c[] = {"mmsim", "sweep", arg, "-o", tu_path("c.ini"), NULL};
+    char want[1400];
+    snprintf(want, sizeof want, "mmsim: sweep: -o %s: the output is also an input; choose another output file", tu_path("c.ini"));
+    expect_run(c, 2, want);
+}

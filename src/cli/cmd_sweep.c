@@ -134,22 +134,27 @@ int cmd_sweep(int argc, char **argv)
         {"objective", 1, 0, O_OBJ},   {"resume", 0, 0, O_RESUME},     {"quiet", 0, 0, O_QUIET},
         {"no-verify", 0, 0, O_NOVERIFY}, {"sample-ns", 1, 0, O_SAMPLE}, {"year-seconds", 1, 0, O_YEAR},
         {"markout-ns", 1, 0, O_MARKOUT}, {"help", 0, 0, 'h'},         {0, 0, 0, 0}};
-    /* Two passes: the config file first (wherever --config appears), then the flags override it. */
-    for (int i = 1; i < argc; i++) {
-        const char *path = NULL;
-        if (!strcmp(argv[i], "--config") && i + 1 < argc) path = argv[i + 1];
-        else if (!strncmp(argv[i], "--config=", 9)) path = argv[i] + 9;
-        if (!path) continue;
-        int r = cli_sweep_config_parse_file(&c, path);
+    /* Two passes: the config files first (wherever --config appears, also abbreviated as getopt allows),
+     * then the flags, which override them. Errors in other flags are reported by the second pass. */
+    const char **configs = calloc((size_t)argc + 1, sizeof *configs);
+    int n_configs = 0, ch;
+    if (!configs) {
+        cli_sweep_config_free(&c);
+        return sweep_oom(C, "the arguments");
+    }
+    optind = 0;
+    opterr = 0;
+    while ((ch = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
+        if (ch != O_CONFIG) continue;
+        configs[n_configs++] = optarg;
+        int r = cli_sweep_config_parse_file(&c, optarg);
         if (r) {
             cli_err("%s: %s", C, c.err);
-            cli_sweep_config_free(&c);
-            return r == MM_EUSAGE ? MM_EXIT_USAGE : MM_EXIT_RUNTIME;
+            rc = r == MM_EUSAGE ? MM_EXIT_USAGE : MM_EXIT_RUNTIME;
+            goto out;
         }
     }
-    int ch;
-    optind = 1;
-    opterr = 0;
+    optind = 0;
     while ((ch = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
         int r = 0;
         switch (ch) {
@@ -270,10 +275,7 @@ int cmd_sweep(int argc, char **argv)
         }
         int n_in = 0;
         for (int i = 0; i < c.n_files; i++) inputs[n_in++] = c.files[i];
-        for (int i = 1; i < argc; i++) {
-            if (!strcmp(argv[i], "--config") && i + 1 < argc) inputs[n_in++] = argv[i + 1];
-            else if (!strncmp(argv[i], "--config=", 9)) inputs[n_in++] = argv[i] + 9;
-        }
+        for (int i = 0; i < n_configs; i++) inputs[n_in++] = configs[i];
         int bad = cli_check_output(C, "-o", c.output, inputs, n_in) ||
                   cli_check_h5_kind(C, "-o", c.output, "mmsim-results/", "results file");
         free(inputs);
@@ -397,6 +399,7 @@ int cmd_sweep(int argc, char **argv)
     free(cf.p);
     mm_grid_free(&g);
 out:
+    free(configs);
     cli_sweep_config_free(&c);
     return rc;
 }
