@@ -24,6 +24,7 @@ done
 [ ${#targets[@]} -gt 0 ] || exit 1
 ninja -C "$build" $(printf "tests/fuzz/fuzz_%s " "${targets[@]}")
 export ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1
+export LSAN_OPTIONS=suppressions=$PWD/tests/fuzz/lsan-hdf5.supp
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 failed=()
 for t in "${targets[@]}"; do
