@@ -379,8 +379,8 @@ static int body_run_batch(mm_error *err, uint64_t *res)
     return 0;
 }
 
-/* sweep: build a 2x2 grid (spread x skew) over t.h5 and run it serially, one combination per chunk, into
- * r.h5 with its journal. */
+/* sweep: build a 2x2x2 grid (spread, a real axis; inv_limit and requote, two integer axes) over t.h5 and run
+ * it serially, one combination per chunk, into r.h5 with its journal. */
 static int sweep_once(int resume, mm_error *err, uint64_t *res)
 {
     mm_grid g;
@@ -390,15 +390,16 @@ static int sweep_once(int resume, mm_error *err, uint64_t *res)
     const char *tapes[1] = {tape};
     int rc = mm_grid_set_tapes(&g, tapes, 1, err);
     if (rc == 0) rc = mm_grid_add_axis(&g, "spread", "1,2", err);
-    if (rc == 0) rc = mm_grid_add_axis(&g, "skew", "0:0.1:0.1", err);
-    if (rc == 0) rc = mm_grid_set(&g, "inv_limit", "20", err);
+    if (rc == 0) rc = mm_grid_add_axis(&g, "inv_limit", "10,20", err);
+    if (rc == 0) rc = mm_grid_add_axis(&g, "requote", "1:2:1", err);
+    if (rc == 0) rc = mm_grid_set(&g, "skew", "0.1", err);
     if (rc == 0) {
         mm_sweep_opts o;
         mm_sweep_opts_defaults(&o);
         o.engine = MM_ENGINE_SERIAL;
         o.chunk = 1;
         o.seed = 3;
-        o.config_text = "[grid]\nspread = 1,2\nskew = 0:0.1:0.1\n";
+        o.config_text = "[grid]\nspread = 1,2\ninv_limit = 10,20\nrequote = 1:2:1\n[set]\nskew = 0.1\n";
         o.resume = resume;
         mm_sweep_report rep;
         rc = mm_sweep_run(&g, &o, out_path("r.h5"), &rep, err);
@@ -517,22 +518,22 @@ static int body_results_read(mm_error *err, uint64_t *res)
     }
     upd_str(s, in->meta.config_text);
     for (int32_t i = 0; i < in->meta.n_inputs; i++) upd_str(s, in->meta.input_paths[i]);
-    int32_t idx[4 * MM_GRID_AXES_MAX];
-    mm_metrics m[4];
-    int64_t rows[4];
+    int32_t idx[8 * MM_GRID_AXES_MAX];
+    mm_metrics m[8];
+    int64_t rows[8];
     uint64_t h = 0;
-    if (in->n_rows != 4 || in->n_axes > MM_GRID_AXES_MAX) { /* not the reference table: a wrong result */
+    if (in->n_rows != 8 || in->n_axes > MM_GRID_AXES_MAX) { /* not the reference table: a wrong result */
         hdone(s);
         mm_results_close(r);
         *res = 0;
         return 0;
     }
-    rc = mm_results_read(r, 0, 4, idx, m, err);
-    if (rc == 0) rc = mm_results_read_index(r, "pnl", 0, 4, rows, err);
+    rc = mm_results_read(r, 0, 8, idx, m, err);
+    if (rc == 0) rc = mm_results_read_index(r, "pnl", 0, 8, rows, err);
     if (rc == 0) rc = mm_results_hash(in_path("r.h5"), &h, err);
     if (rc == 0) {
-        XXH3_64bits_update(s, idx, 4 * (size_t)in->n_axes * sizeof *idx);
-        for (int i = 0; i < 4; i++) hash_metrics(s, &m[i]);
+        XXH3_64bits_update(s, idx, 8 * (size_t)in->n_axes * sizeof *idx);
+        for (int i = 0; i < 8; i++) hash_metrics(s, &m[i]);
         XXH3_64bits_update(s, rows, sizeof rows);
         XXH3_64bits_update(s, &h, sizeof h);
     }
@@ -694,7 +695,7 @@ static const scenario g_scenarios[] = {
     {.name = "run_c", .what = "mm_sim_run_c (fixed with a trace, then Avellaneda-Stoikov)", .setup = setup_tape,
      .body = body_run_c},
     {.name = "run_batch", .what = "mm_sim_run_batch (6 combinations)", .setup = setup_tape, .body = body_run_batch},
-    {.name = "sweep", .what = "mm_grid_* + serial mm_sweep_run (2x2, chunk 1, journal, results table)",
+    {.name = "sweep", .what = "mm_grid_* + serial mm_sweep_run (2x2x2, chunk 1, journal, results table)",
      .setup = setup_ticks, .body = body_sweep, .output = "r.h5", .journal = "r.h5.journal", .digest = digest_sweep},
     {.name = "resume", .what = "serial mm_sweep_run --resume from an interrupted run's journal",
      .setup = setup_resume, .prepare = prepare_resume, .body = body_resume, .output = "r.h5",
@@ -740,6 +741,7 @@ typedef struct report {
 
 static int g_verbose;
 static int g_observe; /* the next child only observes allocation k (af_arm_observe) */
+static int g_quick;   /* the next child exits with _exit: no LeakSanitizer scan (setup runs, not checked) */
 static uint64_t g_ref_res; /* the reference run's result */
 static int g_pie = 1;
 
@@ -863,6 +865,8 @@ static void child_run(const scenario *sc, int64_t k, int keep_journal, report *r
     if (rc != 0 && sc->journal && exists(out_path(sc->journal))) {
         r->jsize = file_size(out_path(sc->journal));
         if (keep_journal && copy_file(out_path(sc->journal), g_resume_journal)) die("cannot keep the journal");
+    }
+    if (rc != 0 && sc->journal && exists(out_path(sc->journal)) && !g_quick) {
         mm_error e2 = {0};
         uint64_t h = 0;
         int rc2 = sweep_once(1, &e2, &h);
@@ -899,6 +903,7 @@ static int run_child(const scenario *sc, int64_t k, int keep_journal, report *r)
             b += w, left -= (size_t)w;
         }
         close(p[1]);
+        if (g_quick) _exit(0);
         exit(0); /* not _exit: LeakSanitizer checks the child at exit */
     }
     close(p[1]);
@@ -919,7 +924,9 @@ static int run_child(const scenario *sc, int64_t k, int keep_journal, report *r)
 static int64_t run_child_plain(const scenario *sc, int64_t k, int keep_journal_as, int64_t *jsize)
 {
     report r;
+    g_quick = 1;
     int st = run_child(sc, k, keep_journal_as, &r);
+    g_quick = 0;
     if (jsize) *jsize = r.jsize;
     if (!WIFEXITED(st) || WEXITSTATUS(st) || r.n_viol < 0) return -1;
     return k == 0 && r.rc ? -1 : r.count;
