@@ -1,9 +1,10 @@
 /* Importers: vendor files -> a tick tape (mm_ticks) ready for mm_ticks_write().
  *
  * Three formats (one page each in docs/): LOBSTER message + orderbook CSV pairs
- * (docs/import-lobster.md), Binance spot and USD-M websocket captures (docs/import-binance.md), a generic
- * L1 quotes + trades CSV with a column mapping (docs/import-csv.md). Plain and gzip-compressed
- * inputs are both read (zlib).
+ * (docs/import-lobster.md), Binance spot and USD-M websocket captures (docs/import-binance.md) and a
+ * generic L1 quotes + trades CSV with a column mapping (docs/import-csv.md). Plain and gzip-compressed
+ * inputs are both read (gzip by its magic bytes; a ".gz" name must be gzip; data after the last gzip
+ * member is an error).
  *
  * Every importer parses the whole input into memory and checks it before returning; nothing is
  * written. Errors come back as one line "FILE:LINE: what" in mm_error (code MM_EFORMAT for
