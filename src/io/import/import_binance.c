@@ -740,7 +740,7 @@ static int gap_error(bn *b, const depth_ev *v, int first, int64_t prev_u)
 static void fmt_price(const bn *b, int32_t ticks, char *out, size_t cap)
 {
     int64_t m = b->tick.mant, v;
-    if (m > INT64_MAX / (ticks < 0 ? -(int64_t)ticks : ticks + 1)) {
+    if (m > INT64_MAX / (ticks < 0 ? -(int64_t)ticks : (int64_t)ticks + 1)) {
         snprintf(out, cap, "%g", (double)ticks * mm__dec_double(&b->tick));
         return;
     }
