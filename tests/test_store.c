@@ -1,12 +1,16 @@
-/* Tick store: round trips, appends, atomic writes, and one malformed file per validation rule, each
- * rejected by `mmsim info` with a one-line error naming file, instrument, column and row, exit 1. */
+/* Tick store: round trips, appends, atomic writes, full disks, and one malformed file per validation rule,
+ * each rejected by `mmsim info` with a one-line error naming file, instrument, column and row, exit 1. */
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <errno.h>
 #include <hdf5.h>
+#include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -160,6 +164,58 @@ Test(store, fingerprint_depends_on_every_column)
 
 /* ---- malformed files through the CLI ---- */
 
+/* Set (value != NULL) or delete (value NULL) a string attribute of object `obj` ("/" or "ticks/TST"). */
+static void h5_set_str(const char *path, const char *obj, const char *name, const char *value)
+{
+    hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+    cr_assert(f >= 0, "%s", path);
+    hid_t o = H5Oopen(f, obj, H5P_DEFAULT);
+    cr_assert(o >= 0, "%s", obj);
+    if (H5Aexists(o, name) > 0) cr_assert(H5Adelete(o, name) >= 0);
+    if (value) {
+        hid_t type = H5Tcopy(H5T_C_S1);
+        H5Tset_size(type, H5T_VARIABLE);
+        hid_t sp = H5Screate(H5S_SCALAR);
+        hid_t a = H5Acreate2(o, name, type, sp, H5P_DEFAULT, H5P_DEFAULT);
+        cr_assert(a >= 0 && H5Awrite(a, type, &value) >= 0);
+        H5Aclose(a);
+        H5Sclose(sp);
+        H5Tclose(type);
+    }
+    H5Oclose(o);
+    cr_assert(H5Fclose(f) >= 0);
+}
+
+/* Replace a scalar attribute of `obj` by a float64 (or, with is_int, an int32) of value v. */
+static void h5_set_num(const char *path, const char *obj, const char *name, double v, int is_int)
+{
+    hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+    cr_assert(f >= 0, "%s", path);
+    hid_t o = H5Oopen(f, obj, H5P_DEFAULT);
+    cr_assert(o >= 0, "%s", obj);
+    if (H5Aexists(o, name) > 0) cr_assert(H5Adelete(o, name) >= 0);
+    hid_t sp = H5Screate(H5S_SCALAR);
+    hid_t a = H5Acreate2(o, name, is_int ? H5T_STD_I32LE : H5T_IEEE_F64LE, sp, H5P_DEFAULT, H5P_DEFAULT);
+    int32_t iv = (int32_t)v;
+    cr_assert(a >= 0 && H5Awrite(a, is_int ? H5T_NATIVE_INT32 : H5T_NATIVE_DOUBLE, is_int ? (void *)&iv : (void *)&v) >= 0);
+    H5Aclose(a);
+    H5Sclose(sp);
+    H5Oclose(o);
+    cr_assert(H5Fclose(f) >= 0);
+}
+
+/* tu_write_raw writes the columns and the numeric attributes; add what every tick file also carries, the
+ * root tag and the symbol attribute, so that only the rule under test is broken. */
+static void write_raw(const char *path, const mm_ticks *t, const char *skip_col, const char *override_col,
+                      int64_t override_type, int64_t override_len)
+{
+    tu_write_raw(path, t, skip_col, override_col, override_type, override_len);
+    char g[MM_SYMBOL_MAX + 8];
+    snprintf(g, sizeof g, "ticks/%s", t->inst.symbol);
+    h5_set_str(path, "/", "mmsim_format", "mmsim-ticks/1");
+    h5_set_str(path, g, "symbol", t->inst.symbol);
+}
+
 /* Run `mmsim info path` and check: exit 1, one line on stderr containing every needle. */
 static void expect_reject(const char *path, const char *const *needles)
 {
@@ -179,7 +235,7 @@ static const char *write_bad(mm_ticks *t, const char *name)
 {
     const char *p = tu_path(name);
     t->inst.fingerprint = mm_ticks_fingerprint(t);
-    tu_write_raw(p, t, NULL, NULL, 0, -1);
+    write_raw(p, t, NULL, NULL, 0, -1);
     return p;
 }
 
@@ -275,7 +331,7 @@ Test(store, rejects_column_length_mismatch)
     mm_ticks t = {0};
     tu_small_tape(&t, 200, 1);
     const char *p = tu_path("len.h5");
-    tu_write_raw(p, &t, NULL, "ask_sz", (int64_t)H5T_STD_I32LE, 150);
+    write_raw(p, &t, NULL, "ask_sz", (int64_t)H5T_STD_I32LE, 150);
     expect_reject(p, NEEDLES("len.h5", "instrument TST", "column ask_sz", "length 150", "200"));
     mm_ticks_free(&t);
 }
@@ -285,7 +341,7 @@ Test(store, rejects_missing_column)
     mm_ticks t = {0};
     tu_small_tape(&t, 50, 1);
     const char *p = tu_path("miss.h5");
-    tu_write_raw(p, &t, "trade_px", NULL, 0, -1);
+    write_raw(p, &t, "trade_px", NULL, 0, -1);
     expect_reject(p, NEEDLES("miss.h5", "column trade_px", "missing"));
     mm_ticks_free(&t);
 }
@@ -295,13 +351,13 @@ Test(store, rejects_wrong_dtypes)
     mm_ticks t = {0};
     tu_small_tape(&t, 50, 1);
     const char *p = tu_path("f64.h5");
-    tu_write_raw(p, &t, NULL, "bid_px", (int64_t)H5T_IEEE_F64LE, -1);
+    write_raw(p, &t, NULL, "bid_px", (int64_t)H5T_IEEE_F64LE, -1);
     expect_reject(p, NEEDLES("column bid_px", "wrong dtype", "float", "int32"));
     p = tu_path("u32.h5");
-    tu_write_raw(p, &t, NULL, "ask_sz", (int64_t)H5T_STD_U32LE, -1);
+    write_raw(p, &t, NULL, "ask_sz", (int64_t)H5T_STD_U32LE, -1);
     expect_reject(p, NEEDLES("column ask_sz", "unsigned"));
     p = tu_path("i32ts.h5");
-    tu_write_raw(p, &t, NULL, "ts_ns", (int64_t)H5T_STD_I32LE, -1);
+    write_raw(p, &t, NULL, "ts_ns", (int64_t)H5T_STD_I32LE, -1);
     expect_reject(p, NEEDLES("column ts_ns", "int64"));
     mm_ticks_free(&t);
 }
@@ -322,7 +378,7 @@ Test(store, rejects_fingerprint_mismatch_unless_skipped)
     tu_small_tape(&t, 300, 1);
     t.inst.fingerprint = mm_ticks_fingerprint(&t) ^ 1;
     const char *p = tu_path("fp.h5");
-    tu_write_raw(p, &t, NULL, NULL, 0, -1);
+    write_raw(p, &t, NULL, NULL, 0, -1);
     expect_reject(p, NEEDLES("fp.h5", "instrument TST", "fingerprint mismatch"));
     const char *argv[] = {"mmsim", "info", "--no-verify", p, NULL};
     char *out;
@@ -345,4 +401,239 @@ Test(store, rejects_unknown_instrument)
     cr_assert(strstr(err, "instrument ZZZ") && strstr(err, "not in the file"), "%s", err);
     free(err);
     mm_ticks_free(&t);
+}
+
+/* ---- the file's identity: format tag, symbol, sizes (issue 8, item 12) ---- */
+
+/* A valid one-instrument tick file written by mmsim (symbol TST), to be broken by the caller. */
+static const char *good_file(const char *name)
+{
+    mm_ticks t = {0};
+    tu_small_tape(&t, 300, 1);
+    const char *p = tu_path(name);
+    mm_error e = {0};
+    cr_assert_eq(mm_ticks_write(p, &t, NULL, &e), 0, "%s", e.msg);
+    mm_ticks_free(&t);
+    return p;
+}
+
+Test(store, rejects_missing_or_unknown_format_tag)
+{
+    const char *p = good_file("notag.h5");
+    h5_set_str(p, "/", "mmsim_format", NULL);
+    expect_reject(p, NEEDLES("notag.h5", "attribute mmsim_format", "missing", "mmsim-ticks/1"));
+    p = good_file("results_tag.h5");
+    h5_set_str(p, "/", "mmsim_format", "mmsim-results/1");
+    expect_reject(p, NEEDLES("results_tag.h5", "'mmsim-results/1' is not a tick file format"));
+    p = good_file("future_tag.h5");
+    h5_set_str(p, "/", "mmsim_format", "mmsim-ticks/2");
+    expect_reject(p, NEEDLES("future_tag.h5", "'mmsim-ticks/2'", "expected mmsim-ticks/1"));
+    p = good_file("int_tag.h5");
+    h5_set_num(p, "/", "mmsim_format", 1, 1);
+    expect_reject(p, NEEDLES("int_tag.h5", "attribute mmsim_format", "must be a string"));
+    /* The library says so too, for listing and loading alike. */
+    mm_error e = {0};
+    int count = 0;
+    cr_assert_eq(mm_ticks_list(p, NULL, 0, &count, &e), MM_EFORMAT, "%s", e.msg);
+    mm_ticks r = {0};
+    cr_assert_eq(mm_ticks_load(p, "TST", 0, &r, &e), MM_EFORMAT, "%s", e.msg);
+}
+
+Test(store, rejects_non_finite_or_non_positive_tick_and_lot_sizes)
+{
+    static const struct {
+        const char *attr;
+        double v;
+        const char *shown;
+    } cases[] = {
+        {"lot_size", INFINITY, "inf"}, {"lot_size", NAN, "nan"},     {"lot_size", 0, "0"},
+        {"lot_size", -1, "-1"},        {"tick_size", INFINITY, "inf"}, {"tick_size", -INFINITY, "-inf"},
+        {"tick_size", 0, "0"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char name[64], what[96];
+        snprintf(name, sizeof name, "size%zu.h5", i);
+        const char *p = good_file(name);
+        h5_set_num(p, "ticks/TST", cases[i].attr, cases[i].v, 0);
+        snprintf(what, sizeof what, "attribute %s: %s is not a finite number > 0", cases[i].attr, cases[i].shown);
+        expect_reject(p, NEEDLES(name, "instrument TST", what));
+    }
+    /* Nor can such a tape be written. */
+    mm_ticks t = {0};
+    tu_small_tape(&t, 100, 1);
+    t.inst.lot_size = INFINITY;
+    mm_error e = {0};
+    cr_assert_eq(mm_ticks_write(tu_path("inf.h5"), &t, NULL, &e), MM_EINVALID);
+    cr_assert(strstr(e.msg, "attribute lot_size: inf"), "%s", e.msg);
+    t.inst.lot_size = 1;
+    t.inst.tick_size = NAN;
+    cr_assert_eq(mm_ticks_write(tu_path("inf.h5"), &t, NULL, &e), MM_EINVALID);
+    cr_assert(strstr(e.msg, "attribute tick_size: nan"), "%s", e.msg);
+    cr_assert_eq(count_files(tu_tmpdir()), 7, "no file may be written for a bad tape");
+    mm_ticks_free(&t);
+}
+
+Test(store, rejects_symbol_attribute_other_than_its_group_name)
+{
+    const char *p = good_file("othersym.h5");
+    h5_set_str(p, "ticks/TST", "symbol", "OTHER");
+    expect_reject(p, NEEDLES("othersym.h5", "instrument TST", "attribute symbol: 'OTHER' differs from the group name"));
+    p = good_file("nosym.h5");
+    h5_set_str(p, "ticks/TST", "symbol", NULL);
+    expect_reject(p, NEEDLES("nosym.h5", "instrument TST", "attribute symbol: missing"));
+    p = good_file("numsym.h5");
+    h5_set_num(p, "ticks/TST", "symbol", 7, 1);
+    expect_reject(p, NEEDLES("numsym.h5", "attribute symbol: must be a string"));
+}
+
+/* A group name under /ticks that is not a valid symbol is a malformed file (exit 1), not a usage error
+ * (it was exit 2: the stored name went through the check of a --symbol typed by the user). */
+Test(store, invalid_stored_symbol_is_a_file_error)
+{
+    const char *p = good_file("badsym.h5");
+    hid_t f = H5Fopen(p, H5F_ACC_RDWR, H5P_DEFAULT);
+    cr_assert(f >= 0);
+    cr_assert(H5Lmove(f, "ticks/TST", f, "ticks/bad sym", H5P_DEFAULT, H5P_DEFAULT) >= 0);
+    H5Fclose(f);
+    h5_set_str(p, "ticks/bad sym", "symbol", "bad sym");
+    expect_reject(p, NEEDLES("badsym.h5", "/ticks/bad sym: not a valid symbol"));
+    const char *argv[] = {"mmsim", "run", p, NULL};
+    char *err;
+    cr_assert_eq(tu_run(argv, NULL, &err), 1, "%s", err);
+    cr_assert(strstr(err, "/ticks/bad sym: not a valid symbol"), "%s", err);
+    free(err);
+    mm_error e = {0};
+    int count = 0;
+    cr_assert_eq(mm_ticks_list(p, NULL, 0, &count, &e), MM_EFORMAT, "%s", e.msg);
+    mm_ticks r = {0};
+    cr_assert_eq(mm_ticks_load(p, NULL, 0, &r, &e), MM_EFORMAT, "%s", e.msg);
+    /* A symbol the user typed is still a usage error. */
+    cr_assert_eq(mm_ticks_load(p, "bad sym", 0, &r, &e), MM_EUSAGE, "%s", e.msg);
+}
+
+static char *slurp(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    cr_assert(f, "%s", path);
+    fseek(f, 0, SEEK_END);
+    long len = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *b = malloc((size_t)len + 1);
+    cr_assert(b && fread(b, 1, (size_t)len, f) == (size_t)len);
+    fclose(f);
+    *n = (size_t)len;
+    return b;
+}
+
+Test(store, never_appends_into_a_file_of_another_kind)
+{
+    mm_ticks t = {0};
+    tu_small_tape(&t, 100, 1);
+    mm_error e = {0};
+    const char *p = good_file("results.h5");
+    h5_set_str(p, "/", "mmsim_format", "mmsim-results/1");
+    const char *q = good_file("plain.h5");
+    h5_set_str(q, "/", "mmsim_format", NULL);
+    const char *paths[2] = {p, q};
+    const char *needles[2] = {"is a mmsim-results/1 file, not a tick file", "without mmsim_format"};
+    strcpy(t.inst.symbol, "NEW");
+    for (int i = 0; i < 2; i++) {
+        size_t n0, n1;
+        char *before = slurp(paths[i], &n0);
+        cr_assert_eq(mm_ticks_write(paths[i], &t, NULL, &e), MM_EFORMAT, "%s", e.msg);
+        cr_assert(strstr(e.msg, needles[i]) && strstr(e.msg, "refusing"), "%s", e.msg);
+        char *after = slurp(paths[i], &n1);
+        cr_assert(n0 == n1 && !memcmp(before, after, n0), "%s was modified", paths[i]);
+        free(before);
+        free(after);
+    }
+    cr_assert_eq(count_files(tu_tmpdir()), 2, "a temporary file was left behind");
+    mm_ticks_free(&t);
+}
+
+/* ---- full disk (issue 8, item 2) ----
+ * Before the fix, a write that ran out of space made H5Fclose fail; HDF5 1.10 then keeps a freed file in its
+ * ID table and its exit handler crashed on it (SIGSEGV after "error closing file"). Now: the error is
+ * "PATH: <strerror>", no file is left, an existing file is unchanged, and no HDF5 handle stays open. */
+
+static char g_mnt[512];
+
+static void unmount_fini(void)
+{
+    if (g_mnt[0]) umount2(g_mnt, MNT_DETACH);
+    g_mnt[0] = 0;
+    tu_cleanup();
+}
+
+static void check_disk_full(const char *dir, int want_errno)
+{
+    char p[600], want[700];
+    snprintf(p, sizeof p, "%s/X.h5", dir);
+    snprintf(want, sizeof want, "%s: %s", p, strerror(want_errno));
+    mm_ticks big = {0}, small = {0};
+    tu_small_tape(&big, 200000, 1); /* 5.8 MB of columns */
+    tu_small_tape(&small, 1000, 2);
+    strcpy(small.inst.symbol, "SMALL");
+    mm_error e = {0};
+
+    /* A new file: nothing is left, not even the temporary. */
+    cr_assert_eq(mm_ticks_write(p, &big, NULL, &e), -want_errno, "rc: %s", e.msg);
+    cr_assert_str_eq(e.msg, want);
+    cr_assert_eq(count_files(dir), 0, "a file was left behind");
+
+    /* Adding an instrument to an existing file: the file is byte for byte what it was. */
+    cr_assert_eq(mm_ticks_write(p, &small, NULL, &e), 0, "%s", e.msg);
+    size_t n0, n1;
+    char *before = slurp(p, &n0);
+    cr_assert_eq(mm_ticks_write(p, &big, NULL, &e), -want_errno, "rc: %s", e.msg);
+    cr_assert_str_eq(e.msg, want);
+    char *after = slurp(p, &n1);
+    cr_assert(n0 == n1 && !memcmp(before, after, n0), "the existing file changed");
+    cr_assert_eq(count_files(dir), 1, "a temporary file was left behind");
+    mm_ticks r = {0};
+    cr_assert_eq(mm_ticks_load(p, "SMALL", 0, &r, &e), 0, "%s", e.msg);
+    assert_same(&small, &r);
+    mm_ticks_free(&r);
+    free(before);
+    free(after);
+
+    /* No HDF5 object is left open, and shutting the library down is safe (it crashed here before). */
+    cr_assert_eq(H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_ALL), 0);
+    cr_assert_geq(H5close(), 0);
+
+    /* The command: exit 1, one line, no file. */
+    char q[600], want_cli[800];
+    snprintf(q, sizeof q, "%s/G.h5", dir);
+    snprintf(want_cli, sizeof want_cli, "mmsim: %s: %s\n", q, strerror(want_errno));
+    const char *argv[] = {"mmsim", "gen", "--events", "200000", "-o", q, NULL};
+    char *err;
+    int rc = tu_run(argv, NULL, &err);
+    cr_assert_eq(rc, 1, "exit %d, stderr: %s", rc, err);
+    cr_assert_str_eq(err, want_cli);
+    cr_assert_eq(count_files(dir), 1, "gen left a file behind");
+    free(err);
+    mm_ticks_free(&big);
+    mm_ticks_free(&small);
+}
+
+Test(store, full_disk_on_a_small_tmpfs_fails_cleanly, .fini = unmount_fini)
+{
+    snprintf(g_mnt, sizeof g_mnt, "%s", tu_path("tmpfs"));
+    cr_assert_eq(mkdir(g_mnt, 0755), 0);
+    if (mount("tmpfs", g_mnt, "tmpfs", 0, "size=2m") != 0) {
+        g_mnt[0] = 0;
+        cr_skip("cannot mount a tmpfs (%s): needs root; the RLIMIT_FSIZE test covers the same path", strerror(errno));
+    }
+    check_disk_full(g_mnt, ENOSPC);
+}
+
+Test(store, file_size_limit_fails_cleanly)
+{
+    /* The same without root: a 1 MiB file size limit, SIGXFSZ ignored, so write(2) fails with EFBIG. */
+    signal(SIGXFSZ, SIG_IGN);
+    struct rlimit rl = {1 << 20, 1 << 20};
+    cr_assert_eq(setrlimit(RLIMIT_FSIZE, &rl), 0);
+    const char *dir = tu_path("fsize");
+    cr_assert_eq(mkdir(dir, 0755), 0);
+    check_disk_full(dir, EFBIG);
 }

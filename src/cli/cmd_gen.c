@@ -1,4 +1,5 @@
 /* mmsim gen: synthetic market into a tick file. */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -114,13 +115,18 @@ int cmd_gen(int argc, char **argv)
         cli_err("%s: -o/--output is required", C);
         return MM_EXIT_USAGE;
     }
+    /* The output before any work: a directory, an unwritable place, or an existing file that is not a tick
+     * file (a results file, any other HDF5 file, a text file) is a usage error. */
+    if (cli_check_output(C, "-o", out, NULL, 0) || cli_check_h5_kind(C, "-o", out, "mmsim-ticks/", "tick file"))
+        return MM_EXIT_USAGE;
     mm_error e = {0};
     mm_ticks t = {0};
     int rc = mm_gen_ticks(&p, &t, &e);
-    if (rc) {
+    if (rc == -EINVAL) {
         cli_err("%s: --%s", C, e.msg);
         return MM_EXIT_USAGE;
     }
+    if (rc) return cli_fail(&e);
     rc = mm_ticks_write(out, &t, &wo, &e);
     if (rc) {
         mm_ticks_free(&t);

@@ -5,7 +5,9 @@
  * the same bytes everywhere. */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "mm_detmath.h"
@@ -46,7 +48,9 @@ int mm_gen_ticks(const mm_gen_params *p, mm_ticks *out, mm_error *err)
     if (p->max_spread < 1 || p->max_spread > 100) return mm__errf(err, -EINVAL, "max-spread: must be in 1..100 ticks");
     if (p->mean_queue < 1 || p->mean_queue > 1000000)
         return mm__errf(err, -EINVAL, "mean-queue: must be in 1..1000000 lots");
-    if (!(p->tick_size > 0) || !(p->lot_size > 0)) return mm__errf(err, -EINVAL, "tick/lot size: must be > 0");
+    if (!(p->tick_size > 0) || !isfinite(p->tick_size)) return mm__errf(err, -EINVAL, "tick-size: must be finite and > 0");
+    if (!(p->lot_size > 0) || !isfinite(p->lot_size)) return mm__errf(err, -EINVAL, "lot-size: must be finite and > 0");
+    if (p->start_ns < 0) return mm__errf(err, -EINVAL, "start-ns: must be >= 0");
     if (!mm__valid_symbol(p->symbol)) return mm__errf(err, -EINVAL, "symbol: '%s' must match [A-Za-z0-9._-]+", p->symbol);
     /* Probability that an event moves the mid by one tick: vol^2 / rate (variance per second = vol^2). */
     double p_move = p->vol_ticks * p->vol_ticks / p->rate_hz;
@@ -80,7 +84,13 @@ int mm_gen_ticks(const mm_gen_params *p, mm_ticks *out, mm_error *err)
         mm_u32x4 b = mm_rng4(p->seed, (uint32_t)i, (uint32_t)((uint64_t)i >> 32), 1, 0);
         /* Inter-event time: exponential with mean 1/rate, at least 1 ns. */
         double dt = -mm_det_log(mm_u01(a.v[0], a.v[1])) * mean_dt_ns;
-        ts += dt < 1.0 ? 1 : (int64_t)dt;
+        int64_t step = dt < 1.0 ? 1 : (int64_t)dt; /* dt < 45 * 1e15 ns: -log(u01) < 45, rate >= 1e-6 */
+        if (ts > INT64_MAX - step) {
+            free(t.mem_base); /* heap (core does not link the io layer's mm_ticks_free) */
+            return mm__errf(err, -EINVAL, "events: %" PRId64 " events at %g/s from start-ns %" PRId64
+                            " pass the largest time (INT64_MAX ns, year 2262)", p->events, p->rate_hz, p->start_ns);
+        }
+        ts += step;
         uint32_t kind = a.v[2];
         int dir = (a.v[3] & 1) ? 1 : -1; /* +1: up / buy / ask side; -1: down / sell / bid side */
         int32_t tpx = 0, tsz = 0;

@@ -1,5 +1,6 @@
 /* Validation rules of a tape (docs/formats.md, "Validation"). Reports the first violation, by row. */
 #include <inttypes.h>
+#include <math.h>
 
 #include "mm_internal.h"
 
@@ -17,12 +18,13 @@ int mm_ticks_validate(const mm_ticks *t, const char *file, mm_error *err)
 {
     if (!file) file = "(memory)";
     if (t->n < 0) return mm__errf(err, MM_EINVALID, "%s: instrument %s: negative row count", file, t->inst.symbol);
-    if (!(t->inst.tick_size > 0))
-        return mm__errf(err, MM_EINVALID, "%s: instrument %s: attribute tick_size: must be > 0", file,
-                        t->inst.symbol);
-    if (!(t->inst.lot_size > 0))
-        return mm__errf(err, MM_EINVALID, "%s: instrument %s: attribute lot_size: must be > 0", file,
-                        t->inst.symbol);
+    /* Sizes convert ticks and lots to prices and quantities in every PnL: finite and positive. */
+    if (!(t->inst.tick_size > 0) || !isfinite(t->inst.tick_size))
+        return mm__errf(err, MM_EINVALID, "%s: instrument %s: attribute tick_size: %g is not a finite number > 0",
+                        file, t->inst.symbol, t->inst.tick_size);
+    if (!(t->inst.lot_size > 0) || !isfinite(t->inst.lot_size))
+        return mm__errf(err, MM_EINVALID, "%s: instrument %s: attribute lot_size: %g is not a finite number > 0",
+                        file, t->inst.symbol, t->inst.lot_size);
     for (int64_t i = 0; i < t->n; i++) {
         if (i > 0 && t->ts_ns[i] < t->ts_ns[i - 1])
             FAIL("ts_ns", i, "timestamp %" PRId64 " is before the previous row's %" PRId64, t->ts_ns[i],

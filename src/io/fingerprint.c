@@ -1,5 +1,10 @@
-/* Content fingerprint of a tape: XXH3-64 (system libxxhash) over the row count and the columns. */
-#include <assert.h>
+/* Content fingerprint of a tape: XXH3-64 over the row count and the columns (docs/formats.md).
+ *
+ * xxHash is compiled in header-only mode (XXH_INLINE_ALL): the streaming state is then an ordinary struct
+ * that lives on the stack, so computing a fingerprint allocates nothing and cannot fail. (With the shared
+ * libxxhash the state's layout is private and XXH3_createState() mallocs it, an allocation this function
+ * could not report: it used to assert.) The bytes hashed, and so every fingerprint, are the same. */
+#define XXH_INLINE_ALL
 #include <xxhash.h>
 
 #include "../core/mm_internal.h"
@@ -10,19 +15,15 @@
 
 uint64_t mm_ticks_fingerprint(const mm_ticks *t)
 {
-    /* The state is heap-allocated: its layout is private to libxxhash. Allocation failure is treated as
-     * fatal-by-assert: a 576-byte allocation failing leaves nothing meaningful to hash. */
-    XXH3_state_t *st = XXH3_createState();
-    assert(st);
-    XXH3_64bits_reset(st);
+    XXH3_state_t st;
+    XXH3_INITSTATE(&st);
+    XXH3_64bits_reset(&st);
     uint64_t n = (uint64_t)t->n;
-    XXH3_64bits_update(st, &n, sizeof n);
+    XXH3_64bits_update(&st, &n, sizeof n);
     size_t rows = (size_t)t->n;
-    XXH3_64bits_update(st, t->ts_ns, rows * 8);
+    XXH3_64bits_update(&st, t->ts_ns, rows * 8);
     const int32_t *c32[6] = {t->bid_px, t->ask_px, t->bid_sz, t->ask_sz, t->trade_px, t->trade_sz};
-    for (int i = 0; i < 6; i++) XXH3_64bits_update(st, c32[i], rows * 4);
-    XXH3_64bits_update(st, t->trade_side, rows);
-    uint64_t h = XXH3_64bits_digest(st);
-    XXH3_freeState(st);
-    return h;
+    for (int i = 0; i < 6; i++) XXH3_64bits_update(&st, c32[i], rows * 4);
+    XXH3_64bits_update(&st, t->trade_side, rows);
+    return XXH3_64bits_digest(&st);
 }

@@ -177,48 +177,55 @@ static int attr_read_num(hid_t obj, const char *name, hid_t mtype, H5T_class_t w
     return rc;
 }
 
-/* ---- writing ---- */
+/* ---- writing ----
+ *
+ * HDF5 never writes to disk here. The file is built in memory (the core driver, no backing store) and its
+ * image is then written to "<path>.tmp.<pid>" with plain write(2), fsynced and renamed over <path>.
+ *
+ * Why: HDF5 before 1.14.1 cannot survive a close that fails. When H5Fclose's last flush fails (a full disk:
+ * pwrite ENOSPC), H5F__dest frees the file object anyway but returns an error, so the file's ID stays in the
+ * library's table; HDF5's atexit handler then closes it a second time: a use after free, SIGSEGV at exit
+ * (HDFGroup/hdf5 PR #2291). A failed flush also leaves the metadata cache unusable ("slist already
+ * enabled"), so neither a retry nor an explicit H5Fflush first can rescue the file. With the core driver
+ * every HDF5 write is a memory copy that cannot fail for lack of disk, and every disk error is ours to see
+ * and report ("PATH: No space left on device").
+ *
+ * Cost: memory for the file twice (the driver's buffer and the image copied out of it) while writing. */
 
-static int copy_file(const char *src, const char *dst)
+/* The root attribute mmsim_format of an open file into buf ("" when missing or not a string). */
+static void read_format_tag(hid_t file, char *buf, size_t cap)
 {
-    int in = open(src, O_RDONLY);
-    if (in < 0) return -errno;
-    int out = open(dst, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (out < 0) {
-        int e = -errno;
-        close(in);
-        return e;
-    }
-    char *buf = malloc(1 << 20);
-    int rc = buf ? 0 : -ENOMEM;
-    while (rc == 0) {
-        ssize_t r = read(in, buf, 1 << 20);
-        if (r < 0) rc = -errno;
-        if (r <= 0) break;
-        for (ssize_t off = 0; off < r && rc == 0;) {
-            ssize_t w = write(out, buf + off, (size_t)(r - off));
-            if (w < 0) rc = -errno;
-            else off += w;
-        }
-    }
-    free(buf);
-    close(in);
-    if (close(out) != 0 && rc == 0) rc = -errno;
-    return rc;
+    buf[0] = 0;
+    if (attr_read_str(file, "mmsim_format", buf, cap) != 0) buf[0] = 0;
 }
 
-static int fsync_path(const char *path)
+static int write_column(hid_t grp, const mm_ticks *t, int i, const mm_write_opts *o)
 {
-    int fd = open(path, O_RDONLY);
-    if (fd < 0) return -errno;
-    int rc = fsync(fd) == 0 ? 0 : -errno;
-    close(fd);
+    hsize_t dims = (hsize_t)t->n, maxdims = H5S_UNLIMITED;
+    hsize_t chunk = (hsize_t)(o->chunk_rows > 0 ? o->chunk_rows : 65536);
+    if (t->n > 0 && chunk > (hsize_t)t->n) chunk = (hsize_t)t->n;
+    int rc = -1;
+    hid_t space = H5Screate_simple(1, &dims, &maxdims);
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    hid_t ds = -1;
+    if (space < 0 || dcpl < 0 || H5Pset_chunk(dcpl, 1, &chunk) < 0) goto out;
+    if (o->compress_level > 0 && (H5Pset_shuffle(dcpl) < 0 || H5Pset_deflate(dcpl, (unsigned)o->compress_level) < 0))
+        goto out;
+    ds = H5Dcreate2(grp, COLS[i].name, file_type(i), space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    if (ds < 0) goto out;
+    if (t->n > 0 && H5Dwrite(ds, native_type(i), H5S_ALL, H5S_ALL, H5P_DEFAULT, col_ptr(t, i)) < 0) goto out;
+    rc = 0;
+out:
+    if (ds >= 0 && H5Dclose(ds) < 0) rc = -1;
+    if (dcpl >= 0) H5Pclose(dcpl);
+    if (space >= 0) H5Sclose(space);
     return rc;
 }
 
 static int write_group(hid_t file, const char *path, const mm_ticks *t, const mm_write_opts *o, mm_error *err)
 {
     hid_t ticks = -1, grp = -1;
+    const char *sym = t->inst.symbol;
     int rc = MM_EHDF5;
     if (H5Lexists(file, "ticks", H5P_DEFAULT) > 0) ticks = H5Gopen2(file, "ticks", H5P_DEFAULT);
     else ticks = H5Gcreate2(file, "ticks", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
@@ -226,48 +233,33 @@ static int write_group(hid_t file, const char *path, const mm_ticks *t, const mm
         mm__errf(err, MM_EHDF5, "%s: cannot create group /ticks", path);
         goto out;
     }
-    if (H5Lexists(ticks, t->inst.symbol, H5P_DEFAULT) > 0) {
+    if (H5Lexists(ticks, sym, H5P_DEFAULT) > 0) {
         if (!o->replace) {
-            rc = mm__errf(err, -EEXIST, "%s: instrument %s: already in the file (--replace replaces it)", path, t->inst.symbol);
+            rc = mm__errf(err, -EEXIST, "%s: instrument %s: already in the file (--replace replaces it)", path, sym);
             goto out;
         }
-        if (H5Ldelete(ticks, t->inst.symbol, H5P_DEFAULT) < 0) {
-            mm__errf(err, MM_EHDF5, "%s: instrument %s: cannot replace", path, t->inst.symbol);
+        if (H5Ldelete(ticks, sym, H5P_DEFAULT) < 0) {
+            mm__errf(err, MM_EHDF5, "%s: instrument %s: cannot replace", path, sym);
             goto out;
         }
     }
-    grp = H5Gcreate2(ticks, t->inst.symbol, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    grp = H5Gcreate2(ticks, sym, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     if (grp < 0) {
-        mm__errf(err, MM_EHDF5, "%s: instrument %s: cannot create group", path, t->inst.symbol);
+        mm__errf(err, MM_EHDF5, "%s: instrument %s: cannot create group", path, sym);
         goto out;
     }
     int8_t crossed = (int8_t)(t->inst.allow_crossed ? 1 : 0);
-    if (attr_write_str(grp, "symbol", t->inst.symbol) || attr_write_str(grp, "source", t->inst.source) ||
+    if (attr_write_str(grp, "symbol", sym) || attr_write_str(grp, "source", t->inst.source) ||
         attr_write_num(grp, "tick_size", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &t->inst.tick_size) ||
         attr_write_num(grp, "lot_size", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &t->inst.lot_size) ||
         attr_write_num(grp, "fingerprint", H5T_STD_U64LE, H5T_NATIVE_UINT64, &t->inst.fingerprint) ||
         attr_write_num(grp, "allow_crossed", H5T_STD_I8LE, H5T_NATIVE_INT8, &crossed)) {
-        mm__errf(err, MM_EHDF5, "%s: instrument %s: cannot write attributes", path, t->inst.symbol);
+        mm__errf(err, MM_EHDF5, "%s: instrument %s: cannot write attributes", path, sym);
         goto out;
     }
-    hsize_t dims = (hsize_t)t->n, maxdims = H5S_UNLIMITED;
-    hsize_t chunk = (hsize_t)(o->chunk_rows > 0 ? o->chunk_rows : 65536);
-    if (t->n > 0 && chunk > (hsize_t)t->n) chunk = (hsize_t)t->n;
     for (int i = 0; i < 8; i++) {
-        hid_t space = H5Screate_simple(1, &dims, &maxdims);
-        hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
-        H5Pset_chunk(dcpl, 1, &chunk);
-        if (o->compress_level > 0) {
-            H5Pset_shuffle(dcpl);
-            H5Pset_deflate(dcpl, (unsigned)o->compress_level);
-        }
-        hid_t ds = H5Dcreate2(grp, COLS[i].name, file_type(i), space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
-        herr_t w = ds < 0 ? -1 : (t->n > 0 ? H5Dwrite(ds, native_type(i), H5S_ALL, H5S_ALL, H5P_DEFAULT, col_ptr(t, i)) : 0);
-        if (ds >= 0) H5Dclose(ds);
-        H5Pclose(dcpl);
-        H5Sclose(space);
-        if (w < 0) {
-            mm__errf(err, MM_EHDF5, "%s: instrument %s: column %s: cannot write", path, t->inst.symbol, COLS[i].name);
+        if (write_column(grp, t, i, o)) {
+            mm__errf(err, MM_EHDF5, "%s: instrument %s: column %s: cannot write", path, sym, COLS[i].name);
             goto out;
         }
     }
@@ -276,6 +268,86 @@ out:
     if (grp >= 0) H5Gclose(grp);
     if (ticks >= 0) H5Gclose(ticks);
     return rc;
+}
+
+/* Build the file in memory: a new one, or the existing `path` read whole into memory (it is never written
+ * through HDF5) with the instrument added. On success *image holds the file's bytes (caller frees). */
+static int build_image(const char *path, int exists, const mm_ticks *t, const mm_write_opts *o, void **image,
+                       size_t *size, mm_error *err)
+{
+    int rc = 0;
+    void *buf = NULL;
+    hid_t file = -1;
+    /* Grow the in-memory file in steps of about its final size (bounded), not 1 MiB at a time. */
+    size_t incr = (size_t)t->n * 29 + ((size_t)1 << 20);
+    if (incr > ((size_t)1 << 30)) incr = (size_t)1 << 30;
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    if (fapl < 0 || H5Pset_fapl_core(fapl, incr, 0) < 0) {
+        rc = mm__errf(err, MM_EHDF5, "%s: cannot set up the HDF5 in-memory driver", path);
+        goto out;
+    }
+    /* A new file is only named (the core driver without backing store creates nothing on disk). */
+    file = exists ? H5Fopen(path, H5F_ACC_RDWR, fapl) : H5Fcreate(path, H5F_ACC_EXCL, H5P_DEFAULT, fapl);
+    if (file < 0) {
+        rc = mm__errf(err, MM_EHDF5, "%s: cannot %s the HDF5 file in memory", path, exists ? "read" : "create");
+        goto out;
+    }
+    if (!exists && attr_write_str(file, "mmsim_format", FORMAT_TAG)) {
+        rc = mm__errf(err, MM_EHDF5, "%s: cannot write attribute mmsim_format", path);
+        goto out;
+    }
+    rc = write_group(file, path, t, o, err);
+    if (rc) goto out;
+    ssize_t n = H5Fflush(file, H5F_SCOPE_LOCAL) < 0 ? -1 : H5Fget_file_image(file, NULL, 0);
+    if (n <= 0 || !(buf = malloc((size_t)n))) {
+        rc = n <= 0 ? mm__errf(err, MM_EHDF5, "%s: cannot get the file image", path)
+                    : mm__errf(err, -ENOMEM, "%s: cannot allocate %zd bytes for the file image", path, n);
+        goto out;
+    }
+    if (H5Fget_file_image(file, buf, (size_t)n) != n) {
+        rc = mm__errf(err, MM_EHDF5, "%s: cannot get the file image", path);
+        goto out;
+    }
+    *size = (size_t)n;
+out:
+    /* In memory, the close has nothing to write to disk: it cannot fail for a full disk. */
+    if (file >= 0 && H5Fclose(file) < 0 && rc == 0) rc = mm__errf(err, MM_EHDF5, "%s: error closing the file", path);
+    if (fapl >= 0) H5Pclose(fapl);
+    if (rc) free(buf);
+    else *image = buf;
+    return rc;
+}
+
+/* Write n bytes to a new file `tmp` (created exclusively), fsync and close it. Returns 0 or -errno. */
+static int write_new_file(const char *tmp, const void *buf, size_t n)
+{
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0) return -errno;
+    int rc = 0;
+    for (size_t off = 0; off < n && rc == 0;) {
+        size_t want = n - off < ((size_t)1 << 30) ? n - off : (size_t)1 << 30;
+        ssize_t w = write(fd, (const char *)buf + off, want);
+        if (w < 0 && errno != EINTR) rc = -errno;
+        else if (w > 0) off += (size_t)w;
+    }
+    if (rc == 0 && fsync(fd) != 0) rc = -errno;
+    if (close(fd) != 0 && rc == 0) rc = -errno;
+    return rc;
+}
+
+/* fsync the directory that holds `path`, so a rename into it survives a power loss. */
+static void fsync_dir_of(const char *path)
+{
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s", path);
+    char *slash = strrchr(buf, '/');
+    if (!slash) strcpy(buf, ".");
+    else if (slash == buf) buf[1] = 0;
+    else *slash = 0;
+    int fd = open(buf, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return;
+    fsync(fd);
+    close(fd);
 }
 
 int mm_ticks_write(const char *path, mm_ticks *t, const mm_write_opts *opts, mm_error *err)
@@ -289,48 +361,52 @@ int mm_ticks_write(const char *path, mm_ticks *t, const mm_write_opts *opts, mm_
         return mm__errf(err, MM_EUSAGE, "%s: compression level %d not in 0..9", path, o.compress_level);
     int rc = mm_ticks_validate(t, path, err);
     if (rc) return rc;
-    t->inst.fingerprint = mm_ticks_fingerprint(t);
 
     char tmp[4096];
     if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof tmp)
         return mm__errf(err, -ENAMETOOLONG, "%s: path too long", path);
     struct stat st;
     int exists = stat(path, &st) == 0;
+    if (exists && S_ISDIR(st.st_mode)) return mm__errf(err, -EISDIR, "%s: is a directory", path);
     quiet q;
     quiet_begin(&q);
-    hid_t file = -1;
+    void *image = NULL;
+    size_t size = 0;
     if (exists) {
-        /* Append: work on a copy so the original stays whole until the rename. */
-        if (MM_H5_IS_HDF5(path) <= 0) {
+        /* Append: only to a tick file (never into a results file or another HDF5 file). */
+        char tag[64] = "";
+        hid_t f = !S_ISREG(st.st_mode) || MM_H5_IS_HDF5(path) <= 0 ? -1 : H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+        if (f < 0) {
             rc = mm__errf(err, MM_EFORMAT, "%s: exists and is not an HDF5 file (refusing to overwrite)", path);
             goto out;
         }
-        rc = copy_file(path, tmp);
-        if (rc) {
-            mm__errf(err, rc, "%s: cannot copy to %s: %s", path, tmp, mm_strerror(rc));
+        read_format_tag(f, tag, sizeof tag);
+        H5Fclose(f);
+        if (strcmp(tag, FORMAT_TAG) != 0) {
+            rc = tag[0] ? mm__errf(err, MM_EFORMAT, "%s: is a %s file, not a tick file (refusing to write into it)",
+                                   path, tag)
+                        : mm__errf(err, MM_EFORMAT, "%s: is an HDF5 file without mmsim_format = %s, not a tick file "
+                                                    "(refusing to write into it)", path, FORMAT_TAG);
             goto out;
         }
-        file = H5Fopen(tmp, H5F_ACC_RDWR, H5P_DEFAULT);
-    } else {
-        file = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-        if (file >= 0 && attr_write_str(file, "mmsim_format", FORMAT_TAG)) {
-            H5Fclose(file);
-            file = -1;
-        }
     }
-    if (file < 0) {
-        rc = mm__errf(err, MM_EHDF5, "%s: cannot create %s", path, tmp);
+    t->inst.fingerprint = mm_ticks_fingerprint(t);
+    rc = build_image(path, exists, t, &o, &image, &size, err);
+    if (rc) goto out;
+    rc = write_new_file(tmp, image, size);
+    if (rc) {
+        if (rc != -EEXIST) unlink(tmp); /* -EEXIST: not ours (another process of the same pid namespace?) */
+        mm__errf(err, rc, "%s: %s", path, mm_strerror(rc));
         goto out;
     }
-    rc = write_group(file, path, t, &o, err);
-    if (H5Fclose(file) < 0 && rc == 0) rc = mm__errf(err, MM_EHDF5, "%s: error closing file", path);
-    if (rc == 0) {
-        rc = fsync_path(tmp);
-        if (rc) mm__errf(err, rc, "%s: fsync: %s", tmp, mm_strerror(rc));
+    if (rename(tmp, path) != 0) {
+        rc = mm__errf(err, -errno, "%s: rename from %s: %s", path, tmp, strerror(errno));
+        unlink(tmp);
+        goto out;
     }
-    if (rc == 0 && rename(tmp, path) != 0) rc = mm__errf(err, -errno, "%s: rename from %s: %s", path, tmp, strerror(errno));
+    fsync_dir_of(path);
 out:
-    if (rc) unlink(tmp);
+    free(image);
     quiet_end(&q);
     return rc;
 }
@@ -345,19 +421,42 @@ static int open_file(const char *path, hid_t *file, mm_error *err)
     if (MM_H5_IS_HDF5(path) <= 0) return mm__errf(err, MM_EFORMAT, "%s: not an HDF5 file", path);
     *file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
     if (*file < 0) return mm__errf(err, MM_EHDF5, "%s: cannot open HDF5 file", path);
-    return 0;
+    /* The root tag says what the file is: a results file, or any other HDF5 file, is not read as ticks. */
+    char tag[128];
+    int a = attr_read_str(*file, "mmsim_format", tag, sizeof tag);
+    int rc = 0;
+    if (a == -1)
+        rc = mm__errf(err, MM_EFORMAT, "%s: attribute mmsim_format: missing (not an mmsim tick file; expected %s)", path,
+                      FORMAT_TAG);
+    else if (a == -2)
+        rc = mm__errf(err, MM_EFORMAT, "%s: attribute mmsim_format: must be a string (expected %s)", path, FORMAT_TAG);
+    else if (strcmp(tag, FORMAT_TAG) != 0)
+        rc = mm__errf(err, MM_EFORMAT, "%s: attribute mmsim_format: '%s' is not a tick file format (expected %s)", path,
+                      tag, FORMAT_TAG);
+    if (rc) {
+        H5Fclose(*file);
+        *file = -1;
+    }
+    return rc;
 }
 
 typedef struct list_ctx {
     char (*symbols)[MM_SYMBOL_MAX];
     int max, count;
+    char bad[MM_SYMBOL_MAX + 4]; /* the first group name that is not a valid symbol (shortened) */
 } list_ctx;
 
+/* Every member of /ticks is an instrument whose name is its symbol; a name that is not a valid symbol is a
+ * malformed file (stops the iteration: the caller reports it). */
 static herr_t list_cb(hid_t g, const char *name, const mm_h5_linfo *info, void *data)
 {
     (void)g;
     (void)info;
     list_ctx *c = data;
+    if (!mm__valid_symbol(name)) {
+        snprintf(c->bad, sizeof c->bad, "%.*s%s", MM_SYMBOL_MAX - 1, name, strlen(name) >= MM_SYMBOL_MAX ? "..." : "");
+        return 1;
+    }
     if (c->count < c->max && c->symbols) snprintf(c->symbols[c->count], MM_SYMBOL_MAX, "%s", name);
     c->count++;
     return 0;
@@ -370,10 +469,13 @@ static int list_in_file(hid_t file, const char *path, char (*symbols)[MM_SYMBOL_
         return mm__errf(err, MM_EFORMAT, "%s: no /ticks group (not an mmsim tick file)", path);
     hid_t g = H5Gopen2(file, "ticks", H5P_DEFAULT);
     if (g < 0) return mm__errf(err, MM_EFORMAT, "%s: /ticks is not a group", path);
-    list_ctx c = {symbols, max, 0};
+    list_ctx c = {symbols, max, 0, ""};
     hsize_t idx = 0;
     herr_t r = MM_H5_LITERATE(g, H5_INDEX_NAME, H5_ITER_INC, &idx, list_cb, &c);
     H5Gclose(g);
+    if (c.bad[0])
+        return mm__errf(err, MM_EFORMAT, "%s: /ticks/%s: not a valid symbol ([A-Za-z0-9._-]+, at most %d characters)",
+                        path, c.bad, MM_SYMBOL_MAX - 1);
     if (r < 0) return mm__errf(err, MM_EHDF5, "%s: cannot list /ticks", path);
     *count = c.count;
     return 0;
@@ -421,6 +523,18 @@ static int load_group(hid_t file, const char *path, const char *sym, int flags, 
 
     snprintf(t.inst.symbol, sizeof t.inst.symbol, "%s", sym);
     int a;
+    /* The symbol attribute repeats the group name (a reader that renames one must rename both). */
+    char stored[MM_SYMBOL_MAX + 4];
+    if ((a = attr_read_str(grp, "symbol", stored, sizeof stored)) != 0) {
+        rc = mm__errf(err, MM_EFORMAT, "%s: instrument %s: attribute symbol: %s", path, sym,
+                      a == -1 ? "missing" : "must be a string");
+        goto out;
+    }
+    if (strcmp(stored, sym) != 0) {
+        rc = mm__errf(err, MM_EFORMAT, "%s: instrument %s: attribute symbol: '%s' differs from the group name", path, sym,
+                      stored);
+        goto out;
+    }
     if ((a = attr_read_num(grp, "tick_size", H5T_NATIVE_DOUBLE, H5T_FLOAT, &t.inst.tick_size)) != 0) {
         rc = mm__errf(err, MM_EFORMAT, "%s: instrument %s: attribute tick_size: %s", path, sym,
                       a == -1 ? "missing" : "must be a numeric scalar");
