@@ -1,10 +1,10 @@
 /* Importers: vendor files -> a tick tape (mm_ticks) ready for mm_ticks_write().
  *
  * Three formats (one page each in docs/): LOBSTER message + orderbook CSV pairs
- * (docs/import-lobster.md), Binance spot and USD-M websocket captures (docs/import-binance.md) and a
- * generic L1 quotes + trades CSV with a column mapping (docs/import-csv.md). Plain and gzip-compressed
- * inputs are both read (gzip by its magic bytes; a ".gz" name must be gzip; data after the last gzip
- * member is an error).
+ * (docs/import-lobster.md), Binance spot and USD-M websocket captures (docs/import-binance.md) and
+ * a generic L1 quotes + trades CSV with a column mapping (docs/import-csv.md). Plain and
+ * gzip-compressed inputs are both read (gzip by its magic bytes; a ".gz" name must be gzip; data
+ * after the last gzip member is an error).
  *
  * Every importer parses the whole input into memory and checks it before returning; nothing is
  * written. Errors come back as one line "FILE:LINE: what" in mm_error (code MM_EFORMAT for
@@ -35,7 +35,7 @@ typedef struct mm_import_opts {
     /* Binance */
     int skip_gaps;      /* 1: continue over gaps in the depth update-id chain (counted) */
     const char *market; /* "spot", "usdm", or NULL: taken from the messages' shape */
-    int no_snapshot;    /* 1: the capture has no REST snapshot (a later day): bookTicker rows only */
+    int no_snapshot; /* 1: the capture has no REST snapshot (a later day): bookTicker rows only */
     /* Generic CSV */
     const char *csv_map;   /* column mapping "ts=COL,bid=COL,..." (docs/import-csv.md) */
     const char *csv_time;  /* time format: ns (default), us, ms, s, iso */

@@ -273,7 +273,8 @@ int cmd_import(int argc, char **argv)
     }
     if (is_lob && n_in) {
         cli_err("%s lobster: -i/--input: not a lobster option (the files are --message and "
-                "--orderbook)", C);
+                "--orderbook)",
+                C);
         goto fail;
     }
     if (!is_bn && (o.market || o.no_snapshot)) {

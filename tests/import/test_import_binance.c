@@ -306,7 +306,8 @@ static void check_spot_tape(const mm_ticks *t, const mm_import_report *rep)
     /* bookTicker 99 (received at T0 + 0.1 ms: T0), snapshot (T0), bookTicker 103 (T0), diff 105
      * (T0 + 1), trade (T0 + 2), diff 110 (T0 + 3) */
     const int64_t ms[6] = {0, 0, 0, 1, 2, 3};
-    const int32_t bid[6] = {100, 100, 101, 101, 101, 101}, bsz[6] = {1000, 1000, 500, 500, 500, 500},
+    const int32_t bid[6] = {100, 100, 101, 101, 101, 101},
+                  bsz[6] = {1000, 1000, 500, 500, 500, 500},
                   ask[6] = {103, 102, 102, 102, 102, 102},
                   asz[6] = {1000, 2000, 2000, 2000, 2000, 1900};
     cr_assert_eq(t->n, 6);
@@ -357,12 +358,13 @@ Test(binance, market_option_and_mixed_shapes_are_errors)
     mm_error e = {0};
     const char *f[1] = {write_spot("s.txt", 0, NSPOT, -1, NULL)};
     cr_assert_eq(import_files(f, 1, "TST", "usdm", 0, &t, &rep, &e), MM_EINVALID);
-    cr_assert(strstr(e.msg, "s.txt:1: depthUpdate without \"pu\": a spot message, but --market usdm"),
-              "%s", e.msg);
+    cr_assert(
+        strstr(e.msg, "s.txt:1: depthUpdate without \"pu\": a spot message, but --market usdm"),
+        "%s", e.msg);
     f[0] = write_cap("c.txt", -1, NULL);
     cr_assert_eq(import_files(f, 1, "TST", "spot", 0, &t, &rep, &e), MM_EINVALID);
-    cr_assert(strstr(e.msg, "c.txt:1: snapshot with \"T\": a usdm message, but --market spot"), "%s",
-              e.msg);
+    cr_assert(strstr(e.msg, "c.txt:1: snapshot with \"T\": a usdm message, but --market spot"),
+              "%s", e.msg);
     cr_assert_eq(import_files(f, 1, "TST", "coin", 0, &t, &rep, &e), MM_EUSAGE);
     cr_assert(strstr(e.msg, "market: 'coin' is not spot or usdm"), "%s", e.msg);
     /* A USD-M diff (with pu) inside a spot capture. */
@@ -492,8 +494,9 @@ Test(binance, trade_times_far_from_the_stream_are_errors)
                   strstr(e.msg, " s after the time the line was received") &&
                   strstr(e.msg, "clock offset of 1.270 s") && strstr(e.msg, "more than 60 s"),
               "%s", e.msg);
-    const char *t1 = "1723161253732000000 {\"stream\":\"x\",\"data\":{\"e\":\"trade\",\"E\":1,\"s\":"
-                     "\"TST\",\"t\":7,\"p\":\"10.2\",\"q\":\"0.100\",\"T\":1,\"m\":false}}";
+    const char *t1 =
+        "1723161253732000000 {\"stream\":\"x\",\"data\":{\"e\":\"trade\",\"E\":1,\"s\":"
+        "\"TST\",\"t\":7,\"p\":\"10.2\",\"q\":\"0.100\",\"T\":1,\"m\":false}}";
     f[0] = write_spot("s.txt", 0, NSPOT, 6, t1);
     cr_assert_eq(import_files(f, 1, "TST", NULL, 0, &t, &rep, &e), MM_EINVALID);
     cr_assert(strstr(e.msg, "s.txt:7: trade time 1 ms is 1723161255 s before"), "%s", e.msg);
@@ -522,8 +525,9 @@ Test(binance, trade_ids_rise_with_time)
     FILE *fp = fopen(p, "w");
     for (int i = 0; i < NSPOT; i++)
         fprintf(fp, "%s\n", SPOT[i]);
-    fprintf(fp, "1723161253733000000 {\"stream\":\"x\",\"data\":{\"e\":\"trade\",\"E\":1,\"s\":"
-                "\"TST\",\"t\":6,\"p\":\"10.2\",\"q\":\"0.100\",\"T\":1723161255003,\"m\":true}}\n");
+    fprintf(fp,
+            "1723161253733000000 {\"stream\":\"x\",\"data\":{\"e\":\"trade\",\"E\":1,\"s\":"
+            "\"TST\",\"t\":6,\"p\":\"10.2\",\"q\":\"0.100\",\"T\":1723161255003,\"m\":true}}\n");
     fclose(fp);
     const char *f[1] = {p};
     cr_assert_eq(import_files(f, 1, "TST", NULL, 0, &t, &rep, &e), MM_EINVALID);
@@ -578,17 +582,19 @@ static int run_argv(const char *const *argv, char **out, char **err)
 Test(binance, cli_several_inputs_market_and_output_checks)
 {
     char *out, *err;
-    const char *d1 = write_spot("d1.txt", 0, 5, -1, NULL), *d2 = write_spot("d2.txt", 5, NSPOT, -1, NULL);
+    const char *d1 = write_spot("d1.txt", 0, 5, -1, NULL),
+               *d2 = write_spot("d2.txt", 5, NSPOT, -1, NULL);
     const char *o = tu_path("out.h5");
-    const char *ok[] = {"mmsim",  "import", "binance", "-i", d1, "-i", d2, "--symbol", "TST.1",
-                        "--tick", "0.1",    "--lot",   "0.001", "-o", o, "--market", "spot", NULL};
+    const char *ok[] = {"mmsim", "import",   "binance", "-i",       d1,     "-i",
+                        d2,      "--symbol", "TST.1",   "--tick",   "0.1",  "--lot",
+                        "0.001", "-o",       o,         "--market", "spot", NULL};
     cr_assert_eq(run_argv(ok, &out, &err), 0, "%s", err);
     cr_assert(strstr(out, "binance spot: 2 files; clock offset 1.270 s"), "%s", out);
     free(out);
     free(err);
     /* The output is one of the inputs: a usage error before anything is read or written. */
-    const char *same[] = {"mmsim", "import", "binance", "-i", d1, "-i", d2, "--symbol", "TST",
-                          "--tick", "0.1", "--lot", "0.001", "-o", d2, NULL};
+    const char *same[] = {"mmsim", "import", "binance", "-i",    d1,      "-i", d2, "--symbol",
+                          "TST",   "--tick", "0.1",     "--lot", "0.001", "-o", d2, NULL};
     cr_assert_eq(run_argv(same, &out, &err), 2, "%s", err);
     cr_assert(strstr(err, "mmsim: import: -o ") && strstr(err, "the output is also an input"), "%s",
               err);
@@ -599,15 +605,16 @@ Test(binance, cli_several_inputs_market_and_output_checks)
     FILE *fp = fopen(notes, "w");
     fputs("not a tick file\n", fp);
     fclose(fp);
-    const char *kind[] = {"mmsim", "import", "binance", "-i", d1, "--symbol", "TST", "--tick",
-                          "0.1", "--lot", "0.001", "-o", notes, NULL};
+    const char *kind[] = {"mmsim",  "import", "binance", "-i",    d1,   "--symbol", "TST",
+                          "--tick", "0.1",    "--lot",   "0.001", "-o", notes,      NULL};
     cr_assert_eq(run_argv(kind, &out, &err), 2, "%s", err);
     cr_assert(strstr(err, "exists and is not a tick file (not HDF5); refusing to overwrite it"),
               "%s", err);
     free(out);
     free(err);
-    const char *mk[] = {"mmsim", "import", "binance", "-i", d1, "--symbol", "TST", "--tick", "0.1",
-                        "--lot", "0.001", "-o", tu_path("x.h5"), "--market", "coin", NULL};
+    const char *mk[] = {"mmsim",         "import",   "binance", "-i",    d1,      "--symbol",
+                        "TST",           "--tick",   "0.1",     "--lot", "0.001", "-o",
+                        tu_path("x.h5"), "--market", "coin",    NULL};
     cr_assert_eq(run_argv(mk, &out, &err), 2, "%s", err);
     cr_assert_str_eq(err, "mmsim: import: --market: 'coin' is not spot or usdm\n");
     free(out);

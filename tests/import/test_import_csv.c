@@ -220,9 +220,10 @@ Test(csv, gz_name_that_is_not_gzip_says_so)
                 NEEDLES("e.csv.gz: not a gzip file (it is empty; the name ends in .gz)"), 1);
     /* Two -i for csv: a usage error. */
     const char *p = write_text("g.csv", GOOD);
-    const char *argv[] = {"mmsim", "import", "csv",   "-i", p,    "-i",     p,   "--map",
-                          MAP,     "--time", "s",     "--symbol", "CSV", "--tick", "0.01", "--lot",
-                          "1",     "-o",     tu_path("out.h5"), NULL};
+    const char *argv[] = {
+        "mmsim",           "import", "csv",      "-i",  p,        "-i",   p,       "--map", MAP,
+        "--time",          "s",      "--symbol", "CSV", "--tick", "0.01", "--lot", "1",     "-o",
+        tu_path("out.h5"), NULL};
     char *out, *err;
     cr_assert_eq(tu_run(argv, &out, &err), 2, "%s", err);
     cr_assert_str_eq(err, "mmsim: import csv: -i/--input: given 2 times; csv reads one file\n");

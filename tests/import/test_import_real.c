@@ -163,7 +163,6 @@ Test(lobster_real, goog_level5_top_of_book_equals_orderbook_file, .timeout = 120
     check_real("GOOG", 5);
 }
 
-
 /* Independent field extraction for the real-data check: the value after "key": (quoted or not). */
 static int field(const char *line, const char *key, char *out, size_t cap)
 {
@@ -299,7 +298,6 @@ Test(binance_real, btcusdt_capture_book_trades_and_bookticker_agree, .timeout = 
     mm_ticks_free(&t);
 }
 
-
 /* ---- Binance spot: two consecutive days ---- */
 
 typedef struct sq {
@@ -389,7 +387,8 @@ static void tickers_in_tape(const spot_cap *c, const mm_ticks *t)
     for (size_t k = 0; k < c->nbt; k++) {
         while (r < nr && cmp_sq(&rows[r], &bt[k]) < 0)
             r++;
-        cr_assert(r < nr && !cmp_sq(&rows[r], &bt[k]), "bookTicker u=%lld not in the tape", bt[k].u);
+        cr_assert(r < nr && !cmp_sq(&rows[r], &bt[k]), "bookTicker u=%lld not in the tape",
+                  bt[k].u);
         r++;
     }
     free(rows);
@@ -413,7 +412,8 @@ Test(binance_real, spot_days_alone_and_as_one_tape, .timeout = 120)
     import_spot(one, 1, 0, &t1, &r1);
     cr_assert_eq(t1.n, 40682, "docs/import-binance.md");
     cr_assert_eq(r1.trades, 9756);
-    cr_assert_eq(r1.trade_msgs + r1.dropped_before_sync, c1.ntr + 2, "one trade and 2 diffs precede");
+    cr_assert_eq(r1.trade_msgs + r1.dropped_before_sync, c1.ntr + 2,
+                 "one trade and 2 diffs precede");
     cr_assert_eq(r1.depth_updates + 2, c1.ndep);
     cr_assert_eq(r1.book_tickers + r1.ticker_checks, (int64_t)c1.nbt);
     cr_assert_gt(r1.ticker_checks, 500, "depth book equals bookTicker at every shared id");
@@ -450,9 +450,9 @@ Test(binance_real, spot_days_alone_and_as_one_tape, .timeout = 120)
     tickers_in_tape(&c2, &tb);
     /* The CLI: two -i and a dated symbol give the same tape. */
     const char *h5 = tu_path("both.h5");
-    const char *argv[] = {"mmsim", "import", "binance", "-i", d1, "-i", d2, "--symbol",
-                          "BTCUSDT.20240808", "--tick", "0.01", "--lot", "0.000001", "-o", h5,
-                          NULL};
+    const char *argv[] = {
+        "mmsim",  "import", "binance", "-i",       d1,   "-i", d2,  "--symbol", "BTCUSDT.20240808",
+        "--tick", "0.01",   "--lot",   "0.000001", "-o", h5,   NULL};
     char *out, *err;
     cr_assert_eq(tu_run(argv, &out, &err), 0, "%s", err);
     cr_assert(strstr(out, "binance spot: 2 files"), "%s", out);

@@ -11,14 +11,15 @@
  *
  * Local receive order is not the exchange's order (the streams are separate), so every file is
  * read into memory first; the files form one capture: a later day without a snapshot continues the
- * book of the earlier one. Book messages (depth diffs and bookTickers) are then ordered by update id
- * and trades by trade id. The L2 book starts from the snapshot and is kept by the depth diffs, whose
- * id chain must be unbroken. Rows: bookTickers before the snapshot (the exchange's own L1 while no
- * L2 state is known); the snapshot; every depth diff (top of the L2 book); every bookTicker whose
- * update id falls between two diffs (the L1 at that id, finer than the diffs); every trade. A
- * bookTicker with the same update id as the snapshot or a diff is not a row: it is compared with the
- * L2 book instead, and a disagreement is an error. Trades go before book messages of the same
- * millisecond (a trade is printed before the depth diff that shows the liquidity it took).
+ * book of the earlier one. Book messages (depth diffs and bookTickers) are then ordered by update
+ * id and trades by trade id. The L2 book starts from the snapshot and is kept by the depth diffs,
+ * whose id chain must be unbroken. Rows: bookTickers before the snapshot (the exchange's own L1
+ * while no L2 state is known); the snapshot; every depth diff (top of the L2 book); every
+ * bookTicker whose update id falls between two diffs (the L1 at that id, finer than the diffs);
+ * every trade. A bookTicker with the same update id as the snapshot or a diff is not a row: it is
+ * compared with the L2 book instead, and a disagreement is an error. Trades go before book messages
+ * of the same millisecond (a trade is printed before the depth diff that shows the liquidity it
+ * took).
  *
  * Times. Every exchange time is checked against the time the line was received: the capture's clock
  * offset is the median of (exchange time - receive time) over the messages that carry a time, and a
@@ -41,8 +42,8 @@
  * 200,000 dollars). */
 #define BOOK_MAX_RANGE (INT64_C(1) << 25)
 
-/* A message's exchange time may differ from its receive time + the capture's clock offset by at most
- * this much (network stalls, clock steps); more is a wrong time. */
+/* A message's exchange time may differ from its receive time + the capture's clock offset by at
+ * most this much (network stalls, clock steps); more is a wrong time. */
 #define TIME_TOL_NS (INT64_C(60) * 1000000000)
 
 enum { MK_UNKNOWN = 0, MK_SPOT = 1, MK_USDM = 2 };
@@ -80,8 +81,8 @@ typedef struct bn {
     mm_error *err;
     int64_t line, recv_ns;
     mm__json j;
-    int market;         /* MK_* */
-    int32_t market_f;   /* where the market was decided: file, line; -1 = opts.market */
+    int market;       /* MK_* */
+    int32_t market_f; /* where the market was decided: file, line; -1 = opts.market */
     int64_t market_line;
     /* parsed messages */
     depth_ev *dep;
@@ -219,7 +220,8 @@ static int str_is(const bn *b, int32_t t, const char *s)
            !memcmp(b->j.src + b->j.tok[t].start, s, strlen(s));
 }
 
-/* data.s must be the stream symbol: --symbol up to its first '.' ("BTCUSDT.20240808" -> BTCUSDT). */
+/* data.s must be the stream symbol: --symbol up to its first '.' ("BTCUSDT.20240808" -> BTCUSDT).
+ */
 static int check_symbol(bn *b, int32_t d)
 {
     int rc = 0;
@@ -253,8 +255,8 @@ static int set_market(bn *b, int m, const char *shape)
                  MK_NAME[b->market]);
     else
         snprintf(what, sizeof what, "%s: a %s message in a %s capture (%s since %s:%" PRId64 ")",
-                 shape, MK_NAME[m], MK_NAME[b->market], MK_NAME[b->market],
-                 PATH(b, b->market_f), b->market_line);
+                 shape, MK_NAME[m], MK_NAME[b->market], MK_NAME[b->market], PATH(b, b->market_f),
+                 b->market_line);
     return invalid(b, what);
 }
 
@@ -337,8 +339,7 @@ static int parse_ticker(bn *b, int32_t d, int usdm)
     v->f = b->fi;
     v->recv_ns = b->recv_ns;
     v->t_ms = -1;
-    if ((usdm && (rc = get_ms(b, d, "T", &v->t_ms))) || (rc = get_u64(b, d, "u", &v->u)))
-        return rc;
+    if ((usdm && (rc = get_ms(b, d, "T", &v->t_ms))) || (rc = get_u64(b, d, "u", &v->u))) return rc;
     if ((rc = dec_tok(b, mm__json_get(&b->j, d, "b"), &b->tick, "\"b\"", &v->bid_px)) ||
         (rc = dec_tok(b, mm__json_get(&b->j, d, "B"), &b->lot, "\"B\"", &v->bid_qty)) ||
         (rc = dec_tok(b, mm__json_get(&b->j, d, "a"), &b->tick, "\"a\"", &v->ask_px)) ||
@@ -401,7 +402,8 @@ static int parse_line(bn *b, const char *s, size_t n)
         if (mm__json_get(&b->j, d, "u") >= 0 && mm__json_get(&b->j, d, "b") >= 0 &&
             mm__json_get(&b->j, d, "a") >= 0)
             return parse_ticker(b, d, 0);
-        return bad(b, "%s", "missing field \"e\" (and not a spot bookTicker: no \"u\", \"b\", \"a\")");
+        return bad(b, "%s",
+                   "missing field \"e\" (and not a spot bookTicker: no \"u\", \"b\", \"a\")");
     }
     if (b->j.tok[e].type != MM_J_STR) return bad(b, "%s", "field \"e\" has the wrong type");
     if (str_is(b, e, "depthUpdate")) return parse_depth(b, d);
@@ -443,8 +445,8 @@ static int cmp_i64(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 /* The L2 book: dense quantities by price tick over [base, base + range), best levels tracked.
- * With --skip-gaps, levels set by the current diff carry its stamp (bs, as; NULL otherwise), so that
- * a crossed book after a skipped gap can drop the stale side. */
+ * With --skip-gaps, levels set by the current diff carry its stamp (bs, as; NULL otherwise), so
+ * that a crossed book after a skipped gap can drop the stale side. */
 typedef struct l2 {
     int32_t base;
     int64_t range;
@@ -560,10 +562,9 @@ static int ticker_check(bn *b, const ticker_ev *t, const mm__imp_row *top, const
                     "%s:%" PRId64 ": bookTicker u=%" PRId64 " (%" PRId32 " x %" PRId32 " / %" PRId32
                     " x %" PRId32 ") disagrees with the %s (%" PRId32 " x %" PRId32 " / %" PRId32
                     " x %" PRId32 "), in ticks and lots",
-                    PATH(b, t->f), t->line, t->u, t->bid_px, t->bid_qty, t->ask_px, t->ask_qty, what,
-                    top->bid_px, top->bid_sz, top->ask_px, top->ask_sz);
+                    PATH(b, t->f), t->line, t->u, t->bid_px, t->bid_qty, t->ask_px, t->ask_qty,
+                    what, top->bid_px, top->bid_sz, top->ask_px, top->ask_sz);
 }
-
 
 /* ---- times ---- */
 
@@ -636,8 +637,9 @@ static int check_times(bn *b, int64_t off)
                     "%s:%" PRId64 ": %s time %" PRId64 " ms is %.0f s %s the time the line was "
                     "received (receive ns + the capture's clock offset of %.3f s); more than %d s "
                     "off is a wrong time",
-                    PATH(b, w.f), w.line, w.what, w.t_ms, d < 0 ? -d : d, d > 0 ? "after" : "before",
-                    (double)off * 1e-9, (int)(TIME_TOL_NS / 1000000000));
+                    PATH(b, w.f), w.line, w.what, w.t_ms, d < 0 ? -d : d,
+                    d > 0 ? "after" : "before", (double)off * 1e-9,
+                    (int)(TIME_TOL_NS / 1000000000));
 }
 
 /* Receive time + offset, in ms, within [0, INT64_MAX / 10^6]. */
@@ -689,8 +691,7 @@ static int book_time(bn *b, rp *r, int64_t t_ms, int64_t recv_ns, int64_t id, in
                         " ms (receive ns + the capture's clock offset), more than %" PRId64
                         " s outside the times of the book messages around its update id (%" PRId64
                         " to %" PRId64 " ms)",
-                        PATH(b, f), line, what, id, e, tol / 1000, lo,
-                        hi == INT64_MAX ? lo : hi);
+                        PATH(b, f), line, what, id, e, tol / 1000, lo, hi == INT64_MAX ? lo : hi);
     *out = r->last_t = e < lo ? lo : e > hi ? hi : e;
     return 0;
 }
@@ -713,8 +714,9 @@ static int ticker_row(bn *b, rp *r, const ticker_ev *v, mm_import_report *rep)
 static int chained(const bn *b, const depth_ev *v, int first, int64_t snap, int64_t prev_u)
 {
     int spot = b->market == MK_SPOT;
-    if (first) return snap < 0 || (spot ? v->U <= snap + 1 && v->u >= snap + 1
-                                        : v->U <= snap && v->u >= snap);
+    if (first)
+        return snap < 0 ||
+               (spot ? v->U <= snap + 1 && v->u >= snap + 1 : v->U <= snap && v->u >= snap);
     return spot ? v->U == prev_u + 1 : v->pu == prev_u;
 }
 
@@ -728,11 +730,12 @@ static int gap_error(bn *b, const depth_ev *v, int first, int64_t prev_u)
     if (b->market == MK_SPOT)
         return mm__errf(b->err, MM_EINVALID,
                         "%s:%" PRId64 ": gap in depth update ids: U=%" PRId64
-                        " but the previous u=%" PRId64 " (U must be the previous u + 1; --skip-gaps to go on)",
+                        " but the previous u=%" PRId64
+                        " (U must be the previous u + 1; --skip-gaps to go on)",
                         PATH(b, v->f), v->line, v->U, prev_u);
     return mm__errf(b->err, MM_EINVALID,
-                    "%s:%" PRId64 ": gap in depth update ids: pu=%" PRId64 " but the previous u=%" PRId64
-                    " (--skip-gaps to go on)",
+                    "%s:%" PRId64 ": gap in depth update ids: pu=%" PRId64
+                    " but the previous u=%" PRId64 " (--skip-gaps to go on)",
                     PATH(b, v->f), v->line, v->pu, prev_u);
 }
 
@@ -779,11 +782,12 @@ static int replay(bn *b, mm_import_report *rep, mm__imp_tape *tape)
     mm_error *err = b->err;
     l2 k = {0};
     if (!b->have_snap && !b->o->no_snapshot)
-        return mm__errf(err, MM_EINVALID,
-                        "%s: no REST depth snapshot line (\"lastUpdateId\") in the capture (a later "
-                        "day of a capture: give the day with the snapshot first, or --no-snapshot "
-                        "for a tape of the bookTickers alone)",
-                        PATH(b, 0));
+        return mm__errf(
+            err, MM_EINVALID,
+            "%s: no REST depth snapshot line (\"lastUpdateId\") in the capture (a later "
+            "day of a capture: give the day with the snapshot first, or --no-snapshot "
+            "for a tape of the bookTickers alone)",
+            PATH(b, 0));
     if (b->ndep > 1) qsort(b->dep, (size_t)b->ndep, sizeof *b->dep, cmp_dep);
     if (b->ntk > 1) qsort(b->tk, (size_t)b->ntk, sizeof *b->tk, cmp_tk);
     if (b->ntr > 1) qsort(b->tr, (size_t)b->ntr, sizeof *b->tr, cmp_tr);
@@ -797,8 +801,8 @@ static int replay(bn *b, mm_import_report *rep, mm__imp_tape *tape)
         if (b->tk[i].u == b->tk[i - 1].u)
             return mm__errf(err, MM_EINVALID,
                             "%s:%" PRId64 ": bookTicker u=%" PRId64 " repeats %s:%" PRId64,
-                            PATH(b, b->tk[i].f), b->tk[i].line, b->tk[i].u,
-                            PATH(b, b->tk[i - 1].f), b->tk[i - 1].line);
+                            PATH(b, b->tk[i].f), b->tk[i].line, b->tk[i].u, PATH(b, b->tk[i - 1].f),
+                            b->tk[i - 1].line);
     int rc = 0;
     rp r = {{tape, {0}, INT64_MIN, b->tr, b->ntr, 0, 0, 0}, 0, INT64_MIN, 0};
     if ((rc = clock_offset(b, &r.off)) < 0) goto nomem;
@@ -808,15 +812,15 @@ static int replay(bn *b, mm_import_report *rep, mm__imp_tape *tape)
     for (int64_t i = 1; i < b->ntr; i++) {
         const trade_ev *p = &b->tr[i - 1], *v = &b->tr[i];
         if (v->id == p->id)
-            return mm__errf(err, MM_EINVALID, "%s:%" PRId64 ": trade id %" PRId64 " repeats %s:%" PRId64,
+            return mm__errf(err, MM_EINVALID,
+                            "%s:%" PRId64 ": trade id %" PRId64 " repeats %s:%" PRId64,
                             PATH(b, v->f), v->line, v->id, PATH(b, p->f), p->line);
         if (v->t_ms < p->t_ms)
-            return mm__errf(err, MM_EINVALID,
-                            "%s:%" PRId64 ": trade id %" PRId64 " has time %" PRId64
-                            " ms, before the %" PRId64 " ms of the lower trade id %" PRId64
-                            " (%s:%" PRId64 "); trade ids rise with time",
-                            PATH(b, v->f), v->line, v->id, v->t_ms, p->t_ms, p->id, PATH(b, p->f),
-                            p->line);
+            return mm__errf(
+                err, MM_EINVALID,
+                "%s:%" PRId64 ": trade id %" PRId64 " has time %" PRId64 " ms, before the %" PRId64
+                " ms of the lower trade id %" PRId64 " (%s:%" PRId64 "); trade ids rise with time",
+                PATH(b, v->f), v->line, v->id, v->t_ms, p->t_ms, p->id, PATH(b, p->f), p->line);
     }
     mm__imp_row top = {0};
     int64_t di = 0, ti = 0, prev_u = -1;
@@ -904,8 +908,7 @@ static int replay(bn *b, mm_import_report *rep, mm__imp_tape *tape)
         }
         const depth_ev *v = &b->dep[di++];
         int64_t t_ms;
-        if ((rc = book_time(b, &r, v->t_ms, v->recv_ns, v->u, v->f, v->line, "depthUpdate",
-                            &t_ms)))
+        if ((rc = book_time(b, &r, v->t_ms, v->recv_ns, v->u, v->f, v->line, "depthUpdate", &t_ms)))
             goto out;
         int first = prev_u < 0;
         if (!chained(b, v, first, b->snap_id, prev_u)) {
@@ -974,7 +977,8 @@ int mm_import_binance_files(const char *const *captures, int n, const mm_import_
     if (!rep) rep = &lrep;
     memset(rep, 0, sizeof *rep);
     if (out) memset(out, 0, sizeof *out);
-    if (!captures || n < 1 || !out) return mm__errf(err, -EINVAL, "import binance: missing argument");
+    if (!captures || n < 1 || !out)
+        return mm__errf(err, -EINVAL, "import binance: missing argument");
     for (int i = 0; i < n; i++)
         if (!captures[i]) return mm__errf(err, -EINVAL, "import binance: missing argument");
     bn b;

@@ -24,7 +24,8 @@
 static int gz_name(const char *path)
 {
     size_t n = strlen(path);
-    return n >= 3 && path[n - 3] == '.' && (path[n - 2] | 0x20) == 'g' && (path[n - 1] | 0x20) == 'z';
+    return n >= 3 && path[n - 3] == '.' && (path[n - 2] | 0x20) == 'g' &&
+           (path[n - 1] | 0x20) == 'z';
 }
 
 /* Read more compressed input after what is left in in[]. Returns 0 or -errno (err set). */
@@ -67,9 +68,9 @@ int mm__lines_open(mm__lines *r, const char *path, mm_error *err)
         if ((rc = read_in(r, err))) goto fail;
     r->gz = r->z.avail_in >= 2 && r->in[0] == 0x1f && r->in[1] == 0x8b;
     if (!r->gz && gz_name(path)) {
-        rc = mm__errf(err, MM_EFORMAT,
-                      "%s: not a gzip file (%s; the name ends in .gz)", path,
-                      r->z.avail_in == 0 ? "it is empty" : "it does not start with the gzip magic bytes 1f 8b");
+        rc = mm__errf(err, MM_EFORMAT, "%s: not a gzip file (%s; the name ends in .gz)", path,
+                      r->z.avail_in == 0 ? "it is empty"
+                                         : "it does not start with the gzip magic bytes 1f 8b");
         goto fail;
     }
     if (r->gz) {
@@ -141,7 +142,8 @@ static int64_t inflate_some(mm__lines *r, mm_error *err)
          * short. Reported now, before the lines decoded so far are parsed. */
         if (r->z.avail_out > 0 && r->z.avail_in == 0 && r->in_eof)
             return mm__errf(err, MM_EFORMAT,
-                            "%s:%" PRId64 ": gzip: unexpected end of file (truncated or corrupt file)",
+                            "%s:%" PRId64
+                            ": gzip: unexpected end of file (truncated or corrupt file)",
                             r->path, r->lineno + 1);
         if (total > 0) return total;
     }
@@ -181,8 +183,8 @@ static int fill(mm__lines *r, mm_error *err)
             got = (int64_t)fread(r->buf + r->end, 1, room, r->f);
             if (got == 0 && ferror(r->f)) {
                 int e = errno ? errno : EIO;
-                return mm__errf(err, -e, "%s:%" PRId64 ": read error: %s", r->path,
-                                r->lineno + 1, strerror(e));
+                return mm__errf(err, -e, "%s:%" PRId64 ": read error: %s", r->path, r->lineno + 1,
+                                strerror(e));
             }
         }
     }
