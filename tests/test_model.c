@@ -400,9 +400,11 @@ Test(limits, sample_clock_with_too_many_samples_is_refused_naming_sample_ns_and_
                             "100000000; take a longer clock)");
     cr_assert_eq(mm_sim_run_batch(&t, &c, &p, 1, &m, &e), MM_EUSAGE);
     cr_assert_eq(mm_sim_config_check(&c, &t, &e), MM_EUSAGE);
-    c.sample_ns = 2; /* exactly MM_SIM_SAMPLES_MAX: accepted, and each sample counted */
+    c.sample_ns = 2; /* exactly MM_SIM_SAMPLES_MAX: accepted */
     cr_assert_eq(mm_sim_config_check(&c, &t, &e), 0, "%s", e.msg);
+    c.sample_ns = 200; /* 1e6 samples: runs */
     cr_assert_eq(mm_sim_run_c(&t, &c, &p, &m, NULL, NULL, &e), 0, "%s", e.msg);
+    cr_assert_eq(mm_sim_run_batch(&t, &c, &p, 1, &m, &e), 0, "%s", e.msg);
     c.sample_ns = 0;
     cr_assert_eq(mm_sim_config_check(&c, NULL, &e), MM_EUSAGE);
     cr_assert_str_eq(e.msg, "sample_ns: 0 must be > 0 ns");
@@ -673,4 +675,27 @@ Test(accounting, cash_past_2_pow_62_fails_the_run_instead_of_wrapping)
     cr_assert_eq(m.fills_bid, 10);
     mm_ticks_free(&t10);
     mm_ticks_free(&t);
+}
+
+Test(queue, cancel_count_with_int32_max_sizes_is_exact)
+{
+    /* pbs 1, then a trade of INT32_MAX at our price and a level of INT32_MAX: pbs - bs - traded is
+     * 1 - 2 x 2147483647, which wrapped to +3 in int32 and cut the one lot ahead of us as "cancelled". Under
+     * trade-through-only the order does not fill at its price, so the queue update runs. */
+    row r[] = {{0, 100, 1, 102, 10, 0, 0, 0},
+               {1, 100, 1, 102, 10, 0, 0, 0},                            /* live, 1 ahead */
+               {2, 100, 2147483647, 102, 10, 100, 2147483647, -1},
+               {3, 100, 2147483647, 104, 10, 0, 0, 0}};                  /* fair 102: the bid is requoted */
+    mm_params p = base();
+    p.trade_through_only = 1;
+    p.queue_rule = MM_QUEUE_POWER;
+    trace_log l;
+    run(r, 4, &p, &l);
+    int found = 0;
+    for (int i = 0; i < l.n; i++)
+        if (l.r[i].kind == MM_TR_CANCEL && l.r[i].side == 1) {
+            cr_assert_eq(l.r[i].ahead, 1, "no lot ahead of us was cancelled");
+            found = 1;
+        }
+    cr_assert(found);
 }

@@ -276,9 +276,10 @@ MM_HD void mm__match(mm_state *st, const mm_event *ev, const mm_derived *d, int 
             o->ahead = nbs; /* the level became best: behind everything shown */
             o->deep = 0;
         } else if (pbs > 0 && pb == px) {
-            int32_t dec = pbs - nbs - traded_here;
+            /* In int64: with sizes near INT32_MAX these differences leave the int32 range. */
+            int64_t dec = (int64_t)pbs - nbs - traded_here;
             if (dec > 0 && o->ahead > 0 && d->queue_rule != MM_QUEUE_RISK_AVERSE) {
-                int32_t behind = pbs - traded_here - o->ahead;
+                int64_t behind = (int64_t)pbs - traded_here - o->ahead;
                 if (behind < 0) behind = 0;
                 double share = mm__qshare((double)o->ahead, (double)behind, d->queue_rule, d->queue_n);
                 double c = (double)dec * share + 0.5;
