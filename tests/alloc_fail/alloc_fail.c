@@ -124,8 +124,12 @@ static void track(void *p, size_t size, const char *fn, void *caller)
     tab_put(&b);
 }
 
+static void disarm_in_child(void);
+
 static void arm(int64_t fail_at, int observe)
 {
+    static int registered;
+    if (!registered) registered = pthread_atfork(NULL, NULL, disarm_in_child) == 0;
     pthread_mutex_lock(&g_mu);
     g_armed = 1;
     g_observe = observe;
@@ -138,6 +142,10 @@ static void arm(int64_t fail_at, int observe)
     g_live = 0;
     pthread_mutex_unlock(&g_mu);
 }
+
+/* A forked child (a process-engine worker) neither counts nor refuses: its calls would interleave with the
+ * parent's numbering in no fixed order. */
+static void disarm_in_child(void) { g_armed = 0; }
 
 void af_arm(int64_t fail_at) { arm(fail_at, 0); }
 void af_arm_observe(int64_t at) { arm(at, 1); }

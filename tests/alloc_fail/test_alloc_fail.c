@@ -138,6 +138,32 @@ static int count_own_shm(void)
     return n;
 }
 
+/* Live processes whose parent is this process (/proc/PID/stat field 4); zombies count too (not reaped). */
+static int count_children(void)
+{
+    DIR *d = opendir("/proc");
+    if (!d) return 0;
+    int n = 0;
+    long me = (long)getpid();
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] < '1' || e->d_name[0] > '9') continue;
+        char p[300], buf[512];
+        snprintf(p, sizeof p, "/proc/%s/stat", e->d_name);
+        FILE *f = fopen(p, "r");
+        if (!f) continue;
+        size_t got = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        buf[got] = 0;
+        const char *rp = strrchr(buf, ')'); /* the command name may hold spaces and parentheses */
+        char state;
+        long ppid;
+        if (rp && sscanf(rp + 1, " %c %ld", &state, &ppid) == 2 && ppid == me) n++;
+    }
+    closedir(d);
+    return n;
+}
+
 /* ---- the result of a run, hashed, so that a run that succeeded despite a refused allocation can be
  * compared with the reference ---- */
 
@@ -381,6 +407,8 @@ static int body_run_batch(mm_error *err, uint64_t *res)
 
 /* sweep: build a 2x2x2 grid (spread, a real axis; inv_limit and requote, two integer axes) over t.h5 and run
  * it serially, one combination per chunk, into r.h5 with its journal. */
+static int g_engine = MM_ENGINE_SERIAL, g_workers = 1; /* of the sweep scenarios */
+
 static int sweep_once(int resume, mm_error *err, uint64_t *res)
 {
     mm_grid g;
@@ -396,7 +424,8 @@ static int sweep_once(int resume, mm_error *err, uint64_t *res)
     if (rc == 0) {
         mm_sweep_opts o;
         mm_sweep_opts_defaults(&o);
-        o.engine = MM_ENGINE_SERIAL;
+        o.engine = g_engine;
+        o.workers = g_workers;
         o.chunk = 1;
         o.seed = 3;
         o.config_text = "[grid]\nspread = 1,2\ninv_limit = 10,20\nrequote = 1:2:1\n[set]\nskew = 0.1\n";
@@ -410,6 +439,25 @@ static int sweep_once(int resume, mm_error *err, uint64_t *res)
 }
 
 static int body_sweep(mm_error *err, uint64_t *res) { return sweep_once(0, err, res); }
+
+/* sweep_process: the same sweep on the process engine with 2 workers. Only the parent's allocations are
+ * counted and refused (alloc_fail.c disarms forked children); a failure must also leave no worker behind. */
+static void setup_process(void)
+{
+    setup_ticks();
+    g_engine = MM_ENGINE_PROCESS;
+    g_workers = 2;
+}
+
+/* sweep_threads: the threads engine with 2 workers. Its worker threads allocate in no fixed order, so the
+ * k-th allocation is not always the same call: a failure's k may not reproduce, every failure must still be
+ * clean. */
+static void setup_threads(void)
+{
+    setup_ticks();
+    g_engine = MM_ENGINE_THREADS;
+    g_workers = 2;
+}
 static int body_resume(mm_error *err, uint64_t *res) { return sweep_once(1, err, res); }
 
 /* The resume scenario starts from the journal of an interrupted run: found by running the sweep with each
@@ -697,6 +745,10 @@ static const scenario g_scenarios[] = {
     {.name = "run_batch", .what = "mm_sim_run_batch (6 combinations)", .setup = setup_tape, .body = body_run_batch},
     {.name = "sweep", .what = "mm_grid_* + serial mm_sweep_run (2x2x2, chunk 1, journal, results table)",
      .setup = setup_ticks, .body = body_sweep, .output = "r.h5", .journal = "r.h5.journal", .digest = digest_sweep},
+    {.name = "sweep_process", .what = "the sweep on the process engine, 2 workers (the parent's allocations)",
+     .setup = setup_process, .body = body_sweep, .output = "r.h5", .journal = "r.h5.journal", .digest = digest_sweep},
+    {.name = "sweep_threads", .what = "the sweep on the threads engine, 2 workers", .setup = setup_threads,
+     .body = body_sweep, .output = "r.h5", .journal = "r.h5.journal", .digest = digest_sweep},
     {.name = "resume", .what = "serial mm_sweep_run --resume from an interrupted run's journal",
      .setup = setup_resume, .prepare = prepare_resume, .body = body_resume, .output = "r.h5",
      .journal = "r.h5.journal", .digest = digest_sweep},
@@ -848,6 +900,8 @@ static void child_run(const scenario *sc, int64_t k, int keep_journal, report *r
     int fds1 = count_fds();
     if (fds1 != fds0) viol(r, "%d file descriptor(s) left open", fds1 - fds0);
     if (count_own_shm()) viol(r, "a shared-memory segment left in /dev/shm");
+    int kids = count_children();
+    if (kids) viol(r, "%d child process(es) (workers) left running", kids);
     list_dir(g_work, &after);
     for (int i = 0; i < after.n; i++) {
         const char *n = after.name[i];
@@ -991,6 +1045,8 @@ static void print_failure(const scenario *sc, int64_t k, int st, const report *r
 /* Runs one scenario over every k; returns the number of failing runs. */
 static int run_scenario(const scenario *sc, int64_t from, int64_t to)
 {
+    g_engine = MM_ENGINE_SERIAL;
+    g_workers = 1;
     if (sc->setup) sc->setup();
     report r;
     g_ref_res = 0;
