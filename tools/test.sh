@@ -10,7 +10,7 @@ jobs=$(nproc)
 ninja -C build-ci
 meson test -C build-ci --print-errorlogs --num-processes "$jobs"
 [ -d build-asan ] || meson setup build-asan --buildtype=debug -Dwerror=true -Db_sanitize=address,undefined \
-  -Db_lundef=false -Dcuda=disabled
+  -Dc_args=-fsanitize=float-cast-overflow -Dc_link_args=-fsanitize=float-cast-overflow -Db_lundef=false -Dcuda=disabled
 ninja -C build-asan
 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1 \
   meson test -C build-asan --print-errorlogs --num-processes "$jobs" --timeout-multiplier 3
