@@ -1,8 +1,12 @@
 /* Synthetic market: determinism (same seed, same bytes) and plausibility of the generated tape. */
 #include <criterion/criterion.h>
+#include <dirent.h>
+#include <errno.h>
+#include <hdf5.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "mmsim/mmsim.h"
 #include "testutil.h"
@@ -120,4 +124,130 @@ Test(gen, rejects_bad_parameters)
     cr_assert_eq(tu_run(argv, NULL, &err), 2);
     cr_assert(strstr(err, "--output"), "%s", err);
     free(err);
+}
+
+/* ---- the output, checked before any work (issue 8, item 1) ---- */
+
+static char *slurp_file(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    cr_assert(f, "%s", path);
+    fseek(f, 0, SEEK_END);
+    long len = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *b = malloc((size_t)len + 1);
+    cr_assert(b && fread(b, 1, (size_t)len, f) == (size_t)len);
+    fclose(f);
+    *n = (size_t)len;
+    return b;
+}
+
+/* An HDF5 file with a root string attribute mmsim_format = tag (none when tag is NULL) and one group. */
+static void make_h5(const char *path, const char *tag)
+{
+    hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    cr_assert(f >= 0);
+    if (tag) {
+        hid_t type = H5Tcopy(H5T_C_S1);
+        H5Tset_size(type, H5T_VARIABLE);
+        hid_t sp = H5Screate(H5S_SCALAR);
+        hid_t a = H5Acreate2(f, "mmsim_format", type, sp, H5P_DEFAULT, H5P_DEFAULT);
+        cr_assert(a >= 0 && H5Awrite(a, type, &tag) >= 0);
+        H5Aclose(a);
+        H5Sclose(sp);
+        H5Tclose(type);
+    }
+    hid_t g = H5Gcreate2(f, "results", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    H5Gclose(g);
+    cr_assert(H5Fclose(f) >= 0);
+}
+
+static int count_dir(const char *dir)
+{
+    DIR *d = opendir(dir);
+    int n = 0;
+    struct dirent *de;
+    while ((de = readdir(d)))
+        if (de->d_name[0] != '.') n++;
+    closedir(d);
+    return n;
+}
+
+Test(gen, refuses_an_existing_output_of_another_kind)
+{
+    const char *res = strdup(tu_path("results.h5")), *plain = strdup(tu_path("plain.h5")),
+               *text = strdup(tu_path("notes.txt")), *dir = strdup(tu_path("adir"));
+    make_h5(res, "mmsim-results/1");
+    make_h5(plain, NULL);
+    FILE *f = fopen(text, "w");
+    fputs("my notes\n", f);
+    fclose(f);
+    cr_assert_eq(mkdir(dir, 0755), 0);
+    const char *paths[3] = {res, plain, text};
+    char want[3][1024];
+    snprintf(want[0], sizeof want[0], "mmsim: gen: -o %s: is a mmsim-results/1 file, not a tick file; refusing to write into it\n", res);
+    snprintf(want[1], sizeof want[1], "mmsim: gen: -o %s: is an HDF5 file that is not a tick file; refusing to write into it\n", plain);
+    snprintf(want[2], sizeof want[2], "mmsim: gen: -o %s: exists and is not a tick file (not HDF5); refusing to overwrite it\n", text);
+    for (int i = 0; i < 3; i++) {
+        size_t n0, n1;
+        char *before = slurp_file(paths[i], &n0);
+        const char *argv[] = {"mmsim", "gen", "--events", "1000", "-o", paths[i], NULL};
+        char *err;
+        int rc = tu_run(argv, NULL, &err);
+        cr_assert_eq(rc, 2, "%s: exit %d, %s", paths[i], rc, err);
+        cr_assert_str_eq(err, want[i]);
+        char *after = slurp_file(paths[i], &n1);
+        cr_assert(n0 == n1 && !memcmp(before, after, n0), "%s was modified", paths[i]);
+        free(before);
+        free(after);
+        free(err);
+    }
+    const char *argv[] = {"mmsim", "gen", "--events", "1000", "-o", dir, NULL};
+    char *err, want_dir[1024];
+    cr_assert_eq(tu_run(argv, NULL, &err), 2, "%s", err);
+    snprintf(want_dir, sizeof want_dir, "mmsim: gen: -o %s: is a directory\n", dir);
+    cr_assert_str_eq(err, want_dir);
+    free(err);
+    cr_assert_eq(count_dir(tu_tmpdir()), 4, "a temporary file was left behind");
+    /* A tick file is the right kind: gen adds the instrument. */
+    const char *ticks = tu_path("ticks.h5");
+    const char *a1[] = {"mmsim", "gen", "--events", "500", "-o", ticks, NULL};
+    const char *a2[] = {"mmsim", "gen", "--events", "500", "--symbol", "TWO", "-o", ticks, NULL};
+    cr_assert_eq(tu_run(a1, NULL, NULL), 0);
+    cr_assert_eq(tu_run(a2, NULL, NULL), 0);
+    mm_error e = {0};
+    int count = 0;
+    cr_assert_eq(mm_ticks_list(ticks, NULL, 0, &count, &e), 0, "%s", e.msg);
+    cr_assert_eq(count, 2);
+}
+
+Test(gen, rejects_non_finite_sizes_and_times_past_int64)
+{
+    mm_gen_params p;
+    mm_gen_defaults(&p);
+    p.events = 10;
+    mm_ticks t = {0};
+    mm_error e = {0};
+    p.lot_size = INFINITY;
+    cr_assert_eq(mm_gen_ticks(&p, &t, &e), -EINVAL);
+    cr_assert(strstr(e.msg, "lot-size"), "%s", e.msg);
+    p.lot_size = 1;
+    p.tick_size = NAN;
+    cr_assert_eq(mm_gen_ticks(&p, &t, &e), -EINVAL);
+    cr_assert(strstr(e.msg, "tick-size"), "%s", e.msg);
+    p.tick_size = 0.01;
+    /* 1e-6 events/s: about 1e15 ns between events, so 20000 of them pass INT64_MAX ns (signed overflow before). */
+    p.rate_hz = 1e-6;
+    p.vol_ticks = 0;
+    p.events = 20000;
+    cr_assert_eq(mm_gen_ticks(&p, &t, &e), -EINVAL);
+    cr_assert(strstr(e.msg, "pass the largest time"), "%s", e.msg);
+    cr_assert_null(t.mem_base);
+    const char *argv[] = {"mmsim", "gen", "--rate", "0.000001", "--vol", "0", "--events", "20000", "-o", tu_path("late.h5"), NULL};
+    char *err;
+    cr_assert_eq(tu_run(argv, NULL, &err), 2, "%s", err);
+    cr_assert_str_eq(err, "mmsim: gen: --events: 20000 events at 1e-06/s from start-ns 1767364200000000000 pass the "
+                          "largest time (INT64_MAX ns, year 2262)\n");
+    free(err);
+    cr_assert_eq(count_dir(tu_tmpdir()), 0);
 }
