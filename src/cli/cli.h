@@ -25,9 +25,10 @@ int cli_i64(const char *cmd, const char *flag, const char *s, int64_t lo, int64_
 int cli_u64(const char *cmd, const char *flag, const char *s, uint64_t *out);
 int cli_f64(const char *cmd, const char *flag, const char *s, double lo, double hi, double *out);
 
-/* Longest clock or horizon in ns accepted from the user (--sample-ns, --markout-ns): 365 days. Sums of a
- * timestamp and such a value cannot overflow int64 for any timestamp the tick store accepts. */
-#define CLI_NS_MAX INT64_C(31536000000000000)
+/* Longest clock or horizon in ns accepted from the user (--sample-ns, --markout-ns): the library's
+ * MM_SIM_HORIZON_MAX_NS (1e18 ns, about 31.7 years). With every simulated timestamp in [-2^62, 2^62 - 1]
+ * (mmsim/sim.h), a timestamp plus such a value cannot overflow int64. */
+#define CLI_NS_MAX MM_SIM_HORIZON_MAX_NS
 
 /* --markout-ns A,B,C: exactly MM_MARKOUTS decimal integers in [1, CLI_NS_MAX] whose column names
  * (markout_<h>) are distinct. Returns 0 or -1 after printing why. */
