@@ -477,6 +477,9 @@ Test(cli, numbers_are_decimal_complete_and_in_range)
         const char *a[] = {"mmsim", "run", tu_path("t.h5"), r[i][0], r[i][1], NULL};
         expect_run(a, 2, r[i][2]);
     }
+    const char *fx[] = {"mmsim", "sweep", tu_path("t.h5"), "--grid", "spread=1,2", "--set", "inv_limit=0x10", "-o",
+                        tu_path("o.h5"), NULL};
+    expect_run(fx, 2, "mmsim: sweep: --set inv_limit: '0x10' is not a decimal integer");
     /* A leading zero is decimal: --seed 010 is seed 10 (the recorded configuration says so). */
     const char *s[] = {"mmsim", "sweep", tu_path("t.h5"), "--grid", "spread=1,2", "--seed", "010", "--engine", "serial",
                        "-o", tu_path("o.h5"), NULL};

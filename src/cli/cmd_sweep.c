@@ -331,8 +331,18 @@ int cmd_sweep(int argc, char **argv)
     free(tapes);
     for (int i = 0; i < c.n_grid && rc == 0; i++)
         if (mm_grid_add_axis(&g, c.grid[i].key, c.grid[i].val, &e)) rc = origin_fail(C, c.grid[i].origin, &e);
-    for (int i = 0; i < c.n_sets && rc == 0; i++)
-        if (mm_grid_set(&g, c.sets[i].key, c.sets[i].val, &e)) rc = origin_fail(C, c.sets[i].origin, &e);
+    for (int i = 0; i < c.n_sets && rc == 0; i++) {
+        /* A fixed number is decimal and complete, as an axis value is (grid.c checks those). */
+        int kind = mm_params_key_kind(c.sets[i].key, NULL);
+        if (kind >= 0 && kind != MM_KEY_ENUM && !cli_is_decimal(c.sets[i].val, kind == MM_KEY_INT)) {
+            e.code = MM_EUSAGE;
+            snprintf(e.msg, sizeof e.msg, "%s: '%s' is not a decimal %s", c.sets[i].key, c.sets[i].val,
+                     kind == MM_KEY_INT ? "integer" : "number");
+            rc = origin_fail(C, c.sets[i].origin, &e);
+        } else if (mm_grid_set(&g, c.sets[i].key, c.sets[i].val, &e)) {
+            rc = origin_fail(C, c.sets[i].origin, &e);
+        }
+    }
     /* The effective configuration, as INI: recorded in the results for reruns. */
     if (rc == 0) {
         sb_printf(&cf, "[input]\nfiles = ");
