@@ -1,0 +1,172 @@
+/* The corrupt-global-heap guard (mm_h5guard.h). Found by fuzzing (docs/fuzzing.md, finding F1).
+ *
+ * Layout of a global heap collection (HDF5 file format spec, "Global Heap"), integers little-endian:
+ *   "GCOL", version (1 byte), 3 reserved bytes, collection size (8 bytes: mmsim files use 8-byte sizes),
+ *   then objects: heap object index (2), reference count (2), reserved (4), object size (8), data padded
+ *   to a multiple of 8. Index 0 is the free space at the end; its size field counts the whole remainder.
+ * HDF5 1.10.8 steps from one object to the next by 16 + padded size, but by the size field alone for index
+ * 0, so a free-space object whose size is 0 never advances and the decoder loops forever. This walk makes
+ * the same steps and reports the first collection where a step would be 0.
+ *
+ * A heap collection is metadata: it never lies inside a dataset's raw data, so the scan skips those byte
+ * ranges (contiguous storage: H5Dget_offset / H5Dget_storage_size; chunked: each chunk's address and size).
+ * The rest of a tick file is a few kilobytes of object headers, B-trees and heaps. */
+#define _GNU_SOURCE /* memmem */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../core/mm_internal.h"
+#include "mm_h5guard.h"
+
+typedef struct range {
+    uint64_t lo, hi; /* [lo, hi) bytes of raw data */
+} range;
+
+typedef struct ranges {
+    range *r;
+    size_t n, cap;
+    int oom;
+} ranges;
+
+static void ranges_add(ranges *rs, haddr_t addr, hsize_t size)
+{
+    if (addr == HADDR_UNDEF || size == 0) return;
+    if (rs->n == rs->cap) {
+        size_t cap = rs->cap ? 2 * rs->cap : 64;
+        range *r = realloc(rs->r, cap * sizeof *r);
+        if (!r) {
+            rs->oom = 1;
+            return;
+        }
+        rs->r = r;
+        rs->cap = cap;
+    }
+    rs->r[rs->n++] = (range){(uint64_t)addr, (uint64_t)addr + (uint64_t)size};
+}
+
+static void dataset_ranges(hid_t d, ranges *rs)
+{
+    hid_t dcpl = H5Dget_create_plist(d);
+    if (dcpl < 0) return;
+    H5D_layout_t layout = H5Pget_layout(dcpl);
+    H5Pclose(dcpl);
+    if (layout == H5D_CONTIGUOUS) {
+        ranges_add(rs, H5Dget_offset(d), H5Dget_storage_size(d));
+    } else if (layout == H5D_CHUNKED) {
+        hid_t space = H5Dget_space(d);
+        hsize_t nchunks = 0;
+        if (space >= 0 && H5Dget_num_chunks(d, space, &nchunks) >= 0) {
+            for (hsize_t i = 0; i < nchunks && !rs->oom; i++) {
+                hsize_t off[H5S_MAX_RANK];
+                unsigned mask;
+                haddr_t addr;
+                hsize_t size;
+                if (H5Dget_chunk_info(d, space, i, off, &mask, &addr, &size) >= 0) ranges_add(rs, addr, size);
+            }
+        }
+        if (space >= 0) H5Sclose(space);
+    }
+}
+
+#if H5_VERSION_GE(1, 12, 0)
+static herr_t visit(hid_t obj, const char *name, const H5O_info2_t *info, void *data)
+#else
+static herr_t visit(hid_t obj, const char *name, const H5O_info_t *info, void *data)
+#endif
+{
+    if (info->type != H5O_TYPE_DATASET) return 0;
+    hid_t d = H5Dopen2(obj, name, H5P_DEFAULT);
+    if (d >= 0) {
+        dataset_ranges(d, data);
+        H5Dclose(d);
+    }
+    return 0;
+}
+
+static int cmp_range(const void *a, const void *b)
+{
+    const range *x = a, *y = b;
+    return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+static uint64_t le64(const unsigned char *p)
+{
+    uint64_t v = 0;
+    for (int k = 7; k >= 0; k--) v = v << 8 | p[k];
+    return v;
+}
+
+/* Offset of a stalled heap whose signature starts in d[from, to), or -1. */
+static int64_t scan(const unsigned char *d, size_t n, size_t from, size_t to)
+{
+    if (to > n) to = n;
+    const unsigned char *at = d + from;
+    while ((size_t)(at - d) < to) {
+        size_t left = n - (size_t)(at - d), span = to - (size_t)(at - d) + 3;
+        at = memmem(at, span < left ? span : left, "GCOL", 4);
+        if (!at) break;
+        size_t off = (size_t)(at - d);
+        if (off + 16 > n) break;
+        uint64_t size = le64(at + 8);
+        size_t end = size < n - off ? off + (size_t)size : n;
+        for (size_t p = off + 16; p + 16 <= end;) {
+            unsigned idx = d[p] | (unsigned)d[p + 1] << 8;
+            uint64_t osz = le64(d + p + 8);
+            uint64_t step = idx ? 16 + ((osz + 7) & ~(uint64_t)7) : osz;
+            if (step == 0) return (int64_t)off;
+            if (step >= end - p) break;
+            p += (size_t)step;
+        }
+        at++;
+    }
+    return -1;
+}
+
+int mm__h5_guard(hid_t file, const char *path, mm_error *err)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    struct stat st;
+    int rc = 0;
+    ranges rs = {0};
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 16) goto out;
+    H5E_auto2_t func;
+    void *fdata;
+    H5Eget_auto2(H5E_DEFAULT, &func, &fdata);
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+#if H5_VERSION_GE(1, 12, 0)
+    H5Ovisit3(file, H5_INDEX_NAME, H5_ITER_NATIVE, visit, &rs, H5O_INFO_BASIC);
+#else
+    H5Ovisit2(file, H5_INDEX_NAME, H5_ITER_NATIVE, visit, &rs, H5O_INFO_BASIC);
+#endif
+    H5Eset_auto2(H5E_DEFAULT, func, fdata);
+    if (rs.oom) {
+        rc = mm__errf(err, -ENOMEM, "%s: out of memory", path);
+        goto out;
+    }
+    size_t n = (size_t)st.st_size;
+    unsigned char *m = mmap(NULL, n, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (m == MAP_FAILED) goto out;
+    if (rs.n) qsort(rs.r, rs.n, sizeof *rs.r, cmp_range);
+    int64_t bad = -1;
+    size_t from = 0;
+    for (size_t i = 0; i <= rs.n && bad < 0; i++) {
+        size_t to = i < rs.n ? (size_t)(rs.r[i].lo < n ? rs.r[i].lo : n) : n;
+        if (to > from) bad = scan(m, n, from, to);
+        if (i < rs.n && rs.r[i].hi > from) from = rs.r[i].hi < n ? (size_t)rs.r[i].hi : n;
+    }
+    munmap(m, n);
+    if (bad >= 0)
+        rc = mm__errf(err, MM_EFORMAT, "%s: corrupt HDF5 file (global heap at byte %lld does not advance)", path,
+                      (long long)bad);
+out:
+    free(rs.r);
+    close(fd);
+    return rc;
+}
