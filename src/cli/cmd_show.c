@@ -127,6 +127,7 @@ static int32_t match_value(const mm_results_axis *a, const char *text)
             if (!strcmp(a->names[k], text)) return k;
         return -1;
     }
+    if (!cli_is_decimal(text, a->type == MM_COL_I64)) return -1; /* no blanks, hex, inf or nan */
     if (a->type == MM_COL_I64) {
         long long v = strtoll(text, &end, 10);
         if (!*text || *end || errno) return -1;
