@@ -285,6 +285,10 @@ static int bench(int64_t events, int combos)
     mm_sim_config_defaults(&c);
     mm_params *p = calloc((size_t)combos, sizeof *p);
     mm_metrics *out = calloc((size_t)combos, sizeof *out);
+    if (!p || !out) {
+        fprintf(stderr, "checkmodel: out of memory\n");
+        return 1;
+    }
     /* The canonical grid: spread 1..32 ticks x inventory limit 1..32 lots, probabilistic queue (power 2). */
     for (int j = 0; j < combos; j++) {
         mm_params_defaults(&p[j]);
@@ -297,6 +301,10 @@ static int bench(int64_t events, int combos)
     /* Check before timing: a sample of combinations against the reference. */
     int nref = combos < 8 ? combos : 8, printed = 0, bad = 0;
     mm_metrics *ref = calloc((size_t)nref, sizeof *ref);
+    if (!ref) {
+        fprintf(stderr, "checkmodel: out of memory\n");
+        return 1;
+    }
     double t0 = now();
     for (int j = 0; j < nref; j++) mm_sim_run_c(&t, &c, &p[j * (combos / nref)], &ref[j], NULL, NULL, &e);
     double t_ref = now() - t0;

@@ -344,6 +344,7 @@ Test(metrics, pnl_identity_at_every_trace_step)
     p.maker_fee_bps = -1;
     p.latency_ns = 50000;
     big_log *b = calloc(1, sizeof *b);
+    cr_assert_not_null(b);
     mm_metrics m;
     cr_assert_eq(mm_sim_run_c(&t, &c, &p, &m, on_trace_big, b, &e), 0);
     cr_assert_gt(b->n, 100);
