@@ -504,7 +504,8 @@ Test(params, every_domain_is_enforced_naming_the_key)
     expect_param("fixed", "queue_n", "1e-300", NULL);
     expect_param("fixed", "latency_ns", "-1", "latency_ns: -1 must be in [0, 1 h] ns");
     expect_param("fixed", "feed_latency_ns", "3600000000001", "feed_latency_ns: 3600000000001 must be in [0, 1 h] ns");
-    expect_param("fixed", "maker_fee_bps", "inf", "maker_fee_bps: inf must be within +-1e4 bps");
+    expect_param("fixed", "maker_fee_bps", "10000", "maker_fee_bps: 10000 must be within +-1e4 bps");
+    expect_param("fixed", "taker_fee_bps", "-9999.99", NULL);
     expect_param("as", "as_gamma", "1e-7", "as_gamma: 1e-07 must be in [1e-6, 1e6)");
     expect_param("as", "as_gamma", "1e-6", NULL);
     expect_param("as", "as_k", "1e-300", "as_k: 1e-300 must be in [1e-6, 1e6)");
@@ -699,4 +700,31 @@ Test(queue, cancel_count_with_int32_max_sizes_is_exact)
             found = 1;
         }
     cr_assert(found);
+}
+
+Test(params, values_are_complete_decimal_numbers)
+{
+    mm_params p;
+    mm_params_defaults(&p);
+    mm_error e = {0};
+    const char *bad_int[] = {" 5", "5 ", "", "0x10", "5.0", "1e3", "--5", "99999999999999999999"};
+    for (size_t i = 0; i < sizeof bad_int / sizeof *bad_int; i++)
+        cr_assert_eq(mm_params_set(&p, "size", bad_int[i], &e), MM_EUSAGE, "size '%s' accepted", bad_int[i]);
+    cr_assert_str_eq(e.msg, "size: 99999999999999999999 is out of range");
+    mm_params_set(&p, "size", " -1", &e);
+    cr_assert_str_eq(e.msg, "size: ' -1' is not a decimal integer");
+    const char *bad_real[] = {"inf", "-inf", "nan", "0x1p3", " 1", "1.", "1e", "1e999", "1e-999", ".", "+"};
+    for (size_t i = 0; i < sizeof bad_real / sizeof *bad_real; i++)
+        if (strcmp(bad_real[i], "1.") != 0)
+            cr_assert_eq(mm_params_set(&p, "spread", bad_real[i], &e), MM_EUSAGE, "spread '%s' accepted", bad_real[i]);
+    mm_params_set(&p, "spread", "inf", &e);
+    cr_assert_str_eq(e.msg, "spread: 'inf' is not a decimal number");
+    cr_assert_eq(mm_params_set(&p, "size", "010", &e), 0);
+    cr_assert_eq(p.quote_size, 10, "decimal, not octal");
+    cr_assert_eq(mm_params_set(&p, "size", "+7", &e), 0);
+    cr_assert_eq(p.quote_size, 7);
+    cr_assert_eq(mm_params_set(&p, "spread", "-.5e-1", &e), 0);
+    cr_assert_eq(p.spread_ticks, -0.05);
+    cr_assert_eq(mm_params_set(&p, "spread", "1.", &e), 0);
+    cr_assert_eq(p.spread_ticks, 1.0);
 }

@@ -108,6 +108,29 @@ void mm__params_copy_key(mm_params *dst, const mm_params *src, int key_index)
     memcpy((char *)dst + k->off, (const char *)src + k->off, n);
 }
 
+/* A complete decimal number: [+-] digits [. digits] [(e|E) [+-] digits] with digits on at least one side of the
+ * point (integer: [+-] digits only). No blanks, hex, inf or nan: strtod/strtoll alone would take " -1",
+ * "0x10" and "inf". */
+static int is_decimal(const char *s, int integer)
+{
+    int digits = 0;
+    if (*s == '+' || *s == '-') s++;
+    while (*s >= '0' && *s <= '9') s++, digits++;
+    if (integer) return digits > 0 && !*s;
+    if (*s == '.') {
+        s++;
+        while (*s >= '0' && *s <= '9') s++, digits++;
+    }
+    if (!digits) return 0;
+    if (*s == 'e' || *s == 'E') {
+        s++;
+        if (*s == '+' || *s == '-') s++;
+        if (*s < '0' || *s > '9') return 0;
+        while (*s >= '0' && *s <= '9') s++;
+    }
+    return !*s;
+}
+
 int mm_params_set(mm_params *p, const char *key, const char *value, mm_error *err)
 {
     const key_desc *k = NULL;
@@ -126,8 +149,9 @@ int mm_params_set(mm_params *p, const char *key, const char *value, mm_error *er
         return mm__errf(err, MM_EUSAGE, "%s: '%s' is not one of the allowed values", key, value);
     case T_I32:
     case T_I64: {
+        if (!is_decimal(value, 1)) return mm__errf(err, MM_EUSAGE, "%s: '%s' is not a decimal integer", key, value);
         long long v = strtoll(value, &end, 10);
-        if (!*value || *end || errno) return mm__errf(err, MM_EUSAGE, "%s: '%s' is not an integer", key, value);
+        if (errno) return mm__errf(err, MM_EUSAGE, "%s: %s is out of range", key, value);
         if (k->type == T_I32) {
             if (v < INT32_MIN || v > INT32_MAX) return mm__errf(err, MM_EUSAGE, "%s: %s is out of range", key, value);
             *(int32_t *)base = (int32_t)v;
@@ -137,8 +161,9 @@ int mm_params_set(mm_params *p, const char *key, const char *value, mm_error *er
         return 0;
     }
     default: {
+        if (!is_decimal(value, 0)) return mm__errf(err, MM_EUSAGE, "%s: '%s' is not a decimal number", key, value);
         double v = strtod(value, &end);
-        if (!*value || *end || errno || v != v) return mm__errf(err, MM_EUSAGE, "%s: '%s' is not a number", key, value);
+        if (errno == ERANGE) return mm__errf(err, MM_EUSAGE, "%s: %s is out of range", key, value);
         *(double *)base = v;
         return 0;
     }
