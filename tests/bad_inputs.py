@@ -15,7 +15,7 @@ Entry format (markdown; the indented block is the test):
                                        set up; the named test checks it)
 
 The scratch directory starts with t.h5 (mmsim gen --seed 1 --events 2000 --symbol SYN) and r.h5 (a 2 x 2
-serial sweep of it); `mmsim` is on PATH. Usage: bad_inputs.py MMSIM_BIN DOC|DIR [...]
+serial sweep of it); `mmsim` is on PATH and $SRC is the source tree (for files under fixtures/). Usage: bad_inputs.py MMSIM_BIN DOC|DIR [...]
 """
 import hashlib
 import os
@@ -64,7 +64,8 @@ def main():
     bindir = os.path.join(work, "bin")
     os.mkdir(bindir)
     os.symlink(mmsim, os.path.join(bindir, "mmsim"))
-    env = dict(os.environ, PATH=bindir + ":" + os.environ.get("PATH", "/usr/bin:/bin"), LC_ALL="C")
+    src = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, PATH=bindir + ":" + os.environ.get("PATH", "/usr/bin:/bin"), LC_ALL="C", SRC=src)
     base = os.path.join(work, "base")
     os.mkdir(base)
     subprocess.run(["mmsim", "gen", "--seed", "1", "--events", "2000", "--symbol", "SYN", "-o", "t.h5"],

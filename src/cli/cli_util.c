@@ -11,6 +11,8 @@
 
 #include <hdf5.h>
 
+#include "mm_h5guard.h"
+
 #if H5_VERSION_GE(1, 12, 0)
 #define MM_CLI_IS_HDF5(p) H5Fis_accessible((p), H5P_DEFAULT)
 #else
@@ -258,6 +260,13 @@ int cli_check_h5_kind(const char *cmd, const char *flag, const char *out, const 
     int is_h5 = st.st_size > 0 && MM_CLI_IS_HDF5(out) > 0;
     if (is_h5) {
         hid_t f = H5Fopen(out, H5F_ACC_RDONLY, H5P_DEFAULT);
+        mm_error gerr = {0};
+        if (f >= 0 && mm__h5_guard(f, out, &gerr) != 0) {
+            H5Fclose(f);
+            H5Eset_auto2(H5E_DEFAULT, func, data);
+            cli_err("%s: %s %s: cannot tell what it holds: %s", cmd, flag, out, gerr.msg);
+            return -1;
+        }
         if (f >= 0) {
             if (H5Aexists(f, "mmsim_format") > 0) {
                 hid_t a = H5Aopen(f, "mmsim_format", H5P_DEFAULT);

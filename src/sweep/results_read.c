@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "../core/mm_internal.h"
+#include "../io/mm_h5guard.h"
 #include "results_int.h"
 
 /* A numeric axis value and its index, sorted by value for the value -> index lookup. */
@@ -381,6 +382,7 @@ int mm_results_open(const char *path, mm_results_reader **out, mm_error *err)
         rc = mm__errf(err, MM_EHDF5, "%s: cannot open HDF5 file", path);
         goto out;
     }
+    if ((rc = mm__h5_guard(r->file, path, err)) != 0) goto out; /* before any variable-length string */
     if ((a = mm__attr_get_str(r->file, "mmsim_format", &tag)) != 0) {
         rc = mm__errf(err, MM_EFORMAT, "%s: not a results file (no mmsim_format tag)", path);
         goto out;
