@@ -440,6 +440,37 @@ static int sweep_once(int resume, mm_error *err, uint64_t *res)
 
 static int body_sweep(mm_error *err, uint64_t *res) { return sweep_once(0, err, res); }
 
+/* grid: two tapes, an enum axis, a range and a list, fixed values; every combination enumerated. */
+static int body_grid(mm_error *err, uint64_t *res)
+{
+    mm_grid g;
+    mm_grid_init(&g);
+    const char *tapes[2] = {"day1.h5#AAA", "day2.h5#BBB"};
+    int rc = mm_grid_set_tapes(&g, tapes, 2, err);
+    if (rc == 0) rc = mm_grid_add_axis(&g, "queue", "power,log,risk-averse", err);
+    if (rc == 0) rc = mm_grid_add_axis(&g, "spread", "0:2:0.5", err);
+    if (rc == 0) rc = mm_grid_add_axis(&g, "latency_ns", "0,1000,250000", err);
+    if (rc == 0) rc = mm_grid_set(&g, "strategy", "fixed", err);
+    if (rc == 0) rc = mm_grid_set(&g, "inv_limit", "50", err);
+    if (rc == 0) {
+        XXH3_state_t *s = hstate();
+        XXH3_64bits_update(s, &g.n_combos, sizeof g.n_combos);
+        for (int64_t id = 0; id < g.n_combos && rc == 0; id++) {
+            mm_params p;
+            int32_t idx[MM_GRID_AXES_MAX];
+            rc = mm_grid_combo(&g, id, &p, idx);
+            if (rc) snprintf(err->msg, sizeof err->msg, "mm_grid_combo(%lld) failed", (long long)id), err->code = rc;
+            XXH3_64bits_update(s, idx, (size_t)g.n_axes * sizeof *idx);
+            XXH3_64bits_update(s, &p.spread_ticks, sizeof p.spread_ticks);
+            XXH3_64bits_update(s, &p.latency_ns, sizeof p.latency_ns);
+            XXH3_64bits_update(s, &p.queue_rule, sizeof p.queue_rule);
+        }
+        *res = hdone(s);
+    }
+    mm_grid_free(&g);
+    return rc;
+}
+
 /* sweep_process: the same sweep on the process engine with 2 workers. Only the parent's allocations are
  * counted and refused (alloc_fail.c disarms forked children); a failure must also leave no worker behind. */
 static void setup_process(void)
@@ -743,6 +774,8 @@ static const scenario g_scenarios[] = {
     {.name = "run_c", .what = "mm_sim_run_c (fixed with a trace, then Avellaneda-Stoikov)", .setup = setup_tape,
      .body = body_run_c},
     {.name = "run_batch", .what = "mm_sim_run_batch (6 combinations)", .setup = setup_tape, .body = body_run_batch},
+    {.name = "grid", .what = "mm_grid_set_tapes/add_axis (enum, range, list)/set/combo over every id/free",
+     .body = body_grid},
     {.name = "sweep", .what = "mm_grid_* + serial mm_sweep_run (2x2x2, chunk 1, journal, results table)",
      .setup = setup_ticks, .body = body_sweep, .output = "r.h5", .journal = "r.h5.journal", .digest = digest_sweep},
     {.name = "sweep_process", .what = "the sweep on the process engine, 2 workers (the parent's allocations)",
