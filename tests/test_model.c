@@ -728,3 +728,14 @@ Test(params, values_are_complete_decimal_numbers)
     cr_assert_eq(mm_params_set(&p, "spread", "1.", &e), 0);
     cr_assert_eq(p.spread_ticks, 1.0);
 }
+
+Test(params, an_unknown_name_lists_the_allowed_ones)
+{
+    mm_params p;
+    mm_params_defaults(&p);
+    mm_error e = {0};
+    cr_assert_eq(mm_params_set(&p, "queue", "fifo", &e), MM_EUSAGE);
+    cr_assert_str_eq(e.msg, "queue: 'fifo' is not one of risk-averse, power, log");
+    cr_assert_eq(mm_params_set(&p, "no_such_key", "1", &e), MM_EUSAGE);
+    cr_assert_str_eq(e.msg, "no_such_key: unknown parameter");
+}

@@ -146,7 +146,14 @@ int mm_params_set(mm_params *p, const char *key, const char *value, mm_error *er
                 *(int32_t *)base = i;
                 return 0;
             }
-        return mm__errf(err, MM_EUSAGE, "%s: '%s' is not one of the allowed values", key, value);
+    {
+        char list[128] = "";
+        for (int i = 0; k->names[i]; i++) {
+            size_t n = strlen(list);
+            snprintf(list + n, sizeof list - n, "%s%s", i ? ", " : "", k->names[i]);
+        }
+        return mm__errf(err, MM_EUSAGE, "%s: '%s' is not one of %s", key, value, list);
+    }
     case T_I32:
     case T_I64: {
         if (!is_decimal(value, 1)) return mm__errf(err, MM_EUSAGE, "%s: '%s' is not a decimal integer", key, value);
