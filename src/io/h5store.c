@@ -610,7 +610,11 @@ static int load_group(hid_t file, const char *path, const char *sym, int flags, 
     }
     rc = mm_ticks_alloc(&t, n, (flags & MM_LOAD_SHM) ? MM_MEM_SHM : MM_MEM_HEAP);
     if (rc) {
-        mm__errf(err, rc, "%s: instrument %s: cannot allocate %" PRId64 " rows: %s", path, sym, n, mm_strerror(rc));
+        if (flags & MM_LOAD_SHM)
+            mm__errf(err, rc, "%s: instrument %s: cannot allocate %zu bytes of shared memory (/dev/shm) for %" PRId64
+                     " rows: %s", path, sym, mm__ticks_block_bytes(n), n, mm_strerror(rc));
+        else
+            mm__errf(err, rc, "%s: instrument %s: cannot allocate %" PRId64 " rows: %s", path, sym, n, mm_strerror(rc));
         goto out;
     }
     for (int i = 0; i < 8 && n > 0; i++) {
