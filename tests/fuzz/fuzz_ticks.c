@@ -37,7 +37,7 @@ static void load_one(const char *path, const char *sym, int flags)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    if (size > (1 << 20) || mm_fuzz_hdf5_heap_hangs(data, size)) return 0; /* finding F1 (fuzz_mem_file.h) */
+    if (size > (1 << 20) || mm_fuzz_hdf5_heap_unsafe(data, size)) return 0; /* F1, F4: fuzz_mem_file.h */
     const char *path = mm_fuzz_tmp_file(data, size);
     char syms[4][MM_SYMBOL_MAX];
     int count = 0;
