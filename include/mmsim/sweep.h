@@ -87,14 +87,24 @@ MM_API void mm_sweep_opts_defaults(mm_sweep_opts *o);
 /* Outcome of a sweep. */
 typedef struct mm_sweep_report {
     int64_t combos, chunks, chunks_resumed, chunks_rerun;
-    int64_t chunks_total, chunks_saved; /* also filled in when the run returns MM_EINTERRUPTED */
+    /* Also filled in when the run returns MM_EINTERRUPTED: chunks_saved = records in the journal now (those
+     * of an interrupted earlier run included); chunks_total = records found at the start + chunks planned. */
+    int64_t chunks_total, chunks_saved;
     double wall_s, combos_per_s, updates_per_s;
     uint64_t content_hash;
     int workers;
 } mm_sweep_report;
 
 /* Run the grid and write the results table to out_path (atomically). The journal "<out_path>.journal"
- * records completed chunks (checksummed, fsync'd) and is removed on success. */
+ * records completed chunks (checksummed, fsync'd), is locked for the whole run and is removed on success.
+ * Everything is checked before any state exists (docs/sweep.md, "Checks before anything runs"): every
+ * combination's parameters, the run settings, the markout column names, the objective (any metric column),
+ * the output path and the memory the run needs; errors are MM_EUSAGE naming what is wrong, and leave no
+ * journal. Other outcomes: MM_ELOCKED ("OUT is being written by mmsim pid N": another process holds the
+ * journal); MM_EINTERRUPTED (o->cancel was set; rep->chunks_saved of rep->chunks_total chunks are in the
+ * journal, err says "interrupted: N of M chunks saved; rerun with --resume"); MM_ECHECKSUM (a journal record
+ * changed during the run; --resume recomputes it); -ENOSPC and other system errors as "PATH: <strerror>".
+ * On any failure the journal of the completed chunks is kept and no temporary file is left. */
 MM_API int mm_sweep_run(const mm_grid *g, const mm_sweep_opts *o, const char *out_path, mm_sweep_report *rep,
                         mm_error *err);
 

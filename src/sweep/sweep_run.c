@@ -66,6 +66,7 @@ typedef struct run {
     chunk *chunks;
     int64_t n_chunks;
     mm__journal j;
+    const char *jpath;   /* "<out>.journal" */
     double t0;
     int64_t done_chunks, rerun;
     int64_t events_total; /* sum over chunks of count x tape events, for updates/s */
@@ -111,7 +112,7 @@ static void progress(run *r, int64_t done, int force)
 static int emit(run *r, const chunk *c, const mm_metrics *m, mm_error *err)
 {
     int rc = mm__journal_append(&r->j, c->first, (uint32_t)c->count, m);
-    if (rc) return mm__errf(err, rc, "journal: %s", strerror(-rc));
+    if (rc) return mm__errf(err, rc, "%s: %s", r->jpath, strerror(-rc));
     r->done_chunks++;
     progress(r, r->done_chunks, 0);
     return 0;
@@ -138,7 +139,7 @@ static int run_serial(run *r, mm_error *err)
         }
         rc = compute_chunk(r, &r->chunks[c], p, m, err);
         if (rc == 0) rc = emit(r, &r->chunks[c], m, err);
-        if (rc == 0 && (rc = mm__journal_sync(&r->j))) mm__errf(err, rc, "journal: fsync: %s", strerror(-rc));
+        if (rc == 0 && (rc = mm__journal_sync(&r->j))) mm__errf(err, rc, "%s: fsync: %s", r->jpath, strerror(-rc));
     }
     free(p);
     free(m);
@@ -176,7 +177,7 @@ static int run_threads(run *r, int workers, mm_error *err)
             }
         }
         int src = mm__journal_sync(&r->j);
-        if (src && (rc == 0 || rc == MM_EINTERRUPTED)) rc = mm__errf(err, src, "journal: fsync: %s", strerror(-src));
+        if (src && (rc == 0 || rc == MM_EINTERRUPTED)) rc = mm__errf(err, src, "%s: fsync: %s", r->jpath, strerror(-src));
     }
     free(p);
     free(m);
@@ -411,7 +412,7 @@ static int run_process(run *r, int workers, mm_error *err)
         atomic_store(&v.turn[s], c + k); /* the slot's next user */
         /* Group commit: fsync when no further chunk is ready yet, and at the end. */
         if (rc == 0 && (c + 1 == r->n_chunks || atomic_load(&v.state[c + 1]) != C_DONE) && (rc = mm__journal_sync(&r->j)))
-            mm__errf(err, rc, "journal: fsync: %s", strerror(-rc));
+            mm__errf(err, rc, "%s: fsync: %s", r->jpath, strerror(-rc));
     }
     /* Stop and reap the workers (on error or a stop they may still be running). */
     for (int w = 0; w < workers; w++)
@@ -423,7 +424,7 @@ static int run_process(run *r, int workers, mm_error *err)
     }
     if (rc == MM_EINTERRUPTED) {
         int src = mm__journal_sync(&r->j);
-        if (src) rc = mm__errf(err, src, "journal: fsync: %s", strerror(-src));
+        if (src) rc = mm__errf(err, src, "%s: fsync: %s", r->jpath, strerror(-src));
     }
 out:
     for (int64_t d = 0; redo && d < r->n_chunks; d++) free(redo[d]);
@@ -811,6 +812,7 @@ int mm_sweep_run(const mm_grid *g, const mm_sweep_opts *o, const char *out_path,
     uint8_t *done = NULL;
     if (!jpath) return mm__errf(err, -ENOMEM, "out of memory");
     snprintf(jpath, jlen, "%s.journal", out_path);
+    r.jpath = jpath;
     /* A live run on this output, or an interrupted one without --resume: say so now, before loading. */
     if ((rc = mm__journal_precheck(jpath, out_path, o->resume, err))) goto out;
     r.ticks = calloc((size_t)r.n_tapes, sizeof *r.ticks);
@@ -901,7 +903,7 @@ int mm_sweep_run(const mm_grid *g, const mm_sweep_opts *o, const char *out_path,
     case MM_ENGINE_THREADS: rc = run_threads(&r, workers, err); break;
     default: rc = run_process(&r, workers, err); break;
     }
-    if (rc == 0 && (rc = mm__journal_sync(&r.j))) mm__errf(err, rc, "journal: fsync: %s", strerror(-rc));
+    if (rc == 0 && (rc = mm__journal_sync(&r.j))) mm__errf(err, rc, "%s: fsync: %s", r.jpath, strerror(-rc));
     progress(&r, r.done_chunks, 1);
     rep->chunks_saved = r.j.records;
     if (rc) goto out;
