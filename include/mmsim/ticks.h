@@ -35,8 +35,8 @@ extern "C" {
 typedef struct mm_instrument {
     char symbol[MM_SYMBOL_MAX]; /* [A-Za-z0-9._-]+, also the HDF5 group name */
     char source[MM_SOURCE_MAX]; /* free text: "synthetic seed=1", "lobster AMZN_...", ... */
-    double tick_size;           /* price units per tick, > 0 */
-    double lot_size;            /* size units per lot, > 0 */
+    double tick_size;           /* price units per tick, finite and > 0 */
+    double lot_size;            /* size units per lot, finite and > 0 */
     uint64_t fingerprint;       /* XXH3-64 of the columns, see mm_ticks_fingerprint() */
     int allow_crossed;          /* 1 if rows with bid_px >= ask_px are legitimate in this tape */
 } mm_instrument;
@@ -59,8 +59,8 @@ typedef struct mm_ticks {
 enum mm_mem_kind { MM_MEM_HEAP = 1, MM_MEM_SHM = 2 };
 
 /* Allocate n rows of columns in one block (zeroed), 64-byte aligned. kind: MM_MEM_HEAP or MM_MEM_SHM.
- * Shared memory is created with shm_open, mapped MAP_SHARED and unlinked at once (nothing to leak).
- * Returns 0, -EINVAL, -ENOMEM or another -errno. */
+ * Shared memory is created with shm_open, its pages reserved (posix_fallocate), mapped MAP_SHARED and unlinked
+ * at once (nothing to leak). Returns 0, -EINVAL, -ENOMEM, -ENOSPC (/dev/shm too small) or another -errno. */
 MM_API int mm_ticks_alloc(mm_ticks *t, int64_t n, int kind);
 
 /* Make a shared-memory tape read-only (mprotect). Children forked afterwards inherit it read-only. */
@@ -85,9 +85,12 @@ typedef struct mm_write_opts {
 } mm_write_opts;
 
 /* Write (or append) one instrument to `path` under /ticks/<symbol>. Validates first, computes and
- * stores the fingerprint (also set in t->inst.fingerprint). The file is created if absent; when it is
- * created, it is written to "<path>.tmp.<pid>" and renamed, so no half file is ever visible. Appending to an
- * existing file with an instrument of the same symbol fails with -EEXIST unless opts->replace. */
+ * stores the fingerprint (also set in t->inst.fingerprint). All or nothing (docs/formats.md, "Writing"): the
+ * file is built in memory and written to "<path>.tmp.<pid>", fsynced and renamed, so no half file is ever
+ * visible and an existing file changes only on success. An existing `path` must be a tick file
+ * (mmsim_format = mmsim-ticks/1; else MM_EFORMAT); an instrument of the same symbol fails with -EEXIST unless
+ * opts->replace. A failed disk write is -errno with err "PATH: <strerror>" (-ENOSPC: "PATH: No space left on
+ * device"). Memory: about twice the file's size while writing. */
 MM_API int mm_ticks_write(const char *path, mm_ticks *t, const mm_write_opts *opts, mm_error *err);
 
 /* Reading. */
@@ -97,12 +100,15 @@ enum mm_load_flags {
     MM_LOAD_NO_VALIDATE = 4,  /* skip the validation rules (the format is still checked) */
 };
 
-/* Number of instruments in `path` and their symbols (up to max; sorted by name). */
+/* Number of instruments in `path` and their symbols (up to max; sorted by name). The file must be tagged
+ * mmsim_format = mmsim-ticks/1 and every name under /ticks must be a valid symbol (else MM_EFORMAT). */
 MM_API int mm_ticks_list(const char *path, char (*symbols)[MM_SYMBOL_MAX], int max, int *count,
                          mm_error *err);
 
-/* Load one instrument (symbol NULL: the file must hold exactly one). Checks the format (columns present,
- * dtypes, equal lengths), validates, and verifies the fingerprint unless flags say otherwise. */
+/* Load one instrument (symbol NULL: the file must hold exactly one). Checks the format (root tag, symbol
+ * attribute equal to the group name, columns present, dtypes, equal lengths: MM_EFORMAT), validates
+ * (MM_EINVALID), and verifies the fingerprint (MM_ECHECKSUM) unless flags say otherwise. A `symbol` argument
+ * that is not a valid symbol is MM_EUSAGE (the caller's mistake, not the file's). */
 MM_API int mm_ticks_load(const char *path, const char *symbol, int flags, mm_ticks *out, mm_error *err);
 
 /* Synthetic market (see docs/synthetic.md). Integer-only tape generation from a counter-based RNG:
