@@ -929,7 +929,7 @@ static void child_run(const scenario *sc, int64_t k, int keep_journal, report *r
     }
     if (r->n_leak) viol(r, "%" PRId64 " block(s) never freed", r->n_leak);
     ssize_t h5 = H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_ALL);
-    if (h5 != 0) viol(r, "%zd HDF5 object(s) left open", h5);
+    if (h5 != 0) viol(r, "%zd HDF5 object(s) left open (files, groups, datasets, attributes)", h5);
     int fds1 = count_fds();
     if (fds1 != fds0) viol(r, "%d file descriptor(s) left open", fds1 - fds0);
     if (count_own_shm()) viol(r, "a shared-memory segment left in /dev/shm");
