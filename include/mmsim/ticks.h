@@ -90,7 +90,7 @@ typedef struct mm_write_opts {
  * visible and an existing file changes only on success. An existing `path` must be a tick file
  * (mmsim_format = mmsim-ticks/1; else MM_EFORMAT); an instrument of the same symbol fails with -EEXIST unless
  * opts->replace. A failed disk write is -errno with err "PATH: <strerror>" (-ENOSPC: "PATH: No space left on
- * device"). Memory: about twice the file's size while writing. */
+ * device"). Memory: the file's size, on top of the tape, while writing. */
 MM_API int mm_ticks_write(const char *path, mm_ticks *t, const mm_write_opts *opts, mm_error *err);
 
 /* Reading. */

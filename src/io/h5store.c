@@ -190,7 +190,7 @@ static int attr_read_num(hid_t obj, const char *name, hid_t mtype, H5T_class_t w
  * every HDF5 write is a memory copy that cannot fail for lack of disk, and every disk error is ours to see
  * and report ("PATH: No space left on device").
  *
- * Cost: memory for the file twice (the driver's buffer and the image copied out of it) while writing. */
+ * Cost: memory for the file once more while writing (the driver's buffer, written out as it is). */
 
 /* The root attribute mmsim_format of an open file into buf ("" when missing or not a string). */
 static void read_format_tag(hid_t file, char *buf, size_t cap)
@@ -270,19 +270,73 @@ out:
     return rc;
 }
 
+/* The core driver's buffer, taken over when the file closes (the pattern of H5LTopen_file_image's
+ * DONT_RELEASE flag): the image is written from the driver's own memory, never copied out of it. */
+typedef struct image_owner {
+    void *kept;      /* the buffer the driver released at close */
+    size_t cap;      /* its size in bytes (the last allocation or resize) */
+} image_owner;
+
+static void *img_malloc(size_t size, H5FD_file_image_op_t op, void *udata)
+{
+    void *p = malloc(size);
+    if (p && (op == H5FD_FILE_IMAGE_OP_FILE_OPEN || op == H5FD_FILE_IMAGE_OP_FILE_RESIZE))
+        ((image_owner *)udata)->cap = size;
+    return p;
+}
+
+static void *img_memcpy(void *dest, const void *src, size_t size, H5FD_file_image_op_t op, void *udata)
+{
+    (void)op;
+    (void)udata;
+    return memcpy(dest, src, size);
+}
+
+static void *img_realloc(void *ptr, size_t size, H5FD_file_image_op_t op, void *udata)
+{
+    void *p = realloc(ptr, size);
+    if (p && (op == H5FD_FILE_IMAGE_OP_FILE_OPEN || op == H5FD_FILE_IMAGE_OP_FILE_RESIZE))
+        ((image_owner *)udata)->cap = size;
+    return p;
+}
+
+static herr_t img_free(void *ptr, H5FD_file_image_op_t op, void *udata)
+{
+    image_owner *o = udata;
+    if (op == H5FD_FILE_IMAGE_OP_FILE_CLOSE && !o->kept) o->kept = ptr;
+    else free(ptr);
+    return 0;
+}
+
+static void *img_udata_copy(void *udata)
+{
+    return udata;
+}
+
+static herr_t img_udata_free(void *udata)
+{
+    (void)udata;
+    return 0;
+}
+
 /* Build the file in memory: a new one, or the existing `path` read whole into memory (it is never written
- * through HDF5) with the instrument added. On success *image holds the file's bytes (caller frees). */
-static int build_image(const char *path, int exists, const mm_ticks *t, const mm_write_opts *o, void **image,
-                       size_t *size, mm_error *err)
+ * through HDF5) with the instrument added. On success *image holds *size bytes of the file (caller frees). */
+static int build_image(const char *path, int exists, off_t old_size, const mm_ticks *t, const mm_write_opts *o,
+                       void **image, size_t *size, mm_error *err)
 {
     int rc = 0;
-    void *buf = NULL;
+    ssize_t n = -1;
     hid_t file = -1;
-    /* Grow the in-memory file in steps of about its final size (bounded), not 1 MiB at a time. */
-    size_t incr = (size_t)t->n * 29 + ((size_t)1 << 20);
-    if (incr > ((size_t)1 << 30)) incr = (size_t)1 << 30;
+    image_owner own = {NULL, 0};
+    /* Size the in-memory file once, to about its final size: 33 bytes a row for whole chunks (the last chunk
+     * is stored whole), the old file, 1 MiB of metadata. The driver zeroes every step it grows by, so a
+     * step too small would double the memory touched. */
+    size_t chunk = (size_t)(o->chunk_rows > 0 ? o->chunk_rows : 65536);
+    size_t rows = t->n > 0 ? ((size_t)t->n + chunk - 1) / chunk * chunk : 0;
+    size_t incr = rows * 33 + (size_t)(exists ? old_size : 0) + ((size_t)1 << 20);
+    H5FD_file_image_callbacks_t cb = {img_malloc, img_memcpy, img_realloc, img_free, img_udata_copy, img_udata_free, &own};
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-    if (fapl < 0 || H5Pset_fapl_core(fapl, incr, 0) < 0) {
+    if (fapl < 0 || H5Pset_fapl_core(fapl, incr, 0) < 0 || H5Pset_file_image_callbacks(fapl, &cb) < 0) {
         rc = mm__errf(err, MM_EHDF5, "%s: cannot set up the HDF5 in-memory driver", path);
         goto out;
     }
@@ -298,23 +352,21 @@ static int build_image(const char *path, int exists, const mm_ticks *t, const mm
     }
     rc = write_group(file, path, t, o, err);
     if (rc) goto out;
-    ssize_t n = H5Fflush(file, H5F_SCOPE_LOCAL) < 0 ? -1 : H5Fget_file_image(file, NULL, 0);
-    if (n <= 0 || !(buf = malloc((size_t)n))) {
-        rc = n <= 0 ? mm__errf(err, MM_EHDF5, "%s: cannot get the file image", path)
-                    : mm__errf(err, -ENOMEM, "%s: cannot allocate %zd bytes for the file image", path, n);
-        goto out;
-    }
-    if (H5Fget_file_image(file, buf, (size_t)n) != n) {
-        rc = mm__errf(err, MM_EHDF5, "%s: cannot get the file image", path);
-        goto out;
-    }
-    *size = (size_t)n;
+    /* After the flush the first n bytes of the driver's buffer are the whole file (n = its end of address
+     * space); the close that follows has nothing left to write. */
+    n = H5Fflush(file, H5F_SCOPE_LOCAL) < 0 ? -1 : H5Fget_file_image(file, NULL, 0);
+    if (n <= 0) rc = mm__errf(err, MM_EHDF5, "%s: cannot get the file image", path);
 out:
     /* In memory, the close has nothing to write to disk: it cannot fail for a full disk. */
     if (file >= 0 && H5Fclose(file) < 0 && rc == 0) rc = mm__errf(err, MM_EHDF5, "%s: error closing the file", path);
     if (fapl >= 0) H5Pclose(fapl);
-    if (rc) free(buf);
-    else *image = buf;
+    if (rc == 0 && (!own.kept || own.cap < (size_t)n))
+        rc = mm__errf(err, MM_EHDF5, "%s: the in-memory driver did not hand over its buffer", path);
+    if (rc) free(own.kept);
+    else {
+        *image = own.kept;
+        *size = (size_t)n;
+    }
     return rc;
 }
 
@@ -391,7 +443,7 @@ int mm_ticks_write(const char *path, mm_ticks *t, const mm_write_opts *opts, mm_
         }
     }
     t->inst.fingerprint = mm_ticks_fingerprint(t);
-    rc = build_image(path, exists, t, &o, &image, &size, err);
+    rc = build_image(path, exists, exists ? st.st_size : 0, t, &o, &image, &size, err);
     if (rc) goto out;
     rc = write_new_file(tmp, image, size);
     if (rc) {
