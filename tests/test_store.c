@@ -637,3 +637,35 @@ Test(store, file_size_limit_fails_cleanly)
     cr_assert_eq(mkdir(dir, 0755), 0);
     check_disk_full(dir, EFBIG);
 }
+
+/* A corrupt global heap that HDF5 1.10.8 would decode forever (fuzz finding F1, fixtures/fuzz/ticks/regress):
+ * reported before any variable-length string is read, by the reader and by the writer asked to append. */
+Test(store, corrupt_global_heap_is_reported_not_a_hang, .timeout = 60)
+{
+    const char *fx = getenv("MMSIM_FIXTURES");
+    cr_assert(fx, "MMSIM_FIXTURES is not set (run the tests through meson test)");
+    char src[1024];
+    snprintf(src, sizeof src, "%s/fuzz/ticks/regress/hdf5-global-heap-hang-e6d3e555.h5", fx);
+    const char *p = tu_path("heap.h5");
+    size_t n;
+    char *b = slurp(src, &n);
+    FILE *f = fopen(p, "wb");
+    cr_assert(f && fwrite(b, 1, n, f) == n);
+    fclose(f);
+    expect_reject(p, NEEDLES("heap.h5: corrupt HDF5 file (global heap at byte 2048 does not advance)"));
+    mm_error e = {0};
+    int count = 0;
+    cr_assert_eq(mm_ticks_list(p, NULL, 0, &count, &e), MM_EFORMAT, "%s", e.msg);
+    mm_ticks t = {0};
+    tu_small_tape(&t, 10, 1);
+    strcpy(t.inst.symbol, "NEW");
+    cr_assert_eq(mm_ticks_write(p, &t, NULL, &e), MM_EFORMAT, "%s", e.msg);
+    cr_assert(strstr(e.msg, "does not advance"), "%s", e.msg);
+    size_t n2;
+    char *after = slurp(p, &n2);
+    cr_assert_eq(n2, n);
+    cr_assert(!memcmp(b, after, n), "the file was modified");
+    free(after);
+    free(b);
+    mm_ticks_free(&t);
+}

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "../core/mm_internal.h"
+#include "mm_h5guard.h"
 
 #define FORMAT_TAG "mmsim-ticks/1"
 
@@ -432,8 +433,10 @@ int mm_ticks_write(const char *path, mm_ticks *t, const mm_write_opts *opts, mm_
             rc = mm__errf(err, MM_EFORMAT, "%s: exists and is not an HDF5 file (refusing to overwrite)", path);
             goto out;
         }
-        read_format_tag(f, tag, sizeof tag);
+        rc = mm__h5_guard(f, path, err); /* before the tag, a variable-length string */
+        if (rc == 0) read_format_tag(f, tag, sizeof tag);
         H5Fclose(f);
+        if (rc) goto out;
         if (strcmp(tag, FORMAT_TAG) != 0) {
             rc = tag[0] ? mm__errf(err, MM_EFORMAT, "%s: is a %s file, not a tick file (refusing to write into it)",
                                    path, tag)
@@ -473,10 +476,16 @@ static int open_file(const char *path, hid_t *file, mm_error *err)
     if (MM_H5_IS_HDF5(path) <= 0) return mm__errf(err, MM_EFORMAT, "%s: not an HDF5 file", path);
     *file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
     if (*file < 0) return mm__errf(err, MM_EHDF5, "%s: cannot open HDF5 file", path);
+    /* Before the first variable-length string is read: a corrupt global heap would hang HDF5 1.10.8. */
+    int rc = mm__h5_guard(*file, path, err);
+    if (rc) {
+        H5Fclose(*file);
+        *file = -1;
+        return rc;
+    }
     /* The root tag says what the file is: a results file, or any other HDF5 file, is not read as ticks. */
     char tag[128];
     int a = attr_read_str(*file, "mmsim_format", tag, sizeof tag);
-    int rc = 0;
     if (a == -1)
         rc = mm__errf(err, MM_EFORMAT, "%s: attribute mmsim_format: missing (not an mmsim tick file; expected %s)", path,
                       FORMAT_TAG);
