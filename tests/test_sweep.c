@@ -1034,8 +1034,10 @@ Test(sweep, a_huge_grid_is_refused_at_once_with_the_memory_it_needs)
     mm_grid g;
     mm_grid_init(&g);
     cr_assert_eq(mm_grid_set_tapes(&g, tapes, 1, &e), 0, "%s", e.msg);
-    cr_assert_eq(mm_grid_add_axis(&g, "spread", "1:1000000:1", &e), 0, "%s", e.msg);
-    cr_assert_eq(mm_grid_add_axis(&g, "inv_limit", "1:1000000:1", &e), 0, "%s", e.msg);
+    cr_assert_eq(mm_grid_add_axis(&g, "spread", "1:1000:1", &e), 0, "%s", e.msg);
+    cr_assert_eq(mm_grid_add_axis(&g, "inv_limit", "1:1000:1", &e), 0, "%s", e.msg);
+    cr_assert_eq(mm_grid_add_axis(&g, "latency_ns", "0:999:1", &e), 0, "%s", e.msg);
+    cr_assert_eq(mm_grid_add_axis(&g, "skew", "0:999:1", &e), 0, "%s", e.msg);
     mm_sweep_opts o;
     mm_sweep_opts_defaults(&o);
     mm_sweep_report rep;
