@@ -6,7 +6,8 @@
  * k. Every run happens in a forked child, so a crash is reported with its k and the next k still runs. A run
  * passes when:
  *   - it failed with a negative code, a non-empty one-line message, and either -ENOMEM or a message that says
- *     memory (anything else misleads: "not a results file" because a malloc failed), and err->code == rc;
+ *     "memory" or "allocate" (anything else misleads: "not a results file" because a malloc failed), and
+ *     err->code == rc; a command-line run (test_alloc_fail_cli) exits 1 with one line "mmsim: ..." saying so;
  *     or it succeeded with exactly the result of the reference run (a refused allocation was worked around);
  *   - every block allocated during the run was freed, no HDF5 identifier and no file descriptor is left
  *     open, no shared-memory segment of the process is left in /dev/shm;
@@ -215,6 +216,9 @@ typedef struct scenario {
     const char *output;         /* file in g_work a failed run must not leave (NULL: none) */
     const char *journal;        /* file in g_work a failed run may leave; then resumable (NULL: none) */
     int (*check_after_fail)(char *why, size_t cap); /* extra check after a failure (may be NULL) */
+    int (*resume)(mm_error *err, uint64_t *res); /* resumes a journal a failed run left (with .journal) */
+    int cli; /* 1: body runs the mmsim command line (test_alloc_fail_cli): a failure is exit status 1 and one
+              * line "mmsim: ..." on stderr (in err->msg), not a negative code */
     uint64_t (*digest)(void); /* after a success, not armed: a hash of what the run wrote (may be NULL), so that
                                * a refusal worked around by writing less (empty provenance) is seen */
 } scenario;
@@ -699,6 +703,114 @@ static int body_import_csv(mm_error *err, uint64_t *res)
     return import_done(rc, &t, res);
 }
 
+#ifdef AF_WITH_CLI
+/* ---- the command line (test_alloc_fail_cli: mmsim's own objects, its main included, linked in) ---- */
+
+int main(int argc, char **argv); /* mmsim's */
+
+/* Runs mmsim with args (NULL-terminated, without "mmsim") in this process, stdout and stderr in files of
+ * g_base. Returns the exit status; err->msg gets stderr (its final newline removed), *res a hash of stdout
+ * without the lines that carry timings. */
+static int cli_run(const char *const *args, mm_error *err, uint64_t *res)
+{
+    char *argv[32];
+    int argc = 0;
+    argv[argc++] = (char *)"mmsim";
+    for (; *args && argc < 31; args++) argv[argc++] = (char *)*args;
+    argv[argc] = NULL;
+    fflush(stdout);
+    fflush(stderr);
+    int save1 = dup(1), save2 = dup(2);
+    int o = open(in_path("cli.out"), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int e = open(in_path("cli.err"), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (save1 < 0 || save2 < 0 || o < 0 || e < 0) die("cannot redirect the command's output");
+    dup2(o, 1);
+    dup2(e, 2);
+    close(o);
+    close(e);
+    int rc = main(argc, argv);
+    fflush(stdout);
+    fflush(stderr);
+    dup2(save1, 1);
+    dup2(save2, 2);
+    close(save1);
+    close(save2);
+    FILE *f = fopen(in_path("cli.err"), "r");
+    size_t n = f ? fread(err->msg, 1, sizeof err->msg - 1, f) : 0;
+    if (f) fclose(f);
+    err->msg[n] = 0;
+    if (n && err->msg[n - 1] == '\n') err->msg[n - 1] = 0;
+    err->code = rc;
+    XXH3_state_t *s = hstate();
+    f = fopen(in_path("cli.out"), "r");
+    char line[1024];
+    while (f && fgets(line, sizeof line, f))
+        if (strncmp(line, "wall", 4) && strncmp(line, "sweep:", 6)) XXH3_64bits_update(s, line, strlen(line));
+    if (f) fclose(f);
+    *res = hdone(s);
+    return rc;
+}
+
+static int body_cli_sweep(mm_error *err, uint64_t *res)
+{
+    const char *a[] = {"sweep", in_path("t.h5"), "--grid", "spread=1,2", "--grid", "inv_limit=10,20", "--set", "skew=0.1",
+                       "--engine", "serial", "--chunk", "1", "-o", out_path("r.h5"), "--quiet", NULL};
+    return cli_run(a, err, res);
+}
+
+static int body_cli_sweep_resume(mm_error *err, uint64_t *res)
+{
+    const char *a[] = {"sweep", in_path("t.h5"), "--grid", "spread=1,2", "--grid", "inv_limit=10,20", "--set", "skew=0.1",
+                       "--engine", "serial", "--chunk", "1", "-o", out_path("r.h5"), "--quiet", "--resume", NULL};
+    return cli_run(a, err, res);
+}
+
+static int body_cli_run(mm_error *err, uint64_t *res)
+{
+    const char *a[] = {"run", in_path("t.h5"), "--spread", "1", "--trace", out_path("trace.csv"), NULL};
+    return cli_run(a, err, res);
+}
+
+static int body_cli_info(mm_error *err, uint64_t *res)
+{
+    const char *a[] = {"info", in_path("t.h5"), NULL};
+    return cli_run(a, err, res);
+}
+
+static int body_cli_show(mm_error *err, uint64_t *res)
+{
+    const char *a[] = {"show", in_path("r.h5"), NULL};
+    return cli_run(a, err, res);
+}
+
+static int body_cli_export(mm_error *err, uint64_t *res)
+{
+    const char *a[] = {"export", in_path("r.h5"), "--csv", "-o", out_path("r.csv"), NULL};
+    return cli_run(a, err, res);
+}
+
+static int body_cli_gen(mm_error *err, uint64_t *res)
+{
+    const char *a[] = {"gen", "--seed", "5", "--events", "1000", "--symbol", "GEN", "-o", out_path("g.h5"), NULL};
+    return cli_run(a, err, res);
+}
+
+static uint64_t digest_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return 1;
+    XXH3_state_t *s = hstate();
+    char buf[65536];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0) XXH3_64bits_update(s, buf, n);
+    fclose(f);
+    return hdone(s);
+}
+
+static uint64_t digest_cli_run(void) { return digest_file(out_path("trace.csv")); }
+static uint64_t digest_cli_export(void) { return digest_file(out_path("r.csv")); }
+#endif
+
 /* Digests of written files: every stored field but the timings. */
 
 static uint64_t digest_results(const char *path)
@@ -777,14 +889,14 @@ static const scenario g_scenarios[] = {
     {.name = "grid", .what = "mm_grid_set_tapes/add_axis (enum, range, list)/set/combo over every id/free",
      .body = body_grid},
     {.name = "sweep", .what = "mm_grid_* + serial mm_sweep_run (2x2x2, chunk 1, journal, results table)",
-     .setup = setup_ticks, .body = body_sweep, .output = "r.h5", .journal = "r.h5.journal", .digest = digest_sweep},
+     .setup = setup_ticks, .body = body_sweep, .output = "r.h5", .journal = "r.h5.journal", .resume = body_resume, .digest = digest_sweep},
     {.name = "sweep_process", .what = "the sweep on the process engine, 2 workers (the parent's allocations)",
-     .setup = setup_process, .body = body_sweep, .output = "r.h5", .journal = "r.h5.journal", .digest = digest_sweep},
+     .setup = setup_process, .body = body_sweep, .output = "r.h5", .journal = "r.h5.journal", .resume = body_resume, .digest = digest_sweep},
     {.name = "sweep_threads", .what = "the sweep on the threads engine, 2 workers", .setup = setup_threads,
-     .body = body_sweep, .output = "r.h5", .journal = "r.h5.journal", .digest = digest_sweep},
+     .body = body_sweep, .output = "r.h5", .journal = "r.h5.journal", .resume = body_resume, .digest = digest_sweep},
     {.name = "resume", .what = "serial mm_sweep_run --resume from an interrupted run's journal",
      .setup = setup_resume, .prepare = prepare_resume, .body = body_resume, .output = "r.h5",
-     .journal = "r.h5.journal", .digest = digest_sweep},
+     .journal = "r.h5.journal", .resume = body_resume, .digest = digest_sweep},
     {.name = "results_write", .what = "mm_results_create/write/commit + mm_results_hash", .body = body_results_write,
      .output = "x.h5", .digest = digest_results_write},
     {.name = "results_read", .what = "mm_results_open/describe/read/read_index/hash/close", .setup = setup_results,
@@ -794,6 +906,17 @@ static const scenario g_scenarios[] = {
     {.name = "import_binance", .what = "mm_import_binance (USD-M capture, 5 lines)", .setup = setup_import,
      .body = body_import_binance},
     {.name = "import_csv", .what = "mm_import_csv (5 lines)", .setup = setup_import, .body = body_import_csv},
+#ifdef AF_WITH_CLI
+    {.name = "cli_sweep", .what = "mmsim sweep (serial, 2x2, chunk 1)", .setup = setup_ticks, .body = body_cli_sweep,
+     .output = "r.h5", .journal = "r.h5.journal", .resume = body_cli_sweep_resume, .cli = 1, .digest = digest_sweep},
+    {.name = "cli_run", .what = "mmsim run --trace", .setup = setup_ticks, .body = body_cli_run, .output = "trace.csv",
+     .cli = 1, .digest = digest_cli_run},
+    {.name = "cli_info", .what = "mmsim info", .setup = setup_ticks, .body = body_cli_info, .cli = 1},
+    {.name = "cli_show", .what = "mmsim show", .setup = setup_results, .body = body_cli_show, .cli = 1},
+    {.name = "cli_export", .what = "mmsim export --csv", .setup = setup_results, .body = body_cli_export,
+     .output = "r.csv", .cli = 1, .digest = digest_cli_export},
+    {.name = "cli_gen", .what = "mmsim gen", .body = body_cli_gen, .output = "g.h5", .cli = 1, .digest = digest_gen_write},
+#endif
 };
 
 /* ---- one run in a forked child ---- */
@@ -811,7 +934,7 @@ typedef struct report {
     int hit;       /* the refused one was reached */
     int rc, code;
     char msg[768];
-    uint64_t res;
+    uint64_t res, digest;
     site refused;
     int64_t jsize; /* size of the journal a failed run left (-1: none) */
     int n_viol;
@@ -827,7 +950,8 @@ typedef struct report {
 static int g_verbose;
 static int g_observe; /* the next child only observes allocation k (af_arm_observe) */
 static int g_quick;   /* the next child exits with _exit: no LeakSanitizer scan (setup runs, not checked) */
-static uint64_t g_ref_res; /* the reference run's result */
+static uint64_t g_ref_res;    /* the reference run's result */
+static uint64_t g_ref_digest; /* and the digest of what it wrote */
 static int g_pie = 1;
 
 static void to_site(site *s, const char *fn, void *caller)
@@ -898,7 +1022,10 @@ static void child_run(const scenario *sc, int64_t k, int keep_journal, report *r
     else af_arm(k);
     int rc = sc->body(&err, &res);
     af_disarm();
-    if (rc == 0 && sc->digest) res ^= sc->digest() * 0x9E3779B97F4A7C15ull;
+    if (rc == 0 && sc->digest) {
+        r->digest = sc->digest();
+        res ^= r->digest * 0x9E3779B97F4A7C15ull;
+    }
     r->count = af_count();
     r->hit = af_hit();
     r->rc = rc;
@@ -910,13 +1037,20 @@ static void child_run(const scenario *sc, int64_t k, int keep_journal, report *r
     /* The outcome. */
     if (rc == 0) {
         if (k > 0 && res != g_ref_res) viol(r, "succeeded after the refusal with a different result (the failure was ignored)");
+    } else if (sc->cli) {
+        if (!r->hit) viol(r, "exit status %d although no allocation was refused: %s", rc, err.msg);
+        if (rc != 1) viol(r, "exit status %d for a refused allocation (want 1: a runtime error)", rc);
+        if (strncmp(err.msg, "mmsim: ", 7) || strchr(err.msg, '\n'))
+            viol(r, "stderr is not one line \"mmsim: ...\": \"%s\"", err.msg);
+        else if (!strstr(err.msg, "memory") && !strstr(err.msg, "allocate"))
+            viol(r, "misleading error for a refused allocation: \"%s\"", err.msg);
     } else {
         if (!r->hit) viol(r, "failed although no allocation was refused: %d %s", rc, err.msg);
         if (rc > 0) viol(r, "positive return code %d", rc);
         if (!err.msg[0]) viol(r, "error %d (%s) without a message", rc, mm_strerror(rc));
         else if (strchr(err.msg, '\n')) viol(r, "message of several lines");
         if (err.code != rc) viol(r, "err.code %d differs from the return code %d", err.code, rc);
-        if (rc != -ENOMEM && !strstr(err.msg, "memory"))
+        if (rc != -ENOMEM && !strstr(err.msg, "memory") && !strstr(err.msg, "allocate"))
             viol(r, "misleading error for a refused allocation: %d (%s) \"%s\"", rc, mm_strerror(rc), err.msg);
     }
     /* Nothing left behind. */
@@ -953,15 +1087,43 @@ static void child_run(const scenario *sc, int64_t k, int keep_journal, report *r
         r->jsize = file_size(out_path(sc->journal));
         if (keep_journal && copy_file(out_path(sc->journal), g_resume_journal)) die("cannot keep the journal");
     }
-    if (rc != 0 && sc->journal && exists(out_path(sc->journal)) && !g_quick) {
+    alarm(0);
+}
+
+/* A failed sweep keeps its journal: resumed with nothing refused, in a process of its own (forked from the
+ * harness, not from the failed run: mmsim's main closes stdout, so it cannot run twice in one process), it
+ * must give the reference table. */
+static void check_resume(const scenario *sc, report *r)
+{
+    struct {
+        int rc;
+        uint64_t digest;
+        char msg[768];
+    } out = {-1, 0, "the resume process sent no result"};
+    int p[2];
+    if (pipe(p)) die("pipe: %s", strerror(errno));
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0) die("fork: %s", strerror(errno));
+    if (pid == 0) {
+        close(p[0]);
+        alarm(60);
         mm_error e2 = {0};
         uint64_t h = 0;
-        int rc2 = sweep_once(1, &e2, &h);
-        if (rc2 == 0) h ^= digest_sweep() * 0x9E3779B97F4A7C15ull;
-        if (rc2) viol(r, "the journal left by the failure does not resume: %s", e2.msg);
-        else if (h != g_ref_res) viol(r, "the resumed table differs from the reference");
+        out.rc = sc->resume(&e2, &h);
+        out.digest = out.rc == 0 && sc->digest ? sc->digest() : 0;
+        memcpy(out.msg, e2.msg, sizeof out.msg);
+        ssize_t w = write(p[1], &out, sizeof out);
+        _exit(w == (ssize_t)sizeof out ? 0 : 3);
     }
-    alarm(0);
+    close(p[1]);
+    if (read(p[0], &out, sizeof out) != (ssize_t)sizeof out) out.rc = -1;
+    close(p[0]);
+    while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {
+    }
+    if (out.rc) viol(r, "the journal left by the failure does not resume: %s", out.msg);
+    else if (sc->digest && out.digest != g_ref_digest) viol(r, "the resumed table differs from the reference");
 }
 
 /* Runs scenario sc with allocation k refused (0: none) in a child; fills *r; returns the child's wait
@@ -1004,6 +1166,7 @@ static int run_child(const scenario *sc, int64_t k, int keep_journal, report *r)
     while (waitpid(pid, &st, 0) < 0)
         if (errno != EINTR) die("waitpid: %s", strerror(errno));
     if (got != sizeof *r) r->n_viol = -1; /* no report: crashed or killed */
+    else if (r->rc && r->jsize >= 0 && sc->resume && !g_quick && !g_observe) check_resume(sc, r);
     rm_dir(g_work);
     return st;
 }
@@ -1091,6 +1254,7 @@ static int run_scenario(const scenario *sc, int64_t from, int64_t to)
         return 1;
     }
     g_ref_res = r.res;
+    g_ref_digest = r.digest;
     int64_t total = r.count, clean = 0, worked = 0, bad = 0, bare = 0, k;
     char bare_sites[8][600];
     int n_bare_sites = 0;
@@ -1140,7 +1304,19 @@ static int run_scenario(const scenario *sc, int64_t from, int64_t to)
     return bad > 0;
 }
 
+#ifdef AF_WITH_CLI
+/* mmsim's main is linked in: the harness runs from a constructor and exits before it. (glibc passes argc and
+ * argv to constructors.) */
+static int af_main(int argc, char **argv);
+__attribute__((constructor)) static void af_cli_entry(int argc, char **argv, char **envp)
+{
+    (void)envp;
+    exit(af_main(argc, argv));
+}
+static int af_main(int argc, char **argv)
+#else
 int main(int argc, char **argv)
+#endif
 {
     int64_t from = 1, to = 0;
     const char *only[64];
@@ -1162,7 +1338,7 @@ int main(int argc, char **argv)
     if (len <= 0) die("/proc/self/exe: %s", strerror(errno));
     g_exe[len] = 0;
     Dl_info info;
-    if (dladdr((void *)main, &info) && (uintptr_t)info.dli_fbase == 0x400000) g_pie = 0;
+    if (dladdr((void *)die, &info) && (uintptr_t)info.dli_fbase == 0x400000) g_pie = 0;
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     snprintf(g_base, sizeof g_base, "/tmp/mmsim-alloc-fail-XXXXXX");
     if (!mkdtemp(g_base)) die("mkdtemp: %s", strerror(errno));
