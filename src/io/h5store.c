@@ -276,13 +276,15 @@ out:
 typedef struct image_owner {
     void *kept;      /* the buffer the driver released at close */
     size_t cap;      /* its size in bytes (the last allocation or resize) */
+    size_t refused;  /* bytes of an allocation that failed (0: none): the error is then -ENOMEM */
 } image_owner;
 
 static void *img_malloc(size_t size, H5FD_file_image_op_t op, void *udata)
 {
+    image_owner *o = udata;
     void *p = malloc(size);
-    if (p && (op == H5FD_FILE_IMAGE_OP_FILE_OPEN || op == H5FD_FILE_IMAGE_OP_FILE_RESIZE))
-        ((image_owner *)udata)->cap = size;
+    if (!p) o->refused = size;
+    else if (op == H5FD_FILE_IMAGE_OP_FILE_OPEN || op == H5FD_FILE_IMAGE_OP_FILE_RESIZE) o->cap = size;
     return p;
 }
 
@@ -295,9 +297,10 @@ static void *img_memcpy(void *dest, const void *src, size_t size, H5FD_file_imag
 
 static void *img_realloc(void *ptr, size_t size, H5FD_file_image_op_t op, void *udata)
 {
+    image_owner *o = udata;
     void *p = realloc(ptr, size);
-    if (p && (op == H5FD_FILE_IMAGE_OP_FILE_OPEN || op == H5FD_FILE_IMAGE_OP_FILE_RESIZE))
-        ((image_owner *)udata)->cap = size;
+    if (!p) o->refused = size;
+    else if (op == H5FD_FILE_IMAGE_OP_FILE_OPEN || op == H5FD_FILE_IMAGE_OP_FILE_RESIZE) o->cap = size;
     return p;
 }
 
@@ -328,7 +331,7 @@ static int build_image(const char *path, int exists, off_t old_size, const mm_ti
     int rc = 0;
     ssize_t n = -1;
     hid_t file = -1;
-    image_owner own = {NULL, 0};
+    image_owner own = {NULL, 0, 0};
     /* Size the in-memory file once, to about its final size: 33 bytes a row for whole chunks (the last chunk
      * is stored whole), the old file, 1 MiB of metadata. The driver zeroes every step it grows by, so a
      * step too small would double the memory touched. */
@@ -363,6 +366,9 @@ out:
     if (fapl >= 0) H5Pclose(fapl);
     if (rc == 0 && (!own.kept || own.cap < (size_t)n))
         rc = mm__errf(err, MM_EHDF5, "%s: the in-memory driver did not hand over its buffer", path);
+    /* HDF5 reports a refused allocation of its buffer as a failed write: say what it was. */
+    if (rc && own.refused)
+        rc = mm__errf(err, -ENOMEM, "%s: out of memory (%zu bytes for the file in memory)", path, own.refused);
     if (rc) free(own.kept);
     else {
         *image = own.kept;
