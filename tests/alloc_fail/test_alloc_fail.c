@@ -1202,7 +1202,7 @@ static void describe_site(const site *s, char *out, size_t cap)
         const char *l = line, *cut;
         if ((cut = strstr(line, "/src/"))) l = cut + 1;
         else if ((cut = strstr(line, "/tests/"))) l = cut + 1;
-        if (strcmp(fn, "??") && l[0] != '?') snprintf(out, cap, "%s in %s (%s)", s->fn, fn, l);
+        if (strcmp(fn, "??") && l[0] != '?' && l[0] != ':') snprintf(out, cap, "%s in %s (%s)", s->fn, fn, l);
         else if (strcmp(fn, "??")) snprintf(out, cap, "%s in %s", s->fn, fn); /* no debug information */
     }
     pclose(f);
