@@ -1179,3 +1179,61 @@ Test(sweep, the_engine_reaps_only_its_own_workers, .timeout = 240)
     cr_assert(WIFEXITED(ws) && WEXITSTATUS(ws) == 7);
     mm_grid_free(&g);
 }
+
+Test(sweep, sigint_and_sigterm_stop_the_run_and_resume_is_identical, .timeout = 300)
+{
+    const char *t = tu_path("big.h5");
+    const char *gen[] = {"mmsim", "gen", "--seed", "5", "--events", "2000000", "-o", t, NULL};
+    cr_assert_eq(tu_run(gen, NULL, NULL), 0);
+    const char *ref[] = {"mmsim", "sweep", t, "--grid", "spread=0:15:1", "--grid", "inv_limit=1,3,10,30", "--chunk", "2",
+                         "--quiet", "-o", tu_path("ref.h5"), NULL};
+    cr_assert_eq(tu_run(ref, NULL, NULL), 0);
+    uint64_t want = file_hash(tu_path("ref.h5"));
+    int sigs[] = {SIGINT, SIGTERM};
+    for (int k = 0; k < 2; k++) {
+        char name[32], j[700], errf[700];
+        snprintf(name, sizeof name, "sig%d.h5", k);
+        char o[600];
+        snprintf(o, sizeof o, "%s", tu_path(name));
+        snprintf(j, sizeof j, "%s.journal", o);
+        snprintf(errf, sizeof errf, "%s.err", o);
+        const char *run[] = {"mmsim", "sweep", t, "--grid", "spread=0:15:1", "--grid", "inv_limit=1,3,10,30", "--chunk", "2",
+                             "--workers", "2", "--quiet", "-o", o, NULL};
+        pid_t pid = fork();
+        cr_assert(pid >= 0);
+        if (pid == 0) {
+            setpgid(0, 0);
+            int fd = open(errf, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+            dup2(fd, 2);
+            execv(getenv("MMSIM_BIN"), (char *const *)run);
+            _exit(127);
+        }
+        setpgid(pid, pid);
+        cr_assert(wait_records(pid, j, 2, 2), "the run ended before its second record");
+        pid_t w[8];
+        int nw = children_of(pid, w, 8);
+        /* SIGINT as a terminal sends it (to the whole group); SIGTERM to the parent alone. */
+        if (sigs[k] == SIGINT)
+            kill(-pid, SIGINT);
+        else
+            kill(pid, SIGTERM);
+        int ws;
+        cr_assert_eq(waitpid(pid, &ws, 0), pid);
+        cr_assert(WIFEXITED(ws) && WEXITSTATUS(ws) == 128 + sigs[k], "signal %d: status %x", sigs[k], ws);
+        for (int i = 0; i < nw; i++) cr_assert(kill(w[i], 0) != 0, "worker %d outlived the stopped run", w[i]);
+        FILE *f = fopen(errf, "r");
+        char line[1024] = "";
+        cr_assert(fgets(line, sizeof line, f));
+        char extra[16];
+        cr_assert_null(fgets(extra, sizeof extra, f), "more than one line on stderr");
+        fclose(f);
+        cr_assert(strstr(line, "interrupted: ") && strstr(line, " of 32 chunks saved; rerun with --resume"), "%s", line);
+        long saved = atol(strstr(line, "interrupted: ") + 13);
+        cr_assert_eq(journal_records(j, 2), saved, "the message says %ld saved: %s", saved, line);
+        cr_assert_neq(access(o, F_OK), 0);
+        const char *res[] = {"mmsim", "sweep", t, "--grid", "spread=0:15:1", "--grid", "inv_limit=1,3,10,30", "--chunk",
+                             "2", "--workers", "2", "--quiet", "--resume", "-o", o, NULL};
+        cr_assert_eq(tu_run(res, NULL, NULL), 0);
+        cr_assert_eq(file_hash(o), want, "signal %d + resume differs", sigs[k]);
+    }
+}
