@@ -1,11 +1,11 @@
 /* Check: forked children share one copy of a shared-memory tape.
  *
- * Loads a generated tape into POSIX shared memory, forks k = 1, 4, 8 children that each checksum every
- * column (touching every page) and compare with the parent's checksum, and, while all of them map it, sums
- * Pss_Shmem (from /proc/self/smaps_rollup) over the children and the parent. One copy means the total stays
- * at the segment size whatever k (private copies would be k times it). Prints the figures; exits 1 on any
- * mismatch, 77 (skip) where the kernel has no Pss_Shmem. A plain program so that it can also be run by
- * hand with a larger tape: check_shm_pss [rows]. */
+ * Loads a generated tape into POSIX shared memory, forks k = 1, 4, 8 children that each checksum
+ * every column (touching every page) and compare with the parent's checksum, and, while all of them
+ * map it, sums Pss_Shmem (from /proc/self/smaps_rollup) over the children and the parent. One copy
+ * means the total stays at the segment size whatever k (private copies would be k times it). Prints
+ * the figures; exits 1 on any mismatch, 77 (skip) where the kernel has no Pss_Shmem. A plain
+ * program so that it can also be run by hand with a larger tape: check_shm_pss [rows]. */
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -32,7 +32,9 @@ static long pss_shmem_kb(void)
     int fd = open("/proc/self/smaps_rollup", O_RDONLY);
     if (fd < 0) return -1;
     ssize_t len = 0, r;
-    while (len < (ssize_t)sizeof buf - 1 && (r = read(fd, buf + len, sizeof buf - 1 - (size_t)len)) > 0) len += r;
+    while (len < (ssize_t)sizeof buf - 1 &&
+           (r = read(fd, buf + len, sizeof buf - 1 - (size_t)len)) > 0)
+        len += r;
     close(fd);
     buf[len] = 0;
     char *p = strstr(buf, "Pss_Shmem:");
@@ -45,16 +47,20 @@ static uint64_t checksum(const mm_ticks *t)
     uint64_t h = 1469598103934665603ull;
     for (int64_t i = 0; i < t->n; i++) {
         h = (h ^ (uint64_t)t->ts_ns[i]) * 1099511628211ull;
-        h = (h ^ (uint32_t)t->bid_px[i] ^ ((uint64_t)(uint32_t)t->ask_px[i] << 32)) * 1099511628211ull;
-        h = (h ^ (uint32_t)t->bid_sz[i] ^ ((uint64_t)(uint32_t)t->ask_sz[i] << 32)) * 1099511628211ull;
-        h = (h ^ (uint32_t)t->trade_px[i] ^ ((uint64_t)(uint32_t)t->trade_sz[i] << 32)) * 1099511628211ull;
+        h = (h ^ (uint32_t)t->bid_px[i] ^ ((uint64_t)(uint32_t)t->ask_px[i] << 32)) *
+            1099511628211ull;
+        h = (h ^ (uint32_t)t->bid_sz[i] ^ ((uint64_t)(uint32_t)t->ask_sz[i] << 32)) *
+            1099511628211ull;
+        h = (h ^ (uint32_t)t->trade_px[i] ^ ((uint64_t)(uint32_t)t->trade_sz[i] << 32)) *
+            1099511628211ull;
         h = (h ^ (uint8_t)t->trade_side[i]) * 1099511628211ull;
     }
     return h;
 }
 
 /* Children wait on two barriers, each released by the parent closing a pipe's write end (every
- * child's read then returns 0 at once; a byte per child would let a fast child eat another's byte). */
+ * child's read then returns 0 at once; a byte per child would let a fast child eat another's byte).
+ */
 static long total_pss(const mm_ticks *t, int k, uint64_t expect)
 {
     int up[2], go1[2], go2[2];
@@ -81,7 +87,8 @@ static long total_pss(const mm_ticks *t, int k, uint64_t expect)
     close(go2[0]);
     for (int c = 0; c < k; c++) {
         char ok = 0;
-        CHECK(read(up[0], &ok, 1) == 1 && ok == 'y', "child %d: checksum differs from the parent's", c);
+        CHECK(read(up[0], &ok, 1) == 1 && ok == 'y', "child %d: checksum differs from the parent's",
+              c);
     }
     close(go1[1]);
     long total = 0;
@@ -129,8 +136,8 @@ int main(int argc, char **argv)
     for (int i = 0; i < 3; i++) {
         long tot = total_pss(&t, ks[i], expect);
         int ok = tot >= seg_kb * 95 / 100 && tot <= seg_kb * 105 / 100 + 64;
-        printf("children %d: total Pss_Shmem %ld kB for a %ld kB segment (%.3fx) %s\n", ks[i], tot, seg_kb,
-               (double)tot / (double)seg_kb, ok ? "ok" : "FAIL");
+        printf("children %d: total Pss_Shmem %ld kB for a %ld kB segment (%.3fx) %s\n", ks[i], tot,
+               seg_kb, (double)tot / (double)seg_kb, ok ? "ok" : "FAIL");
         fail |= !ok;
     }
     mm_ticks_free(&t);

@@ -15,7 +15,8 @@ TestSuite(gen, .fini = tu_cleanup);
 
 static char *gen_cli(const char *seed, const char *file)
 {
-    const char *argv[] = {"mmsim", "gen", "--seed", seed, "--events", "200000", "--symbol", "ABC", "-o", file, NULL};
+    const char *argv[] = {"mmsim",    "gen", "--seed", seed, "--events", "200000",
+                          "--symbol", "ABC", "-o",     file, NULL};
     char *out;
     cr_assert_eq(tu_run(argv, &out, NULL), 0);
     char *fp = strstr(out, "fingerprint ");
@@ -37,8 +38,8 @@ Test(gen, same_seed_same_fingerprint_other_seed_other)
     free(c);
 }
 
-/* The fingerprint of a fixed small tape is part of the format contract: the same parameters must give
- * the same bytes on every machine and compiler. If this changes, the generator changed. */
+/* The fingerprint of a fixed small tape is part of the format contract: the same parameters must
+ * give the same bytes on every machine and compiler. If this changes, the generator changed. */
 Test(gen, golden_fingerprint_is_stable_across_machines)
 {
     mm_gen_params p;
@@ -85,7 +86,8 @@ Test(gen, tape_is_valid_and_plausible)
     double dur = (double)(s.t_last_ns - s.t_first_ns) * 1e-9;
     cr_assert(fabs(dur - 400.0) < 8.0, "duration %f s", dur);
     cr_assert_neq(t.ts_ns[2] - t.ts_ns[1], t.ts_ns[3] - t.ts_ns[2]);
-    /* Mid volatility: variance of 10-second mid changes over 10, in ticks^2 per second, near vol^2. */
+    /* Mid volatility: variance of 10-second mid changes over 10, in ticks^2 per second, near vol^2.
+     */
     mm_ticks_free(&t);
     p.events = 2000000;
     cr_assert_eq(mm_gen_ticks(&p, &t, &e), 0, "%s", e.msg);
@@ -94,7 +96,8 @@ Test(gen, tape_is_valid_and_plausible)
     double prev = (t.bid_px[0] + t.ask_px[0]) * 0.5;
     for (int64_t sec = 10; sec < 1990; sec += 10) {
         int64_t target = t.ts_ns[0] + sec * 1000000000LL;
-        while (j < t.n && t.ts_ns[j] < target) j++;
+        while (j < t.n && t.ts_ns[j] < target)
+            j++;
         double mid = (t.bid_px[j - 1] + t.ask_px[j - 1]) * 0.5;
         sum2 += (mid - prev) * (mid - prev);
         prev = mid;
@@ -107,11 +110,13 @@ Test(gen, tape_is_valid_and_plausible)
 
 Test(gen, rejects_bad_parameters)
 {
-    const char *cases[][3] = {{"--events", "-5", "--events"}, {"--rate", "0", "--rate"},
-                              {"--vol", "abc", "--vol"},      {"--max-spread", "0", "--max-spread"},
-                              {"--symbol", "a/b", "symbol"},  {"--trade-frac", "0.95", "--trade-frac"}};
+    const char *cases[][3] = {
+        {"--events", "-5", "--events"}, {"--rate", "0", "--rate"},
+        {"--vol", "abc", "--vol"},      {"--max-spread", "0", "--max-spread"},
+        {"--symbol", "a/b", "symbol"},  {"--trade-frac", "0.95", "--trade-frac"}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        const char *argv[] = {"mmsim", "gen", cases[i][0], cases[i][1], "-o", tu_path("x.h5"), NULL};
+        const char *argv[] = {"mmsim", "gen",           cases[i][0], cases[i][1],
+                              "-o",    tu_path("x.h5"), NULL};
         char *err;
         int rc = tu_run(argv, NULL, &err);
         cr_assert_eq(rc, 2, "%s %s: exit %d", cases[i][0], cases[i][1], rc);
@@ -142,7 +147,8 @@ static char *slurp_file(const char *path, size_t *n)
     return b;
 }
 
-/* An HDF5 file with a root string attribute mmsim_format = tag (none when tag is NULL) and one group. */
+/* An HDF5 file with a root string attribute mmsim_format = tag (none when tag is NULL) and one
+ * group. */
 static void make_h5(const char *path, const char *tag)
 {
     hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
@@ -185,9 +191,18 @@ Test(gen, refuses_an_existing_output_of_another_kind)
     cr_assert_eq(mkdir(dir, 0755), 0);
     const char *paths[3] = {res, plain, text};
     char want[3][1024];
-    snprintf(want[0], sizeof want[0], "mmsim: gen: -o %s: is a mmsim-results/1 file, not a tick file; refusing to write into it\n", res);
-    snprintf(want[1], sizeof want[1], "mmsim: gen: -o %s: is an HDF5 file that is not a tick file; refusing to write into it\n", plain);
-    snprintf(want[2], sizeof want[2], "mmsim: gen: -o %s: exists and is not a tick file (not HDF5); refusing to overwrite it\n", text);
+    snprintf(want[0], sizeof want[0],
+             "mmsim: gen: -o %s: is a mmsim-results/1 file, not a tick file; refusing to write "
+             "into it\n",
+             res);
+    snprintf(
+        want[1], sizeof want[1],
+        "mmsim: gen: -o %s: is an HDF5 file that is not a tick file; refusing to write into it\n",
+        plain);
+    snprintf(
+        want[2], sizeof want[2],
+        "mmsim: gen: -o %s: exists and is not a tick file (not HDF5); refusing to overwrite it\n",
+        text);
     for (int i = 0; i < 3; i++) {
         size_t n0, n1;
         char *before = slurp_file(paths[i], &n0);
@@ -236,18 +251,22 @@ Test(gen, rejects_non_finite_sizes_and_times_past_int64)
     cr_assert_eq(mm_gen_ticks(&p, &t, &e), -EINVAL);
     cr_assert(strstr(e.msg, "tick-size"), "%s", e.msg);
     p.tick_size = 0.01;
-    /* 1e-6 events/s: about 1e15 ns between events, so 20000 of them pass INT64_MAX ns (signed overflow before). */
+    /* 1e-6 events/s: about 1e15 ns between events, so 20000 of them pass INT64_MAX ns (signed
+     * overflow before). */
     p.rate_hz = 1e-6;
     p.vol_ticks = 0;
     p.events = 20000;
     cr_assert_eq(mm_gen_ticks(&p, &t, &e), -EINVAL);
     cr_assert(strstr(e.msg, "pass the largest time"), "%s", e.msg);
     cr_assert_null(t.mem_base);
-    const char *argv[] = {"mmsim", "gen", "--rate", "0.000001", "--vol", "0", "--events", "20000", "-o", tu_path("late.h5"), NULL};
+    const char *argv[] = {"mmsim",    "gen",   "--rate", "0.000001",         "--vol", "0",
+                          "--events", "20000", "-o",     tu_path("late.h5"), NULL};
     char *err;
     cr_assert_eq(tu_run(argv, NULL, &err), 2, "%s", err);
-    cr_assert_str_eq(err, "mmsim: gen: --events: 20000 events at 1e-06/s from start-ns 1767364200000000000 pass the "
-                          "largest time (INT64_MAX ns, year 2262)\n");
+    cr_assert_str_eq(
+        err,
+        "mmsim: gen: --events: 20000 events at 1e-06/s from start-ns 1767364200000000000 pass the "
+        "largest time (INT64_MAX ns, year 2262)\n");
     free(err);
     cr_assert_eq(count_dir(tu_tmpdir()), 0);
 }

@@ -1,6 +1,6 @@
-/* Shared memory: sealed tapes are read-only in children; segment names never linger. The one-copy memory
- * check (PSS with 1, 4, 8 children) is tests/check_shm_pss.c: it forks several children, which does not
- * mix with Criterion's multi-threaded test runner. */
+/* Shared memory: sealed tapes are read-only in children; segment names never linger. The one-copy
+ * memory check (PSS with 1, 4, 8 children) is tests/check_shm_pss.c: it forks several children,
+ * which does not mix with Criterion's multi-threaded test runner. */
 #define _GNU_SOURCE 1 /* unshare */
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -37,8 +37,10 @@ Test(shm, children_cannot_write_the_tape, .signal = 0)
     }
     int st;
     waitpid(pid, &st, 0);
-    /* A plain build dies of SIGSEGV; under AddressSanitizer the sanitizer reports the SEGV and exits 1. */
-    cr_assert(WIFSIGNALED(st) ? WTERMSIG(st) == SIGSEGV : WEXITSTATUS(st) != 0, "a write to the sealed tape did not fault");
+    /* A plain build dies of SIGSEGV; under AddressSanitizer the sanitizer reports the SEGV and
+     * exits 1. */
+    cr_assert(WIFSIGNALED(st) ? WTERMSIG(st) == SIGSEGV : WEXITSTATUS(st) != 0,
+              "a write to the sealed tape did not fault");
     cr_assert_eq(t.bid_px[5], before, "the shared tape was modified");
     mm_ticks_free(&t);
 }
@@ -56,9 +58,10 @@ Test(shm, nothing_left_in_dev_shm)
     mm_ticks_free(&t);
 }
 
-/* /dev/shm too small for a tape: the load fails with ENOSPC. Before, ftruncate made a sparse segment and the
- * first touch of a page tmpfs could not supply killed the process with SIGBUS (a sweep died so, exit 135).
- * Runs in a child with its own mount namespace and a 1 MiB tmpfs on /dev/shm (root only; skipped otherwise). */
+/* /dev/shm too small for a tape: the load fails with ENOSPC. Before, ftruncate made a sparse
+ * segment and the first touch of a page tmpfs could not supply killed the process with SIGBUS (a
+ * sweep died so, exit 135). Runs in a child with its own mount namespace and a 1 MiB tmpfs on
+ * /dev/shm (root only; skipped otherwise). */
 Test(shm, dev_shm_too_small_is_enospc_not_sigbus)
 {
     mm_ticks g = {0};
@@ -78,7 +81,8 @@ Test(shm, dev_shm_too_small_is_enospc_not_sigbus)
         if (rc != -ENOSPC) _exit(10);
         mm_error le = {0};
         rc = mm_ticks_load(p, NULL, MM_LOAD_SHM, &t, &le);
-        if (rc != -ENOSPC || !strstr(le.msg, "shared memory (/dev/shm)") || !strstr(le.msg, "No space left on device"))
+        if (rc != -ENOSPC || !strstr(le.msg, "shared memory (/dev/shm)") ||
+            !strstr(le.msg, "No space left on device"))
             _exit(11);
         /* A tape that fits still loads. */
         mm_ticks s = {0};
@@ -89,21 +93,25 @@ Test(shm, dev_shm_too_small_is_enospc_not_sigbus)
     }
     int st;
     cr_assert_eq(waitpid(pid, &st, 0), pid);
-    if (WIFEXITED(st) && WEXITSTATUS(st) == 77) cr_skip("cannot mount a private tmpfs on /dev/shm (needs root)");
-    cr_assert(WIFEXITED(st), "the child died of signal %d (SIGBUS is %d)", WIFSIGNALED(st) ? WTERMSIG(st) : 0, SIGBUS);
+    if (WIFEXITED(st) && WEXITSTATUS(st) == 77)
+        cr_skip("cannot mount a private tmpfs on /dev/shm (needs root)");
+    cr_assert(WIFEXITED(st), "the child died of signal %d (SIGBUS is %d)",
+              WIFSIGNALED(st) ? WTERMSIG(st) : 0, SIGBUS);
     cr_assert_eq(WEXITSTATUS(st), 0, "step %d failed", WEXITSTATUS(st));
     /* The command: exit 1 and one line, no crash. */
     char cmd[1024];
-    snprintf(cmd, sizeof cmd,
-             "unshare -m sh -c 'mount --make-rprivate / && mount -t tmpfs -o size=1m tmpfs /dev/shm && "
-             "exec \"$MMSIM_BIN\" sweep %s --grid spread=1,2 -o %s --quiet' 2>&1",
-             p, tu_path("r.h5"));
+    snprintf(
+        cmd, sizeof cmd,
+        "unshare -m sh -c 'mount --make-rprivate / && mount -t tmpfs -o size=1m tmpfs /dev/shm && "
+        "exec \"$MMSIM_BIN\" sweep %s --grid spread=1,2 -o %s --quiet' 2>&1",
+        p, tu_path("r.h5"));
     FILE *f = popen(cmd, "r");
     cr_assert(f);
     char line[1024] = "";
     char *got = fgets(line, sizeof line, f);
     int rc = pclose(f);
-    cr_assert(got && strstr(line, "cannot allocate 6600512 bytes of shared memory (/dev/shm) for 200000 rows: No space left on device"),
+    cr_assert(got && strstr(line, "cannot allocate 6600512 bytes of shared memory (/dev/shm) for "
+                                  "200000 rows: No space left on device"),
               "%s", line);
     cr_assert(WIFEXITED(rc) && WEXITSTATUS(rc) == 1, "status %d: %s", rc, line);
 }

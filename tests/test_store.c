@@ -1,5 +1,6 @@
-/* Tick store: round trips, appends, atomic writes, full disks, and one malformed file per validation rule,
- * each rejected by `mmsim info` with a one-line error naming file, instrument, column and row, exit 1. */
+/* Tick store: round trips, appends, atomic writes, full disks, and one malformed file per
+ * validation rule, each rejected by `mmsim info` with a one-line error naming file, instrument,
+ * column and row, exit 1. */
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <errno.h>
@@ -164,7 +165,8 @@ Test(store, fingerprint_depends_on_every_column)
 
 /* ---- malformed files through the CLI ---- */
 
-/* Set (value != NULL) or delete (value NULL) a string attribute of object `obj` ("/" or "ticks/TST"). */
+/* Set (value != NULL) or delete (value NULL) a string attribute of object `obj` ("/" or
+ * "ticks/TST"). */
 static void h5_set_str(const char *path, const char *obj, const char *name, const char *value)
 {
     hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
@@ -195,19 +197,21 @@ static void h5_set_num(const char *path, const char *obj, const char *name, doub
     cr_assert(o >= 0, "%s", obj);
     if (H5Aexists(o, name) > 0) cr_assert(H5Adelete(o, name) >= 0);
     hid_t sp = H5Screate(H5S_SCALAR);
-    hid_t a = H5Acreate2(o, name, is_int ? H5T_STD_I32LE : H5T_IEEE_F64LE, sp, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t a =
+        H5Acreate2(o, name, is_int ? H5T_STD_I32LE : H5T_IEEE_F64LE, sp, H5P_DEFAULT, H5P_DEFAULT);
     int32_t iv = (int32_t)v;
-    cr_assert(a >= 0 && H5Awrite(a, is_int ? H5T_NATIVE_INT32 : H5T_NATIVE_DOUBLE, is_int ? (void *)&iv : (void *)&v) >= 0);
+    cr_assert(a >= 0 && H5Awrite(a, is_int ? H5T_NATIVE_INT32 : H5T_NATIVE_DOUBLE,
+                                 is_int ? (void *)&iv : (void *)&v) >= 0);
     H5Aclose(a);
     H5Sclose(sp);
     H5Oclose(o);
     cr_assert(H5Fclose(f) >= 0);
 }
 
-/* tu_write_raw writes the columns and the numeric attributes; add what every tick file also carries, the
- * root tag and the symbol attribute, so that only the rule under test is broken. */
-static void write_raw(const char *path, const mm_ticks *t, const char *skip_col, const char *override_col,
-                      int64_t override_type, int64_t override_len)
+/* tu_write_raw writes the columns and the numeric attributes; add what every tick file also
+ * carries, the root tag and the symbol attribute, so that only the rule under test is broken. */
+static void write_raw(const char *path, const mm_ticks *t, const char *skip_col,
+                      const char *override_col, int64_t override_type, int64_t override_len)
 {
     tu_write_raw(path, t, skip_col, override_col, override_type, override_len);
     char g[MM_SYMBOL_MAX + 8];
@@ -225,7 +229,8 @@ static void expect_reject(const char *path, const char *const *needles)
     cr_assert_eq(rc, 1, "exit %d, stderr: %s", rc, err);
     cr_assert_eq(tu_lines(err), 1, "stderr must be one line: %s", err);
     cr_assert(!strncmp(err, "mmsim: ", 7), "%s", err);
-    for (int i = 0; needles[i]; i++) cr_assert(strstr(err, needles[i]), "'%s' not in: %s", needles[i], err);
+    for (int i = 0; needles[i]; i++)
+        cr_assert(strstr(err, needles[i]), "'%s' not in: %s", needles[i], err);
     free(out);
     free(err);
 }
@@ -246,7 +251,8 @@ Test(store, rejects_decreasing_timestamps)
     mm_ticks t = {0};
     tu_small_tape(&t, 200, 1);
     t.ts_ns[120] = t.ts_ns[119] - 5;
-    expect_reject(write_bad(&t, "ts.h5"), NEEDLES("ts.h5", "instrument TST", "column ts_ns", "row 120"));
+    expect_reject(write_bad(&t, "ts.h5"),
+                  NEEDLES("ts.h5", "instrument TST", "column ts_ns", "row 120"));
     mm_ticks_free(&t);
 }
 
@@ -288,7 +294,8 @@ Test(store, rejects_trade_size_without_side_and_side_without_size)
     mm_ticks t = {0};
     tu_small_tape(&t, 200, 1);
     int64_t r = 0;
-    while (t.trade_sz[r] != 0) r++;
+    while (t.trade_sz[r] != 0)
+        r++;
     t.trade_sz[r] = 5; /* size, no side */
     char row[32];
     snprintf(row, sizeof row, "row %ld", (long)r);
@@ -446,8 +453,9 @@ Test(store, rejects_non_finite_or_non_positive_tick_and_lot_sizes)
         double v;
         const char *shown;
     } cases[] = {
-        {"lot_size", INFINITY, "inf"}, {"lot_size", NAN, "nan"},     {"lot_size", 0, "0"},
-        {"lot_size", -1, "-1"},        {"tick_size", INFINITY, "inf"}, {"tick_size", -INFINITY, "-inf"},
+        {"lot_size", INFINITY, "inf"},  {"lot_size", NAN, "nan"},
+        {"lot_size", 0, "0"},           {"lot_size", -1, "-1"},
+        {"tick_size", INFINITY, "inf"}, {"tick_size", -INFINITY, "-inf"},
         {"tick_size", 0, "0"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -455,7 +463,8 @@ Test(store, rejects_non_finite_or_non_positive_tick_and_lot_sizes)
         snprintf(name, sizeof name, "size%zu.h5", i);
         const char *p = good_file(name);
         h5_set_num(p, "ticks/TST", cases[i].attr, cases[i].v, 0);
-        snprintf(what, sizeof what, "attribute %s: %s is not a finite number > 0", cases[i].attr, cases[i].shown);
+        snprintf(what, sizeof what, "attribute %s: %s is not a finite number > 0", cases[i].attr,
+                 cases[i].shown);
         expect_reject(p, NEEDLES(name, "instrument TST", what));
     }
     /* Nor can such a tape be written. */
@@ -477,7 +486,8 @@ Test(store, rejects_symbol_attribute_other_than_its_group_name)
 {
     const char *p = good_file("othersym.h5");
     h5_set_str(p, "ticks/TST", "symbol", "OTHER");
-    expect_reject(p, NEEDLES("othersym.h5", "instrument TST", "attribute symbol: 'OTHER' differs from the group name"));
+    expect_reject(p, NEEDLES("othersym.h5", "instrument TST",
+                             "attribute symbol: 'OTHER' differs from the group name"));
     p = good_file("nosym.h5");
     h5_set_str(p, "ticks/TST", "symbol", NULL);
     expect_reject(p, NEEDLES("nosym.h5", "instrument TST", "attribute symbol: missing"));
@@ -486,8 +496,8 @@ Test(store, rejects_symbol_attribute_other_than_its_group_name)
     expect_reject(p, NEEDLES("numsym.h5", "attribute symbol: must be a string"));
 }
 
-/* A group name under /ticks that is not a valid symbol is a malformed file (exit 1), not a usage error
- * (it was exit 2: the stored name went through the check of a --symbol typed by the user). */
+/* A group name under /ticks that is not a valid symbol is a malformed file (exit 1), not a usage
+ * error (it was exit 2: the stored name went through the check of a --symbol typed by the user). */
 Test(store, invalid_stored_symbol_is_a_file_error)
 {
     const char *p = good_file("badsym.h5");
@@ -552,9 +562,10 @@ Test(store, never_appends_into_a_file_of_another_kind)
 }
 
 /* ---- full disk (issue 8, item 2) ----
- * Before the fix, a write that ran out of space made H5Fclose fail; HDF5 1.10 then keeps a freed file in its
- * ID table and its exit handler crashed on it (SIGSEGV after "error closing file"). Now: the error is
- * "PATH: <strerror>", no file is left, an existing file is unchanged, and no HDF5 handle stays open. */
+ * Before the fix, a write that ran out of space made H5Fclose fail; HDF5 1.10 then keeps a freed
+ * file in its ID table and its exit handler crashed on it (SIGSEGV after "error closing file").
+ * Now: the error is "PATH: <strerror>", no file is left, an existing file is unchanged, and no HDF5
+ * handle stays open. */
 
 static char g_mnt[512];
 
@@ -597,7 +608,8 @@ static void check_disk_full(const char *dir, int want_errno)
     free(before);
     free(after);
 
-    /* No HDF5 object is left open, and shutting the library down is safe (it crashed here before). */
+    /* No HDF5 object is left open, and shutting the library down is safe (it crashed here before).
+     */
     cr_assert_eq(H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_ALL), 0);
     cr_assert_geq(H5close(), 0);
 
@@ -622,14 +634,16 @@ Test(store, full_disk_on_a_small_tmpfs_fails_cleanly, .fini = unmount_fini)
     cr_assert_eq(mkdir(g_mnt, 0755), 0);
     if (mount("tmpfs", g_mnt, "tmpfs", 0, "size=2m") != 0) {
         g_mnt[0] = 0;
-        cr_skip("cannot mount a tmpfs (%s): needs root; the RLIMIT_FSIZE test covers the same path", strerror(errno));
+        cr_skip("cannot mount a tmpfs (%s): needs root; the RLIMIT_FSIZE test covers the same path",
+                strerror(errno));
     }
     check_disk_full(g_mnt, ENOSPC);
 }
 
 Test(store, file_size_limit_fails_cleanly)
 {
-    /* The same without root: a 1 MiB file size limit, SIGXFSZ ignored, so write(2) fails with EFBIG. */
+    /* The same without root: a 1 MiB file size limit, SIGXFSZ ignored, so write(2) fails with
+     * EFBIG. */
     signal(SIGXFSZ, SIG_IGN);
     struct rlimit rl = {1 << 20, 1 << 20};
     cr_assert_eq(setrlimit(RLIMIT_FSIZE, &rl), 0);
@@ -638,8 +652,9 @@ Test(store, file_size_limit_fails_cleanly)
     check_disk_full(dir, EFBIG);
 }
 
-/* A corrupt global heap that HDF5 1.10.8 would decode forever (fuzz finding F1, fixtures/fuzz/ticks/regress):
- * reported before any variable-length string is read, by the reader and by the writer asked to append. */
+/* A corrupt global heap that HDF5 1.10.8 would decode forever (fuzz finding F1,
+ * fixtures/fuzz/ticks/regress): reported before any variable-length string is read, by the reader
+ * and by the writer asked to append. */
 Test(store, corrupt_global_heap_is_reported_not_a_hang, .timeout = 60)
 {
     const char *fx = getenv("MMSIM_FIXTURES");
@@ -652,7 +667,8 @@ Test(store, corrupt_global_heap_is_reported_not_a_hang, .timeout = 60)
     FILE *f = fopen(p, "wb");
     cr_assert(f && fwrite(b, 1, n, f) == n);
     fclose(f);
-    expect_reject(p, NEEDLES("heap.h5: corrupt HDF5 file (global heap at byte 2048 does not advance)"));
+    expect_reject(
+        p, NEEDLES("heap.h5: corrupt HDF5 file (global heap at byte 2048 does not advance)"));
     mm_error e = {0};
     int count = 0;
     cr_assert_eq(mm_ticks_list(p, NULL, 0, &count, &e), MM_EFORMAT, "%s", e.msg);

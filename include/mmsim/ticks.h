@@ -1,19 +1,17 @@
 /* The normalised tick tape and the HDF5 tick store.
  *
- * A tape is one time-ordered stream of events of one instrument, stored as columns (struct of arrays).
- * Row i is the top of book *after* event i and the trade carried by event i, if any:
- *   ts_ns       int64  exchange time, ns since the Unix epoch (UTC), non-decreasing;
- *   bid_px      int32  best bid price in ticks (price / tick_size);
- *   ask_px      int32  best ask price in ticks;
- *   bid_sz      int32  best bid size in lots (size / lot_size), >= 0; 0 means the side is empty;
- *   ask_sz      int32  best ask size in lots, >= 0; 0 means the side is empty;
- *   trade_px    int32  trade price in ticks (0 when there is no trade);
- *   trade_sz    int32  trade size in lots, >= 0 (0 = no trade);
- *   trade_side  int8   +1 buyer-initiated, -1 seller-initiated, 0 no trade.
- * An empty side carries the price MM_PX_NONE_BID / MM_PX_NONE_ASK and size 0.
+ * A tape is one time-ordered stream of events of one instrument, stored as columns (struct of
+ * arrays). Row i is the top of book *after* event i and the trade carried by event i, if any: ts_ns
+ * int64  exchange time, ns since the Unix epoch (UTC), non-decreasing; bid_px      int32  best bid
+ * price in ticks (price / tick_size); ask_px      int32  best ask price in ticks; bid_sz      int32
+ * best bid size in lots (size / lot_size), >= 0; 0 means the side is empty; ask_sz      int32  best
+ * ask size in lots, >= 0; 0 means the side is empty; trade_px    int32  trade price in ticks (0
+ * when there is no trade); trade_sz    int32  trade size in lots, >= 0 (0 = no trade); trade_side
+ * int8   +1 buyer-initiated, -1 seller-initiated, 0 no trade. An empty side carries the price
+ * MM_PX_NONE_BID / MM_PX_NONE_ASK and size 0.
  *
- * Every column of a loaded tape sits in one memory block, each column 64-byte aligned; the block is either
- * heap memory or a POSIX shared-memory segment that forked children inherit read-only.
+ * Every column of a loaded tape sits in one memory block, each column 64-byte aligned; the block is
+ * either heap memory or a POSIX shared-memory segment that forked children inherit read-only.
  */
 #ifndef MMSIM_TICKS_H
 #define MMSIM_TICKS_H
@@ -58,19 +56,22 @@ typedef struct mm_ticks {
 /* Allocation of the columns. */
 enum mm_mem_kind { MM_MEM_HEAP = 1, MM_MEM_SHM = 2 };
 
-/* Allocate n rows of columns in one block (zeroed), 64-byte aligned. kind: MM_MEM_HEAP or MM_MEM_SHM.
- * Shared memory is created with shm_open, its pages reserved (posix_fallocate), mapped MAP_SHARED and unlinked
- * at once (nothing to leak). Returns 0, -EINVAL, -ENOMEM, -ENOSPC (/dev/shm too small) or another -errno. */
+/* Allocate n rows of columns in one block (zeroed), 64-byte aligned. kind: MM_MEM_HEAP or
+ * MM_MEM_SHM. Shared memory is created with shm_open, its pages reserved (posix_fallocate), mapped
+ * MAP_SHARED and unlinked at once (nothing to leak). Returns 0, -EINVAL, -ENOMEM, -ENOSPC (/dev/shm
+ * too small) or another -errno. */
 MM_API int mm_ticks_alloc(mm_ticks *t, int64_t n, int kind);
 
-/* Make a shared-memory tape read-only (mprotect). Children forked afterwards inherit it read-only. */
+/* Make a shared-memory tape read-only (mprotect). Children forked afterwards inherit it read-only.
+ */
 MM_API int mm_ticks_seal(mm_ticks *t);
 
 /* Release the columns (heap or shared memory) and zero the struct. Safe on a zeroed struct. */
 MM_API void mm_ticks_free(mm_ticks *t);
 
 /* XXH3-64 (seed 0) over: the row count as 8 little-endian bytes, then each column's n values as
- * little-endian bytes, in the order ts_ns, bid_px, ask_px, bid_sz, ask_sz, trade_px, trade_sz, trade_side. */
+ * little-endian bytes, in the order ts_ns, bid_px, ask_px, bid_sz, ask_sz, trade_px, trade_sz,
+ * trade_side. */
 MM_API uint64_t mm_ticks_fingerprint(const mm_ticks *t);
 
 /* Check every validation rule (see docs/formats.md). `file` is only used for the message.
@@ -85,52 +86,58 @@ typedef struct mm_write_opts {
 } mm_write_opts;
 
 /* Write (or append) one instrument to `path` under /ticks/<symbol>. Validates first, computes and
- * stores the fingerprint (also set in t->inst.fingerprint). All or nothing (docs/formats.md, "Writing"): the
- * file is built in memory and written to "<path>.tmp.<pid>", fsynced and renamed, so no half file is ever
- * visible and an existing file changes only on success. An existing `path` must be a tick file
- * (mmsim_format = mmsim-ticks/1; else MM_EFORMAT); an instrument of the same symbol fails with -EEXIST unless
- * opts->replace. A failed disk write is -errno with err "PATH: <strerror>" (-ENOSPC: "PATH: No space left on
- * device"). Memory: the file's size, on top of the tape, while writing. */
+ * stores the fingerprint (also set in t->inst.fingerprint). All or nothing (docs/formats.md,
+ * "Writing"): the file is built in memory and written to "<path>.tmp.<pid>", fsynced and renamed,
+ * so no half file is ever visible and an existing file changes only on success. An existing `path`
+ * must be a tick file (mmsim_format = mmsim-ticks/1; else MM_EFORMAT); an instrument of the same
+ * symbol fails with -EEXIST unless opts->replace. A failed disk write is -errno with err "PATH:
+ * <strerror>" (-ENOSPC: "PATH: No space left on device"). Memory: the file's size, on top of the
+ * tape, while writing. */
 MM_API int mm_ticks_write(const char *path, mm_ticks *t, const mm_write_opts *opts, mm_error *err);
 
 /* Reading. */
 enum mm_load_flags {
-    MM_LOAD_SHM = 1,          /* columns in a shared-memory segment (else heap) */
-    MM_LOAD_NO_VERIFY = 2,    /* skip the fingerprint check */
-    MM_LOAD_NO_VALIDATE = 4,  /* skip the validation rules (the format is still checked) */
+    MM_LOAD_SHM = 1,         /* columns in a shared-memory segment (else heap) */
+    MM_LOAD_NO_VERIFY = 2,   /* skip the fingerprint check */
+    MM_LOAD_NO_VALIDATE = 4, /* skip the validation rules (the format is still checked) */
 };
 
-/* Number of instruments in `path` and their symbols (up to max; sorted by name). The file must be tagged
- * mmsim_format = mmsim-ticks/1 and every name under /ticks must be a valid symbol (else MM_EFORMAT). */
+/* Number of instruments in `path` and their symbols (up to max; sorted by name). The file must be
+ * tagged mmsim_format = mmsim-ticks/1 and every name under /ticks must be a valid symbol (else
+ * MM_EFORMAT). */
 MM_API int mm_ticks_list(const char *path, char (*symbols)[MM_SYMBOL_MAX], int max, int *count,
                          mm_error *err);
 
-/* Load one instrument (symbol NULL: the file must hold exactly one). Checks the format (root tag, symbol
- * attribute equal to the group name, columns present, dtypes, equal lengths: MM_EFORMAT), validates
- * (MM_EINVALID), and verifies the fingerprint (MM_ECHECKSUM) unless flags say otherwise. A `symbol` argument
- * that is not a valid symbol is MM_EUSAGE (the caller's mistake, not the file's). */
-MM_API int mm_ticks_load(const char *path, const char *symbol, int flags, mm_ticks *out, mm_error *err);
+/* Load one instrument (symbol NULL: the file must hold exactly one). Checks the format (root tag,
+ * symbol attribute equal to the group name, columns present, dtypes, equal lengths: MM_EFORMAT),
+ * validates (MM_EINVALID), and verifies the fingerprint (MM_ECHECKSUM) unless flags say otherwise.
+ * A `symbol` argument that is not a valid symbol is MM_EUSAGE (the caller's mistake, not the
+ * file's). */
+MM_API int mm_ticks_load(const char *path, const char *symbol, int flags, mm_ticks *out,
+                         mm_error *err);
 
 /* Synthetic market (see docs/synthetic.md). Integer-only tape generation from a counter-based RNG:
  * the same parameters give the same bytes on every machine. */
 typedef struct mm_gen_params {
     uint64_t seed;
     int64_t events;
-    int64_t start_ns;    /* time of the first event, ns since the epoch */
-    double rate_hz;      /* mean event rate (events per second), > 0 */
-    double vol_ticks;    /* mid volatility in ticks per sqrt(second), >= 0 */
-    double trade_frac;   /* fraction of events that are trades, in [0, 1) */
-    int32_t start_px;    /* initial bid price in ticks, > 0 */
-    int32_t max_spread;  /* spreads are drawn in 1..max_spread ticks */
-    int32_t mean_queue;  /* mean displayed size at the touch in lots, > 0 */
+    int64_t start_ns;   /* time of the first event, ns since the epoch */
+    double rate_hz;     /* mean event rate (events per second), > 0 */
+    double vol_ticks;   /* mid volatility in ticks per sqrt(second), >= 0 */
+    double trade_frac;  /* fraction of events that are trades, in [0, 1) */
+    int32_t start_px;   /* initial bid price in ticks, > 0 */
+    int32_t max_spread; /* spreads are drawn in 1..max_spread ticks */
+    int32_t mean_queue; /* mean displayed size at the touch in lots, > 0 */
     double tick_size, lot_size;
     char symbol[MM_SYMBOL_MAX];
 } mm_gen_params;
 
-/* Defaults: 1 event/ms on average, vol 2 ticks/sqrt(s), 10% trades, spread 1..3, mean queue 50 lots. */
+/* Defaults: 1 event/ms on average, vol 2 ticks/sqrt(s), 10% trades, spread 1..3, mean queue 50
+ * lots. */
 MM_API void mm_gen_defaults(mm_gen_params *p);
 
-/* Generate a tape into `out` (heap). Returns 0, -EINVAL (err names the bad parameter) or -ENOMEM. */
+/* Generate a tape into `out` (heap). Returns 0, -EINVAL (err names the bad parameter) or -ENOMEM.
+ */
 MM_API int mm_gen_ticks(const mm_gen_params *p, mm_ticks *out, mm_error *err);
 
 /* Summary statistics of a tape (for `mmsim info`). Spreads over rows with both sides present. */

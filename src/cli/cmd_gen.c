@@ -11,7 +11,8 @@ static const char HELP[] =
     "usage: mmsim gen --seed S --events N --symbol X -o ticks.h5 [options]\n"
     "\n"
     "Generate a synthetic market (docs/synthetic.md): the mid follows a random walk of the given\n"
-    "volatility, spreads of 1..max-spread ticks, queue sizes, Poisson arrivals of trades with aggressor\n"
+    "volatility, spreads of 1..max-spread ticks, queue sizes, Poisson arrivals of trades with "
+    "aggressor\n"
     "sides. The same parameters give the same bytes (and fingerprint) on every machine.\n"
     "\n"
     "  --seed S          master seed (default 1)\n"
@@ -38,15 +39,39 @@ int cmd_gen(int argc, char **argv)
     mm_gen_defaults(&p);
     mm_write_opts wo = {0};
     const char *out = NULL;
-    enum { O_SEED = 256, O_EVENTS, O_SYMBOL, O_RATE, O_VOL, O_TFRAC, O_PX, O_SPREAD, O_QUEUE, O_TICK, O_LOT,
-           O_START, O_COMP, O_REPLACE };
-    static const struct option opts[] = {
-        {"seed", 1, 0, O_SEED},          {"events", 1, 0, O_EVENTS},  {"symbol", 1, 0, O_SYMBOL},
-        {"output", 1, 0, 'o'},           {"rate", 1, 0, O_RATE},      {"vol", 1, 0, O_VOL},
-        {"trade-frac", 1, 0, O_TFRAC},   {"start-px", 1, 0, O_PX},    {"max-spread", 1, 0, O_SPREAD},
-        {"mean-queue", 1, 0, O_QUEUE},   {"tick-size", 1, 0, O_TICK}, {"lot-size", 1, 0, O_LOT},
-        {"start-ns", 1, 0, O_START},     {"compress", 1, 0, O_COMP},  {"replace", 0, 0, O_REPLACE},
-        {"help", 0, 0, 'h'},             {0, 0, 0, 0}};
+    enum {
+        O_SEED = 256,
+        O_EVENTS,
+        O_SYMBOL,
+        O_RATE,
+        O_VOL,
+        O_TFRAC,
+        O_PX,
+        O_SPREAD,
+        O_QUEUE,
+        O_TICK,
+        O_LOT,
+        O_START,
+        O_COMP,
+        O_REPLACE
+    };
+    static const struct option opts[] = {{"seed", 1, 0, O_SEED},
+                                         {"events", 1, 0, O_EVENTS},
+                                         {"symbol", 1, 0, O_SYMBOL},
+                                         {"output", 1, 0, 'o'},
+                                         {"rate", 1, 0, O_RATE},
+                                         {"vol", 1, 0, O_VOL},
+                                         {"trade-frac", 1, 0, O_TFRAC},
+                                         {"start-px", 1, 0, O_PX},
+                                         {"max-spread", 1, 0, O_SPREAD},
+                                         {"mean-queue", 1, 0, O_QUEUE},
+                                         {"tick-size", 1, 0, O_TICK},
+                                         {"lot-size", 1, 0, O_LOT},
+                                         {"start-ns", 1, 0, O_START},
+                                         {"compress", 1, 0, O_COMP},
+                                         {"replace", 0, 0, O_REPLACE},
+                                         {"help", 0, 0, 'h'},
+                                         {0, 0, 0, 0}};
     int c;
     int64_t v;
     optind = 1;
@@ -57,16 +82,20 @@ int cmd_gen(int argc, char **argv)
             if (cli_u64(C, "--seed", optarg, &p.seed)) return MM_EXIT_USAGE;
             break;
         case O_EVENTS:
-            if (cli_i64(C, "--events", optarg, 0, INT64_C(1) << 36, &p.events)) return MM_EXIT_USAGE;
+            if (cli_i64(C, "--events", optarg, 0, INT64_C(1) << 36, &p.events))
+                return MM_EXIT_USAGE;
             break;
         case O_SYMBOL:
             if (strlen(optarg) >= sizeof p.symbol) {
-                cli_err("%s: --symbol: '%s' is longer than %d characters", C, optarg, MM_SYMBOL_MAX - 1);
+                cli_err("%s: --symbol: '%s' is longer than %d characters", C, optarg,
+                        MM_SYMBOL_MAX - 1);
                 return MM_EXIT_USAGE;
             }
             strcpy(p.symbol, optarg);
             break;
-        case 'o': out = optarg; break;
+        case 'o':
+            out = optarg;
+            break;
         case O_RATE:
             if (cli_f64(C, "--rate", optarg, 1e-6, 1e9, &p.rate_hz)) return MM_EXIT_USAGE;
             break;
@@ -95,16 +124,25 @@ int cmd_gen(int argc, char **argv)
             if (cli_f64(C, "--lot-size", optarg, 1e-12, 1e12, &p.lot_size)) return MM_EXIT_USAGE;
             break;
         case O_START:
-            if (cli_i64(C, "--start-ns", optarg, 0, INT64_C(4102444800000000000), &p.start_ns)) return MM_EXIT_USAGE;
+            if (cli_i64(C, "--start-ns", optarg, 0, INT64_C(4102444800000000000), &p.start_ns))
+                return MM_EXIT_USAGE;
             break;
         case O_COMP:
             if (cli_i64(C, "--compress", optarg, 0, 9, &v)) return MM_EXIT_USAGE;
             wo.compress_level = (int)v;
             break;
-        case O_REPLACE: wo.replace = 1; break;
-        case 'h': fputs(HELP, stdout); return MM_EXIT_OK;
-        case ':': cli_err("%s: %s needs a value", C, argv[optind - 1]); return MM_EXIT_USAGE;
-        default: cli_err("%s: unknown option '%s' (see 'mmsim gen --help')", C, argv[optind - 1]); return MM_EXIT_USAGE;
+        case O_REPLACE:
+            wo.replace = 1;
+            break;
+        case 'h':
+            fputs(HELP, stdout);
+            return MM_EXIT_OK;
+        case ':':
+            cli_err("%s: %s needs a value", C, argv[optind - 1]);
+            return MM_EXIT_USAGE;
+        default:
+            cli_err("%s: unknown option '%s' (see 'mmsim gen --help')", C, argv[optind - 1]);
+            return MM_EXIT_USAGE;
         }
     }
     if (optind < argc) {
@@ -115,9 +153,10 @@ int cmd_gen(int argc, char **argv)
         cli_err("%s: -o/--output is required", C);
         return MM_EXIT_USAGE;
     }
-    /* The output before any work: a directory, an unwritable place, or an existing file that is not a tick
-     * file (a results file, any other HDF5 file, a text file) is a usage error. */
-    if (cli_check_output(C, "-o", out, NULL, 0) || cli_check_h5_kind(C, "-o", out, "mmsim-ticks/", "tick file"))
+    /* The output before any work: a directory, an unwritable place, or an existing file that is not
+     * a tick file (a results file, any other HDF5 file, a text file) is a usage error. */
+    if (cli_check_output(C, "-o", out, NULL, 0) ||
+        cli_check_h5_kind(C, "-o", out, "mmsim-ticks/", "tick file"))
         return MM_EXIT_USAGE;
     mm_error e = {0};
     mm_ticks t = {0};
@@ -132,8 +171,8 @@ int cmd_gen(int argc, char **argv)
         mm_ticks_free(&t);
         return cli_fail(&e);
     }
-    printf("wrote %s: %" PRId64 " events to %s, fingerprint %016" PRIx64 "\n", t.inst.symbol, t.n, out,
-           t.inst.fingerprint);
+    printf("wrote %s: %" PRId64 " events to %s, fingerprint %016" PRIx64 "\n", t.inst.symbol, t.n,
+           out, t.inst.fingerprint);
     mm_ticks_free(&t);
     return MM_EXIT_OK;
 }

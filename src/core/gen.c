@@ -1,8 +1,8 @@
 /* Synthetic market generator (docs/synthetic.md describes the process exactly).
  *
- * Each event i draws 8 words from Philox4x32-10 with key = seed and counters (i, 0, 0, 0) and (i, 1, 0, 0);
- * the tape is then built with integer arithmetic and the deterministic log, so the same parameters give
- * the same bytes everywhere. */
+ * Each event i draws 8 words from Philox4x32-10 with key = seed and counters (i, 0, 0, 0) and (i,
+ * 1, 0, 0); the tape is then built with integer arithmetic and the deterministic log, so the same
+ * parameters give the same bytes everywhere. */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -40,22 +40,30 @@ static int32_t draw_size(uint32_t w, int32_t m)
 int mm_gen_ticks(const mm_gen_params *p, mm_ticks *out, mm_error *err)
 {
     if (p->events < 0) return mm__errf(err, -EINVAL, "events: must be >= 0");
-    if (!(p->rate_hz > 0) || p->rate_hz > 1e9) return mm__errf(err, -EINVAL, "rate: must be in (0, 1e9] events/s");
+    if (!(p->rate_hz > 0) || p->rate_hz > 1e9)
+        return mm__errf(err, -EINVAL, "rate: must be in (0, 1e9] events/s");
     if (!(p->vol_ticks >= 0)) return mm__errf(err, -EINVAL, "vol: must be >= 0 ticks/sqrt(s)");
-    if (!(p->trade_frac >= 0 && p->trade_frac < 1)) return mm__errf(err, -EINVAL, "trade-frac: must be in [0, 1)");
+    if (!(p->trade_frac >= 0 && p->trade_frac < 1))
+        return mm__errf(err, -EINVAL, "trade-frac: must be in [0, 1)");
     if (p->start_px < 1000 || p->start_px > INT32_MAX / 2)
         return mm__errf(err, -EINVAL, "start-px: must be in [1000, %d] ticks", INT32_MAX / 2);
-    if (p->max_spread < 1 || p->max_spread > 100) return mm__errf(err, -EINVAL, "max-spread: must be in 1..100 ticks");
+    if (p->max_spread < 1 || p->max_spread > 100)
+        return mm__errf(err, -EINVAL, "max-spread: must be in 1..100 ticks");
     if (p->mean_queue < 1 || p->mean_queue > 1000000)
         return mm__errf(err, -EINVAL, "mean-queue: must be in 1..1000000 lots");
-    if (!(p->tick_size > 0) || !isfinite(p->tick_size)) return mm__errf(err, -EINVAL, "tick-size: must be finite and > 0");
-    if (!(p->lot_size > 0) || !isfinite(p->lot_size)) return mm__errf(err, -EINVAL, "lot-size: must be finite and > 0");
+    if (!(p->tick_size > 0) || !isfinite(p->tick_size))
+        return mm__errf(err, -EINVAL, "tick-size: must be finite and > 0");
+    if (!(p->lot_size > 0) || !isfinite(p->lot_size))
+        return mm__errf(err, -EINVAL, "lot-size: must be finite and > 0");
     if (p->start_ns < 0) return mm__errf(err, -EINVAL, "start-ns: must be >= 0");
-    if (!mm__valid_symbol(p->symbol)) return mm__errf(err, -EINVAL, "symbol: '%s' must match [A-Za-z0-9._-]+", p->symbol);
-    /* Probability that an event moves the mid by one tick: vol^2 / rate (variance per second = vol^2). */
+    if (!mm__valid_symbol(p->symbol))
+        return mm__errf(err, -EINVAL, "symbol: '%s' must match [A-Za-z0-9._-]+", p->symbol);
+    /* Probability that an event moves the mid by one tick: vol^2 / rate (variance per second =
+     * vol^2). */
     double p_move = p->vol_ticks * p->vol_ticks / p->rate_hz;
     if (p_move + p->trade_frac > 0.9)
-        return mm__errf(err, -EINVAL, "vol: vol^2/rate + trade-frac = %.3f must be <= 0.9", p_move + p->trade_frac);
+        return mm__errf(err, -EINVAL, "vol: vol^2/rate + trade-frac = %.3f must be <= 0.9",
+                        p_move + p->trade_frac);
 
     mm_ticks t = {0};
     int rc = mm__ticks_alloc_heap(&t, p->events);
@@ -75,7 +83,8 @@ int mm_gen_ticks(const mm_gen_params *p, mm_ticks *out, mm_error *err)
 
     int64_t ts = p->start_ns;
     /* fair2: twice the fair price in ticks; only move events change it. The touches stay within
-     * max_spread of it, so the mid follows the fair price's random walk plus a bounded deviation. */
+     * max_spread of it, so the mid follows the fair price's random walk plus a bounded deviation.
+     */
     int32_t bid = p->start_px, ask = p->start_px + 1;
     int64_t fair2 = (int64_t)bid + ask;
     int32_t bq = p->mean_queue, aq = p->mean_queue;
@@ -84,11 +93,14 @@ int mm_gen_ticks(const mm_gen_params *p, mm_ticks *out, mm_error *err)
         mm_u32x4 b = mm_rng4(p->seed, (uint32_t)i, (uint32_t)((uint64_t)i >> 32), 1, 0);
         /* Inter-event time: exponential with mean 1/rate, at least 1 ns. */
         double dt = -mm_det_log(mm_u01(a.v[0], a.v[1])) * mean_dt_ns;
-        int64_t step = dt < 1.0 ? 1 : (int64_t)dt; /* dt < 45 * 1e15 ns: -log(u01) < 45, rate >= 1e-6 */
+        int64_t step =
+            dt < 1.0 ? 1 : (int64_t)dt; /* dt < 45 * 1e15 ns: -log(u01) < 45, rate >= 1e-6 */
         if (ts > INT64_MAX - step) {
             free(t.mem_base); /* heap (core does not link the io layer's mm_ticks_free) */
-            return mm__errf(err, -EINVAL, "events: %" PRId64 " events at %g/s from start-ns %" PRId64
-                            " pass the largest time (INT64_MAX ns, year 2262)", p->events, p->rate_hz, p->start_ns);
+            return mm__errf(err, -EINVAL,
+                            "events: %" PRId64 " events at %g/s from start-ns %" PRId64
+                            " pass the largest time (INT64_MAX ns, year 2262)",
+                            p->events, p->rate_hz, p->start_ns);
         }
         ts += step;
         uint32_t kind = a.v[2];
@@ -97,14 +109,16 @@ int mm_gen_ticks(const mm_gen_params *p, mm_ticks *out, mm_error *err)
         int8_t tside = 0;
         int32_t spread = ask - bid;
         if (kind < th_move) {
-            /* The fair price moves one tick; both touches follow, as new levels with fresh queues. */
+            /* The fair price moves one tick; both touches follow, as new levels with fresh queues.
+             */
             fair2 += 2 * dir;
             bid += dir;
             ask += dir;
             bq = draw_size(b.v[0], p->mean_queue);
             aq = draw_size(b.v[1], p->mean_queue);
         } else if (kind < th_trade) {
-            /* Market order of side dir against the opposite touch; it takes at most the displayed size. */
+            /* Market order of side dir against the opposite touch; it takes at most the displayed
+             * size. */
             int32_t want = draw_size(b.v[0], mean_trade);
             int32_t *q = dir > 0 ? &aq : &bq;
             tsz = want < *q ? want : *q;
@@ -112,17 +126,19 @@ int mm_gen_ticks(const mm_gen_params *p, mm_ticks *out, mm_error *err)
             tside = (int8_t)dir;
             *q -= tsz;
             if (*q == 0) {
-                /* The level is gone: the next level, one tick further, becomes the touch; at the maximum
-                 * spread the level is replenished in place instead. */
+                /* The level is gone: the next level, one tick further, becomes the touch; at the
+                 * maximum spread the level is replenished in place instead. */
                 *q = draw_size(b.v[1], p->mean_queue);
                 if (spread < p->max_spread) {
-                    if (dir > 0) ask += 1;
-                    else bid -= 1;
+                    if (dir > 0)
+                        ask += 1;
+                    else
+                        bid -= 1;
                 }
             }
         } else if (kind < th_improve && spread > 1) {
-            /* A new order improves a touch by one tick, on the side that brings the mid back toward the
-             * fair price (either side, at random, when the mid is on it). */
+            /* A new order improves a touch by one tick, on the side that brings the mid back toward
+             * the fair price (either side, at random, when the mid is on it). */
             int64_t dev = (int64_t)bid + ask - fair2;
             int side = dev > 0 ? 1 : dev < 0 ? -1 : dir;
             if (side > 0) {
@@ -136,8 +152,10 @@ int mm_gen_ticks(const mm_gen_params *p, mm_ticks *out, mm_error *err)
             /* Size change at a touch: an add or a cancel (a cancel leaves at least one lot). */
             int32_t *q = dir > 0 ? &aq : &bq;
             int32_t d = draw_size(b.v[0], mean_change);
-            if (b.v[1] & 1) *q += d;
-            else *q = *q - d >= 1 ? *q - d : 1;
+            if (b.v[1] & 1)
+                *q += d;
+            else
+                *q = *q - d >= 1 ? *q - d : 1;
             if (*q > 50 * p->mean_queue) *q = 50 * p->mean_queue;
         }
         t.ts_ns[i] = ts;

@@ -24,7 +24,8 @@ void mm__ticks_bind(mm_ticks *t, void *base, int64_t n)
     t->n = n;
     t->ts_ns = (int64_t *)p;
     p += round_up(rows * 8 + 1);
-    int32_t **cols32[6] = {&t->bid_px, &t->ask_px, &t->bid_sz, &t->ask_sz, &t->trade_px, &t->trade_sz};
+    int32_t **cols32[6] = {&t->bid_px, &t->ask_px,   &t->bid_sz,
+                           &t->ask_sz, &t->trade_px, &t->trade_sz};
     for (int i = 0; i < 6; i++) {
         *cols32[i] = (int32_t *)p;
         p += round_up(rows * 4 + 1);

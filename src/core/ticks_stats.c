@@ -19,8 +19,10 @@ void mm_ticks_summarize(const mm_ticks *t, mm_ticks_stats *s)
         if (t->trade_sz[i] > 0) {
             s->trades++;
             s->trade_volume_lots += t->trade_sz[i];
-            if (t->trade_side[i] > 0) s->buy_trades++;
-            else s->sell_trades++;
+            if (t->trade_side[i] > 0)
+                s->buy_trades++;
+            else
+                s->sell_trades++;
         }
         if (t->bid_sz[i] == 0 || t->ask_sz[i] == 0) {
             s->empty_side_rows++;
@@ -36,6 +38,8 @@ void mm_ticks_summarize(const mm_ticks *t, mm_ticks_stats *s)
         spread_sum += spread;
         quoted++;
     }
-    if (quoted) s->spread_mean = (double)spread_sum / (double)quoted;
-    else s->spread_min = s->spread_max = s->mid2_min = s->mid2_max = 0;
+    if (quoted)
+        s->spread_mean = (double)spread_sum / (double)quoted;
+    else
+        s->spread_min = s->spread_max = s->mid2_min = s->mid2_max = 0;
 }

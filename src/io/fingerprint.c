@@ -1,9 +1,10 @@
 /* Content fingerprint of a tape: XXH3-64 over the row count and the columns (docs/formats.md).
  *
- * xxHash is compiled in header-only mode (XXH_INLINE_ALL): the streaming state is then an ordinary struct
- * that lives on the stack, so computing a fingerprint allocates nothing and cannot fail. (With the shared
- * libxxhash the state's layout is private and XXH3_createState() mallocs it, an allocation this function
- * could not report: it used to assert.) The bytes hashed, and so every fingerprint, are the same. */
+ * xxHash is compiled in header-only mode (XXH_INLINE_ALL): the streaming state is then an ordinary
+ * struct that lives on the stack, so computing a fingerprint allocates nothing and cannot fail.
+ * (With the shared libxxhash the state's layout is private and XXH3_createState() mallocs it, an
+ * allocation this function could not report: it used to assert.) The bytes hashed, and so every
+ * fingerprint, are the same. */
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
@@ -23,7 +24,8 @@ uint64_t mm_ticks_fingerprint(const mm_ticks *t)
     size_t rows = (size_t)t->n;
     XXH3_64bits_update(&st, t->ts_ns, rows * 8);
     const int32_t *c32[6] = {t->bid_px, t->ask_px, t->bid_sz, t->ask_sz, t->trade_px, t->trade_sz};
-    for (int i = 0; i < 6; i++) XXH3_64bits_update(&st, c32[i], rows * 4);
+    for (int i = 0; i < 6; i++)
+        XXH3_64bits_update(&st, c32[i], rows * 4);
     XXH3_64bits_update(&st, t->trade_side, rows);
     return XXH3_64bits_digest(&st);
 }

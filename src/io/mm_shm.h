@@ -4,7 +4,8 @@
 
 #include <stddef.h>
 
-/* Map `bytes` of zeroed shared memory whose name is already unlinked. Returns NULL and *rc = -errno. */
+/* Map `bytes` of zeroed shared memory whose name is already unlinked. Returns NULL and *rc =
+ * -errno. */
 void *mm__shm_map(size_t bytes, int *rc);
 
 #endif

@@ -1,9 +1,10 @@
 /* Memory for tapes: heap blocks and POSIX shared-memory segments.
  *
- * A shared segment is created with shm_open(O_CREAT | O_EXCL), sized, mapped MAP_SHARED and unlinked at
- * once: only the mapping keeps it alive, so a crash of any process leaks nothing in /dev/shm. Its pages are
- * reserved at creation (posix_fallocate), so a /dev/shm too small for the tape is -ENOSPC, never SIGBUS. Children
- * forked after mm_ticks_seal() inherit the mapping read-only (the pages are shared, never copied). */
+ * A shared segment is created with shm_open(O_CREAT | O_EXCL), sized, mapped MAP_SHARED and
+ * unlinked at once: only the mapping keeps it alive, so a crash of any process leaks nothing in
+ * /dev/shm. Its pages are reserved at creation (posix_fallocate), so a /dev/shm too small for the
+ * tape is -ENOSPC, never SIGBUS. Children forked after mm_ticks_seal() inherit the mapping
+ * read-only (the pages are shared, never copied). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdatomic.h>
@@ -30,12 +31,13 @@ void *mm__shm_map(size_t bytes, int *rc)
         *rc = -errno;
         return NULL;
     }
-    /* Reserve every page now: ftruncate alone makes a sparse segment, and when /dev/shm is too small the first
-     * touch of a page that cannot be allocated is SIGBUS (MAP_POPULATE ignores the failure), a crash of the
-     * whole sweep. posix_fallocate reports ENOSPC here instead. */
+    /* Reserve every page now: ftruncate alone makes a sparse segment, and when /dev/shm is too
+     * small the first touch of a page that cannot be allocated is SIGBUS (MAP_POPULATE ignores the
+     * failure), a crash of the whole sweep. posix_fallocate reports ENOSPC here instead. */
     void *p = MAP_FAILED;
     int saved = 0;
-    if (ftruncate(fd, (off_t)bytes) != 0) saved = errno;
+    if (ftruncate(fd, (off_t)bytes) != 0)
+        saved = errno;
     else if ((saved = posix_fallocate(fd, 0, (off_t)bytes)) == 0) {
         p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
         if (p == MAP_FAILED) saved = errno;
@@ -76,7 +78,9 @@ int mm_ticks_seal(mm_ticks *t)
 void mm_ticks_free(mm_ticks *t)
 {
     if (!t) return;
-    if (t->mem_kind == MM_MEM_HEAP) free(t->mem_base);
-    else if (t->mem_kind == MM_MEM_SHM) munmap(t->mem_base, t->mem_bytes);
+    if (t->mem_kind == MM_MEM_HEAP)
+        free(t->mem_base);
+    else if (t->mem_kind == MM_MEM_SHM)
+        munmap(t->mem_base, t->mem_bytes);
     memset(t, 0, sizeof *t);
 }
