@@ -5,8 +5,10 @@
  *   then objects: heap object index (2), reference count (2), reserved (4), object size (8), data padded
  *   to a multiple of 8. Index 0 is the free space at the end; its size field counts the whole remainder.
  * HDF5 1.10.8 steps from one object to the next by 16 + padded size, but by the size field alone for index
- * 0, so a free-space object whose size is 0 never advances and the decoder loops forever. This walk makes
- * the same steps and reports the first collection where a step would be 0.
+ * 0, so a free-space object whose size is 0 never advances and the decoder loops forever (finding F1); and
+ * it copies an object of the size it claims even when that runs past the end of its collection, reading
+ * beyond its buffer and crashing (finding F4). This walk makes the same steps and reports the first
+ * collection where a step would be 0 or an object (index > 0) would end past the collection.
  *
  * A heap collection is metadata: it never lies inside a dataset's raw data, so the scan skips those byte
  * ranges (contiguous storage: H5Dget_offset / H5Dget_storage_size; chunked: each chunk's address and size).
@@ -102,8 +104,8 @@ static uint64_t le64(const unsigned char *p)
     return v;
 }
 
-/* Offset of a stalled heap whose signature starts in d[from, to), or -1. */
-static int64_t scan(const unsigned char *d, size_t n, size_t from, size_t to)
+/* Offset of a heap whose signature starts in d[from, to) and which HDF5 cannot decode safely, or -1. */
+static int64_t scan(const unsigned char *d, size_t n, size_t from, size_t to, const char **why)
 {
     if (to > n) to = n;
     const unsigned char *at = d + from;
@@ -119,7 +121,14 @@ static int64_t scan(const unsigned char *d, size_t n, size_t from, size_t to)
             unsigned idx = d[p] | (unsigned)d[p + 1] << 8;
             uint64_t osz = le64(d + p + 8);
             uint64_t step = idx ? 16 + ((osz + 7) & ~(uint64_t)7) : osz;
-            if (step == 0) return (int64_t)off;
+            if (step == 0) {
+                *why = "does not advance";
+                return (int64_t)off;
+            }
+            if (idx && step > end - p) { /* an object past its collection: HDF5 would read past its buffer */
+                *why = "has an object past its end";
+                return (int64_t)off;
+            }
             if (step >= end - p) break;
             p += (size_t)step;
         }
@@ -155,16 +164,17 @@ int mm__h5_guard(hid_t file, const char *path, mm_error *err)
     if (m == MAP_FAILED) goto out;
     if (rs.n) qsort(rs.r, rs.n, sizeof *rs.r, cmp_range);
     int64_t bad = -1;
+    const char *why = "";
     size_t from = 0;
     for (size_t i = 0; i <= rs.n && bad < 0; i++) {
         size_t to = i < rs.n ? (size_t)(rs.r[i].lo < n ? rs.r[i].lo : n) : n;
-        if (to > from) bad = scan(m, n, from, to);
+        if (to > from) bad = scan(m, n, from, to, &why);
         if (i < rs.n && rs.r[i].hi > from) from = rs.r[i].hi < n ? (size_t)rs.r[i].hi : n;
     }
     munmap(m, n);
     if (bad >= 0)
-        rc = mm__errf(err, MM_EFORMAT, "%s: corrupt HDF5 file (global heap at byte %lld does not advance)", path,
-                      (long long)bad);
+        rc = mm__errf(err, MM_EFORMAT, "%s: corrupt HDF5 file (global heap at byte %lld %s)", path,
+                      (long long)bad, why);
 out:
     free(rs.r);
     close(fd);
