@@ -1320,9 +1320,10 @@ int main(int argc, char **argv)
 {
     int64_t from = 1, to = 0;
     const char *only[64];
-    int n_only = 0;
+    int n_only = 0, jobs = 1;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-v")) g_verbose = 1;
+        else if (!strcmp(argv[i], "-j") && i + 1 < argc) jobs = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--from") && i + 1 < argc) from = strtoll(argv[++i], NULL, 10);
         else if (!strcmp(argv[i], "--to") && i + 1 < argc) to = strtoll(argv[++i], NULL, 10);
         else if (!strcmp(argv[i], "--list")) {
@@ -1330,7 +1331,7 @@ int main(int argc, char **argv)
                 printf("%-15s %s\n", g_scenarios[s].name, g_scenarios[s].what);
             return 0;
         } else if (argv[i][0] == '-') {
-            fprintf(stderr, "usage: test_alloc_fail [-v] [--list] [--from K] [--to K] [SCENARIO...]\n");
+            fprintf(stderr, "usage: test_alloc_fail [-v] [-j N] [--list] [--from K] [--to K] [SCENARIO...]\n");
             return 2;
         } else if (n_only < 64) only[n_only++] = argv[i];
     }
@@ -1343,12 +1344,66 @@ int main(int argc, char **argv)
     snprintf(g_base, sizeof g_base, "/tmp/mmsim-alloc-fail-XXXXXX");
     if (!mkdtemp(g_base)) die("mkdtemp: %s", strerror(errno));
     int failed = 0, ran = 0;
-    for (size_t s = 0; s < sizeof g_scenarios / sizeof *g_scenarios; s++) {
+    size_t pick[64];
+    for (size_t s = 0; s < sizeof g_scenarios / sizeof *g_scenarios && ran < 64; s++) {
         int want = n_only == 0;
         for (int i = 0; i < n_only; i++) want |= !strcmp(only[i], g_scenarios[s].name);
-        if (!want) continue;
-        ran++;
-        failed += run_scenario(&g_scenarios[s], from, to);
+        if (want) pick[ran++] = s;
+    }
+    if (jobs <= 1) {
+        for (int i = 0; i < ran; i++) failed += run_scenario(&g_scenarios[pick[i]], from, to);
+    } else {
+        /* Scenarios in parallel, up to `jobs` at a time: each in a process of its own with its own input
+         * directory, its report in a file, printed in order at the end. */
+        pid_t pids[64] = {0};
+        int next = 0, running = 0, done = 0;
+        char top[256];
+        snprintf(top, sizeof top, "%s", g_base);
+        fflush(stdout);
+        while (done < ran) {
+            while (running < jobs && next < ran) {
+                int i = next++;
+                pid_t pid = fork();
+                if (pid < 0) die("fork: %s", strerror(errno));
+                if (pid == 0) {
+                    char out[300];
+                    snprintf(out, sizeof out, "%s/report.%d", top, i);
+                    if (!freopen(out, "w", stdout)) die("%s: %s", out, strerror(errno));
+                    char nb[sizeof top + 16];
+                    snprintf(nb, sizeof nb, "%s/s%d", top, i);
+                    if (strlen(nb) >= sizeof g_base) die("%s: path too long", nb);
+                    memcpy(g_base, nb, strlen(nb) + 1);
+                    if (mkdir(g_base, 0700)) die("%s: %s", g_base, strerror(errno));
+                    int bad = run_scenario(&g_scenarios[pick[i]], from, to);
+                    if (g_tape.n) mm_ticks_free(&g_tape);
+                    rm_dir(g_base);
+                    fflush(stdout);
+                    exit(bad ? 1 : 0);
+                }
+                pids[i] = pid;
+                running++;
+            }
+            int st;
+            pid_t pid = wait(&st);
+            if (pid < 0) die("wait: %s", strerror(errno));
+            for (int i = 0; i < ran; i++)
+                if (pids[i] == pid) {
+                    failed += !WIFEXITED(st) || WEXITSTATUS(st) != 0;
+                    if (!WIFEXITED(st)) printf("FAIL %s: the scenario's process died (signal %d)\n", g_scenarios[pick[i]].name, WTERMSIG(st));
+                    running--;
+                    done++;
+                }
+        }
+        for (int i = 0; i < ran; i++) {
+            char path[300];
+            snprintf(path, sizeof path, "%s/report.%d", top, i);
+            FILE *f = fopen(path, "r");
+            char buf[4096];
+            size_t n;
+            while (f && (n = fread(buf, 1, sizeof buf, f)) > 0) fwrite(buf, 1, n, stdout);
+            if (f) fclose(f);
+            unlink(path);
+        }
     }
     if (g_tape.n) mm_ticks_free(&g_tape);
     rm_dir(g_base);
