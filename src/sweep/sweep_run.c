@@ -346,6 +346,9 @@ static int run_process(run *r, int workers, mm_error *err)
              * above ran, we were already reparented: getppid() tells. (The death signal follows the thread
              * that forked; the engine forks from the thread that calls mm_sweep_run.) */
             if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent) _exit(4);
+            /* The journal's lock belongs to the open file, which fork shares: a worker keeping its copy would
+             * hold the lock after the parent died, until it exits itself. Only the parent holds it. */
+            close(r->j.fd);
             worker_main(r, &v, w);
         }
         pids[w] = pid;
