@@ -224,7 +224,21 @@ int cmd_run(int argc, char **argv)
     }
     if (r) {
         mm_ticks_free(&t);
-        rc = cli_fail(&e);
+        if (e.code == MM_EUSAGE) {
+            /* A run setting the engine refused for this tape ("sample_ns: ..."): name it as its flag. */
+            const char *flag = !strncmp(e.msg, "year_s:", 7) ? "year-seconds" : NULL;
+            if (flag) {
+                cli_err("%s: --%s%s", C, flag, e.msg + 6);
+            } else {
+                for (char *q = e.msg; *q && *q != ':' && *q != ' '; q++)
+                    if (*q == '_') *q = '-';
+                cli_err("%s: --%s", C, e.msg);
+            }
+            rc = MM_EXIT_USAGE;
+        } else {
+            cli_err("%s: %s: %s", C, path, e.msg[0] ? e.msg : mm_strerror(e.code));
+            rc = MM_EXIT_RUNTIME;
+        }
         goto out;
     }
     printf("instrument %s: %" PRId64 " events, engine %s\n", t.inst.symbol, t.n, batched ? "batched" : "reference");
