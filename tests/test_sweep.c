@@ -1237,3 +1237,29 @@ Test(sweep, sigint_and_sigterm_stop_the_run_and_resume_is_identical, .timeout = 
         cr_assert_eq(file_hash(o), want, "signal %d + resume differs", sigs[k]);
     }
 }
+
+Test(sweep, a_run_that_fails_before_its_first_record_leaves_no_journal, .timeout = 120)
+{
+    const char *t = make_ticks(2000);
+    const char *fs = tu_path("fs");
+    mkdir(fs, 0755);
+    /* Room for the journal's header, not for its first record (256 combinations x 128 bytes). */
+    if (mount("tmpfs", fs, "tmpfs", 0, "size=16k") != 0) cr_skip_test("cannot mount a tmpfs (%s): not root?", strerror(errno));
+    char o[600], j[700];
+    snprintf(o, sizeof o, "%s/out.h5", fs);
+    snprintf(j, sizeof j, "%s.journal", o);
+    const char *run[] = {"mmsim", "sweep", t, "--symbol", "AAA", "--grid", "spread=0:39:1", "--grid", "inv_limit=1:50:1",
+                         "--engine", "serial", "--quiet", "-o", o, NULL};
+    char *err;
+    int rc = tu_run(run, NULL, &err);
+    char want[800];
+    snprintf(want, sizeof want, "mmsim: %s: No space left on device\n", j);
+    int ok = rc == 1 && !strcmp(err, want);
+    char msg[1400];
+    snprintf(msg, sizeof msg, "exit %d, stderr '%s'", rc, err);
+    free(err);
+    int journal = access(j, F_OK) == 0, table = access(o, F_OK) == 0;
+    umount(fs);
+    cr_assert(ok, "%s", msg);
+    cr_assert(!journal && !table, "journal %d, table %d", journal, table);
+}

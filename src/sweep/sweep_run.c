@@ -925,6 +925,9 @@ out:
     if (rc == MM_EINTERRUPTED)
         mm__errf(err, rc, "interrupted: %" PRId64 " of %" PRId64 " chunks saved; rerun with --resume", rep->chunks_saved,
                  rep->chunks_total);
+    /* A run that failed before journaling anything leaves nothing to resume: no journal (we still hold its
+     * lock, so it is ours to remove). A stop keeps it, even empty: the message says to resume. */
+    if (r.j.fd >= 0 && rc && rc != MM_EINTERRUPTED && r.j.records == 0) unlink(jpath);
     mm__journal_close(&r.j);
     for (int32_t t = 0; t < r.n_tapes && r.tapes && r.ticks; t++) {
         mm__tape_free(&r.tapes[t]);
