@@ -309,10 +309,12 @@ int mm_results_create(const char *path, const mm_results_axis *axes, int32_t n_a
         return mm__errf(err, -ENAMETOOLONG, "%s: path too long", path);
     }
     w->path = strdup(path);
+    /* The temporary's name is copied before the file exists: from then on writer_free removes it. */
+    w->tmp = strdup(tmp);
     const char **keys = calloc((size_t)n_axes + 1, sizeof *keys);
     int *types = calloc((size_t)n_axes + 1, sizeof *types);
     w->written = calloc((size_t)(n_rows + 63) / 64 + 1, sizeof *w->written);
-    if (!w->path || !keys || !types || !w->written || copy_axes(w, axes)) {
+    if (!w->path || !w->tmp || !keys || !types || !w->written || copy_axes(w, axes)) {
         rc = mm__errf(err, -ENOMEM, "%s: out of memory", path);
         goto fail;
     }
@@ -320,9 +322,12 @@ int mm_results_create(const char *path, const mm_results_axis *axes, int32_t n_a
         keys[a] = axes[a].key;
         types[a] = axes[a].type;
     }
-    if (mm__rlayout_init(&w->lay, n_axes, keys, types, markout_ns) ||
-        (w->rtype = mm__rlayout_h5type(&w->lay)) < 0) {
-        rc = mm__errf(err, -ENOMEM, "%s: cannot build the row type", path);
+    if (mm__rlayout_init(&w->lay, n_axes, keys, types, markout_ns)) {
+        rc = mm__errf(err, -ENOMEM, "%s: out of memory (the row layout)", path);
+        goto fail;
+    }
+    if ((w->rtype = mm__rlayout_h5type(&w->lay)) < 0) {
+        rc = mm__errf(err, MM_EHDF5, "%s: cannot build the row type", path);
         goto fail;
     }
 
@@ -333,8 +338,7 @@ int mm_results_create(const char *path, const mm_results_axis *axes, int32_t n_a
     w->file = H5Fcreate(tmp, H5F_ACC_TRUNC, fcpl, fapl);
     H5Pclose(fapl);
     H5Pclose(fcpl);
-    if (w->file >= 0) w->tmp = strdup(tmp); /* from here on, writer_free removes it */
-    if (w->file < 0 || !w->tmp)
+    if (w->file < 0)
         rc = mm__errf(err, MM_EHDF5, "%s: cannot create %s", path, tmp);
     else if (mm__attr_put_str(w->file, "mmsim_format", MM_RESULTS_FORMAT))
         rc = mm__errf(err, MM_EHDF5, "%s: cannot write the format tag", path);
@@ -584,6 +588,11 @@ static int check_meta(const mm_results_writer *w, const mm_results_meta *meta, i
 
 int mm_results_commit(mm_results_writer *w, const mm_results_meta *meta, mm_error *err)
 {
+    return mm__results_commit_hash(w, meta, NULL, err);
+}
+
+int mm__results_commit_hash(mm_results_writer *w, const mm_results_meta *meta, uint64_t *hash_out, mm_error *err)
+{
     if (!w) return mm__errf(err, -EINVAL, "mm_results_commit: NULL writer");
     int rc = 0, obj_col = -1;
     if (!meta)
@@ -625,16 +634,16 @@ int mm_results_commit(mm_results_writer *w, const mm_results_meta *meta, mm_erro
     if (rc == 0 && rename(w->tmp, w->path) != 0)
         rc = mm__errf(err, -errno, "%s: rename from %s: %s", w->path, w->tmp, strerror(errno));
     if (rc == 0) {
-        /* The rename is durable once the directory is synced. */
-        char *dir = strdup(w->path);
-        char *slash = dir ? strrchr(dir, '/') : NULL;
-        if (dir) {
-            if (slash) *(slash == dir ? slash + 1 : slash) = 0;
-            mm__fsync_path(slash ? dir : ".");
-        }
-        free(dir);
+        /* The rename is durable once the directory is synced (no allocation here: the path is shorter than
+         * the temporary's name, which fit in 4096 bytes). */
+        char dir[4096];
+        snprintf(dir, sizeof dir, "%s", w->path);
+        char *slash = strrchr(dir, '/');
+        if (slash) *(slash == dir ? slash + 1 : slash) = 0;
+        mm__fsync_path(slash ? dir : ".");
         free(w->tmp);
         w->tmp = NULL; /* renamed: nothing to remove */
+        if (hash_out) *hash_out = hash;
     }
     writer_free(w);
     return rc;

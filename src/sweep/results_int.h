@@ -111,4 +111,8 @@ void mm__index_sort(mm__ipair *p, mm__ipair *tmp, int64_t n);
 
 int mm__fsync_path(const char *path);
 
+/* mm_results_commit that also returns the content hash it wrote (hash may be NULL): a caller needing the hash
+ * does not reopen the file, which could fail after the table is in place. */
+int mm__results_commit_hash(mm_results_writer *w, const mm_results_meta *meta, uint64_t *hash, mm_error *err);
+
 #endif

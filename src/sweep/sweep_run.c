@@ -34,6 +34,7 @@
 #include "mm_journal.h"
 #include "mm_config.h"
 #include "mmsim/results.h"
+#include "results_int.h"
 #include "mmsim/sweep.h"
 
 #if MM_HAVE_OPENMP
@@ -506,7 +507,7 @@ static int commit_results(run *r, mm_results_writer *w, mm_sweep_report *rep, mm
         meta.input_fingerprints = fps;
         memcpy(meta.markout_ns, r->o->sim.markout_ns, sizeof meta.markout_ns);
         meta.objective = r->o->objective ? r->o->objective : "pnl";
-        rc = mm_results_commit(w, &meta, err);
+        rc = mm__results_commit_hash(w, &meta, &rep->content_hash, err);
     }
     for (int32_t t = 0; t < nt && pathbuf; t++) free(pathbuf[t]);
     free(pathbuf);
@@ -554,7 +555,6 @@ static int write_results(run *r, const char *out, const char *jpath, mm_sweep_re
             mm_results_abort(w);
         else
             rc = commit_results(r, w, rep, err);
-        if (rc == 0) rc = mm_results_hash(out, &rep->content_hash, err);
     }
     for (int32_t m = 0; m < g->n_axes; m++) free(i64s[m]);
     return rc;
