@@ -2,8 +2,8 @@
 # Builds the libFuzzer targets (clang, AddressSanitizer + UndefinedBehaviorSanitizer, -Dfuzz=true) and runs
 # each for a short smoke: FUZZ_SECONDS (default 15) per target, starting from its seeds in fixtures/fuzz/<t>/
 # and its past findings in fixtures/fuzz/<t>/regress/. Fails (exit 1) when a target crashes, leaks, hits
-# undefined behaviour, times out on one input (30 s: finding F6's input takes up to 13 s under ASan on a
-# loaded machine) or runs out of memory (2 GB); the input that did it is left in
+# undefined behaviour, times out on one input (30 s: a margin for a loaded machine; finding F6's input once
+# took 13 s) or runs out of memory (2 GB); the input that did it is left in
 # build-fuzz/fuzz-artifacts/<t>/. See docs/fuzzing.md for longer runs.
 #   tools/fuzz.sh [TARGET...]        (default: every target)
 #   FUZZ_SECONDS=300 tools/fuzz.sh ticks     (docs/fuzzing.md: results of longer runs)
