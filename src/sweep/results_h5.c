@@ -111,11 +111,12 @@ static int read_strs(hid_t obj, const char *name, char **out, int32_t n)
         H5Tset_cset(mt,
                     H5Tget_cset(ftype)); /* HDF5 converts no character sets: read ASCII as ASCII */
         char **tmp = calloc((size_t)n + 1, sizeof *tmp);
+        if (!tmp) rc = -3;
         if (tmp && (n == 0 || H5Aread(a, mt, tmp) >= 0)) {
             rc = 0;
             for (int32_t i = 0; i < n; i++) {
                 out[i] = strdup(tmp[i] ? tmp[i] : "");
-                if (!out[i]) rc = -2;
+                if (!out[i]) rc = -3;
             }
             hid_t space = H5Aget_space(a);
             if (n > 0) MM_H5_RECLAIM(mt, space, tmp);
@@ -143,7 +144,7 @@ int mm__attr_get_strs(hid_t obj, const char *name, char ***out, int32_t *n)
     if (len < 0) return (int)len;
     if (len > INT32_MAX) return -2;
     char **v = calloc((size_t)len + 1, sizeof *v);
-    if (!v) return -2;
+    if (!v) return -3;
     int rc = read_strs(obj, name, v, (int32_t)len);
     if (rc) {
         for (int64_t i = 0; i < len; i++)

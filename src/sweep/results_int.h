@@ -72,7 +72,8 @@ void mm__h5quiet_begin(mm__h5quiet *q);
 void mm__h5quiet_end(mm__h5quiet *q);
 
 /* Attributes. Writers return 0 or -1. Readers return 0, -1 when missing, -2 when of the wrong type
- * or shape. Strings are variable-length UTF-8 (what h5py returns as str). */
+ * or shape, -3 when memory for a string could not be allocated (the string readers). Strings are
+ * variable-length UTF-8 (what h5py returns as str). */
 int mm__attr_put_str(hid_t obj, const char *name, const char *val);
 int mm__attr_put_strs(hid_t obj, const char *name, const char *const *vals, int32_t n);
 int mm__attr_put(hid_t obj, const char *name, hid_t ftype, hid_t mtype, const void *vals,
