@@ -213,7 +213,7 @@ typedef struct scenario {
     void (*setup)(void);        /* parent, once, before the reference run (may be NULL) */
     void (*prepare)(void);      /* child, before arming (may be NULL) */
     int (*body)(mm_error *err, uint64_t *res);
-    const char *output;         /* file in g_work a failed run must not leave (NULL: none) */
+    const char *output;         /* the output in g_work (named in messages; a failed run leaves no new file) */
     const char *journal;        /* file in g_work a failed run may leave; then resumable (NULL: none) */
     int (*check_after_fail)(char *why, size_t cap); /* extra check after a failure (may be NULL) */
     int (*resume)(mm_error *err, uint64_t *res); /* resumes a journal a failed run left (with .journal) */
@@ -1074,7 +1074,8 @@ static void child_run(const scenario *sc, int64_t k, int keep_journal, report *r
         const char *n = after.name[i];
         int is_journal = sc->journal && !strcmp(n, sc->journal);
         if (strstr(n, ".tmp.")) viol(r, "temporary file %s left", n);
-        else if (rc != 0 && !in_names(&before, n) && !is_journal) viol(r, "failed run left %s", n);
+        else if (rc != 0 && !in_names(&before, n) && !is_journal)
+            viol(r, "failed run left %s%s", n, sc->output && !strcmp(n, sc->output) ? " (its output)" : "");
         else if (rc == 0 && is_journal) viol(r, "succeeded but left its journal %s", n);
     }
     if (rc != 0 && journal_before && !exists(out_path(sc->journal))) viol(r, "the interrupted run's journal was removed");
