@@ -280,8 +280,10 @@ static int read_columns(mm_results_reader *r, const int64_t markout_ns[MM_MARKOU
     return rc;
 }
 
+/* a: the attribute reader's code (-1 missing, -2 wrong type or shape, -3 out of memory). */
 static int attr_err(const char *path, const char *name, int a, const char *want, mm_error *err)
 {
+    if (a == -3) return mm__errf(err, -ENOMEM, "%s: out of memory reading attribute %s", path, name);
     return mm__errf(err, MM_EFORMAT, "%s: not a results file: attribute %s of /results %s", path,
                     name, a == -1 ? "is missing" : want);
 }
@@ -384,7 +386,8 @@ int mm_results_open(const char *path, mm_results_reader **out, mm_error *err)
     }
     if ((rc = mm__h5_guard(r->file, path, err)) != 0) goto out; /* before any variable-length string */
     if ((a = mm__attr_get_str(r->file, "mmsim_format", &tag)) != 0) {
-        rc = mm__errf(err, MM_EFORMAT, "%s: not a results file (no mmsim_format tag)", path);
+        rc = a == -3 ? mm__errf(err, -ENOMEM, "%s: out of memory reading attribute mmsim_format", path)
+                     : mm__errf(err, MM_EFORMAT, "%s: not a results file (no mmsim_format tag)", path);
         goto out;
     }
     if (strcmp(tag, MM_RESULTS_FORMAT)) {
