@@ -23,7 +23,7 @@ for t in "${@:-${all[@]}}"; do
   if grep -q "'$t'" tests/fuzz/meson.build; then targets+=("$t"); else echo "tools/fuzz.sh: no target $t" >&2; fi
 done
 [ ${#targets[@]} -gt 0 ] || exit 1
-ninja -C "$build" $(printf "tests/fuzz/fuzz_%s " "${targets[@]}")
+ninja -C "$build" "${targets[@]/#/tests/fuzz/fuzz_}"
 # A single allocation over 512 MB fails (returns NULL) instead of being made: HDF5 1.10.8 allocates and clears
 # whatever length a corrupt variable-length string claims (up to 4 GB, 16-60 s; docs/fuzzing.md finding F3),
 # which would otherwise stop the run as an out-of-memory. mmsim's own code must handle the NULL too.

@@ -5,7 +5,7 @@
 #   1. runs `mmsim sweep --engine threads --workers 2` on a generated tape over 3 grids (chunks of 1, 2 and
 #      the automatic size; a fixed strategy, Avellaneda-Stoikov, GLFT, every queue rule) and checks each
 #      table equals the serial engine's (content hash);
-#   2. interrupts a threads sweep with SIGINT (the cancel flag read by the worker threads), resumes it and
+#   2. interrupts a 1,000-combination threads sweep with SIGINT (the cancel flag read by the worker threads), resumes it and
 #      checks the table equals the serial engine's.
 # Fails (exit 1) on any ThreadSanitizer report (halt_on_error) or a differing table.
 #   tools/tsan.sh            (build dir: build-tsan, or TSAN_BUILD)
@@ -47,11 +47,21 @@ for g in "${grids[@]}"; do
 done
 # SIGINT in the middle of a threads sweep: the handler's flag (mm_sweep_opts.cancel) is read by the worker
 # threads; the run stops with exit 130 and keeps its journal, and --resume completes the same table.
-big="--grid spread=1:10:1 --grid inv_limit=1:20:1 --chunk 1"
+# The signal is sent once the journal holds a record (OUT.journal grows past its header), so the run is
+# interrupted in the middle whatever the machine's speed.
+big="--grid spread=1:10:1 --grid inv_limit=1:100:1 --chunk 1"
 # shellcheck disable=SC2086
 "$mmsim" sweep "$tmp/t.h5" $big --engine threads --workers 2 --quiet -o "$tmp/int.h5" 2>"$tmp/int.err" &
 pid=$!
-sleep 1.5
+size0=""
+for _ in $(seq 200); do
+  if [ -f "$tmp/int.h5.journal" ]; then
+    size=$(stat -c %s "$tmp/int.h5.journal")
+    [ -z "$size0" ] && size0=$size
+    [ "$size" -gt "$size0" ] && break
+  fi
+  sleep 0.05
+done
 kill -INT "$pid" 2>/dev/null || true
 rc=0
 wait "$pid" || rc=$?
@@ -71,7 +81,10 @@ fi
 "$mmsim" sweep "$tmp/t.h5" $big --engine serial --quiet -o "$tmp/int_serial.h5"
 a=$("$mmsim" show "$tmp/int.h5" --verify --top 1 | awk '$1 == "hash" {print $2}')
 b=$("$mmsim" show "$tmp/int_serial.h5" --verify --top 1 | awk '$1 == "hash" {print $2}')
-[ -n "$a" ] && [ "$a" = "$b" ] || { echo "tools/tsan.sh: interrupted + resumed table $a != serial $b" >&2; exit 1; }
+if [ -z "$a" ] || [ "$a" != "$b" ]; then
+  echo "tools/tsan.sh: interrupted + resumed table $a != serial $b" >&2
+  exit 1
+fi
 echo "tsan: interrupted + resumed threads table = serial ($a)"
 # The Criterion tests (tests/test_sweep.c) cannot run under ThreadSanitizer: Criterion maps its
 # inheritable arena at an address inside TSan's shadow ranges and aborts ("Could not initialize inheritable
