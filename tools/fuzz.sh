@@ -31,6 +31,10 @@ ninja -C "$build" "${targets[@]/#/tests/fuzz/fuzz_}"
 export ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1:max_allocation_size_mb=512:suppressions=$PWD/tests/fuzz/asan-hdf5.supp
 export LSAN_OPTIONS=suppressions=$PWD/tests/fuzz/lsan-hdf5.supp
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+# The HDF5 targets' scratch files (tests/fuzz/fuzz_mem_file.h) go here; a crashing target leaves its file.
+export TMPDIR="$PWD/$build/fuzz-tmp"
+mkdir -p "$TMPDIR"
+trap 'rm -rf "$TMPDIR"' EXIT
 failed=()
 for t in "${targets[@]}"; do
   corpus="$build/fuzz-corpus/$t" art="$build/fuzz-artifacts/$t/"

@@ -1,5 +1,5 @@
 /* Fuzz target for the results reader (docs/results.md): the input is the bytes of an HDF5 file, opened
- * through a scratch file in /dev/shm (fuzz_mem_file.h) with mm_results_open. When it opens: the description
+ * through a scratch file in $TMPDIR (fuzz_mem_file.h) with mm_results_open. When it opens: the description
  * must be consistent (axes with n >= 1 values, a name per enum value), every row is read in blocks of up to
  * 64 (the first 4096 rows), the stored index of meta.objective is read, and mm_results_hash recomputes the
  * content hash. Any input must give 0 or an error whose message is one line starting with the path. Seeds:

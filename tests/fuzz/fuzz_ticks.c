@@ -1,5 +1,5 @@
 /* Fuzz target for the tick-file reader (docs/formats.md): the input is the bytes of an HDF5 file, handed to
- * the public API through a scratch file in /dev/shm (fuzz_mem_file.h). mm_ticks_list, then mm_ticks_load of
+ * the public API through a scratch file in $TMPDIR (fuzz_mem_file.h). mm_ticks_list, then mm_ticks_load of
  * each listed instrument (at most 4) twice: with every check (format, validation, fingerprint) and with
  * MM_LOAD_NO_VERIFY, so mutated column data reaches the validator. Any input must give 0 or an error whose
  * message is one line starting with the path; a tape that loads must pass mm_ticks_validate again and
