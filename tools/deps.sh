@@ -2,7 +2,7 @@
 # Install every Debian package mmsim needs to build, test and benchmark. Idempotent: does nothing when
 # all are present. Run as root (or with sudo available).
 set -euo pipefail
-PKGS=(gcc pkg-config meson ninja-build libhdf5-dev libxxhash-dev libcriterion-dev libinih-dev zlib1g-dev
+PKGS=(gcc pkg-config meson ninja-build libhdf5-dev libxxhash-dev libcriterion-dev zlib1g-dev
       libopenmpi-dev openmpi-bin python3 python3-h5py python3-numpy python3-pandas python3-xxhash
       clang libclang-rt-dev libomp-dev llvm)  # clang: tools/fuzz.sh (libFuzzer), tools/tsan.sh (libomp + Archer)
 missing=()
