@@ -95,19 +95,19 @@ static int origin_fail(const char *C, const char *origin, const mm_error *e)
     return e->code == MM_EUSAGE ? MM_EXIT_USAGE : MM_EXIT_RUNTIME;
 }
 
-/* The objective must name a floating-point metric column of the results table (docs/results.md): pnl, fees,
- * mean_abs_q, sharpe, max_drawdown or a markout column of these horizons (markout_1s, ...). */
+/* The objective must name a metric column of the results table (docs/results.md: float64 or int64), the
+ * markout columns named from these horizons (markout_1s, ...). */
 static int check_objective(const char *C, const char *obj, const int64_t markout_ns[MM_MARKOUTS])
 {
     char list[512] = "", name[32];
     size_t len = 0;
     for (int i = 0; i < MM_RESULTS_METRICS; i++) {
-        if (mm_results_metric(i, markout_ns, name, sizeof name) != MM_COL_F64) continue;
+        if (mm_results_metric(i, markout_ns, name, sizeof name) < 0) continue;
         if (!strcmp(name, obj)) return 0;
         int n = snprintf(list + len, sizeof list - len, "%s%s", len ? ", " : "", name);
         if (n > 0 && (size_t)n < sizeof list - len) len += (size_t)n;
     }
-    cli_err("%s: objective: '%s' is not a floating-point metric column (%s)", C, obj, list);
+    cli_err("%s: objective: '%s' is not a metric column (%s)", C, obj, list);
     return -1;
 }
 
