@@ -1,5 +1,6 @@
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -226,9 +227,9 @@ int cli_check_output(const char *cmd, const char *flag, const char *out, const c
     }
     /* The directory must exist and be writable: outputs are written to a temporary file beside them. */
     size_t n = strlen(out);
-    char *dir = malloc(n + 2);
-    if (!dir) {
-        cli_err("%s: out of memory", cmd);
+    char dir[PATH_MAX]; /* on the stack: this check cannot fail for lack of memory */
+    if (n >= sizeof dir) {
+        cli_err("%s: %s %s: %s", cmd, flag, out, strerror(ENAMETOOLONG));
         return -1;
     }
     memcpy(dir, out, n + 1);
@@ -236,16 +237,15 @@ int cli_check_output(const char *cmd, const char *flag, const char *out, const c
     if (!slash) strcpy(dir, ".");
     else if (slash == dir) dir[1] = 0;
     else *slash = 0;
-    int rc = 0;
     if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
         cli_err("%s: %s %s: directory %s does not exist", cmd, flag, out, dir);
-        rc = -1;
-    } else if (access(dir, W_OK | X_OK) != 0) {
-        cli_err("%s: %s %s: directory %s: %s", cmd, flag, out, dir, strerror(errno));
-        rc = -1;
+        return -1;
     }
-    free(dir);
-    return rc;
+    if (access(dir, W_OK | X_OK) != 0) {
+        cli_err("%s: %s %s: directory %s: %s", cmd, flag, out, dir, strerror(errno));
+        return -1;
+    }
+    return 0;
 }
 
 int cli_check_h5_kind(const char *cmd, const char *flag, const char *out, const char *want_prefix, const char *what)

@@ -43,8 +43,10 @@ int mm__imp_tape_finish(mm__imp_tape *t, const mm_instrument *inst, mm_ticks *ou
     memset(out, 0, sizeof *out);
     int rc = mm_ticks_alloc(out, t->n, MM_MEM_HEAP);
     if (rc) {
+        /* The message before the free: it reads the row count. */
+        mm__errf(err, rc, "%s: out of memory for the tape's %lld rows", inst->symbol, (long long)t->n);
         mm__imp_tape_free(t);
-        return mm__errf(err, rc, "%s: cannot allocate %lld rows", inst->symbol, (long long)t->n);
+        return rc;
     }
     out->inst = *inst;
     size_t n = (size_t)t->n;
