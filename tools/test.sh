@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite: installs what is missing, builds with warnings as errors and runs every test, then
-# does the same under AddressSanitizer + UndefinedBehaviorSanitizer. Benchmarks are not run here
+# does the same under AddressSanitizer + UndefinedBehaviorSanitizer (+ float-cast-overflow, debug asserts
+# and the allocation-failure injection tests), then a short libFuzzer smoke of every fuzz target
+# (tools/fuzz.sh) and ThreadSanitizer on the threads engine (tools/tsan.sh). Benchmarks are not run here
 # (meson test -C build --benchmark, see docs/perf.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -9,8 +11,16 @@ jobs=$(nproc)
 [ -d build-ci ] || meson setup build-ci --buildtype=release -Dwerror=true
 ninja -C build-ci
 meson test -C build-ci --print-errorlogs --num-processes "$jobs"
-[ -d build-asan ] || meson setup build-asan --buildtype=debug -Dwerror=true -Db_sanitize=address,undefined \
-  -Dc_args=-fsanitize=float-cast-overflow -Dc_link_args=-fsanitize=float-cast-overflow -Db_lundef=false -Dcuda=disabled
+if [ ! -d build-asan ]; then
+  meson setup build-asan --buildtype=debug -Dwerror=true -Db_sanitize=address,undefined \
+    -Dc_args=-fsanitize=float-cast-overflow -Dc_link_args=-fsanitize=float-cast-overflow -Db_lundef=false \
+    -Dcuda=disabled -Dalloc_fail=true
+else
+  meson configure build-asan -Dalloc_fail=true -Dc_args=-fsanitize=float-cast-overflow \
+    -Dc_link_args=-fsanitize=float-cast-overflow
+fi
 ninja -C build-asan
 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1 \
   meson test -C build-asan --print-errorlogs --num-processes "$jobs" --timeout-multiplier 3
+tools/fuzz.sh
+tools/tsan.sh
