@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "mmsim/mmsim.h"
 #include "testutil.h"
@@ -269,4 +271,27 @@ Test(gen, rejects_non_finite_sizes_and_times_past_int64)
         "largest time (INT64_MAX ns, year 2262)\n");
     free(err);
     cr_assert_eq(count_dir(tu_tmpdir()), 0);
+}
+
+/* A writer killed during its final write leaves "<out>.tmp.<pid>": the next write of the same output removes
+ * those of dead pids and keeps those of live ones (another writer's). */
+Test(gen, stale_temporaries_of_dead_writers_are_removed)
+{
+    pid_t dead = fork();
+    if (dead == 0) _exit(0);
+    cr_assert(dead > 0);
+    cr_assert_eq(waitpid(dead, NULL, 0), dead); /* reaped: the pid no longer exists */
+    char stale[600], live[600];
+    snprintf(stale, sizeof stale, "%s.tmp.%ld", tu_path("s.h5"), (long)dead);
+    snprintf(live, sizeof live, "%s.tmp.%ld", tu_path("s.h5"), (long)getpid());
+    FILE *f = fopen(stale, "w");
+    cr_assert(f);
+    fclose(f);
+    cr_assert((f = fopen(live, "w")));
+    fclose(f);
+    /* The test process is alive while the mmsim child runs: its file must stay. */
+    free(gen_cli("3", tu_path("s.h5")));
+    cr_assert_neq(access(stale, F_OK), 0, "%s was not removed", stale);
+    cr_assert_eq(access(live, F_OK), 0, "%s of a live pid was removed", live);
+    unlink(live);
 }

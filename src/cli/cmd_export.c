@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "mm_stale_tmp.h"
 #include "mmsim/results.h"
 
 static const char HELP[] =
@@ -160,6 +161,7 @@ int cmd_export(int argc, char **argv)
         return MM_EXIT_RUNTIME;
     }
     snprintf(tmp, tn, "%s.tmp.%ld", out, (long)getpid());
+    mm__remove_stale_tmps(out); /* of writers killed during their final write */
     FILE *f = fopen(tmp, "w");
     if (!f) {
         cli_err("%s: -o %s: %s", C, tmp, strerror(errno));

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "mm_stale_tmp.h"
 
 static void help(void)
 {
@@ -191,6 +192,7 @@ int cmd_run(int argc, char **argv)
             goto out;
         }
         snprintf(tmp, n, "%s.tmp.%ld", trace_path, (long)getpid());
+        mm__remove_stale_tmps(trace_path); /* of writers killed during their final write */
         tf.f = fopen(tmp, "w");
         if (!tf.f) {
             cli_err("%s: --trace %s: %s", C, trace_path, strerror(errno));

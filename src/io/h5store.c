@@ -19,6 +19,7 @@
 
 #include "../core/mm_internal.h"
 #include "mm_h5guard.h"
+#include "mm_stale_tmp.h"
 
 #define FORMAT_TAG "mmsim-ticks/1"
 
@@ -475,6 +476,7 @@ int mm_ticks_write(const char *path, mm_ticks *t, const mm_write_opts *opts, mm_
     struct stat st;
     int exists = stat(path, &st) == 0;
     if (exists && S_ISDIR(st.st_mode)) return mm__errf(err, -EISDIR, "%s: is a directory", path);
+    mm__remove_stale_tmps(path); /* of writers killed during their final write */
     quiet q;
     quiet_begin(&q);
     void *image = NULL;

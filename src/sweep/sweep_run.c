@@ -11,7 +11,6 @@
  *            counter; results come back through a ring of K slots in a shared segment (chunk c writes slot
  *            c mod K once chunk c - K is drained); the parent drains chunks in order, journals them, and
  *            reruns itself any chunk whose worker died. */
-#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
@@ -31,6 +30,7 @@
 #include "../core/mm_internal.h"
 #include "../core/sim_tape.h"
 #include "../io/mm_shm.h"
+#include "../io/mm_stale_tmp.h"
 #include "mm_journal.h"
 #include "mm_config.h"
 #include "mmsim/results.h"
@@ -731,30 +731,6 @@ static int check_combos(const mm_grid *g, mm_error *err)
     return 0;
 }
 
-/* Remove "<out>.tmp.<pid>" files of processes that no longer exist (a run killed during its final write):
- * called once this run holds the journal's lock. A live pid's file is another command's: kept. */
-static void clean_stale_tmps(const char *out)
-{
-    const char *slash = strrchr(out, '/');
-    char *dir = slash ? strndup(out, slash == out ? 1 : (size_t)(slash - out)) : strdup(".");
-    const char *base = slash ? slash + 1 : out;
-    size_t bl = strlen(base);
-    DIR *d = dir ? opendir(dir) : NULL;
-    struct dirent *e;
-    while (d && (e = readdir(d))) {
-        const char *n = e->d_name;
-        if (strncmp(n, base, bl) || strncmp(n + bl, ".tmp.", 5)) continue;
-        const char *digits = n + bl + 5;
-        char *end;
-        errno = 0;
-        long pid = strtol(digits, &end, 10);
-        if (*digits < '1' || *digits > '9' || *end || errno || pid <= 0 || (pid_t)pid != pid) continue;
-        if ((pid_t)pid == getpid() || (kill((pid_t)pid, 0) != 0 && errno == ESRCH)) unlinkat(dirfd(d), n, 0);
-    }
-    if (d) closedir(d);
-    free(dir);
-}
-
 int mm_sweep_run(const mm_grid *g, const mm_sweep_opts *o, const char *out_path, mm_sweep_report *rep, mm_error *err)
 {
     mm_error e_local = {0};
@@ -861,7 +837,7 @@ int mm_sweep_run(const mm_grid *g, const mm_sweep_opts *o, const char *out_path,
     rc = mm__journal_open(&r.j, jpath, out_path, o->resume, XXH3_64bits(ident, strlen(ident)), ident, g->n_combos, done,
                           &n_done, err);
     if (rc) goto out;
-    clean_stale_tmps(out_path); /* we hold the lock: nobody else is writing this output */
+    mm__remove_stale_tmps(out_path); /* we hold the lock: nobody else is writing this output */
     int64_t records_before = r.j.records;
     /* Chunks over the combinations not yet done, never across a tape boundary. */
     {
