@@ -11,8 +11,8 @@
  * does not advance (a free-space object of size 0), and reads past its buffer when an object claims more
  * bytes than its collection holds; every variable-length string (each mmsim format tag) is read through
  * such a heap, so a corrupt file would hang or crash mmsim instead of being reported. This scans
- * the file at path, which is open in HDF5 as file, for such a heap, skipping the raw data of every dataset
- * (so the cost follows the metadata, not the columns). Returns 0 (nothing found; also when the file cannot
+ * the file at path, which is open in HDF5 as file, for such a heap: whole up to 64 MiB, above that skipping
+ * the raw data of every dataset (so the cost follows the metadata, not the columns). Returns 0 (nothing found; also when the file cannot
  * be mapped: HDF5 then reports its own error), or MM_EFORMAT with
  * "PATH: corrupt HDF5 file (global heap at byte N does not advance)" or
  * "... has an object past its end)". */

@@ -61,38 +61,6 @@ static inline const char *mm_fuzz_tmp_file(const uint8_t *p, size_t n)
     return mm__fuzz_tmp_path;
 }
 
-/* 1 when the bytes hold an HDF5 global heap collection that HDF5 1.10.8 (Debian 12's libhdf5-103) cannot
- * survive. Its collection decoder (H5HG__cache_heap_deserialize) trusts every object header:
- *  - finding F1: it advances by `need`, the object's size for the free-space object (index 0), so a
- *    free-space object of size 0 never advances: an endless loop;
- *  - finding F4: an object whose size runs past the end of the collection is later copied whole by
- *    H5HG_read (memcpy of that size): a read past the heap chunk, a segfault (exit 139 from `mmsim info`).
- * Any vlen string (mmsim's format tags, the results' config and inputs) is read through such a heap, so a
- * 30 KB file hangs or crashes mmsim. Not mmsim's bug and not fixable here: the tick and results targets
- * skip such inputs, so fuzzing goes on past them. The walk mirrors HDF5's: a "GCOL" signature, version, 3
- * reserved bytes, an 8-byte collection size, then objects of a 2-byte index, 2-byte reference count, 4
- * reserved bytes, an 8-byte size and the data padded to 8 bytes (8 = sizeof_size of every mmsim file). */
-static inline int mm_fuzz_hdf5_heap_unsafe(const uint8_t *d, size_t n)
-{
-    for (size_t at = 0; at + 16 <= n; at++) {
-        if (memcmp(d + at, "GCOL", 4)) continue;
-        uint64_t size = 0;
-        for (int k = 7; k >= 0; k--) size = size << 8 | d[at + 8 + k];
-        size_t end = size < n - at ? at + (size_t)size : n;
-        for (size_t p = at + 16; p + 16 <= end;) {
-            unsigned idx = d[p] | (unsigned)d[p + 1] << 8;
-            uint64_t osz = 0;
-            for (int k = 7; k >= 0; k--) osz = osz << 8 | d[p + 8 + k];
-            if (idx && osz > end - p - 16) return 1; /* F4 */
-            uint64_t need = idx ? 16 + ((osz + 7) & ~(uint64_t)7) : osz;
-            if (need == 0) return 1; /* F1 */
-            if (need >= end - p) break;
-            p += (size_t)need;
-        }
-    }
-    return 0;
-}
-
 /* The contract every target checks on a failure: a non-empty single line that starts with the path it
  * was given ("PATH: why" or "PATH:LINE: why"). Aborts with the offending message otherwise. */
 static inline void mm_fuzz_check_msg(const char *target, int rc, const char *msg, const char *path)

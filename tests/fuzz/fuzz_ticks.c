@@ -37,7 +37,9 @@ static void load_one(const char *path, const char *sym, int flags)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    if (size > (1 << 20) || mm_fuzz_hdf5_heap_unsafe(data, size)) return 0; /* F1, F4: fuzz_mem_file.h */
+    /* Findings F1 and F4 (HDF5 1.10.8 hangs or crashes on such heaps) are no longer skipped: mmsim's
+     * mm__h5_guard reports those files (src/io/h5guard.c), and the regress inputs check that it does. */
+    if (size > (1 << 20)) return 0;
     const char *path = mm_fuzz_tmp_file(data, size);
     char syms[4][MM_SYMBOL_MAX];
     int count = 0;
