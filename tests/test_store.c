@@ -199,7 +199,7 @@ static void h5_set_num(const char *path, const char *obj, const char *name, doub
     hid_t sp = H5Screate(H5S_SCALAR);
     hid_t a =
         H5Acreate2(o, name, is_int ? H5T_STD_I32LE : H5T_IEEE_F64LE, sp, H5P_DEFAULT, H5P_DEFAULT);
-    int32_t iv = (int32_t)v;
+    int32_t iv = is_int ? (int32_t)v : 0; /* converted only when in range (float-cast-overflow) */
     cr_assert(a >= 0 && H5Awrite(a, is_int ? H5T_NATIVE_INT32 : H5T_NATIVE_DOUBLE,
                                  is_int ? (void *)&iv : (void *)&v) >= 0);
     H5Aclose(a);
