@@ -27,6 +27,15 @@
 #include <hdf5.h>
 #include <xxhash.h>
 
+/* A tape long enough that a sweep over it is still running when a test acts on it (kills, signals, a
+ * second run). The sanitizer build runs everything, mmsim included, several times slower, so a quarter of
+ * it lasts about as long and keeps that build's suite within CI's time. */
+#if defined(__SANITIZE_ADDRESS__)
+#define LONG_TAPE_EVENTS "500000"
+#else
+#define LONG_TAPE_EVENTS "2000000"
+#endif
+
 TestSuite(sweep, .fini = tu_cleanup);
 
 /* Two instruments in one file. */
@@ -238,7 +247,7 @@ static uint64_t file_hash(const char *p)
 Test(sweep, kill_9_then_resume_gives_the_identical_table, .timeout = 600)
 {
     const char *t = tu_path("big.h5");
-    const char *g[] = {"mmsim", "gen", "--seed", "5", "--events", "2000000", "-o", t, NULL};
+    const char *g[] = {"mmsim", "gen", "--seed", "5", "--events", LONG_TAPE_EVENTS, "-o", t, NULL};
     cr_assert_eq(tu_run(g, NULL, NULL), 0);
     const char *full[] = {"mmsim", "sweep", t, "--grid", "spread=0:15:1", "--grid", "inv_limit=1,3,10,30", "--grid", "queue=power,log",
                           "--chunk", "4", "--workers", "2", "--quiet", "-o", tu_path("full.h5"), NULL};
@@ -802,7 +811,7 @@ static int shm_segments_of(pid_t pid)
 Test(sweep, workers_die_within_a_second_of_their_killed_parent, .timeout = 240)
 {
     const char *t = tu_path("big.h5");
-    const char *gen[] = {"mmsim", "gen", "--seed", "5", "--events", "2000000", "-o", t, NULL};
+    const char *gen[] = {"mmsim", "gen", "--seed", "5", "--events", LONG_TAPE_EVENTS, "-o", t, NULL};
     cr_assert_eq(tu_run(gen, NULL, NULL), 0);
     /* Orphans are reparented to this process (a subreaper), so it can see them exit and reap them. */
     cr_assert_eq(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
@@ -851,7 +860,7 @@ Test(sweep, workers_die_within_a_second_of_their_killed_parent, .timeout = 240)
 Test(sweep, a_second_run_on_the_same_output_is_refused_at_once, .timeout = 240)
 {
     const char *t = tu_path("big.h5");
-    const char *gen[] = {"mmsim", "gen", "--seed", "5", "--events", "2000000", "-o", t, NULL};
+    const char *gen[] = {"mmsim", "gen", "--seed", "5", "--events", LONG_TAPE_EVENTS, "-o", t, NULL};
     cr_assert_eq(tu_run(gen, NULL, NULL), 0);
     const char *o = tu_path("busy.h5");
     char j[600];
@@ -1183,7 +1192,7 @@ Test(sweep, the_engine_reaps_only_its_own_workers, .timeout = 240)
 Test(sweep, sigint_and_sigterm_stop_the_run_and_resume_is_identical, .timeout = 300)
 {
     const char *t = tu_path("big.h5");
-    const char *gen[] = {"mmsim", "gen", "--seed", "5", "--events", "2000000", "-o", t, NULL};
+    const char *gen[] = {"mmsim", "gen", "--seed", "5", "--events", LONG_TAPE_EVENTS, "-o", t, NULL};
     cr_assert_eq(tu_run(gen, NULL, NULL), 0);
     const char *ref[] = {"mmsim", "sweep", t, "--grid", "spread=0:15:1", "--grid", "inv_limit=1,3,10,30", "--chunk", "2",
                          "--quiet", "-o", tu_path("ref.h5"), NULL};
