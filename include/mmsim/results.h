@@ -132,6 +132,74 @@ MM_API int mm_results_read_index(mm_results_reader *r, const char *objective, in
 
 MM_API void mm_results_close(mm_results_reader *r);
 
+/* ---- queries (src/sweep/results_query.c) ----
+ * Lookups by name, the text of an axis value, and the best rows of a table by one metric column, ranked
+ * exactly as /index/<objective> is (docs/results.md, "Queries"). A program (`mmsim show`, a report) uses
+ * these instead of restating the rules. */
+
+/* Number (0 <= i < MM_RESULTS_METRICS) of the metric column called name when the markout columns are
+ * named from markout_ns (mm_results_metric), or MM_ENOTFOUND (also for a NULL name). */
+MM_API int mm_results_metric_find(const char *name, const int64_t markout_ns[MM_MARKOUTS]);
+
+/* Every metric column name, in column order, joined by ", " into buf (cap bytes; 640 is always enough;
+ * a shorter buffer gets the names that fit whole, still NUL-terminated). For messages. */
+MM_API void mm_results_metric_list(const int64_t markout_ns[MM_MARKOUTS], char *buf, size_t cap);
+
+/* Number of the axis called key in info (0 <= a < info->n_axes), or MM_ENOTFOUND. */
+MM_API int mm_results_axis_find(const mm_results_info *info, const char *key);
+
+/* The value index on axis a named by text, into *idx; 0, or MM_ENOTFOUND when text names no value.
+ *   MM_COL_ENUM: text equals a value name exactly.
+ *   MM_COL_I64:  text is a decimal integer ([-]digits only: no blanks, '+', hex) equal to a value.
+ *   MM_COL_F64:  text is a finite decimal number ([+-]digits[.digits][e[+-]digits]: no blanks, hex, inf
+ *                or nan) equal to a value or, when none is equal, within 1e-9 relative of exactly one
+ *                value (so "0.3" finds 0.30000000000000004 and "5e-1" finds 0.5). */
+MM_API int mm_results_axis_value(const mm_results_axis *a, const char *text, int32_t *idx);
+
+/* Value k (0 <= k < a->n) of axis a as text into buf (cap bytes): an enum's name, an integer in decimal,
+ * a float as the shortest "%.15g".."%.17g" that reads back as the same double ("0.5", "2.5", "1e-07"). */
+MM_API void mm_results_axis_format(const mm_results_axis *a, int32_t k, char *buf, size_t cap);
+
+/* Rank key of metric column `metric` of m: rows rank by (key, id) in ascending unsigned order, which is
+ * the value order asked for (largest first, or smallest first when ascending), NaN last in both
+ * directions, -0 equal to +0, ties by ascending id. With ascending = 0 this is the key /index/<objective>
+ * is sorted by. An integer column ranks by its exact int64 value (no rounding through double). Returns
+ * UINT64_MAX (rank last) for a bad metric number. */
+MM_API uint64_t mm_results_rank_key(const mm_metrics *m, int metric, int ascending);
+
+/* A filter: only rows whose value index on axis `axis` is `value` (mm_results_axis_value gives it). */
+typedef struct mm_results_where {
+    int32_t axis;  /* 0 <= axis < n_axes */
+    int32_t value; /* 0 <= value < that axis's n */
+} mm_results_where;
+
+typedef struct mm_results_query {
+    int metric;                    /* metric column to rank by (mm_results_metric numbering) */
+    int ascending;                 /* 0: best = largest; 1: best = smallest (NaN last either way) */
+    const mm_results_where *where; /* n_where filters, all must hold (AND); two filters on one axis with
+                                      different values match nothing; may be NULL when n_where is 0 */
+    int32_t n_where;
+    int64_t k;                     /* rows wanted, >= 0; larger than the table is fine */
+} mm_results_query;
+
+typedef struct mm_results_top_info {
+    int64_t n;       /* rows returned: min(k, matched) */
+    int64_t matched; /* rows passing the filters (n_rows without filters) */
+    int from_index;  /* 1 when the rows came from /index/<objective> (see mm_results_top) */
+} mm_results_top_info;
+
+/* The best min(k, matched) rows of r by q, best first (mm_results_rank_key order): ids[i] is the row id
+ * (= row number), axis_idx (may be NULL; n x n_axes, row-major) its value indices, m (may be NULL) its
+ * metrics; *info (may be NULL) the counts. ids, axis_idx and m need room for min(k, n_rows) rows.
+ * Without filters, descending by the file's objective, the rows are the first entries of the stored
+ * index (from_index = 1; no scan; MM_ENOTFOUND if the file lacks it); otherwise the whole table is
+ * streamed in id order, in blocks of 65536 rows, through a heap of the best min(k, n_rows) rows:
+ * memory is O(min(k, n_rows)) plus one block, never the table. k = 0 returns no rows but still counts
+ * matched. A bad metric, a negative k, a filter outside the axes or their values, or a NULL ids with
+ * k > 0 is -EINVAL; read errors as mm_results_read. */
+MM_API int mm_results_top(mm_results_reader *r, const mm_results_query *q, int64_t *ids, int32_t *axis_idx,
+                          mm_metrics *m, mm_results_top_info *info, mm_error *err);
+
 #ifdef __cplusplus
 }
 #endif

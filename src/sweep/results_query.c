@@ -1,0 +1,358 @@
+/* Queries on a results file (docs/results.md, "Queries"): metric and axis lookups by name, the text of
+ * an axis value, and the best k rows by one metric column, ranked by the keys of the objective index
+ * (results_index.c), so that `mmsim show`, a report and the stored index can never disagree. */
+#include <assert.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mm_internal.h"
+#include "results_int.h"
+
+int mm_results_metric_find(const char *name, const int64_t markout_ns[MM_MARKOUTS])
+{
+    char n[32];
+    if (!name) return MM_ENOTFOUND;
+    for (int i = 0; i < MM_RESULTS_METRICS; i++) {
+        mm_results_metric(i, markout_ns, n, sizeof n);
+        if (!strcmp(n, name)) return i;
+    }
+    return MM_ENOTFOUND;
+}
+
+void mm_results_metric_list(const int64_t markout_ns[MM_MARKOUTS], char *buf, size_t cap)
+{
+    size_t len = 0;
+    if (!buf || !cap) return;
+    buf[0] = 0;
+    for (int i = 0; i < MM_RESULTS_METRICS; i++) {
+        char n[32];
+        mm_results_metric(i, markout_ns, n, sizeof n);
+        int w = snprintf(buf + len, cap - len, "%s%s", i ? ", " : "", n);
+        if (w < 0 || (size_t)w >= cap - len) {
+            buf[len] = 0; /* only whole names */
+            return;
+        }
+        len += (size_t)w;
+    }
+}
+
+int mm_results_axis_find(const mm_results_info *info, const char *key)
+{
+    if (!info || !key) return MM_ENOTFOUND;
+    for (int a = 0; a < info->n_axes; a++)
+        if (!strcmp(info->axes[a].key, key)) return a;
+    return MM_ENOTFOUND;
+}
+
+/* [-]digits and nothing else. */
+static int is_decimal_int(const char *s)
+{
+    if (*s == '-') s++;
+    if (!*s) return 0;
+    for (; *s; s++)
+        if (*s < '0' || *s > '9') return 0;
+    return 1;
+}
+
+/* [+-] digits [. digits] [(e|E) [+-] digits], or with the digits after the point only: what strtod would
+ * read, less blanks, hex, inf and nan. */
+static int is_decimal_real(const char *s)
+{
+    int digits = 0;
+    if (*s == '+' || *s == '-') s++;
+    while (*s >= '0' && *s <= '9')
+        s++, digits++;
+    if (*s == '.') {
+        s++;
+        while (*s >= '0' && *s <= '9')
+            s++, digits++;
+    }
+    if (!digits) return 0;
+    if (*s == 'e' || *s == 'E') {
+        s++;
+        if (*s == '+' || *s == '-') s++;
+        if (*s < '0' || *s > '9') return 0;
+        while (*s >= '0' && *s <= '9')
+            s++;
+    }
+    return *s == 0;
+}
+
+int mm_results_axis_value(const mm_results_axis *a, const char *text, int32_t *idx)
+{
+    char *end;
+    if (!a || !text || !idx) return MM_ENOTFOUND;
+    if (a->type == MM_COL_ENUM) {
+        for (int32_t k = 0; k < a->n; k++)
+            if (!strcmp(a->names[k], text)) return *idx = k, 0;
+        return MM_ENOTFOUND;
+    }
+    errno = 0;
+    if (a->type == MM_COL_I64) {
+        if (!is_decimal_int(text)) return MM_ENOTFOUND;
+        long long v = strtoll(text, &end, 10);
+        if (*end || errno) return MM_ENOTFOUND; /* out of range */
+        for (int32_t k = 0; k < a->n; k++)
+            if (a->i64[k] == v) return *idx = k, 0;
+        return MM_ENOTFOUND;
+    }
+    if (a->type != MM_COL_F64 || !is_decimal_real(text)) return MM_ENOTFOUND;
+    double v = strtod(text, &end);
+    if (*end || errno || !isfinite(v)) return MM_ENOTFOUND; /* "1e999" overflows */
+    int32_t near = -1, n_near = 0;
+    for (int32_t k = 0; k < a->n; k++) {
+        if (a->f64[k] == v) return *idx = k, 0;
+        if (fabs(a->f64[k] - v) <= 1e-9 * fmax(fabs(v), fabs(a->f64[k]))) {
+            near = k;
+            n_near++;
+        }
+    }
+    if (n_near != 1) return MM_ENOTFOUND; /* none, or ambiguous */
+    *idx = near;
+    return 0;
+}
+
+void mm_results_axis_format(const mm_results_axis *a, int32_t k, char *buf, size_t cap)
+{
+    if (!buf || !cap) return;
+    if (!a || k < 0 || k >= a->n) {
+        buf[0] = 0;
+        return;
+    }
+    if (a->type == MM_COL_F64) {
+        /* Shortest "%.Ng" (N from 15) that reads back as the same double. */
+        double v = a->f64[k];
+        char t[32];
+        int prec = 15;
+        snprintf(t, sizeof t, "%.15g", v);
+        while (prec < 17 && strtod(t, NULL) != v && !isnan(v))
+            snprintf(t, sizeof t, "%.*g", ++prec, v);
+        snprintf(buf, cap, "%s", t);
+    } else if (a->type == MM_COL_I64) {
+        snprintf(buf, cap, "%" PRId64, a->i64[k]);
+    } else {
+        snprintf(buf, cap, "%s", a->names[k]);
+    }
+}
+
+uint64_t mm_results_rank_key(const mm_metrics *m, int metric, int ascending)
+{
+    double f = 0;
+    int64_t i = 0;
+    int t = m ? mm_results_metric_value(m, metric, &f, &i) : -EINVAL;
+    if (t == MM_COL_I64) {
+        uint64_t desc = mm__index_key_i64(i);
+        return ascending ? ~desc : desc;
+    }
+    if (t != MM_COL_F64) return UINT64_MAX;
+    /* NaN is UINT64_MAX (last) in both directions. Every other value maps strictly inside (0, UINT64_MAX)
+     * (results_index.c), so its complement is the reverse order and still ranks before NaN. */
+    uint64_t desc = mm__index_key_f64(f);
+    return ascending && !isnan(f) ? ~desc : desc;
+}
+
+/* ---- top k ---- */
+
+/* A candidate row: its rank key, its id, and the slot of the caller's arrays that holds its axis indices
+ * and metrics (slots are handed out in arrival order and reused when a row leaves the heap). */
+typedef struct cand {
+    uint64_t key;
+    int64_t id;
+    int64_t slot;
+} cand;
+
+/* 1 when a ranks before b. */
+static int before(const cand *a, const cand *b)
+{
+    return a->key != b->key ? a->key < b->key : a->id < b->id;
+}
+
+/* A max-heap of the best `cap` candidates seen: the worst of them at the top, to be replaced. */
+typedef struct heap {
+    cand *c;
+    int64_t n, cap;
+} heap;
+
+static void swap_cand(cand *a, cand *b)
+{
+    cand t = *a;
+    *a = *b;
+    *b = t;
+}
+
+static void sift_down(heap *h, int64_t i)
+{
+    for (;;) {
+        int64_t l = 2 * i + 1, r = l + 1, worst = i;
+        if (l < h->n && before(&h->c[worst], &h->c[l])) worst = l;
+        if (r < h->n && before(&h->c[worst], &h->c[r])) worst = r;
+        if (worst == i) return;
+        swap_cand(&h->c[i], &h->c[worst]);
+        i = worst;
+    }
+}
+
+static void sift_up(heap *h, int64_t i)
+{
+    while (i > 0) {
+        int64_t p = (i - 1) / 2;
+        if (!before(&h->c[p], &h->c[i])) return;
+        swap_cand(&h->c[p], &h->c[i]);
+        i = p;
+    }
+}
+
+/* Slot the caller should fill with the row's data, or -1 when the row does not make the best cap. */
+static int64_t heap_offer(heap *h, uint64_t key, int64_t id)
+{
+    cand c = {key, id, h->n};
+    if (h->n < h->cap) {
+        h->c[h->n] = c;
+        sift_up(h, h->n++);
+        return c.slot;
+    }
+    if (h->cap == 0 || !before(&c, &h->c[0])) return -1;
+    c.slot = h->c[0].slot;
+    h->c[0] = c;
+    sift_down(h, 0);
+    return c.slot;
+}
+
+/* Sort the heap best first (heap sort: the worst goes to the end, in place). */
+static void heap_sort(heap *h)
+{
+    int64_t n = h->n;
+    while (h->n > 1) {
+        swap_cand(&h->c[0], &h->c[h->n - 1]);
+        h->n--;
+        sift_down(h, 0);
+    }
+    h->n = n;
+}
+
+/* Put slot c[i].slot's data at position i, for every i, in place: follow each cycle of the permutation
+ * once with one row of scratch (tmp). Marks done entries with slot = -1. */
+static void permute(cand *c, int64_t n, int64_t *ids, int32_t *axis_idx, size_t na, mm_metrics *m,
+                    int32_t *tmp_idx)
+{
+    for (int64_t i = 0; i < n; i++) {
+        if (c[i].slot < 0) continue;
+        if (c[i].slot == i) {
+            c[i].slot = -1;
+            continue;
+        }
+        mm_metrics tm;
+        if (axis_idx) memcpy(tmp_idx, axis_idx + (size_t)i * na, na * sizeof *tmp_idx);
+        if (m) tm = m[i];
+        int64_t j = i;
+        for (;;) {
+            int64_t s = c[j].slot;
+            c[j].slot = -1;
+            if (s == i) {
+                if (axis_idx) memcpy(axis_idx + (size_t)j * na, tmp_idx, na * sizeof *tmp_idx);
+                if (m) m[j] = tm;
+                break;
+            }
+            if (axis_idx) memcpy(axis_idx + (size_t)j * na, axis_idx + (size_t)s * na, na * sizeof *tmp_idx);
+            if (m) m[j] = m[s];
+            j = s;
+        }
+    }
+    for (int64_t i = 0; i < n; i++)
+        ids[i] = c[i].id;
+}
+
+static int top_index(mm_results_reader *r, const mm_results_info *in, int64_t k, int64_t *ids, int32_t *axis_idx,
+                     mm_metrics *m, mm_error *err)
+{
+    int rc = k ? mm_results_read_index(r, in->meta.objective, 0, k, ids, err) : 0;
+    size_t na = (size_t)in->n_axes;
+    for (int64_t i = 0; rc == 0 && i < k && (axis_idx || m); i++)
+        rc = mm_results_read(r, ids[i], 1, axis_idx ? axis_idx + (size_t)i * na : NULL, m ? &m[i] : NULL, err);
+    return rc;
+}
+
+static int top_scan(mm_results_reader *r, const mm_results_info *in, const mm_results_query *q, int64_t k,
+                    int64_t *ids, int32_t *axis_idx, mm_metrics *m, int64_t *matched, mm_error *err)
+{
+    const int64_t n = in->n_rows;
+    const int64_t block = n < MM_RESULTS_BLOCK ? (n > 0 ? n : 1) : MM_RESULTS_BLOCK;
+    const size_t na = (size_t)in->n_axes, na1 = na ? na : 1;
+    int32_t *bidx = malloc((size_t)block * na1 * sizeof *bidx), *tmp_idx = malloc(na1 * sizeof *tmp_idx);
+    mm_metrics *bm = malloc((size_t)block * sizeof *bm);
+    heap h = {calloc((size_t)(k ? k : 1), sizeof(cand)), 0, k};
+    int rc = 0;
+    *matched = 0;
+    if (!bidx || !tmp_idx || !bm || !h.c) {
+        rc = mm__errf(err, -ENOMEM, "out of memory");
+        goto out;
+    }
+    for (int64_t first = 0; first < n; first += block) {
+        int64_t cnt = n - first < block ? n - first : block;
+        if ((rc = mm_results_read(r, first, cnt, bidx, bm, err))) goto out;
+        for (int64_t i = 0; i < cnt; i++) {
+            const int32_t *ri = bidx + (size_t)i * na;
+            int ok = 1;
+            for (int32_t j = 0; j < q->n_where && ok; j++)
+                ok = ri[q->where[j].axis] == q->where[j].value;
+            if (!ok) continue;
+            ++*matched;
+            int64_t slot = heap_offer(&h, mm_results_rank_key(&bm[i], q->metric, q->ascending), first + i);
+            if (slot < 0) continue;
+            if (axis_idx) memcpy(axis_idx + (size_t)slot * na, ri, na * sizeof *ri);
+            if (m) m[slot] = bm[i];
+        }
+    }
+    assert(h.n == (*matched < k ? *matched : k));
+    heap_sort(&h);
+    permute(h.c, h.n, ids, axis_idx, na, m, tmp_idx);
+out:
+    free(h.c);
+    free(bm);
+    free(tmp_idx);
+    free(bidx);
+    return rc;
+}
+
+int mm_results_top(mm_results_reader *r, const mm_results_query *q, int64_t *ids, int32_t *axis_idx,
+                   mm_metrics *m, mm_results_top_info *info, mm_error *err)
+{
+    mm_results_top_info local;
+    if (!info) info = &local;
+    memset(info, 0, sizeof *info);
+    if (!r || !q) return mm__errf(err, -EINVAL, "mm_results_top: NULL argument");
+    const mm_results_info *in = mm_results_describe(r);
+    if (q->metric < 0 || q->metric >= MM_RESULTS_METRICS)
+        return mm__errf(err, -EINVAL, "mm_results_top: metric %d outside [0, %d)", q->metric, MM_RESULTS_METRICS);
+    if (q->k < 0) return mm__errf(err, -EINVAL, "mm_results_top: k = %" PRId64 " is negative", q->k);
+    if (q->n_where < 0 || (q->n_where > 0 && !q->where))
+        return mm__errf(err, -EINVAL, "mm_results_top: bad filter list");
+    for (int32_t j = 0; j < q->n_where; j++) {
+        const mm_results_where *w = &q->where[j];
+        if (w->axis < 0 || w->axis >= in->n_axes)
+            return mm__errf(err, -EINVAL, "mm_results_top: filter %" PRId32 ": axis %" PRId32 " outside [0, %" PRId32 ")",
+                            j, w->axis, in->n_axes);
+        if (w->value < 0 || w->value >= in->axes[w->axis].n)
+            return mm__errf(err, -EINVAL, "mm_results_top: filter %" PRId32 ": value %" PRId32 " is not on axis %s",
+                            j, w->value, in->axes[w->axis].key);
+    }
+    int64_t k = q->k < in->n_rows ? q->k : in->n_rows;
+    if (k > 0 && !ids) return mm__errf(err, -EINVAL, "mm_results_top: NULL ids");
+    int rc;
+    int64_t matched = in->n_rows;
+    int from_index = q->n_where == 0 && !q->ascending &&
+                     q->metric == mm_results_metric_find(in->meta.objective, in->meta.markout_ns);
+    if (from_index)
+        rc = top_index(r, in, k, ids, axis_idx, m, err);
+    else
+        rc = top_scan(r, in, q, k, ids, axis_idx, m, &matched, err);
+    if (rc) return rc;
+    info->matched = matched;
+    info->n = matched < k ? matched : k;
+    info->from_index = from_index;
+    return 0;
+}
