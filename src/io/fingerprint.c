@@ -8,7 +8,7 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-#include "../core/mm_internal.h"
+#include "mm_internal.h"
 
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "the fingerprint is defined over little-endian bytes; add byte swapping for this target"

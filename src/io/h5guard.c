@@ -24,7 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../core/mm_internal.h"
+#include "mm_internal.h"
 #include "mm_h5guard.h"
 
 typedef struct range {

@@ -14,7 +14,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "../core/mm_internal.h"
+#include "mm_internal.h"
 #include "mm_shm.h"
 
 void *mm__shm_map(size_t bytes, int *rc)

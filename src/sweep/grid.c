@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/mm_internal.h"
-#include "../core/mm_rng.h"
+#include "mm_internal.h"
+#include "mm_rng.h"
 #include "mmsim/sweep.h"
 
 void mm_grid_init(mm_grid *g)

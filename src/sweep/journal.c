@@ -28,7 +28,7 @@
 #define XXH_STATIC_LINKING_ONLY /* XXH3_state_t on the stack: no allocation to fail */
 #include <xxhash.h>
 
-#include "../core/mm_internal.h"
+#include "mm_internal.h"
 #include "mm_journal.h"
 
 _Static_assert(sizeof(mm_metrics) == 128, "journal records store mm_metrics as 128 packed bytes");

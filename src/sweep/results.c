@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../core/mm_internal.h"
+#include "mm_internal.h"
 #include "results_int.h"
 
 /* Chunk of /results: at most 65536 rows and about 4 MiB; the chunk cache holds 16 of them so that

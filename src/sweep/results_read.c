@@ -8,8 +8,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../core/mm_internal.h"
-#include "../io/mm_h5guard.h"
+#include "mm_internal.h"
+#include "mm_h5guard.h"
 #include "results_int.h"
 
 /* A numeric axis value and its index, sorted by value for the value -> index lookup. */

@@ -27,10 +27,10 @@
 #include <unistd.h>
 #include <xxhash.h>
 
-#include "../core/mm_internal.h"
-#include "../core/sim_tape.h"
-#include "../io/mm_shm.h"
-#include "../io/mm_stale_tmp.h"
+#include "mm_internal.h"
+#include "sim_tape.h"
+#include "mm_shm.h"
+#include "mm_stale_tmp.h"
 #include "mm_journal.h"
 #include "mm_config.h"
 #include "mmsim/results.h"

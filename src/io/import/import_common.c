@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../../core/mm_internal.h"
+#include "mm_internal.h"
 #include "import_internal.h"
 
 void mm_import_opts_init(mm_import_opts *o)

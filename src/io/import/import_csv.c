@@ -13,7 +13,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "../../core/mm_internal.h"
+#include "mm_internal.h"
 #include "import_internal.h"
 
 enum { F_TS, F_BID, F_BID_SZ, F_ASK, F_ASK_SZ, F_TPX, F_TSZ, F_SIDE, F_N };

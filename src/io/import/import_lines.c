@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../core/mm_internal.h"
+#include "mm_internal.h"
 #include "import_internal.h"
 
 #define LINES_CHUNK (1u << 20)

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../core/mm_internal.h"
+#include "mm_internal.h"
 #include "import_internal.h"
 
 #define LOB_MAX_LEVELS 200

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../core/mm_internal.h"
+#include "mm_internal.h"
 #include "import_internal.h"
 
 static int grow(void **p, int64_t cap, size_t elem)
