@@ -12,13 +12,7 @@
 
 #include <hdf5.h>
 
-#include "mm_h5guard.h"
-
-#if H5_VERSION_GE(1, 12, 0)
-#define MM_CLI_IS_HDF5(p) H5Fis_accessible((p), H5P_DEFAULT)
-#else
-#define MM_CLI_IS_HDF5(p) H5Fis_hdf5(p)
-#endif
+#include "mm_h5util.h"
 
 #include "cli.h"
 #include "mmsim/results.h"
@@ -253,48 +247,26 @@ int cli_check_h5_kind(const char *cmd, const char *flag, const char *out, const 
     struct stat st;
     if (stat(out, &st) != 0 || !S_ISREG(st.st_mode)) return 0; /* absent: nothing to protect */
     char tag[128] = "";
-    H5E_auto2_t func;
-    void *data;
-    H5Eget_auto2(H5E_DEFAULT, &func, &data);
-    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-    int is_h5 = st.st_size > 0 && MM_CLI_IS_HDF5(out) > 0;
-    if (is_h5) {
-        hid_t f = H5Fopen(out, H5F_ACC_RDONLY, H5P_DEFAULT);
+    int is_h5 = 0;
+    if (st.st_size > 0) {
+        mm__h5quiet q;
+        mm__h5quiet_begin(&q);
+        hid_t f = -1;
         mm_error gerr = {0};
-        if (f >= 0 && mm__h5_guard(f, out, &gerr) != 0) {
-            H5Fclose(f);
-            H5Eset_auto2(H5E_DEFAULT, func, data);
+        int rc = mm__h5_open_ro(out, &f, &gerr);
+        mm__h5quiet_end(&q);
+        if (rc < 0) {
             cli_err("%s: %s %s: cannot tell what it holds: %s", cmd, flag, out, gerr.msg);
             return -1;
         }
+        is_h5 = rc != MM__H5_NOT_HDF5; /* one HDF5 cannot open has no tag to read */
         if (f >= 0) {
-            if (H5Aexists(f, "mmsim_format") > 0) {
-                hid_t a = H5Aopen(f, "mmsim_format", H5P_DEFAULT);
-                hid_t t = a >= 0 ? H5Aget_type(a) : -1;
-                if (t >= 0 && H5Tget_class(t) == H5T_STRING) {
-                    hid_t mt = H5Tcopy(H5T_C_S1);
-                    if (H5Tis_variable_str(t) > 0) {
-                        char *s = NULL;
-                        H5Tset_size(mt, H5T_VARIABLE);
-                        H5Tset_cset(mt, H5Tget_cset(t));
-                        if (H5Aread(a, mt, &s) >= 0 && s) {
-                            snprintf(tag, sizeof tag, "%s", s);
-                            H5free_memory(s);
-                        }
-                    } else {
-                        H5Tset_size(mt, sizeof tag);
-                        H5Tset_strpad(mt, H5T_STR_NULLTERM);
-                        if (H5Tget_size(t) < sizeof tag && H5Aread(a, mt, tag) < 0) tag[0] = 0;
-                    }
-                    H5Tclose(mt);
-                }
-                if (t >= 0) H5Tclose(t);
-                if (a >= 0) H5Aclose(a);
-            }
+            mm__h5quiet_begin(&q);
+            mm__attr_get_strbuf(f, "mmsim_format", tag, sizeof tag); /* "" when missing or not a string */
             H5Fclose(f);
+            mm__h5quiet_end(&q);
         }
     }
-    H5Eset_auto2(H5E_DEFAULT, func, data);
     if (!strncmp(tag, want_prefix, strlen(want_prefix))) return 0;
     if (is_h5 && tag[0])
         cli_err("%s: %s %s: is a %s file, not a %s; refusing to write into it", cmd, flag, out, tag, what);
@@ -311,12 +283,10 @@ int cli_check_not_h5(const char *cmd, const char *flag, const char *out, const c
 {
     struct stat st;
     if (stat(out, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) return 0;
-    H5E_auto2_t func;
-    void *data;
-    H5Eget_auto2(H5E_DEFAULT, &func, &data);
-    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-    int is_h5 = MM_CLI_IS_HDF5(out) > 0;
-    H5Eset_auto2(H5E_DEFAULT, func, data);
+    mm__h5quiet q;
+    mm__h5quiet_begin(&q);
+    int is_h5 = MM_H5_IS_HDF5(out) > 0;
+    mm__h5quiet_end(&q);
     if (!is_h5) return 0;
     cli_err("%s: %s %s: is an HDF5 file; refusing to overwrite it with %s", cmd, flag, out, what);
     return -1;

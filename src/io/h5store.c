@@ -17,22 +17,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../core/mm_internal.h"
-#include "mm_h5guard.h"
+#include "mm_internal.h"
+#include "mm_h5util.h"
 #include "mm_stale_tmp.h"
 
 #define FORMAT_TAG "mmsim-ticks/1"
-
-/* HDF5 1.10 (Debian 12) and 1.12+ name the link iteration API differently. */
-#if H5_VERSION_GE(1, 12, 0)
-typedef H5L_info2_t mm_h5_linfo;
-#define MM_H5_LITERATE H5Literate2
-#define MM_H5_IS_HDF5(p) H5Fis_accessible((p), H5P_DEFAULT)
-#else
-typedef H5L_info_t mm_h5_linfo;
-#define MM_H5_LITERATE H5Literate
-#define MM_H5_IS_HDF5(p) H5Fis_hdf5(p)
-#endif
 
 typedef struct col_desc {
     const char *name;
@@ -91,91 +80,6 @@ static hid_t file_type(int i)
     }
 }
 
-/* Silence HDF5's automatic error printing for the duration of one public call. */
-typedef struct quiet {
-    H5E_auto2_t func;
-    void *data;
-} quiet;
-
-static void quiet_begin(quiet *q)
-{
-    H5Eget_auto2(H5E_DEFAULT, &q->func, &q->data);
-    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-}
-
-static void quiet_end(quiet *q)
-{
-    H5Eset_auto2(H5E_DEFAULT, q->func, q->data);
-}
-
-/* ---- attributes ---- */
-
-static int attr_write_str(hid_t obj, const char *name, const char *val)
-{
-    /* Variable-length UTF-8, which h5py returns as str. */
-    hid_t type = H5Tcopy(H5T_C_S1);
-    H5Tset_size(type, H5T_VARIABLE);
-    H5Tset_cset(type, H5T_CSET_UTF8);
-    hid_t space = H5Screate(H5S_SCALAR);
-    hid_t a = H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
-    herr_t r = a < 0 ? -1 : H5Awrite(a, type, &val);
-    if (a >= 0) H5Aclose(a);
-    H5Sclose(space);
-    H5Tclose(type);
-    return r < 0 ? -1 : 0;
-}
-
-static int attr_write_num(hid_t obj, const char *name, hid_t ftype, hid_t mtype, const void *val)
-{
-    hid_t space = H5Screate(H5S_SCALAR);
-    hid_t a = H5Acreate2(obj, name, ftype, space, H5P_DEFAULT, H5P_DEFAULT);
-    herr_t r = a < 0 ? -1 : H5Awrite(a, mtype, val);
-    if (a >= 0) H5Aclose(a);
-    H5Sclose(space);
-    return r < 0 ? -1 : 0;
-}
-
-/* Read a string attribute (fixed or variable length) into buf. Returns 0, -1 missing, -2 wrong
- * type. */
-static int attr_read_str(hid_t obj, const char *name, char *buf, size_t cap)
-{
-    if (H5Aexists(obj, name) <= 0) return -1;
-    hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
-    if (a < 0) return -1;
-    hid_t type = H5Aget_type(a);
-    int rc = -2;
-    if (H5Tget_class(type) == H5T_STRING) {
-        if (H5Tis_variable_str(type) > 0) {
-            hid_t mt = H5Tcopy(H5T_C_S1);
-            H5Tset_size(mt, H5T_VARIABLE);
-            H5Tset_cset(mt, H5Tget_cset(type));
-            char *s = NULL;
-            if (H5Aread(a, mt, &s) >= 0 && s) {
-                snprintf(buf, cap, "%s", s);
-                H5free_memory(s);
-                rc = 0;
-            }
-            H5Tclose(mt);
-        } else {
-            size_t sz = H5Tget_size(type);
-            char *tmp = calloc(1, sz + 1);
-            hid_t mt = H5Tcopy(H5T_C_S1);
-            H5Tset_size(mt, sz + 1);
-            H5Tset_strpad(mt, H5T_STR_NULLTERM);
-            H5Tset_cset(mt, H5Tget_cset(type));
-            if (tmp && H5Aread(a, mt, tmp) >= 0) {
-                snprintf(buf, cap, "%s", tmp);
-                rc = 0;
-            }
-            H5Tclose(mt);
-            free(tmp);
-        }
-    }
-    H5Tclose(type);
-    H5Aclose(a);
-    return rc;
-}
-
 /* Read a numeric scalar attribute converted to mtype. Returns 0, -1 missing, -2 wrong type. */
 static int attr_read_num(hid_t obj, const char *name, hid_t mtype, H5T_class_t want, void *val)
 {
@@ -209,13 +113,6 @@ static int attr_read_num(hid_t obj, const char *name, hid_t mtype, H5T_class_t w
  * of disk, and every disk error is ours to see and report ("PATH: No space left on device").
  *
  * Cost: memory for the file once more while writing (the driver's buffer, written out as it is). */
-
-/* The root attribute mmsim_format of an open file into buf ("" when missing or not a string). */
-static void read_format_tag(hid_t file, char *buf, size_t cap)
-{
-    buf[0] = 0;
-    if (attr_read_str(file, "mmsim_format", buf, cap) != 0) buf[0] = 0;
-}
 
 static int write_column(hid_t grp, const mm_ticks *t, int i, const mm_write_opts *o)
 {
@@ -274,12 +171,12 @@ static int write_group(hid_t file, const char *path, const mm_ticks *t, const mm
         goto out;
     }
     int8_t crossed = (int8_t)(t->inst.allow_crossed ? 1 : 0);
-    if (attr_write_str(grp, "symbol", sym) || attr_write_str(grp, "source", t->inst.source) ||
-        attr_write_num(grp, "tick_size", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &t->inst.tick_size) ||
-        attr_write_num(grp, "lot_size", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &t->inst.lot_size) ||
-        attr_write_num(grp, "fingerprint", H5T_STD_U64LE, H5T_NATIVE_UINT64,
-                       &t->inst.fingerprint) ||
-        attr_write_num(grp, "allow_crossed", H5T_STD_I8LE, H5T_NATIVE_INT8, &crossed)) {
+    if (mm__attr_put_str(grp, "symbol", sym) || mm__attr_put_str(grp, "source", t->inst.source) ||
+        mm__attr_put(grp, "tick_size", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &t->inst.tick_size, -1) ||
+        mm__attr_put(grp, "lot_size", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &t->inst.lot_size, -1) ||
+        mm__attr_put(grp, "fingerprint", H5T_STD_U64LE, H5T_NATIVE_UINT64,
+                       &t->inst.fingerprint, -1) ||
+        mm__attr_put(grp, "allow_crossed", H5T_STD_I8LE, H5T_NATIVE_INT8, &crossed, -1)) {
         mm__errf(err, MM_EHDF5, "%s: instrument %s: cannot write attributes", path, sym);
         goto out;
     }
@@ -388,7 +285,7 @@ static int build_image(const char *path, int exists, off_t old_size, const mm_ti
                       exists ? "read" : "create");
         goto out;
     }
-    if (!exists && attr_write_str(file, "mmsim_format", FORMAT_TAG)) {
+    if (!exists && mm__attr_put_str(file, "mmsim_format", FORMAT_TAG)) {
         rc = mm__errf(err, MM_EHDF5, "%s: cannot write attribute mmsim_format", path);
         goto out;
     }
@@ -477,25 +374,23 @@ int mm_ticks_write(const char *path, mm_ticks *t, const mm_write_opts *opts, mm_
     int exists = stat(path, &st) == 0;
     if (exists && S_ISDIR(st.st_mode)) return mm__errf(err, -EISDIR, "%s: is a directory", path);
     mm__remove_stale_tmps(path); /* of writers killed during their final write */
-    quiet q;
-    quiet_begin(&q);
+    mm__h5quiet q;
+    mm__h5quiet_begin(&q);
     void *image = NULL;
     size_t size = 0;
     if (exists) {
         /* Append: only to a tick file (never into a results file or another HDF5 file). */
         char tag[64] = "";
-        hid_t f = !S_ISREG(st.st_mode) || MM_H5_IS_HDF5(path) <= 0
-                      ? -1
-                      : H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-        if (f < 0) {
+        hid_t f = -1;
+        rc = S_ISREG(st.st_mode) ? mm__h5_open_ro(path, &f, err) : MM__H5_NOT_HDF5;
+        if (rc > 0) {
             rc = mm__errf(err, MM_EFORMAT,
                           "%s: exists and is not an HDF5 file (refusing to overwrite)", path);
             goto out;
         }
-        rc = mm__h5_guard(f, path, err); /* before the tag, a variable-length string */
-        if (rc == 0) read_format_tag(f, tag, sizeof tag);
+        if (rc) goto out; /* the guard's error */
+        mm__attr_get_strbuf(f, "mmsim_format", tag, sizeof tag); /* "" when missing or not a string */
         H5Fclose(f);
-        if (rc) goto out;
         if (strcmp(tag, FORMAT_TAG) != 0) {
             rc = tag[0] ? mm__errf(err, MM_EFORMAT,
                                    "%s: is a %s file, not a tick file (refusing to write into it)",
@@ -525,7 +420,7 @@ int mm_ticks_write(const char *path, mm_ticks *t, const mm_write_opts *opts, mm_
     fsync_dir_of(path);
 out:
     free(image);
-    quiet_end(&q);
+    mm__h5quiet_end(&q);
     return rc;
 }
 
@@ -536,21 +431,14 @@ static int open_file(const char *path, hid_t *file, mm_error *err)
     struct stat st;
     if (stat(path, &st) != 0) return mm__errf(err, -errno, "%s: %s", path, strerror(errno));
     if (S_ISDIR(st.st_mode)) return mm__errf(err, -EISDIR, "%s: is a directory", path);
-    if (MM_H5_IS_HDF5(path) <= 0) return mm__errf(err, MM_EFORMAT, "%s: not an HDF5 file", path);
-    *file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-    if (*file < 0) return mm__errf(err, MM_EHDF5, "%s: cannot open HDF5 file", path);
-    /* Before the first variable-length string is read: a corrupt global heap would hang
-     * HDF5 1.10.8. */
-    int rc = mm__h5_guard(*file, path, err);
-    if (rc) {
-        H5Fclose(*file);
-        *file = -1;
-        return rc;
-    }
+    int rc = mm__h5_open_ro(path, file, err);
+    if (rc == MM__H5_NOT_HDF5) return mm__errf(err, MM_EFORMAT, "%s: not an HDF5 file", path);
+    if (rc == MM__H5_NO_OPEN) return mm__errf(err, MM_EHDF5, "%s: cannot open HDF5 file", path);
+    if (rc) return rc; /* the guard's error */
     /* The root tag says what the file is: a results file, or any other HDF5 file, is not read as
      * ticks. */
     char tag[128];
-    int a = attr_read_str(*file, "mmsim_format", tag, sizeof tag);
+    int a = mm__attr_get_strbuf(*file, "mmsim_format", tag, sizeof tag);
     if (a == -1)
         rc = mm__errf(err, MM_EFORMAT,
                       "%s: attribute mmsim_format: missing (not an mmsim tick file; expected %s)",
@@ -558,6 +446,8 @@ static int open_file(const char *path, hid_t *file, mm_error *err)
     else if (a == -2)
         rc = mm__errf(err, MM_EFORMAT, "%s: attribute mmsim_format: must be a string (expected %s)",
                       path, FORMAT_TAG);
+    else if (a == -3)
+        rc = mm__errf(err, -ENOMEM, "%s: out of memory reading attribute mmsim_format", path);
     else if (strcmp(tag, FORMAT_TAG) != 0)
         rc = mm__errf(err, MM_EFORMAT,
                       "%s: attribute mmsim_format: '%s' is not a tick file format (expected %s)",
@@ -577,7 +467,7 @@ typedef struct list_ctx {
 
 /* Every member of /ticks is an instrument whose name is its symbol; a name that is not a valid
  * symbol is a malformed file (stops the iteration: the caller reports it). */
-static herr_t list_cb(hid_t g, const char *name, const mm_h5_linfo *info, void *data)
+static herr_t list_cb(hid_t g, const char *name, const mm__h5_linfo *info, void *data)
 {
     (void)g;
     (void)info;
@@ -617,15 +507,15 @@ int mm_ticks_list(const char *path, char (*symbols)[MM_SYMBOL_MAX], int max, int
                   mm_error *err)
 {
     if (!path || !count) return mm__errf(err, -EINVAL, "mm_ticks_list: NULL argument");
-    quiet q;
-    quiet_begin(&q);
+    mm__h5quiet q;
+    mm__h5quiet_begin(&q);
     hid_t file;
     int rc = open_file(path, &file, err);
     if (rc == 0) {
         rc = list_in_file(file, path, symbols, max, count, err);
         H5Fclose(file);
     }
-    quiet_end(&q);
+    mm__h5quiet_end(&q);
     return rc;
 }
 
@@ -666,7 +556,7 @@ static int load_group(hid_t file, const char *path, const char *sym, int flags, 
     int a;
     /* The symbol attribute repeats the group name (a reader that renames one must rename both). */
     char stored[MM_SYMBOL_MAX + 4];
-    if ((a = attr_read_str(grp, "symbol", stored, sizeof stored)) != 0) {
+    if ((a = mm__attr_get_strbuf(grp, "symbol", stored, sizeof stored)) != 0) {
         rc = mm__errf(err, MM_EFORMAT, "%s: instrument %s: attribute symbol: %s", path, sym,
                       a == -1 ? "missing" : "must be a string");
         goto out;
@@ -688,7 +578,7 @@ static int load_group(hid_t file, const char *path, const char *sym, int flags, 
                       a == -1 ? "missing" : "must be a numeric scalar");
         goto out;
     }
-    if (attr_read_str(grp, "source", t.inst.source, sizeof t.inst.source) == -2) {
+    if (mm__attr_get_strbuf(grp, "source", t.inst.source, sizeof t.inst.source) == -2) {
         rc = mm__errf(err, MM_EFORMAT, "%s: instrument %s: attribute source: must be a string",
                       path, sym);
         goto out;
@@ -822,8 +712,8 @@ int mm_ticks_load(const char *path, const char *symbol, int flags, mm_ticks *out
     if (!path || !out) return mm__errf(err, -EINVAL, "mm_ticks_load: NULL argument");
     if (symbol && !mm__valid_symbol(symbol))
         return mm__errf(err, MM_EUSAGE, "%s: symbol '%s' must match [A-Za-z0-9._-]+", path, symbol);
-    quiet q;
-    quiet_begin(&q);
+    mm__h5quiet q;
+    mm__h5quiet_begin(&q);
     hid_t file;
     int rc = open_file(path, &file, err);
     if (rc) goto done;
@@ -839,6 +729,6 @@ int mm_ticks_load(const char *path, const char *symbol, int flags, mm_ticks *out
     if (rc == 0) rc = load_group(file, path, symbol, flags, out, err);
     H5Fclose(file);
 done:
-    quiet_end(&q);
+    mm__h5quiet_end(&q);
     return rc;
 }

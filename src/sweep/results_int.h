@@ -1,5 +1,5 @@
 /* Internals of the results file (docs/results.md) shared by the writer, the reader and the hash:
- * the packed row layout, HDF5 helpers, and the streaming pass over the table. */
+ * the packed row layout, block reads and writes, and the streaming pass over the table. */
 #ifndef MM_RESULTS_INT_H
 #define MM_RESULTS_INT_H
 
@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mm_h5util.h" /* quiet error stack, attributes, HDF5 1.10/1.12 names */
 #include "mmsim/results.h"
 
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
@@ -19,15 +20,6 @@
 /* Rows per block when the table is streamed (hash, index, reading): bounded memory whatever n_rows.
  */
 #define MM_RESULTS_BLOCK 65536
-
-/* HDF5 1.10 (Debian 12) and 1.12+ name a few calls differently. */
-#if H5_VERSION_GE(1, 12, 0)
-#define MM_H5_IS_HDF5(p) H5Fis_accessible((p), H5P_DEFAULT)
-#define MM_H5_RECLAIM(type, space, buf) H5Treclaim((type), (space), H5P_DEFAULT, (buf))
-#else
-#define MM_H5_IS_HDF5(p) H5Fis_hdf5(p)
-#define MM_H5_RECLAIM(type, space, buf) H5Dvlen_reclaim((type), (space), H5P_DEFAULT, (buf))
-#endif
 
 /* One column of the table. Its bytes sit at `off` in a packed row of mm__rlayout.row_bytes. */
 typedef struct mm__rcol {
@@ -58,35 +50,6 @@ int mm__rlayout_find(const mm__rlayout *l, const char *name);
 /* The packed little-endian compound type of the layout (file and memory type alike). Caller closes.
  */
 hid_t mm__rlayout_h5type(const mm__rlayout *l);
-
-/* Silence HDF5's automatic error printing for the duration of one public call. Instead of printing, a
- * failing HDF5 call records in sys_errno the first system error behind it (HDF5's file drivers put
- * "errno = N" in the error stack's text: a full disk is ENOSPC), so the caller can report the system error
- * ("OUT: No space left on device") rather than the HDF5 call that saw it. */
-typedef struct mm__h5quiet {
-    H5E_auto2_t func;
-    void *data;
-    int sys_errno;
-} mm__h5quiet;
-void mm__h5quiet_begin(mm__h5quiet *q);
-void mm__h5quiet_end(mm__h5quiet *q);
-
-/* Attributes. Writers return 0 or -1. Readers return 0, -1 when missing, -2 when of the wrong type
- * or shape, -3 when memory for a string could not be allocated (the string readers). Strings are
- * variable-length UTF-8 (what h5py returns as str). */
-int mm__attr_put_str(hid_t obj, const char *name, const char *val);
-int mm__attr_put_strs(hid_t obj, const char *name, const char *const *vals, int32_t n);
-int mm__attr_put(hid_t obj, const char *name, hid_t ftype, hid_t mtype, const void *vals,
-                 int32_t n);
-/* -1 for n means a scalar. */
-int mm__attr_get_str(hid_t obj, const char *name, char **out); /* malloc'd */
-int mm__attr_get_strs(hid_t obj, const char *name, char ***out,
-                      int32_t *n); /* malloc'd array of malloc'd */
-/* Numeric attribute of exactly n elements (scalar when n == 1) of HDF5 class cls, converted to
- * mtype. */
-int mm__attr_get(hid_t obj, const char *name, hid_t mtype, H5T_class_t cls, void *vals, int32_t n);
-/* Number of elements of a 1-D (or scalar: 1) attribute, or -1 missing, -2 not simple. */
-int64_t mm__attr_len(hid_t obj, const char *name);
 
 /* Stream rows [0, n) of `ds` in blocks through memory type `mtype` (row_bytes each), hashing them
  * with XXH3-64 into *hash, and calling fn (if not NULL) on each block. Returns 0 or MM_EHDF5 /
