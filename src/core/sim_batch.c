@@ -2,6 +2,7 @@
  * decides per combination whether the event can change anything for it (section 8 of docs/model.md);
  * only then does it run the full step. The test is conservative: skipping must leave the state exactly as
  * the step would, which the checker (tests/checkmodel.c) verifies bit for bit against mm_sim_run_c. */
+#include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
 
@@ -10,17 +11,8 @@
 
 #define MM_BLOCK 512
 
-/* Per-combination guards, kept in dense arrays so the per-event test touches 25 bytes per combination:
- *   lo   = price of the live buy, or INT64_MIN when there is none;
- *   hi   = price of the live sell, or INT64_MAX when there is none;
- *   land = earliest land_ns of the actions in flight (MM_NEVER: none);
- *   kind = 0: needs every event (time-varying strategy), 1: fair = mid, 2: fair = microprice. */
-typedef struct guards {
-    int64_t *lo, *hi, *land;
-    uint8_t *kind;
-} guards;
-
-static inline void guard_update(guards *g, int64_t j, const mm_state *st)
+/* Per-combination guards (mm__guards, sim_tape.h), a pure function of the state and the derived constants. */
+static inline void guard_update(const mm__guards *g, int64_t j, const mm_state *st)
 {
     g->lo[j] = st->s[0].qty > 0 ? st->s[0].px : INT64_MIN;
     g->hi[j] = st->s[1].qty > 0 ? st->s[1].px : INT64_MAX;
@@ -40,6 +32,32 @@ static inline void thresholds(const mm_event *ev, int64_t *tb, int64_t *ta)
     if (ev->bs > 0 && ev->b > a) a = ev->b;
     *tb = b;
     *ta = a;
+}
+
+void mm__sim_batch_advance(const mm__tape *tp, const mm_derived *d, mm_state *st, const mm__guards *g, int64_t m,
+                           int64_t i0, int64_t i1)
+{
+    assert(i0 >= 0 && i0 <= i1 && i1 <= tp->t->n && m >= 0);
+    for (int64_t j = 0; j < m; j++) {
+        guard_update(g, j, &st[j]);
+        g->kind[j] = d[j].time_varying ? 0 : d[j].fair_micro ? 2 : 1;
+    }
+    mm_event ev;
+    for (int64_t i = i0; i < i1; i++) {
+        mm__event(tp, i, &ev);
+        int px_changed = ev.b != ev.pb || ev.a != ev.pa || (ev.bs == 0) != (ev.pbs == 0) || (ev.as == 0) != (ev.pas == 0);
+        int book_changed = px_changed || ev.bs != ev.pbs || ev.as != ev.pas;
+        /* Which kinds must run the step for this event regardless of their orders. */
+        uint8_t must[3] = {1, (uint8_t)px_changed, (uint8_t)book_changed};
+        if (ev.n_samples) must[1] = must[2] = 1;
+        int64_t tb, ta;
+        thresholds(&ev, &tb, &ta);
+        for (int64_t j = 0; j < m; j++) {
+            if (!must[g->kind[j]] && g->land[j] > ev.ts && g->lo[j] < tb && g->hi[j] > ta) continue;
+            mm_step_c(&st[j], &ev, &d[j], NULL);
+            guard_update(g, j, &st[j]);
+        }
+    }
 }
 
 int mm_sim_run_batch(const mm_ticks *t, const mm_sim_config *c, const mm_params *p, int64_t n, mm_metrics *out,
@@ -69,7 +87,7 @@ int mm__sim_batch_tape(const mm__tape *tpp, const mm_sim_config *c, const mm_par
     size_t cap = (size_t)(blk > 0 ? blk : 1);
     mm_state *st = aligned_alloc(64, (cap * sizeof(mm_state) + 63) / 64 * 64);
     mm_derived *d = malloc(cap * sizeof(mm_derived));
-    guards g = {malloc(cap * 8), malloc(cap * 8), malloc(cap * 8), malloc(cap)};
+    mm__guards g = {malloc(cap * 8), malloc(cap * 8), malloc(cap * 8), malloc(cap)};
     if (!st || !d || !g.lo || !g.hi || !g.land || !g.kind) {
         free(st);
         free(d);
@@ -84,25 +102,8 @@ int mm__sim_batch_tape(const mm__tape *tpp, const mm_sim_config *c, const mm_par
         for (int64_t j = 0; j < m; j++) {
             mm__derive(&p[j0 + j], &t->inst, &d[j]);
             mm__state_init(&st[j], &tp);
-            guard_update(&g, j, &st[j]);
-            g.kind[j] = d[j].time_varying ? 0 : d[j].fair_micro ? 2 : 1;
         }
-        mm_event ev;
-        for (int64_t i = 0; i < t->n; i++) {
-            mm__event(&tp, i, &ev);
-            int px_changed = ev.b != ev.pb || ev.a != ev.pa || (ev.bs == 0) != (ev.pbs == 0) || (ev.as == 0) != (ev.pas == 0);
-            int book_changed = px_changed || ev.bs != ev.pbs || ev.as != ev.pas;
-            /* Which kinds must run the step for this event regardless of their orders. */
-            uint8_t must[3] = {1, (uint8_t)px_changed, (uint8_t)book_changed};
-            if (ev.n_samples) must[1] = must[2] = 1;
-            int64_t tb, ta;
-            thresholds(&ev, &tb, &ta);
-            for (int64_t j = 0; j < m; j++) {
-                if (!must[g.kind[j]] && g.land[j] > ev.ts && g.lo[j] < tb && g.hi[j] > ta) continue;
-                mm_step_c(&st[j], &ev, &d[j], NULL);
-                guard_update(&g, j, &st[j]);
-            }
-        }
+        mm__sim_batch_advance(&tp, d, st, &g, m, 0, t->n);
         for (int64_t j = 0; j < m; j++) mm__finish(&st[j], &tp, &d[j], c, &out[j0 + j]);
         for (int64_t j = 0; j < m && rc == 0; j++)
             if (st[j].ovf_event) rc = mm__overflow_err(st[j].ovf_event, j0 + j, err);
