@@ -5,6 +5,8 @@
  * allow_crossed /ticks/<SYMBOL>/ts_ns  int64 [n], and bid_px ask_px bid_sz ask_sz trade_px trade_sz
  * (int32 [n]), trade_side (int8 [n]); chunked, optionally shuffle + deflate.
  *
+ * This file writes (mm_ticks_write); h5store_read.c reads (mm_ticks_list, mm_ticks_load).
+ *
  * The HDF5 library's own error printing is switched off around every call into it; errors come back
  * as one-line messages in mm_error. */
 #include <errno.h>
@@ -18,59 +20,13 @@
 #include <unistd.h>
 
 #include "mm_internal.h"
+#include "mm_h5store.h"
 #include "mm_h5util.h"
 #include "mm_stale_tmp.h"
 
-#define FORMAT_TAG "mmsim-ticks/1"
-
-typedef struct col_desc {
-    const char *name;
-    int size; /* bytes per element */
-    int is_signed;
-} col_desc;
-
-static const col_desc COLS[8] = {
-    {"ts_ns", 8, 1},  {"bid_px", 4, 1},   {"ask_px", 4, 1},   {"bid_sz", 4, 1},
-    {"ask_sz", 4, 1}, {"trade_px", 4, 1}, {"trade_sz", 4, 1}, {"trade_side", 1, 1},
-};
-
-static void *col_ptr(const mm_ticks *t, int i)
-{
-    switch (i) {
-    case 0:
-        return t->ts_ns;
-    case 1:
-        return t->bid_px;
-    case 2:
-        return t->ask_px;
-    case 3:
-        return t->bid_sz;
-    case 4:
-        return t->ask_sz;
-    case 5:
-        return t->trade_px;
-    case 6:
-        return t->trade_sz;
-    default:
-        return t->trade_side;
-    }
-}
-
-static hid_t native_type(int i)
-{
-    switch (COLS[i].size) {
-    case 8:
-        return H5T_NATIVE_INT64;
-    case 4:
-        return H5T_NATIVE_INT32;
-    default:
-        return H5T_NATIVE_INT8;
-    }
-}
-
 static hid_t file_type(int i)
 {
-    switch (COLS[i].size) {
+    switch (MM__TICK_COLS[i].size) {
     case 8:
         return H5T_STD_I64LE;
     case 4:
@@ -78,24 +34,6 @@ static hid_t file_type(int i)
     default:
         return H5T_STD_I8LE;
     }
-}
-
-/* Read a numeric scalar attribute converted to mtype. Returns 0, -1 missing, -2 wrong type. */
-static int attr_read_num(hid_t obj, const char *name, hid_t mtype, H5T_class_t want, void *val)
-{
-    if (H5Aexists(obj, name) <= 0) return -1;
-    hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
-    if (a < 0) return -1;
-    hid_t type = H5Aget_type(a);
-    hid_t space = H5Aget_space(a);
-    int rc = -2;
-    H5T_class_t cls = H5Tget_class(type);
-    int ok_class = cls == want || (want == H5T_FLOAT && cls == H5T_INTEGER);
-    if (ok_class && H5Sget_simple_extent_npoints(space) == 1 && H5Aread(a, mtype, val) >= 0) rc = 0;
-    H5Sclose(space);
-    H5Tclose(type);
-    H5Aclose(a);
-    return rc;
 }
 
 /* ---- writing ----
@@ -127,9 +65,9 @@ static int write_column(hid_t grp, const mm_ticks *t, int i, const mm_write_opts
     if (o->compress_level > 0 &&
         (H5Pset_shuffle(dcpl) < 0 || H5Pset_deflate(dcpl, (unsigned)o->compress_level) < 0))
         goto out;
-    ds = H5Dcreate2(grp, COLS[i].name, file_type(i), space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    ds = H5Dcreate2(grp, MM__TICK_COLS[i].name, file_type(i), space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
     if (ds < 0) goto out;
-    if (t->n > 0 && H5Dwrite(ds, native_type(i), H5S_ALL, H5S_ALL, H5P_DEFAULT, col_ptr(t, i)) < 0)
+    if (t->n > 0 && H5Dwrite(ds, mm__tick_col_native(i), H5S_ALL, H5S_ALL, H5P_DEFAULT, mm__tick_col_ptr(t, i)) < 0)
         goto out;
     rc = 0;
 out:
@@ -183,7 +121,7 @@ static int write_group(hid_t file, const char *path, const mm_ticks *t, const mm
     for (int i = 0; i < 8; i++) {
         if (write_column(grp, t, i, o)) {
             mm__errf(err, MM_EHDF5, "%s: instrument %s: column %s: cannot write", path, sym,
-                     COLS[i].name);
+                     MM__TICK_COLS[i].name);
             goto out;
         }
     }
@@ -285,7 +223,7 @@ static int build_image(const char *path, int exists, off_t old_size, const mm_ti
                       exists ? "read" : "create");
         goto out;
     }
-    if (!exists && mm__attr_put_str(file, "mmsim_format", FORMAT_TAG)) {
+    if (!exists && mm__attr_put_str(file, "mmsim_format", MM__TICKS_FORMAT)) {
         rc = mm__errf(err, MM_EHDF5, "%s: cannot write attribute mmsim_format", path);
         goto out;
     }
@@ -391,14 +329,14 @@ int mm_ticks_write(const char *path, mm_ticks *t, const mm_write_opts *opts, mm_
         if (rc) goto out; /* the guard's error */
         mm__attr_get_strbuf(f, "mmsim_format", tag, sizeof tag); /* "" when missing or not a string */
         H5Fclose(f);
-        if (strcmp(tag, FORMAT_TAG) != 0) {
+        if (strcmp(tag, MM__TICKS_FORMAT) != 0) {
             rc = tag[0] ? mm__errf(err, MM_EFORMAT,
                                    "%s: is a %s file, not a tick file (refusing to write into it)",
                                    path, tag)
                         : mm__errf(err, MM_EFORMAT,
                                    "%s: is an HDF5 file without mmsim_format = %s, not a tick file "
                                    "(refusing to write into it)",
-                                   path, FORMAT_TAG);
+                                   path, MM__TICKS_FORMAT);
             goto out;
         }
     }
@@ -424,311 +362,3 @@ out:
     return rc;
 }
 
-/* ---- reading ---- */
-
-static int open_file(const char *path, hid_t *file, mm_error *err)
-{
-    struct stat st;
-    if (stat(path, &st) != 0) return mm__errf(err, -errno, "%s: %s", path, strerror(errno));
-    if (S_ISDIR(st.st_mode)) return mm__errf(err, -EISDIR, "%s: is a directory", path);
-    int rc = mm__h5_open_ro(path, file, err);
-    if (rc == MM__H5_NOT_HDF5) return mm__errf(err, MM_EFORMAT, "%s: not an HDF5 file", path);
-    if (rc == MM__H5_NO_OPEN) return mm__errf(err, MM_EHDF5, "%s: cannot open HDF5 file", path);
-    if (rc) return rc; /* the guard's error */
-    /* The root tag says what the file is: a results file, or any other HDF5 file, is not read as
-     * ticks. */
-    char tag[128];
-    int a = mm__attr_get_strbuf(*file, "mmsim_format", tag, sizeof tag);
-    if (a == -1)
-        rc = mm__errf(err, MM_EFORMAT,
-                      "%s: attribute mmsim_format: missing (not an mmsim tick file; expected %s)",
-                      path, FORMAT_TAG);
-    else if (a == -2)
-        rc = mm__errf(err, MM_EFORMAT, "%s: attribute mmsim_format: must be a string (expected %s)",
-                      path, FORMAT_TAG);
-    else if (a == -3)
-        rc = mm__errf(err, -ENOMEM, "%s: out of memory reading attribute mmsim_format", path);
-    else if (strcmp(tag, FORMAT_TAG) != 0)
-        rc = mm__errf(err, MM_EFORMAT,
-                      "%s: attribute mmsim_format: '%s' is not a tick file format (expected %s)",
-                      path, tag, FORMAT_TAG);
-    if (rc) {
-        H5Fclose(*file);
-        *file = -1;
-    }
-    return rc;
-}
-
-typedef struct list_ctx {
-    char (*symbols)[MM_SYMBOL_MAX];
-    int max, count;
-    char bad[MM_SYMBOL_MAX + 4]; /* the first group name that is not a valid symbol (shortened) */
-} list_ctx;
-
-/* Every member of /ticks is an instrument whose name is its symbol; a name that is not a valid
- * symbol is a malformed file (stops the iteration: the caller reports it). */
-static herr_t list_cb(hid_t g, const char *name, const mm__h5_linfo *info, void *data)
-{
-    (void)g;
-    (void)info;
-    list_ctx *c = data;
-    if (!mm__valid_symbol(name)) {
-        snprintf(c->bad, sizeof c->bad, "%.*s%s", MM_SYMBOL_MAX - 1, name,
-                 strlen(name) >= MM_SYMBOL_MAX ? "..." : "");
-        return 1;
-    }
-    if (c->count < c->max && c->symbols) snprintf(c->symbols[c->count], MM_SYMBOL_MAX, "%s", name);
-    c->count++;
-    return 0;
-}
-
-static int list_in_file(hid_t file, const char *path, char (*symbols)[MM_SYMBOL_MAX], int max,
-                        int *count, mm_error *err)
-{
-    if (H5Lexists(file, "ticks", H5P_DEFAULT) <= 0)
-        return mm__errf(err, MM_EFORMAT, "%s: no /ticks group (not an mmsim tick file)", path);
-    hid_t g = H5Gopen2(file, "ticks", H5P_DEFAULT);
-    if (g < 0) return mm__errf(err, MM_EFORMAT, "%s: /ticks is not a group", path);
-    list_ctx c = {symbols, max, 0, ""};
-    hsize_t idx = 0;
-    herr_t r = MM_H5_LITERATE(g, H5_INDEX_NAME, H5_ITER_INC, &idx, list_cb, &c);
-    H5Gclose(g);
-    if (c.bad[0])
-        return mm__errf(
-            err, MM_EFORMAT,
-            "%s: /ticks/%s: not a valid symbol ([A-Za-z0-9._-]+, at most %d characters)", path,
-            c.bad, MM_SYMBOL_MAX - 1);
-    if (r < 0) return mm__errf(err, MM_EHDF5, "%s: cannot list /ticks", path);
-    *count = c.count;
-    return 0;
-}
-
-int mm_ticks_list(const char *path, char (*symbols)[MM_SYMBOL_MAX], int max, int *count,
-                  mm_error *err)
-{
-    if (!path || !count) return mm__errf(err, -EINVAL, "mm_ticks_list: NULL argument");
-    mm__h5quiet q;
-    mm__h5quiet_begin(&q);
-    hid_t file;
-    int rc = open_file(path, &file, err);
-    if (rc == 0) {
-        rc = list_in_file(file, path, symbols, max, count, err);
-        H5Fclose(file);
-    }
-    mm__h5quiet_end(&q);
-    return rc;
-}
-
-static const char *class_name(hid_t type)
-{
-    switch (H5Tget_class(type)) {
-    case H5T_INTEGER:
-        return "integer";
-    case H5T_FLOAT:
-        return "float";
-    case H5T_STRING:
-        return "string";
-    case H5T_COMPOUND:
-        return "compound";
-    default:
-        return "non-numeric";
-    }
-}
-
-static int load_group(hid_t file, const char *path, const char *sym, int flags, mm_ticks *out,
-                      mm_error *err)
-{
-    char gname[MM_SYMBOL_MAX + 8];
-    snprintf(gname, sizeof gname, "ticks/%s", sym);
-    if (H5Lexists(file, "ticks", H5P_DEFAULT) <= 0 || H5Lexists(file, gname, H5P_DEFAULT) <= 0)
-        return mm__errf(err, MM_ENOTFOUND, "%s: instrument %s: not in the file", path, sym);
-    hid_t grp = H5Gopen2(file, gname, H5P_DEFAULT);
-    if (grp < 0)
-        return mm__errf(err, MM_EFORMAT, "%s: instrument %s: /%s is not a group", path, sym, gname);
-    hid_t ds[8];
-    for (int i = 0; i < 8; i++)
-        ds[i] = -1;
-    mm_ticks t = {0};
-    int rc = 0;
-    int64_t n = -1;
-
-    snprintf(t.inst.symbol, sizeof t.inst.symbol, "%s", sym);
-    int a;
-    /* The symbol attribute repeats the group name (a reader that renames one must rename both). */
-    char stored[MM_SYMBOL_MAX + 4];
-    if ((a = mm__attr_get_strbuf(grp, "symbol", stored, sizeof stored)) != 0) {
-        rc = mm__errf(err, MM_EFORMAT, "%s: instrument %s: attribute symbol: %s", path, sym,
-                      a == -1 ? "missing" : "must be a string");
-        goto out;
-    }
-    if (strcmp(stored, sym) != 0) {
-        rc = mm__errf(err, MM_EFORMAT,
-                      "%s: instrument %s: attribute symbol: '%s' differs from the group name", path,
-                      sym, stored);
-        goto out;
-    }
-    if ((a = attr_read_num(grp, "tick_size", H5T_NATIVE_DOUBLE, H5T_FLOAT, &t.inst.tick_size)) !=
-        0) {
-        rc = mm__errf(err, MM_EFORMAT, "%s: instrument %s: attribute tick_size: %s", path, sym,
-                      a == -1 ? "missing" : "must be a numeric scalar");
-        goto out;
-    }
-    if ((a = attr_read_num(grp, "lot_size", H5T_NATIVE_DOUBLE, H5T_FLOAT, &t.inst.lot_size)) != 0) {
-        rc = mm__errf(err, MM_EFORMAT, "%s: instrument %s: attribute lot_size: %s", path, sym,
-                      a == -1 ? "missing" : "must be a numeric scalar");
-        goto out;
-    }
-    if (mm__attr_get_strbuf(grp, "source", t.inst.source, sizeof t.inst.source) == -2) {
-        rc = mm__errf(err, MM_EFORMAT, "%s: instrument %s: attribute source: must be a string",
-                      path, sym);
-        goto out;
-    }
-    int8_t crossed = 0;
-    if (attr_read_num(grp, "allow_crossed", H5T_NATIVE_INT8, H5T_INTEGER, &crossed) == -2) {
-        rc = mm__errf(err, MM_EFORMAT,
-                      "%s: instrument %s: attribute allow_crossed: must be an integer", path, sym);
-        goto out;
-    }
-    t.inst.allow_crossed = crossed != 0;
-    int have_fp = 0;
-    a = attr_read_num(grp, "fingerprint", H5T_NATIVE_UINT64, H5T_INTEGER, &t.inst.fingerprint);
-    if (a == -2) {
-        rc =
-            mm__errf(err, MM_EFORMAT,
-                     "%s: instrument %s: attribute fingerprint: must be an unsigned 64-bit integer",
-                     path, sym);
-        goto out;
-    }
-    have_fp = a == 0;
-
-    for (int i = 0; i < 8; i++) {
-        if (H5Lexists(grp, COLS[i].name, H5P_DEFAULT) <= 0) {
-            rc = mm__errf(err, MM_EFORMAT, "%s: instrument %s: column %s: missing", path, sym,
-                          COLS[i].name);
-            goto out;
-        }
-        ds[i] = H5Dopen2(grp, COLS[i].name, H5P_DEFAULT);
-        if (ds[i] < 0) {
-            rc = mm__errf(err, MM_EFORMAT, "%s: instrument %s: column %s: not a dataset", path, sym,
-                          COLS[i].name);
-            goto out;
-        }
-        hid_t type = H5Dget_type(ds[i]);
-        int ok = H5Tget_class(type) == H5T_INTEGER && (int)H5Tget_size(type) == COLS[i].size &&
-                 H5Tget_sign(type) == H5T_SGN_2;
-        if (!ok) {
-            rc = mm__errf(
-                err, MM_EFORMAT,
-                "%s: instrument %s: column %s: wrong dtype (%s of %d bytes%s), expected int%d",
-                path, sym, COLS[i].name, class_name(type), (int)H5Tget_size(type),
-                H5Tget_class(type) == H5T_INTEGER && H5Tget_sign(type) == H5T_SGN_NONE
-                    ? ", unsigned"
-                    : "",
-                COLS[i].size * 8);
-            H5Tclose(type);
-            goto out;
-        }
-        H5Tclose(type);
-        hid_t space = H5Dget_space(ds[i]);
-        int nd = H5Sget_simple_extent_ndims(space);
-        hsize_t dim = 0;
-        if (nd == 1) H5Sget_simple_extent_dims(space, &dim, NULL);
-        H5Sclose(space);
-        if (nd != 1) {
-            rc = mm__errf(
-                err, MM_EFORMAT,
-                "%s: instrument %s: column %s: must be one-dimensional (has %d dimensions)", path,
-                sym, COLS[i].name, nd);
-            goto out;
-        }
-        if (i == 0)
-            n = (int64_t)dim;
-        else if ((int64_t)dim != n) {
-            rc = mm__errf(err, MM_EFORMAT,
-                          "%s: instrument %s: column %s: length %" PRId64
-                          " differs from ts_ns length %" PRId64,
-                          path, sym, COLS[i].name, (int64_t)dim, n);
-            goto out;
-        }
-    }
-    if (!have_fp && !(flags & MM_LOAD_NO_VERIFY)) {
-        rc = mm__errf(
-            err, MM_EFORMAT,
-            "%s: instrument %s: attribute fingerprint: missing (skip the check with --no-verify)",
-            path, sym);
-        goto out;
-    }
-    rc = mm_ticks_alloc(&t, n, (flags & MM_LOAD_SHM) ? MM_MEM_SHM : MM_MEM_HEAP);
-    if (rc) {
-        if (flags & MM_LOAD_SHM)
-            mm__errf(err, rc,
-                     "%s: instrument %s: cannot allocate %zu bytes of shared memory (/dev/shm) for "
-                     "%" PRId64 " rows: %s",
-                     path, sym, mm__ticks_block_bytes(n), n, mm_strerror(rc));
-        else
-            mm__errf(err, rc, "%s: instrument %s: cannot allocate %" PRId64 " rows: %s", path, sym,
-                     n, mm_strerror(rc));
-        goto out;
-    }
-    for (int i = 0; i < 8 && n > 0; i++) {
-        if (H5Dread(ds[i], native_type(i), H5S_ALL, H5S_ALL, H5P_DEFAULT, col_ptr(&t, i)) < 0) {
-            rc = mm__errf(err, MM_EHDF5, "%s: instrument %s: column %s: read error", path, sym,
-                          COLS[i].name);
-            goto out;
-        }
-    }
-    if (!(flags & MM_LOAD_NO_VALIDATE)) {
-        rc = mm_ticks_validate(&t, path, err);
-        if (rc) goto out;
-    }
-    if (!(flags & MM_LOAD_NO_VERIFY)) {
-        uint64_t fp = mm_ticks_fingerprint(&t);
-        if (fp != t.inst.fingerprint) {
-            rc = mm__errf(err, MM_ECHECKSUM,
-                          "%s: instrument %s: fingerprint mismatch: stored %016" PRIx64
-                          ", content %016" PRIx64
-                          " (file modified or corrupt; --no-verify skips the check)",
-                          path, sym, t.inst.fingerprint, fp);
-            goto out;
-        }
-    }
-    if (t.mem_kind == MM_MEM_SHM && (rc = mm_ticks_seal(&t)) != 0) {
-        mm__errf(err, rc, "%s: instrument %s: mprotect: %s", path, sym, mm_strerror(rc));
-        goto out;
-    }
-out:
-    for (int i = 7; i >= 0; i--)
-        if (ds[i] >= 0) H5Dclose(ds[i]);
-    H5Gclose(grp);
-    if (rc)
-        mm_ticks_free(&t);
-    else
-        *out = t;
-    return rc;
-}
-
-int mm_ticks_load(const char *path, const char *symbol, int flags, mm_ticks *out, mm_error *err)
-{
-    if (!path || !out) return mm__errf(err, -EINVAL, "mm_ticks_load: NULL argument");
-    if (symbol && !mm__valid_symbol(symbol))
-        return mm__errf(err, MM_EUSAGE, "%s: symbol '%s' must match [A-Za-z0-9._-]+", path, symbol);
-    mm__h5quiet q;
-    mm__h5quiet_begin(&q);
-    hid_t file;
-    int rc = open_file(path, &file, err);
-    if (rc) goto done;
-    char only[1][MM_SYMBOL_MAX];
-    if (!symbol) {
-        int count = 0;
-        rc = list_in_file(file, path, only, 1, &count, err);
-        if (rc == 0 && count != 1)
-            rc = mm__errf(err, MM_EUSAGE, "%s: holds %d instruments; name one with --symbol", path,
-                          count);
-        symbol = only[0];
-    }
-    if (rc == 0) rc = load_group(file, path, symbol, flags, out, err);
-    H5Fclose(file);
-done:
-    mm__h5quiet_end(&q);
-    return rc;
-}

@@ -1,0 +1,58 @@
+/* Internals of the HDF5 tick store shared by its writer (h5store.c) and its reader (h5store_read.c): the
+ * format tag and the eight columns (docs/formats.md). */
+#ifndef MM_H5STORE_H
+#define MM_H5STORE_H
+
+#include <hdf5.h>
+
+#include "mmsim/ticks.h"
+
+#define MM__TICKS_FORMAT "mmsim-ticks/1"
+
+/* The columns in file order; mm__tick_col_ptr(t, i) is column i of a tape. */
+typedef struct mm__tick_col {
+    const char *name;
+    int size; /* bytes per element */
+    int is_signed;
+} mm__tick_col;
+
+static const mm__tick_col MM__TICK_COLS[8] = {
+    {"ts_ns", 8, 1},  {"bid_px", 4, 1},   {"ask_px", 4, 1},   {"bid_sz", 4, 1},
+    {"ask_sz", 4, 1}, {"trade_px", 4, 1}, {"trade_sz", 4, 1}, {"trade_side", 1, 1},
+};
+
+static inline void *mm__tick_col_ptr(const mm_ticks *t, int i)
+{
+    switch (i) {
+    case 0:
+        return t->ts_ns;
+    case 1:
+        return t->bid_px;
+    case 2:
+        return t->ask_px;
+    case 3:
+        return t->bid_sz;
+    case 4:
+        return t->ask_sz;
+    case 5:
+        return t->trade_px;
+    case 6:
+        return t->trade_sz;
+    default:
+        return t->trade_side;
+    }
+}
+
+static inline hid_t mm__tick_col_native(int i)
+{
+    switch (MM__TICK_COLS[i].size) {
+    case 8:
+        return H5T_NATIVE_INT64;
+    case 4:
+        return H5T_NATIVE_INT32;
+    default:
+        return H5T_NATIVE_INT8;
+    }
+}
+
+#endif
