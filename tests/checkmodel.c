@@ -126,9 +126,25 @@ static int run_batch(const mm_ticks *t, const mm_sim_config *c, const mm_params 
     return r;
 }
 
+#ifdef CK_SELFTEST
+/* The checker's own test (Meson test checkmodel_reports): the batched kernel with a bug injected at event
+ * CK_BUG_EVENT (every combination counts one order too many); the checker must name the field and the event. */
+#define CK_BUG_EVENT 777
+static int advance_broken(const mm__tape *tp, const mm_derived *d, mm_state *st, int64_t m, int64_t i0, int64_t i1)
+{
+    if (i0 > CK_BUG_EVENT || i1 <= CK_BUG_EVENT) return advance_batch(tp, d, st, m, i0, i1);
+    int rc = advance_batch(tp, d, st, m, i0, CK_BUG_EVENT + 1);
+    for (int64_t j = 0; j < m; j++) st[j].orders++;
+    return rc ? rc : advance_batch(tp, d, st, m, CK_BUG_EVENT + 1, i1);
+}
+#endif
+
 static const ck_kernel kernels[] = {
     {"c", advance_c, run_c, CK_REFERENCE | CK_PER_COMBO}, /* mm_step_c, mm_sim_run_c: the reference */
     {"batch", advance_batch, run_batch, 0},               /* mm__sim_batch_advance, mm_sim_run_batch */
+#ifdef CK_SELFTEST
+    {"broken", advance_broken, NULL, 0},
+#endif
 };
 #define CK_NKERNELS ((int)(sizeof kernels / sizeof kernels[0]))
 #define CK_CHECKPOINTS 8
