@@ -176,7 +176,8 @@ static int print_table(const show *s, const rows *t, int all)
         snprintf(CELL(r + 1, 0), cell, "%" PRId64, r + 1);
         snprintf(CELL(r + 1, 1), cell, "%" PRId64, t->ids[r]);
         for (int a = 0; a < in->n_axes; a++)
-            mm_results_axis_format(&in->axes[a], t->idx[(size_t)r * na + (size_t)a], CELL(r + 1, 2 + a), cell);
+            mm_results_axis_format(&in->axes[a], t->idx[(size_t)r * na + (size_t)a],
+                                   CELL(r + 1, 2 + a), cell);
         for (int j = 0; j < nm; j++) {
             double f = 0;
             int64_t i = 0;
@@ -283,7 +284,8 @@ int cmd_show(int argc, char **argv)
         rc = MM_EXIT_RUNTIME;
         goto out;
     }
-    s.q.metric = mm_results_metric_find(sort ? sort : s.info->meta.objective, s.info->meta.markout_ns);
+    s.q.metric =
+        mm_results_metric_find(sort ? sort : s.info->meta.objective, s.info->meta.markout_ns);
     if (s.q.metric < 0) {
         char list[1024];
         mm_results_metric_list(s.info->meta.markout_ns, list, sizeof list);
@@ -315,7 +317,8 @@ int cmd_show(int argc, char **argv)
     }
     /* Room for the rows asked for, at most the table. */
     s.q.k = top < s.info->n_rows ? top : s.info->n_rows;
-    size_t room = (size_t)(s.q.k > 0 ? s.q.k : 1), na = (size_t)(s.info->n_axes > 0 ? s.info->n_axes : 1);
+    size_t room = (size_t)(s.q.k > 0 ? s.q.k : 1),
+           na = (size_t)(s.info->n_axes > 0 ? s.info->n_axes : 1);
     t.ids = calloc(room, sizeof *t.ids);
     t.m = t.ids ? calloc(room, sizeof *t.m) : NULL;
     t.idx = t.m ? calloc(room * na, sizeof *t.idx) : NULL;

@@ -1,6 +1,7 @@
-/* Queries on a results file (docs/results.md, "Queries"): metric and axis lookups by name, the text of
- * an axis value, and the best k rows by one metric column, ranked by the keys of the objective index
- * (results_index.c), so that `mmsim show`, a report and the stored index can never disagree. */
+/* Queries on a results file (docs/results.md, "Queries"): metric and axis lookups by name, the text
+ * of an axis value, and the best k rows by one metric column, ranked by the keys of the objective
+ * index (results_index.c), so that `mmsim show`, a report and the stored index can never disagree.
+ */
 #include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -58,8 +59,8 @@ static int is_decimal_int(const char *s)
     return 1;
 }
 
-/* [+-] digits [. digits] [(e|E) [+-] digits], or with the digits after the point only: what strtod would
- * read, less blanks, hex, inf and nan. */
+/* [+-] digits [. digits] [(e|E) [+-] digits], or with the digits after the point only: what strtod
+ * would read, less blanks, hex, inf and nan. */
 static int is_decimal_real(const char *s)
 {
     int digits = 0;
@@ -149,16 +150,18 @@ uint64_t mm_results_rank_key(const mm_metrics *m, int metric, int ascending)
         return ascending ? ~desc : desc;
     }
     if (t != MM_COL_F64) return UINT64_MAX;
-    /* NaN is UINT64_MAX (last) in both directions. Every other value maps strictly inside (0, UINT64_MAX)
-     * (results_index.c), so its complement is the reverse order and still ranks before NaN. */
+    /* NaN is UINT64_MAX (last) in both directions. Every other value maps strictly inside (0,
+     * UINT64_MAX) (results_index.c), so its complement is the reverse order and still ranks before
+     * NaN. */
     uint64_t desc = mm__index_key_f64(f);
     return ascending && !isnan(f) ? ~desc : desc;
 }
 
 /* ---- top k ---- */
 
-/* A candidate row: its rank key, its id, and the slot of the caller's arrays that holds its axis indices
- * and metrics (slots are handed out in arrival order and reused when a row leaves the heap). */
+/* A candidate row: its rank key, its id, and the slot of the caller's arrays that holds its axis
+ * indices and metrics (slots are handed out in arrival order and reused when a row leaves the
+ * heap). */
 typedef struct cand {
     uint64_t key;
     int64_t id;
@@ -206,7 +209,8 @@ static void sift_up(heap *h, int64_t i)
     }
 }
 
-/* Slot the caller should fill with the row's data, or -1 when the row does not make the best cap. */
+/* Slot the caller should fill with the row's data, or -1 when the row does not make the best cap.
+ */
 static int64_t heap_offer(heap *h, uint64_t key, int64_t id)
 {
     cand c = {key, id, h->n};
@@ -234,8 +238,8 @@ static void heap_sort(heap *h)
     h->n = n;
 }
 
-/* Put slot c[i].slot's data at position i, for every i, in place: follow each cycle of the permutation
- * once with one row of scratch (tmp). Marks done entries with slot = -1. */
+/* Put slot c[i].slot's data at position i, for every i, in place: follow each cycle of the
+ * permutation once with one row of scratch (tmp). Marks done entries with slot = -1. */
 static void permute(cand *c, int64_t n, int64_t *ids, int32_t *axis_idx, size_t na, mm_metrics *m,
                     int32_t *tmp_idx)
 {
@@ -257,7 +261,8 @@ static void permute(cand *c, int64_t n, int64_t *ids, int32_t *axis_idx, size_t 
                 if (m) m[j] = tm;
                 break;
             }
-            if (axis_idx) memcpy(axis_idx + (size_t)j * na, axis_idx + (size_t)s * na, na * sizeof *tmp_idx);
+            if (axis_idx)
+                memcpy(axis_idx + (size_t)j * na, axis_idx + (size_t)s * na, na * sizeof *tmp_idx);
             if (m) m[j] = m[s];
             j = s;
         }
@@ -266,23 +271,26 @@ static void permute(cand *c, int64_t n, int64_t *ids, int32_t *axis_idx, size_t 
         ids[i] = c[i].id;
 }
 
-static int top_index(mm_results_reader *r, const mm_results_info *in, int64_t k, int64_t *ids, int32_t *axis_idx,
-                     mm_metrics *m, mm_error *err)
+static int top_index(mm_results_reader *r, const mm_results_info *in, int64_t k, int64_t *ids,
+                     int32_t *axis_idx, mm_metrics *m, mm_error *err)
 {
     int rc = k ? mm_results_read_index(r, in->meta.objective, 0, k, ids, err) : 0;
     size_t na = (size_t)in->n_axes;
     for (int64_t i = 0; rc == 0 && i < k && (axis_idx || m); i++)
-        rc = mm_results_read(r, ids[i], 1, axis_idx ? axis_idx + (size_t)i * na : NULL, m ? &m[i] : NULL, err);
+        rc = mm_results_read(r, ids[i], 1, axis_idx ? axis_idx + (size_t)i * na : NULL,
+                             m ? &m[i] : NULL, err);
     return rc;
 }
 
-static int top_scan(mm_results_reader *r, const mm_results_info *in, const mm_results_query *q, int64_t k,
-                    int64_t *ids, int32_t *axis_idx, mm_metrics *m, int64_t *matched, mm_error *err)
+static int top_scan(mm_results_reader *r, const mm_results_info *in, const mm_results_query *q,
+                    int64_t k, int64_t *ids, int32_t *axis_idx, mm_metrics *m, int64_t *matched,
+                    mm_error *err)
 {
     const int64_t n = in->n_rows;
     const int64_t block = n < MM_RESULTS_BLOCK ? (n > 0 ? n : 1) : MM_RESULTS_BLOCK;
     const size_t na = (size_t)in->n_axes, na1 = na ? na : 1;
-    int32_t *bidx = malloc((size_t)block * na1 * sizeof *bidx), *tmp_idx = malloc(na1 * sizeof *tmp_idx);
+    int32_t *bidx = malloc((size_t)block * na1 * sizeof *bidx),
+            *tmp_idx = malloc(na1 * sizeof *tmp_idx);
     mm_metrics *bm = malloc((size_t)block * sizeof *bm);
     heap h = {calloc((size_t)(k ? k : 1), sizeof(cand)), 0, k};
     int rc = 0;
@@ -301,7 +309,8 @@ static int top_scan(mm_results_reader *r, const mm_results_info *in, const mm_re
                 ok = ri[q->where[j].axis] == q->where[j].value;
             if (!ok) continue;
             ++*matched;
-            int64_t slot = heap_offer(&h, mm_results_rank_key(&bm[i], q->metric, q->ascending), first + i);
+            int64_t slot =
+                heap_offer(&h, mm_results_rank_key(&bm[i], q->metric, q->ascending), first + i);
             if (slot < 0) continue;
             if (axis_idx) memcpy(axis_idx + (size_t)slot * na, ri, na * sizeof *ri);
             if (m) m[slot] = bm[i];
@@ -327,17 +336,23 @@ int mm_results_top(mm_results_reader *r, const mm_results_query *q, int64_t *ids
     if (!r || !q) return mm__errf(err, -EINVAL, "mm_results_top: NULL argument");
     const mm_results_info *in = mm_results_describe(r);
     if (q->metric < 0 || q->metric >= MM_RESULTS_METRICS)
-        return mm__errf(err, -EINVAL, "mm_results_top: metric %d outside [0, %d)", q->metric, MM_RESULTS_METRICS);
-    if (q->k < 0) return mm__errf(err, -EINVAL, "mm_results_top: k = %" PRId64 " is negative", q->k);
+        return mm__errf(err, -EINVAL, "mm_results_top: metric %d outside [0, %d)", q->metric,
+                        MM_RESULTS_METRICS);
+    if (q->k < 0)
+        return mm__errf(err, -EINVAL, "mm_results_top: k = %" PRId64 " is negative", q->k);
     if (q->n_where < 0 || (q->n_where > 0 && !q->where))
         return mm__errf(err, -EINVAL, "mm_results_top: bad filter list");
     for (int32_t j = 0; j < q->n_where; j++) {
         const mm_results_where *w = &q->where[j];
         if (w->axis < 0 || w->axis >= in->n_axes)
-            return mm__errf(err, -EINVAL, "mm_results_top: filter %" PRId32 ": axis %" PRId32 " outside [0, %" PRId32 ")",
+            return mm__errf(err, -EINVAL,
+                            "mm_results_top: filter %" PRId32 ": axis %" PRId32
+                            " outside [0, %" PRId32 ")",
                             j, w->axis, in->n_axes);
         if (w->value < 0 || w->value >= in->axes[w->axis].n)
-            return mm__errf(err, -EINVAL, "mm_results_top: filter %" PRId32 ": value %" PRId32 " is not on axis %s",
+            return mm__errf(err, -EINVAL,
+                            "mm_results_top: filter %" PRId32 ": value %" PRId32
+                            " is not on axis %s",
                             j, w->value, in->axes[w->axis].key);
     }
     int64_t k = q->k < in->n_rows ? q->k : in->n_rows;

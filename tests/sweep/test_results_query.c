@@ -1,6 +1,6 @@
-/* Results queries (docs/results.md, "Queries"): mm_results_top against a brute-force ranking (ties by
- * ascending id, NaN last both ways, -0 == +0, filters, k = 0, k beyond the table, several blocks), the
- * stored index used only where it gives the same answer, and the lookups by name. */
+/* Results queries (docs/results.md, "Queries"): mm_results_top against a brute-force ranking (ties
+ * by ascending id, NaN last both ways, -0 == +0, filters, k = 0, k beyond the table, several
+ * blocks), the stored index used only where it gives the same answer, and the lookups by name. */
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -32,9 +32,10 @@ static int cmp_ref(const void *x, const void *y)
     return (a->id > b->id) - (a->id < b->id);
 }
 
-/* Reference top of a table whose row i has axis indices idx[i] and metrics m[i]; returns matched. */
-static int64_t ref_top(const int32_t *idx, const mm_metrics *m, int64_t n, int n_axes, const mm_results_query *q,
-                       int64_t *ids)
+/* Reference top of a table whose row i has axis indices idx[i] and metrics m[i]; returns matched.
+ */
+static int64_t ref_top(const int32_t *idx, const mm_metrics *m, int64_t n, int n_axes,
+                       const mm_results_query *q, int64_t *ids)
 {
     ref_row *r = malloc((size_t)(n ? n : 1) * sizeof *r);
     int64_t k = 0;
@@ -79,19 +80,21 @@ static void check_top(mm_results_reader *r, const int32_t *idx, const mm_metrics
                       const mm_results_query *q, int want_index, const char *what)
 {
     int64_t room = q->k < n ? q->k : n;
-    int64_t *got = calloc((size_t)(room ? room : 1), sizeof *got), *want = calloc((size_t)(room ? room : 1), sizeof *want);
+    int64_t *got = calloc((size_t)(room ? room : 1), sizeof *got),
+            *want = calloc((size_t)(room ? room : 1), sizeof *want);
     int32_t *gidx = calloc((size_t)(room ? room : 1) * RF_AXES, sizeof *gidx);
     mm_metrics *gm = calloc((size_t)(room ? room : 1), sizeof *gm);
     mm_results_top_info info;
     mm_error e = {0};
     cr_assert_eq(mm_results_top(r, q, got, gidx, gm, &info, &e), 0, "%s: %s", what, e.msg);
     int64_t matched = ref_top(idx, m, n, RF_AXES, q, want);
-    cr_assert_eq(info.matched, matched, "%s: matched %" PRId64 ", expected %" PRId64, what, info.matched, matched);
+    cr_assert_eq(info.matched, matched, "%s: matched %" PRId64 ", expected %" PRId64, what,
+                 info.matched, matched);
     cr_assert_eq(info.n, matched < room ? matched : room, "%s: n %" PRId64, what, info.n);
     cr_assert_eq(info.from_index, want_index, "%s: from_index %d", what, info.from_index);
     for (int64_t i = 0; i < info.n; i++) {
-        cr_assert_eq(got[i], want[i], "%s: rank %" PRId64 ": id %" PRId64 ", expected %" PRId64, what, i + 1, got[i],
-                     want[i]);
+        cr_assert_eq(got[i], want[i], "%s: rank %" PRId64 ": id %" PRId64 ", expected %" PRId64,
+                     what, i + 1, got[i], want[i]);
         cr_assert(memcmp(gidx + i * RF_AXES, idx + got[i] * RF_AXES, RF_AXES * sizeof *gidx) == 0,
                   "%s: rank %" PRId64 ": axis indices of another row", what, i + 1);
         for (int j = 0; j < MM_RESULTS_METRICS; j++) {
@@ -99,8 +102,8 @@ static void check_top(mm_results_reader *r, const int32_t *idx, const mm_metrics
             int64_t ia = 0, ib = 0;
             mm_results_metric_value(&gm[i], j, &fa, &ia);
             mm_results_metric_value(&m[got[i]], j, &fb, &ib);
-            cr_assert(ia == ib && memcmp(&fa, &fb, sizeof fa) == 0, "%s: rank %" PRId64 ": metric %d of another row",
-                      what, i + 1, j);
+            cr_assert(ia == ib && memcmp(&fa, &fb, sizeof fa) == 0,
+                      "%s: rank %" PRId64 ": metric %d of another row", what, i + 1, j);
         }
     }
     free(got);
@@ -112,7 +115,9 @@ static void check_top(mm_results_reader *r, const int32_t *idx, const mm_metrics
 Test(query, top_matches_a_full_sort_for_every_metric_both_ways)
 {
     rf_table t;
-    rf_init(&t, 4); /* 480 rows, ties in the integer columns and in pnl, a -0.0 (row 5), a NaN (row 7) */
+    rf_init(
+        &t,
+        4); /* 480 rows, ties in the integer columns and in pnl, a -0.0 (row 5), a NaN (row 7) */
     mm_error e = {0};
     const char *p = tu_path("q.h5");
     cr_assert_eq(rf_write(p, &t, 37, 3, NULL, &e), 0, "%s", e.msg);
@@ -156,7 +161,8 @@ static const char *write_pnl(const char *name, const double *v, int n, int32_t *
     return p;
 }
 
-static void top_ids(mm_results_reader *r, const mm_results_query *q, int64_t *ids, mm_results_top_info *info)
+static void top_ids(mm_results_reader *r, const mm_results_query *q, int64_t *ids,
+                    mm_results_top_info *info)
 {
     mm_error e = {0};
     cr_assert_eq(mm_results_top(r, q, ids, NULL, NULL, info, &e), 0, "%s", e.msg);
@@ -179,7 +185,8 @@ Test(query, ties_by_ascending_id_nan_last_both_ways_and_minus_zero_equals_zero)
     cr_assert_eq(mm_results_read_index(r, "pnl", 0, 10, ix, &e), 0, "%s", e.msg);
     for (int i = 0; i < 10; i++)
         cr_assert(got[i] == desc[i] && ix[i] == desc[i], "desc rank %d: %ld", i + 1, (long)got[i]);
-    /* The same ranking by a scan (a filter that every row passes: tape 0), which is how the keys are used. */
+    /* The same ranking by a scan (a filter that every row passes: tape 0), which is how the keys
+     * are used. */
     mm_results_where all = {0, 0};
     top_ids(r, &(mm_results_query){.metric = 0, .k = 10, .where = &all, .n_where = 1}, got, &info);
     cr_assert(!info.from_index && info.matched == 10);
@@ -210,7 +217,8 @@ Test(query, ties_by_ascending_id_nan_last_both_ways_and_minus_zero_equals_zero)
 
 Test(query, integer_columns_rank_by_exact_int64)
 {
-    /* Two values that are the same double but different int64: the key must not go through double. */
+    /* Two values that are the same double but different int64: the key must not go through double.
+     */
     int32_t idx[3 * RF_AXES];
     mm_metrics m[3];
     const double v[3] = {0, 0, 0};
@@ -252,7 +260,8 @@ Test(query, filters_combine_with_and_on_axis_value_indices)
     top_ids(r, &q, ids, &info);
     cr_assert_eq(info.matched, 20);
     for (int64_t i = 0; i < info.n; i++)
-        cr_assert(idx[ids[i] * RF_AXES] == 1 && idx[ids[i] * RF_AXES + 1] == 1 && idx[ids[i] * RF_AXES + 3] == 2);
+        cr_assert(idx[ids[i] * RF_AXES] == 1 && idx[ids[i] * RF_AXES + 1] == 1 &&
+                  idx[ids[i] * RF_AXES + 3] == 2);
     /* The same filter twice is the filter once; two values of one axis match nothing. */
     w[0] = w[1] = (mm_results_where){2, 3};
     q = (mm_results_query){.metric = 0, .where = w, .n_where = 2, .k = 30};
@@ -265,7 +274,8 @@ Test(query, filters_combine_with_and_on_axis_value_indices)
     int64_t a[480];
     int64_t n = 0;
     for (int tp = 0; tp < 2; tp++) {
-        top_ids(r, &(mm_results_query){.metric = 0, .where = &wtape[tp], .n_where = 1, .k = 480}, a + n, &info);
+        top_ids(r, &(mm_results_query){.metric = 0, .where = &wtape[tp], .n_where = 1, .k = 480},
+                a + n, &info);
         n += info.n;
     }
     cr_assert_eq(n, 480);
@@ -287,13 +297,15 @@ Test(query, k_zero_and_k_beyond_the_table)
     fixture_rows(&t, &idx, &m);
     mm_results_reader *r = open_or_die(p);
     mm_results_top_info info;
-    /* k = 0: no rows, ids may be NULL, matched still counted (scan with a filter; n_rows without). */
+    /* k = 0: no rows, ids may be NULL, matched still counted (scan with a filter; n_rows without).
+     */
     mm_results_where w = {2, 0};
-    cr_assert_eq(mm_results_top(r, &(mm_results_query){.metric = 3, .where = &w, .n_where = 1}, NULL, NULL, NULL,
-                                &info, &e),
+    cr_assert_eq(mm_results_top(r, &(mm_results_query){.metric = 3, .where = &w, .n_where = 1},
+                                NULL, NULL, NULL, &info, &e),
                  0, "%s", e.msg);
     cr_assert(info.n == 0 && info.matched == 24);
-    cr_assert_eq(mm_results_top(r, &(mm_results_query){.metric = 0}, NULL, NULL, NULL, &info, &e), 0, "%s", e.msg);
+    cr_assert_eq(mm_results_top(r, &(mm_results_query){.metric = 0}, NULL, NULL, NULL, &info, &e),
+                 0, "%s", e.msg);
     cr_assert(info.n == 0 && info.matched == 120 && info.from_index);
     /* k far beyond the table: every row, arrays of n_rows suffice. */
     for (int metric = 0; metric < 3; metric++) {
@@ -320,11 +332,15 @@ Test(query, scan_spans_several_blocks)
     mm_metrics *m;
     fixture_rows(&t, &idx, &m);
     mm_results_reader *r = open_or_die(p);
-    check_top(r, idx, m, t.n_rows, &(mm_results_query){.metric = 11, .k = 300}, 1, "sharpe from the index");
-    check_top(r, idx, m, t.n_rows, &(mm_results_query){.metric = 11, .ascending = 1, .k = 300}, 0, "sharpe asc");
-    check_top(r, idx, m, t.n_rows, &(mm_results_query){.metric = 0, .k = 1000}, 0, "pnl (not the objective)");
+    check_top(r, idx, m, t.n_rows, &(mm_results_query){.metric = 11, .k = 300}, 1,
+              "sharpe from the index");
+    check_top(r, idx, m, t.n_rows, &(mm_results_query){.metric = 11, .ascending = 1, .k = 300}, 0,
+              "sharpe asc");
+    check_top(r, idx, m, t.n_rows, &(mm_results_query){.metric = 0, .k = 1000}, 0,
+              "pnl (not the objective)");
     mm_results_where w = {4, 599}; /* rep: the last value, rows in the second block */
-    check_top(r, idx, m, t.n_rows, &(mm_results_query){.metric = 8, .where = &w, .n_where = 1, .k = 7}, 0, "rep 599");
+    check_top(r, idx, m, t.n_rows,
+              &(mm_results_query){.metric = 8, .where = &w, .n_where = 1, .k = 7}, 0, "rep 599");
     mm_results_close(r);
     free(idx);
     free(m);
@@ -357,8 +373,12 @@ Test(query, bad_queries_are_einval_before_any_read)
         cr_assert_eq(mm_results_top(r, &c[i].q, ids, NULL, NULL, NULL, &e), -EINVAL, "case %zu", i);
         cr_assert(strstr(e.msg, c[i].msg), "case %zu: %s", i, e.msg);
     }
-    cr_assert_eq(mm_results_top(r, &(mm_results_query){.metric = 0, .k = 1}, NULL, NULL, NULL, NULL, &e), -EINVAL);
-    cr_assert_eq(mm_results_top(NULL, &(mm_results_query){.metric = 0, .k = 1}, ids, NULL, NULL, NULL, &e), -EINVAL);
+    cr_assert_eq(
+        mm_results_top(r, &(mm_results_query){.metric = 0, .k = 1}, NULL, NULL, NULL, NULL, &e),
+        -EINVAL);
+    cr_assert_eq(
+        mm_results_top(NULL, &(mm_results_query){.metric = 0, .k = 1}, ids, NULL, NULL, NULL, &e),
+        -EINVAL);
     cr_assert_eq(mm_results_top(r, NULL, ids, NULL, NULL, NULL, &e), -EINVAL);
     mm_results_close(r);
     rf_free(&t);
@@ -376,8 +396,10 @@ Test(query, metric_and_axis_lookups_by_name)
     cr_assert_eq(mm_results_metric_find(NULL, mk), MM_ENOTFOUND);
     char list[640];
     mm_results_metric_list(mk, list, sizeof list);
-    cr_assert_str_eq(list, "pnl, fees, volume, fills_bid, fills_ask, orders, cancels, rejects, final_q, max_abs_q, "
-                           "mean_abs_q, sharpe, max_drawdown, markout_1s, markout_500ms, markout_250us");
+    cr_assert_str_eq(
+        list,
+        "pnl, fees, volume, fills_bid, fills_ask, orders, cancels, rejects, final_q, max_abs_q, "
+        "mean_abs_q, sharpe, max_drawdown, markout_1s, markout_500ms, markout_250us");
     char small[20];
     mm_results_metric_list(mk, small, sizeof small);
     cr_assert_str_eq(small, "pnl, fees, volume"); /* whole names only */
@@ -398,23 +420,44 @@ Test(query, metric_and_axis_lookups_by_name)
         const char *text;
         int32_t want; /* -1: MM_ENOTFOUND */
     } v[] = {
-        {0, "day \"2\",b.h5#BBB", 1}, {0, "day1.h5#AAA", 0}, {0, "day1.h5", -1},  {3, "log", 2},
-        {3, "Log", -1},                {2, "10", 3},          {2, "-0", -1},       {2, "010", 3},
-        {2, "+10", -1},                {2, " 10", -1},        {2, "0xa", -1},      {2, "10.0", -1},
-        {2, "99999999999999999999", -1}, {1, "0.5", 1},       {1, "5e-1", 1},      {1, ".5", 1},
-        {1, "2.5", 3},                 {1, "2.5000000001", 3}, {1, "2.50001", -1}, {1, "0x1", -1},
-        {1, "inf", -1},                {1, "nan", -1},        {1, "1e999", -1},    {1, "", -1},
-        {1, "1 ", -1},                 {4, "103", 1},         {4, "109", 3},       {4, "104", -1},
+        {0, "day \"2\",b.h5#BBB", 1},
+        {0, "day1.h5#AAA", 0},
+        {0, "day1.h5", -1},
+        {3, "log", 2},
+        {3, "Log", -1},
+        {2, "10", 3},
+        {2, "-0", -1},
+        {2, "010", 3},
+        {2, "+10", -1},
+        {2, " 10", -1},
+        {2, "0xa", -1},
+        {2, "10.0", -1},
+        {2, "99999999999999999999", -1},
+        {1, "0.5", 1},
+        {1, "5e-1", 1},
+        {1, ".5", 1},
+        {1, "2.5", 3},
+        {1, "2.5000000001", 3},
+        {1, "2.50001", -1},
+        {1, "0x1", -1},
+        {1, "inf", -1},
+        {1, "nan", -1},
+        {1, "1e999", -1},
+        {1, "", -1},
+        {1, "1 ", -1},
+        {4, "103", 1},
+        {4, "109", 3},
+        {4, "104", -1},
     };
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
         int32_t k = -7;
         int rc = mm_results_axis_value(&in->axes[v[i].axis], v[i].text, &k);
         if (v[i].want < 0)
-            cr_assert(rc == MM_ENOTFOUND && k == -7, "'%s' on %s: rc %d, k %d", v[i].text, in->axes[v[i].axis].key,
-                      rc, k);
+            cr_assert(rc == MM_ENOTFOUND && k == -7, "'%s' on %s: rc %d, k %d", v[i].text,
+                      in->axes[v[i].axis].key, rc, k);
         else
-            cr_assert(rc == 0 && k == v[i].want, "'%s' on %s: rc %d, k %d", v[i].text, in->axes[v[i].axis].key, rc,
-                      k);
+            cr_assert(rc == 0 && k == v[i].want, "'%s' on %s: rc %d, k %d", v[i].text,
+                      in->axes[v[i].axis].key, rc, k);
     }
     char b[64];
     mm_results_axis_format(&in->axes[1], 0, b, sizeof b);
@@ -428,8 +471,8 @@ Test(query, metric_and_axis_lookups_by_name)
     mm_results_close(r);
     rf_free(&t);
 
-    /* Floats as the shortest text that reads back, and "0.3" finds 0.1 + 0.2 (within 1e-9 relative, and
-     * ambiguity is not a match). */
+    /* Floats as the shortest text that reads back, and "0.3" finds 0.1 + 0.2 (within 1e-9 relative,
+     * and ambiguity is not a match). */
     const double f[4] = {0.1 + 0.2, 1e-7, 1.0 / 3, 2.5};
     mm_results_axis a = {.key = "x", .type = MM_COL_F64, .n = 4, .f64 = f};
     mm_results_axis_format(&a, 0, b, sizeof b);
@@ -444,5 +487,6 @@ Test(query, metric_and_axis_lookups_by_name)
     const double g[2] = {1.0, 1.0 + 1e-12};
     mm_results_axis amb = {.key = "y", .type = MM_COL_F64, .n = 2, .f64 = g};
     cr_assert(mm_results_axis_value(&amb, "1", &k) == 0 && k == 0, "an exact match wins");
-    cr_assert_eq(mm_results_axis_value(&amb, "1.0000000000005", &k), MM_ENOTFOUND, "two near values: ambiguous");
+    cr_assert_eq(mm_results_axis_value(&amb, "1.0000000000005", &k), MM_ENOTFOUND,
+                 "two near values: ambiguous");
 }
