@@ -1,0 +1,158 @@
+/* checkmodel: seeded draws of tapes, their perturbations and parameter combinations. */
+#include <math.h>
+#include <stdio.h>
+
+#include "checkmodel.h"
+#include "mm_rng.h"
+
+uint64_t ck_seed = 1;
+static uint32_t g_ctr;
+
+uint32_t ck_rnd(void)
+{
+    return mm_rng4(ck_seed, g_ctr++, 0xC0FFEE, 0, 0).v[0];
+}
+static double rndu(void)
+{
+    return (double)ck_rnd() / 4294967296.0;
+}
+
+/* A double in [lo, hi] (hi_open: [lo, hi)): an endpoint one time in four (the largest double below hi when
+ * open), else log-uniform when lo > 0 and uniform on a log scale from 1e-6 x hi otherwise. */
+static double wide_d(double lo, double hi, int hi_open)
+{
+    uint32_t r = ck_rnd() % 8;
+    double top = hi_open ? nextafter(hi, lo) : hi;
+    if (r == 0) return lo;
+    if (r == 1) return top;
+    double a = lo > 0 ? lo : hi * 1e-6;
+    double v = exp(log(a) + (log(top) - log(a)) * rndu());
+    if (lo <= 0 && ck_rnd() % 4 == 0) v = (top - lo) * rndu() + lo;
+    return v < lo ? lo : v > top ? top : v;
+}
+
+static int64_t wide_i(int64_t lo, int64_t hi)
+{
+    uint32_t r = ck_rnd() % 8;
+    if (r == 0) return lo;
+    if (r == 1) return hi;
+    double v = wide_d(lo > 0 ? (double)lo : 1.0, (double)hi, 0);
+    int64_t x = (int64_t)v;
+    return x < lo ? lo : x > hi ? hi : x;
+}
+
+void ck_random_params(mm_params *p)
+{
+    mm_params_defaults(p);
+    p->strategy = (int32_t)(ck_rnd() % 3);
+    p->spread_ticks = (double)(ck_rnd() % 6) + (ck_rnd() % 2 ? 0.5 : 0.0);
+    p->skew_ticks = (ck_rnd() % 3) * 0.25;
+    p->fair_micro = (int32_t)(ck_rnd() % 2);
+    p->as_gamma = 0.01 + rndu();
+    p->as_k = 0.5 + 2 * rndu();
+    p->as_sigma = 0.5 + 3 * rndu();
+    p->as_horizon_s = ck_rnd() % 4 == 0 ? 0 : 1 + 30 * rndu();
+    p->glft_gamma = 0.01 + rndu();
+    p->glft_k = 0.5 + 2 * rndu();
+    p->glft_A = 0.5 + 5 * rndu();
+    p->glft_sigma = 0.5 + 3 * rndu();
+    p->glft_Q = 1 + (int32_t)(ck_rnd() % 10);
+    p->quote_size = 1 + (int32_t)(ck_rnd() % 5);
+    p->inv_limit = p->quote_size * (1 + (int32_t)(ck_rnd() % 8));
+    p->requote_ticks = 1 + (int32_t)(ck_rnd() % 3);
+    p->queue_rule = (int32_t)(ck_rnd() % 3);
+    p->queue_n = ck_rnd() % 4 ? 0.5 + 2.5 * rndu() : 100 * (1 - rndu()); /* steep rules too, up to n = 100 */
+    p->trade_through_only = ck_rnd() % 5 == 0;
+    p->post_only = ck_rnd() % 3 != 0;
+    p->latency_ns = ck_rnd() % 3 == 0 ? 0 : (int64_t)(ck_rnd() % 5000000);
+    p->feed_latency_ns = ck_rnd() % 2 ? 0 : (int64_t)(ck_rnd() % 2000000);
+    p->maker_fee_bps = (double)((int)(ck_rnd() % 5) - 2) * 0.5;
+    p->taker_fee_bps = (double)(ck_rnd() % 5);
+}
+
+/* Each parameter, one time in two, across its whole accepted domain (mm_params_check); the others from the
+ * realistic ranges, so that the extremes meet quotes near the touch, queues and fills. */
+void ck_wide_params(mm_params *p)
+{
+    ck_random_params(p);
+#define W(field, draw) \
+    if (ck_rnd() % 2) p->field = draw
+    W(spread_ticks, wide_d(0, 1e6, 1));
+    W(skew_ticks, wide_d(0, 1e6, 1));
+    W(as_gamma, wide_d(1e-6, 1e6, 1));
+    W(as_k, wide_d(1e-6, 1e6, 1));
+    W(as_sigma, wide_d(0, 1e6, 1));
+    W(as_horizon_s, wide_d(0, 1e9, 1));
+    W(glft_gamma, wide_d(1e-6, 1e6, 1));
+    W(glft_k, wide_d(1e-6, 1e6, 1));
+    W(glft_A, wide_d(1e-6, 1e9, 1));
+    W(glft_sigma, wide_d(0, 1e6, 1));
+    W(glft_Q, (int32_t)wide_i(1, INT32_MAX));
+    W(quote_size, (int32_t)wide_i(1, 100000000));
+    W(inv_limit, (int32_t)wide_i(p->quote_size, 1000000000));
+    if (p->inv_limit < p->quote_size) p->inv_limit = (int32_t)wide_i(p->quote_size, 1000000000);
+    W(requote_ticks, (int32_t)wide_i(1, INT32_MAX));
+    W(queue_n, ck_rnd() % 4 == 0 ? 1e-300 : ck_rnd() % 3 == 0 ? 100 : 100 * (1 - rndu())); /* (0, 100] */
+    W(latency_ns, wide_i(0, INT64_C(3600000000000)));
+    W(feed_latency_ns, wide_i(0, INT64_C(3600000000000)));
+    W(maker_fee_bps, (ck_rnd() % 2 ? 1 : -1) * wide_d(0, 1e4, 1));
+    W(taker_fee_bps, (ck_rnd() % 2 ? 1 : -1) * wide_d(0, 1e4, 1));
+#undef W
+}
+
+int ck_gen_tape(mm_ticks *t, uint64_t seed, int64_t events)
+{
+    mm_gen_params gp;
+    mm_gen_defaults(&gp);
+    gp.seed = seed;
+    gp.events = events;
+    gp.vol_ticks = 1 + 4 * rndu();
+    gp.trade_frac = 0.05 + 0.3 * rndu();
+    gp.max_spread = 1 + (int32_t)(ck_rnd() % 4);
+    gp.mean_queue = 5 + (int32_t)(ck_rnd() % 60);
+    mm_error e = {0};
+    if (mm_gen_ticks(&gp, t, &e)) {
+        fprintf(stderr, "checkmodel: %s\n", e.msg);
+        return -1;
+    }
+    return 0;
+}
+
+/* Stress the rare paths the generator does not produce: trades through several levels, jumps of the
+ * book, empty sides, crossed rows. The engines need not see a realistic market, only the same one. */
+void ck_perturb(mm_ticks *t)
+{
+    for (int64_t i = 1; i < t->n; i++) {
+        uint32_t r = ck_rnd() % 1000;
+        if (r < 30 && t->trade_sz[i] > 0) {
+            int32_t k = 1 + (int32_t)(ck_rnd() % 3);
+            t->trade_px[i] += t->trade_side[i] > 0 ? k : -k; /* through the touch */
+        } else if (r < 45) {
+            int32_t k = (int32_t)(ck_rnd() % 11) - 5;
+            t->bid_px[i] += k;
+            t->ask_px[i] += k + (int32_t)(ck_rnd() % 3) - 1; /* a jump; sometimes locked or crossed */
+        } else if (r < 50) {
+            if (ck_rnd() % 2) {
+                t->bid_sz[i] = 0;
+                t->bid_px[i] = MM_PX_NONE_BID;
+            } else {
+                t->ask_sz[i] = 0;
+                t->ask_px[i] = MM_PX_NONE_ASK;
+            }
+        } else if (r < 60) {
+            t->bid_sz[i] = (int32_t)(ck_rnd() % 3); /* thin and emptied-out queues */
+            if (t->bid_sz[i] == 0) t->bid_px[i] = MM_PX_NONE_BID;
+        } else if (r < 65) {
+            /* A huge level for a while, shrinking (cancels of up to ~2^31 lots; n ln(ahead) far past 700). */
+            int64_t big = 100000000 + (int64_t)(ck_rnd() % 2000000000u), len = 1 + ck_rnd() % 40;
+            int bid = ck_rnd() % 2;
+            for (int64_t j = i; j < t->n && j < i + len; j++) {
+                int32_t *sz = bid ? &t->bid_sz[j] : &t->ask_sz[j];
+                if (*sz == 0) continue;
+                int64_t v = *sz + big - (j - i) * (big / len);
+                *sz = (int32_t)(v > INT32_MAX ? INT32_MAX : v < 1 ? 1 : v);
+            }
+        }
+    }
+}
+
