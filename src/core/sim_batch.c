@@ -1,7 +1,7 @@
 /* Batched engine: one pass over the events per block of combinations. For each event, a cheap test
  * decides per combination whether the event can change anything for it (section 8 of docs/model.md);
  * only then does it run the full step. The test is conservative: skipping must leave the state exactly as
- * the step would, which the checker (tests/checkmodel.c) verifies bit for bit against mm_sim_run_c. */
+ * the step would, which the checker (tests/checkmodel/) verifies, whole state at checkpoints, against mm_step_c. */
 #include <assert.h>
 #include <errno.h>
 #include <stdlib.h>

@@ -63,7 +63,7 @@ typedef struct mm__guards {
 /* The batched kernel proper: advance the m states st[0..m) (constants d[0..m)) through events [i0, i1) of the
  * tape, running mm_step_c only where the event can change a state (sim_batch.c). The guards g (m entries of
  * scratch) are recomputed from the states on entry, so a run split at any events gives the same states bit for
- * bit as one call over [0, n): the checker (tests/checkmodel.c) compares the whole states at checkpoints. */
+ * bit as one call over [0, n): the checker (tests/checkmodel/) compares the whole states at checkpoints. */
 void mm__sim_batch_advance(const mm__tape *tp, const mm_derived *d, mm_state *st, const mm__guards *g, int64_t m,
                            int64_t i0, int64_t i1);
 /* The batched engine on a prepared tape (the sweep prepares each tape once and shares it). */
