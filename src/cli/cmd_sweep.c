@@ -99,14 +99,9 @@ static int origin_fail(const char *C, const char *origin, const mm_error *e)
  * markout columns named from these horizons (markout_1s, ...). */
 static int check_objective(const char *C, const char *obj, const int64_t markout_ns[MM_MARKOUTS])
 {
-    char list[512] = "", name[32];
-    size_t len = 0;
-    for (int i = 0; i < MM_RESULTS_METRICS; i++) {
-        if (mm_results_metric(i, markout_ns, name, sizeof name) < 0) continue;
-        if (!strcmp(name, obj)) return 0;
-        int n = snprintf(list + len, sizeof list - len, "%s%s", len ? ", " : "", name);
-        if (n > 0 && (size_t)n < sizeof list - len) len += (size_t)n;
-    }
+    if (mm_results_metric_find(obj, markout_ns) >= 0) return 0;
+    char list[640];
+    mm_results_metric_list(markout_ns, list, sizeof list);
     cli_err("%s: objective: '%s' is not a metric column (%s)", C, obj, list);
     return -1;
 }

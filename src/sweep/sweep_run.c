@@ -656,12 +656,9 @@ static int check_columns(const mm_sweep_opts *o, mm_error *err)
                                 o->sim.markout_ns[0], o->sim.markout_ns[1], o->sim.markout_ns[2], names[i]);
     }
     const char *obj = o->objective ? o->objective : "pnl";
-    for (int i = 0; i < MM_RESULTS_METRICS; i++)
-        if (!strcmp(obj, names[i])) return 0;
-    char list[640] = "";
-    size_t len = 0;
-    for (int i = 0; i < MM_RESULTS_METRICS && len < sizeof list; i++)
-        len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "", names[i]);
+    if (mm_results_metric_find(obj, o->sim.markout_ns) >= 0) return 0;
+    char list[640];
+    mm_results_metric_list(o->sim.markout_ns, list, sizeof list);
     return mm__errf(err, MM_EUSAGE, "objective: '%s' is not a metric column (%s)", obj, list);
 }
 
