@@ -58,6 +58,7 @@ int ck_check_field_list(void);
 
 /* Seeded draws (ck_draw.c): every draw comes from ck_rnd(), a counter-based stream of seed ck_seed. */
 extern uint64_t ck_seed;
+#define CK_TS_GRID_NS 100000 /* the coarse clock of some perturbed tapes, ns */
 uint32_t ck_rnd(void);
 void ck_random_params(mm_params *p);
 void ck_wide_params(mm_params *p);

@@ -66,6 +66,12 @@ void ck_random_params(mm_params *p)
     p->post_only = ck_rnd() % 3 != 0;
     p->latency_ns = ck_rnd() % 3 == 0 ? 0 : (int64_t)(ck_rnd() % 5000000);
     p->feed_latency_ns = ck_rnd() % 2 ? 0 : (int64_t)(ck_rnd() % 2000000);
+    /* Latencies on the perturbed tapes' clock grid (CK_TS_GRID_NS) one time in four: actions that land exactly
+     * at an event's timestamp. */
+    if (ck_rnd() % 4 == 0) {
+        p->latency_ns -= p->latency_ns % CK_TS_GRID_NS;
+        p->feed_latency_ns -= p->feed_latency_ns % CK_TS_GRID_NS;
+    }
     p->maker_fee_bps = (double)((int)(ck_rnd() % 5) - 2) * 0.5;
     p->taker_fee_bps = (double)(ck_rnd() % 5);
 }
@@ -122,7 +128,12 @@ int ck_gen_tape(mm_ticks *t, uint64_t seed, int64_t events)
  * book, empty sides, crossed rows. The engines need not see a realistic market, only the same one. */
 void ck_perturb(mm_ticks *t)
 {
+    /* A coarse clock one time in two (timestamps rounded down to CK_TS_GRID_NS: many events share one, and
+     * latencies on the grid land exactly at an event), and bursts of events at one timestamp. */
+    int grid = ck_rnd() % 2;
+    for (int64_t i = 0; i < t->n && grid; i++) t->ts_ns[i] -= t->ts_ns[i] % CK_TS_GRID_NS;
     for (int64_t i = 1; i < t->n; i++) {
+        if (ck_rnd() % 50 == 0) t->ts_ns[i] = t->ts_ns[i - 1];
         uint32_t r = ck_rnd() % 1000;
         if (r < 30 && t->trade_sz[i] > 0) {
             int32_t k = 1 + (int32_t)(ck_rnd() % 3);
