@@ -1,30 +1,37 @@
-/* checkmodel: every registered kernel against the reference, whole state bit for bit (dav1d checkasm style).
+/* checkmodel: every registered kernel against the reference, whole state bit for bit (dav1d
+ * checkasm style).
  *
- * A kernel advances the states of m parameter combinations through a range of events of a prepared tape. The
- * table ck_kernels (ck_kernels.c; the interface in checkmodel.h) lists them: the reference (mm_step_c, one combination at a time, every event) first,
- * then every fast version (the batched kernel; later SIMD variants and the CUDA kernel). For each seeded case
- * (a random tape x random combinations) the checker runs the reference and each kernel from the same initial
- * states, stops at CK_CHECKPOINTS evenly spaced events and compares every field of every mm_state: integers
- * exactly, doubles bit for bit (the model promises bit-identical results). The first mismatch of a kernel is
- * narrowed to one event (both sides re-run one event at a time from the last checkpoint that matched) and
- * printed with the field's name, both values, the seed, tape, combination and event. Then each kernel's
- * public whole-run entry (mm_sim_run_c, mm_sim_run_batch) is compared with the reference's final states:
- * its outcome (0, or -ERANGE when a run's accounting passes 2^62) and every metric.
+ * A kernel advances the states of m parameter combinations through a range of events of a prepared
+ * tape. The table ck_kernels (ck_kernels.c; the interface in checkmodel.h) lists them: the
+ * reference (mm_step_c, one combination at a time, every event) first, then every fast version (the
+ * batched kernel; later SIMD variants and the CUDA kernel). For each seeded case (a random tape x
+ * random combinations) the checker runs the reference and each kernel from the same initial states,
+ * stops at CK_CHECKPOINTS evenly spaced events and compares every field of every mm_state: integers
+ * exactly, doubles bit for bit (the model promises bit-identical results). The first mismatch of a
+ * kernel is narrowed to one event (both sides re-run one event at a time from the last checkpoint
+ * that matched) and printed with the field's name, both values, the seed, tape, combination and
+ * event. Then each kernel's public whole-run entry (mm_sim_run_c, mm_sim_run_batch) is compared
+ * with the reference's final states: its outcome (0, or -ERANGE when a run's accounting passes
+ * 2^62) and every metric.
  *
- * Half of the combinations are drawn from realistic ranges (the dynamics that matter), half across each
- * parameter's whole accepted domain (docs/model.md, section 1.2: log-uniform over wide ranges, an endpoint
- * one time in four), on tapes that sometimes carry levels of up to INT32_MAX lots (odd tapes are perturbed:
- * trades through the touch, jumps, empty sides, crossed rows). Built in a debug build, the step's asserts
- * (mm_det_exp / mm_det_log domains, inventory and queue invariants) and the sanitizers watch every step.
+ * Half of the combinations are drawn from realistic ranges (the dynamics that matter), half across
+ * each parameter's whole accepted domain (docs/model.md, section 1.2: log-uniform over wide ranges,
+ * an endpoint one time in four), on tapes that sometimes carry levels of up to INT32_MAX lots (odd
+ * tapes are perturbed: trades through the touch, jumps, empty sides, crossed rows, a coarse clock
+ * and bursts of events at one timestamp, with latencies on that clock). Built in a debug build, the
+ * step's asserts (mm_det_exp / mm_det_log domains, inventory and queue invariants) and the
+ * sanitizers watch every step.
  *
- *   checkmodel [--seed S] [--tapes N] [--combos M] [--kernel NAME]...
- *       seeded random tapes x random combinations; prints the first mismatches; exit 1 on any.
- *   checkmodel --bench [--events E] [--combos M] [--kernel NAME]...
- *       per kernel: checks it against the reference on the bench tape first (whole states at checkpoints),
- *       then, only if it matched, times it and prints event x combination updates per second (fixed-offset
- *       strategy, probabilistic queue rule; the reference times a sample of 8 combinations).
- *   checkmodel --list      prints the registered kernels.
- * --kernel (repeatable) limits the run to the named kernels (the reference always runs). */
+ * Usage. checkmodel [--seed S] [--tapes N] [--combos M] [--kernel NAME]...: seeded random tapes x
+ * random combinations; prints the first mismatches; exit 1 on any.
+ *
+ * checkmodel --bench [--events E] [--combos M] [--kernel NAME]...: per kernel, checks it against
+ * the reference on the bench tape first (whole states at checkpoints), then, only if it matched,
+ * times it and prints event x combination updates per second (fixed-offset strategy, probabilistic
+ * queue rule; the reference times a sample of 8 combinations).
+ *
+ * checkmodel --list: prints the registered kernels. --kernel (repeatable) limits a run to the named
+ * kernels (the reference always runs). */
 #include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -38,12 +45,15 @@
 
 #define CK_CHECKPOINTS 8
 #define CK_BENCH_SAMPLE 8
-#define CK_RUN_STRIDE 4 /* a CK_PER_COMBO kernel's public run is compared on every 4th combination */
+#define CK_RUN_STRIDE                                                                              \
+    4 /* a CK_PER_COMBO kernel's public run is compared on every 4th combination */
 #define CK_MAX_PRINTED 20
 
-static int g_selected[CK_MAX_KERNELS]; /* --kernel: 1 for each kernel to run (all when none is named) */
-static int g_skipped[CK_MAX_KERNELS];  /* advance returned -ENODEV (the kernel cannot run here) */
-static int g_bad[CK_MAX_KERNELS];      /* cases in which the kernel differed from the reference or failed */
+static int
+    g_selected[CK_MAX_KERNELS]; /* --kernel: 1 for each kernel to run (all when none is named) */
+static int g_skipped[CK_MAX_KERNELS]; /* advance returned -ENODEV (the kernel cannot run here) */
+static int
+    g_bad[CK_MAX_KERNELS]; /* cases in which the kernel differed from the reference or failed */
 
 static double now(void)
 {
@@ -52,9 +62,7 @@ static double now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* ---------------------------------------------------------------------------------------------------------
- * Checking.
- * --------------------------------------------------------------------------------------------------------- */
+/* Checking. */
 typedef struct ck_case {
     const mm_ticks *t;
     const mm_sim_config *c;
@@ -70,15 +78,17 @@ static int g_printed;
 static void report(const ck_case *cs, int k, int64_t j, const char *where, const char *what)
 {
     if (g_printed++ >= CK_MAX_PRINTED) return;
-    printf("checkmodel: MISMATCH %s vs c: seed %" PRIu64 ", %s, combo %" PRId64 " (strategy %d, queue rule %d), %s: %s\n",
-           ck_kernels[k].name, ck_seed, cs->label, j, cs->p[j].strategy, cs->p[j].queue_rule, where, what);
+    printf("checkmodel: MISMATCH %s vs c: seed %" PRIu64 ", %s, combo %" PRId64
+           " (strategy %d, queue rule %d), %s: %s\n",
+           ck_kernels[k].name, ck_seed, cs->label, j, cs->p[j].strategy, cs->p[j].queue_rule, where,
+           what);
 }
 
-/* Combination j of kernel k differs from the reference at the checkpoint after events [i0, i1): re-run both
- * from their states at i0 (r0, k0: equal there) one event at a time and report the first event after which
- * they differ, by field. */
-static void localize(const ck_case *cs, int k, int64_t j, const mm_state *r0, const mm_state *k0, int64_t i0,
-                     int64_t i1)
+/* Combination j of kernel k differs from the reference at the checkpoint after events [i0, i1):
+ * re-run both from their states at i0 (r0, k0: equal there) one event at a time and report the
+ * first event after which they differ, by field. */
+static void localize(const ck_case *cs, int k, int64_t j, const mm_state *r0, const mm_state *k0,
+                     int64_t i0, int64_t i1)
 {
     mm_state a = *r0, b = *k0;
     char what[256], where[160];
@@ -87,21 +97,25 @@ static void localize(const ck_case *cs, int k, int64_t j, const mm_state *r0, co
         if (!rc) rc = ck_kernels[k].advance(cs->tp, &cs->d[j], &b, 1, i, i + 1);
         if (rc) break;
         if (ck_state_diff(&a, &b, ck_kernels[k].name, what, sizeof what)) {
-            snprintf(where, sizeof where, "event %" PRId64 " (checkpoints: equal before event %" PRId64 ", differ before %" PRId64 ")",
+            snprintf(where, sizeof where,
+                     "event %" PRId64 " (checkpoints: equal before event %" PRId64
+                     ", differ before %" PRId64 ")",
                      i, i0, i1);
             report(cs, k, j, where, what);
             return;
         }
     }
-    /* Not reproduced one combination at a time: the kernel mixes combinations. Report the checkpoint. */
-    snprintf(where, sizeof where, "events %" PRId64 "..%" PRId64 " (equal when run alone)", i0, i1 - 1);
+    /* Not reproduced one combination at a time: the kernel mixes combinations. Report the
+     * checkpoint. */
+    snprintf(where, sizeof where, "events %" PRId64 "..%" PRId64 " (equal when run alone)", i0,
+             i1 - 1);
     report(cs, k, j, where, "the states differ only when run with the other combinations");
 }
 
 /* One case: the reference and every selected kernel from the same initial states, compared whole at
- * CK_CHECKPOINTS checkpoints; then each selected kernel's public run against the reference's final states.
- * only >= 1: that kernel alone (and the reference).
- * Returns the number of kernels that differed (each reported), or -1 when something could not run. */
+ * CK_CHECKPOINTS checkpoints; then each selected kernel's public run against the reference's final
+ * states. only >= 1: that kernel alone (and the reference). Returns the number of kernels that
+ * differed (each reported), or -1 when something could not run. */
 static int check_case(const ck_case *cs, int only, int64_t *overflowed, int with_run)
 {
     int64_t m = cs->m, n = cs->t->n;
@@ -115,9 +129,11 @@ static int check_case(const ck_case *cs, int only, int64_t *overflowed, int with
         if (!g_selected[k] || (only > 0 && k > 0 && k != only)) continue;
         st[k] = malloc(bytes);
         prev[k] = malloc(bytes);
-        if (!st[k] || !prev[k]) fail = 1;
+        if (!st[k] || !prev[k])
+            fail = 1;
         else
-            for (int64_t j = 0; j < m; j++) mm__state_init(&st[k][j], cs->tp);
+            for (int64_t j = 0; j < m; j++)
+                mm__state_init(&st[k][j], cs->tp);
         alive[k] = 1;
     }
     if (fail) {
@@ -131,10 +147,13 @@ static int check_case(const ck_case *cs, int only, int64_t *overflowed, int with
             memcpy(prev[k], st[k], bytes);
             int r = ck_kernels[k].advance(cs->tp, cs->d, st[k], m, i0, i1);
             if (r == -ENODEV && k > 0) {
-                if (!g_skipped[k]++) printf("checkmodel: kernel %s cannot run on this machine: skipped\n", ck_kernels[k].name);
+                if (!g_skipped[k]++)
+                    printf("checkmodel: kernel %s cannot run on this machine: skipped\n",
+                           ck_kernels[k].name);
                 alive[k] = 0;
             } else if (r) {
-                fprintf(stderr, "checkmodel: kernel %s failed on %s (%s)\n", ck_kernels[k].name, cs->label, strerror(-r));
+                fprintf(stderr, "checkmodel: kernel %s failed on %s (%s)\n", ck_kernels[k].name,
+                        cs->label, strerror(-r));
                 if (k == 0) fail = 1;
                 bad++, g_bad[k]++;
                 alive[k] = 0;
@@ -143,7 +162,8 @@ static int check_case(const ck_case *cs, int only, int64_t *overflowed, int with
         for (int k = 1; k < ck_nkernels && !fail; k++) {
             if (!alive[k]) continue;
             for (int64_t j = 0; j < m; j++) {
-                if (!ck_state_diff(&st[0][j], &st[k][j], ck_kernels[k].name, what, sizeof what)) continue;
+                if (!ck_state_diff(&st[0][j], &st[k][j], ck_kernels[k].name, what, sizeof what))
+                    continue;
                 localize(cs, k, j, &prev[0][j], &prev[k][j], i0, i1);
                 bad++, g_bad[k]++;
                 alive[k] = 0; /* diverged: its later states say nothing more */
@@ -152,21 +172,26 @@ static int check_case(const ck_case *cs, int only, int64_t *overflowed, int with
         }
     }
     if (fail) goto out;
-    for (int64_t j = 0; j < m; j++) *overflowed += st[0][j].ovf_event != 0;
-    /* The public whole-run entries: outcome and every metric against the reference's final states. */
+    for (int64_t j = 0; j < m; j++)
+        *overflowed += st[0][j].ovf_event != 0;
+    /* The public whole-run entries: outcome and every metric against the reference's final states.
+     */
     for (int k = 0; k < ck_nkernels && with_run; k++) {
         if (!alive[k] || !ck_kernels[k].run) continue;
         mm_error e = {0};
         int r = 0;
-        if (ck_kernels[k].flags & CK_PER_COMBO) /* one pass per combination: a sample (the states cover all) */
+        if (ck_kernels[k].flags &
+            CK_PER_COMBO) /* one pass per combination: a sample (the states cover all) */
             for (int64_t j = 0; j < m && !r; j++) {
                 rc[j] = 0;
-                if (j % CK_RUN_STRIDE == 0) r = ck_kernels[k].run(cs->t, cs->c, &cs->p[j], 1, &out[j], &rc[j], &e);
+                if (j % CK_RUN_STRIDE == 0)
+                    r = ck_kernels[k].run(cs->t, cs->c, &cs->p[j], 1, &out[j], &rc[j], &e);
             }
         else
             r = ck_kernels[k].run(cs->t, cs->c, cs->p, m, out, rc, &e);
         if (r) {
-            fprintf(stderr, "checkmodel: %s's run failed on %s: %s\n", ck_kernels[k].name, cs->label, e.msg);
+            fprintf(stderr, "checkmodel: %s's run failed on %s: %s\n", ck_kernels[k].name,
+                    cs->label, e.msg);
             bad++, g_bad[k]++;
             continue;
         }
@@ -174,11 +199,15 @@ static int check_case(const ck_case *cs, int only, int64_t *overflowed, int with
             if ((ck_kernels[k].flags & CK_PER_COMBO) && j % CK_RUN_STRIDE) continue;
             int want = st[0][j].ovf_event ? -ERANGE : 0;
             mm_metrics ref;
-            if (rc[j] != want) snprintf(what, sizeof what, "outcome: c %d, %s %d", want, ck_kernels[k].name, rc[j]);
-            else if (want) continue;
+            if (rc[j] != want)
+                snprintf(what, sizeof what, "outcome: c %d, %s %d", want, ck_kernels[k].name,
+                         rc[j]);
+            else if (want)
+                continue;
             else {
                 mm__finish(&st[0][j], cs->tp, &cs->d[j], cs->c, &ref);
-                if (!ck_metrics_diff(&ref, &out[j], ck_kernels[k].name, what, sizeof what)) continue;
+                if (!ck_metrics_diff(&ref, &out[j], ck_kernels[k].name, what, sizeof what))
+                    continue;
             }
             report(cs, k, j, "whole run", what);
             bad++, g_bad[k]++;
@@ -203,7 +232,8 @@ static int check(int tapes, int combos)
     int bad = 0;
     for (int ti = 0; ti < tapes; ti++) {
         mm_ticks t = {0};
-        if (ck_gen_tape(&t, ck_seed * 1000 + (uint64_t)ti, 20000 + (int64_t)(ck_rnd() % 60000))) return 1;
+        if (ck_gen_tape(&t, ck_seed * 1000 + (uint64_t)ti, 20000 + (int64_t)(ck_rnd() % 60000)))
+            return 1;
         if (ti % 2 == 1) ck_perturb(&t);
         mm_params *p = calloc((size_t)combos, sizeof *p);
         mm_derived *d = calloc((size_t)combos, sizeof *d);
@@ -213,8 +243,10 @@ static int check(int tapes, int combos)
             return 1;
         }
         for (int j = 0; j < combos; j++) {
-            if (j % 2) ck_wide_params(&p[j]);
-            else ck_random_params(&p[j]);
+            if (j % 2)
+                ck_wide_params(&p[j]);
+            else
+                ck_random_params(&p[j]);
             mm_error e = {0};
             if (mm_params_check(&p[j], &e)) {
                 fprintf(stderr, "checkmodel: a drawn combination is refused: %s\n", e.msg);
@@ -238,9 +270,11 @@ static int check(int tapes, int combos)
     for (int k = 1; k < ck_nkernels; k++) {
         if (!g_selected[k] || g_skipped[k]) continue;
         char *list = g_bad[k] ? differ : ok;
-        snprintf(list + strlen(list), 256 - strlen(list), "%s%s", list[0] ? ", " : "", ck_kernels[k].name);
+        snprintf(list + strlen(list), 256 - strlen(list), "%s%s", list[0] ? ", " : "",
+                 ck_kernels[k].name);
     }
-    printf("checkmodel: %" PRId64 " combinations on %d tapes (half across the whole domains; %" PRId64
+    printf("checkmodel: %" PRId64
+           " combinations on %d tapes (half across the whole domains; %" PRId64
            " overflowed 2^62), seed %" PRIu64 ", whole states at %d checkpoints and every metric\n",
            compared, tapes, overflowed, ck_seed, CK_CHECKPOINTS);
     if (ok[0]) printf("checkmodel: %s == c, bit for bit\n", ok);
@@ -249,9 +283,7 @@ static int check(int tapes, int combos)
     return bad ? 1 : 0;
 }
 
-/* ---------------------------------------------------------------------------------------------------------
- * Benchmark: each kernel is timed only after it matched the reference on the same tape.
- * --------------------------------------------------------------------------------------------------------- */
+/* Benchmark: each kernel is timed only after it matched the reference on the same tape. */
 static int bench(int64_t events, int combos)
 {
     mm_gen_params gp;
@@ -274,7 +306,8 @@ static int bench(int64_t events, int combos)
         fprintf(stderr, "checkmodel: out of memory\n");
         return 1;
     }
-    /* The canonical grid: spread 1..32 ticks x inventory limit 1..32 lots, probabilistic queue (power 2). */
+    /* The canonical grid: spread 1..32 ticks x inventory limit 1..32 lots, probabilistic queue
+     * (power 2). */
     for (int j = 0; j < combos; j++) {
         mm_params_defaults(&p[j]);
         p[j].spread_ticks = 1 + j % 32;
@@ -290,7 +323,9 @@ static int bench(int64_t events, int combos)
         ps[j] = p[j * (combos / ns)];
         ds[j] = d[j * (combos / ns)];
     }
-    printf("checkmodel --bench: %" PRId64 " events, fixed-offset, power-2 queue rule, 100 us latency\n", events);
+    printf("checkmodel --bench: %" PRId64
+           " events, fixed-offset, power-2 queue rule, 100 us latency\n",
+           events);
     int64_t dummy = 0;
     int rc = 0;
     for (int k = 0; k < ck_nkernels; k++) {
@@ -301,14 +336,16 @@ static int bench(int64_t events, int combos)
             int r = check_case(&cs, k, &dummy, 0);
             if (r == 0 && g_skipped[k]) continue;
             if (r != 0 || g_printed != printed0) {
-                printf("  %-8s differs from the reference on the bench tape: not timed\n", ck_kernels[k].name);
+                printf("  %-8s differs from the reference on the bench tape: not timed\n",
+                       ck_kernels[k].name);
                 rc = 1;
                 continue;
             }
         }
         int m = (ck_kernels[k].flags & CK_PER_COMBO) ? ns : combos;
         const mm_derived *dk = (ck_kernels[k].flags & CK_PER_COMBO) ? ds : d;
-        for (int j = 0; j < m; j++) mm__state_init(&st[j], &tp);
+        for (int j = 0; j < m; j++)
+            mm__state_init(&st[j], &tp);
         double t0 = now();
         int r = ck_kernels[k].advance(&tp, dk, st, m, 0, t.n);
         double dt = now() - t0;
@@ -318,9 +355,11 @@ static int bench(int64_t events, int combos)
             continue;
         }
         int64_t fills = 0;
-        for (int j = 0; j < m; j++) fills += st[j].fills[0] + st[j].fills[1];
-        printf("  %-8s %5d combos %8.3f s  %10.3e event x combo updates/s  (%" PRId64 " fills)%s\n", ck_kernels[k].name, m,
-               dt, (double)t.n * m / dt, fills, k == 0 ? "  [reference]" : "  [checked == c first]");
+        for (int j = 0; j < m; j++)
+            fills += st[j].fills[0] + st[j].fills[1];
+        printf("  %-8s %5d combos %8.3f s  %10.3e event x combo updates/s  (%" PRId64 " fills)%s\n",
+               ck_kernels[k].name, m, dt, (double)t.n * m / dt, fills,
+               k == 0 ? "  [reference]" : "  [checked == c first]");
     }
     mm__tape_free(&tp);
     free(st);
@@ -340,19 +379,26 @@ int main(int argc, char **argv)
     assert(ck_nkernels <= CK_MAX_KERNELS);
     assert(ck_kernels[0].flags & CK_REFERENCE);
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--bench")) do_bench = 1;
+        if (!strcmp(argv[i], "--bench"))
+            do_bench = 1;
         else if (!strcmp(argv[i], "--list")) {
             for (int k = 0; k < ck_nkernels; k++)
-                printf("%s%s\n", ck_kernels[k].name, ck_kernels[k].flags & CK_REFERENCE ? " (reference)" : "");
+                printf("%s%s\n", ck_kernels[k].name,
+                       ck_kernels[k].flags & CK_REFERENCE ? " (reference)" : "");
             return 0;
-        } else if (!strcmp(argv[i], "--seed") && i + 1 < argc) ck_seed = strtoull(argv[++i], NULL, 10);
-        else if (!strcmp(argv[i], "--tapes") && i + 1 < argc) tapes = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--combos") && i + 1 < argc) combos = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--events") && i + 1 < argc) events = atoll(argv[++i]);
+        } else if (!strcmp(argv[i], "--seed") && i + 1 < argc)
+            ck_seed = strtoull(argv[++i], NULL, 10);
+        else if (!strcmp(argv[i], "--tapes") && i + 1 < argc)
+            tapes = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--combos") && i + 1 < argc)
+            combos = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--events") && i + 1 < argc)
+            events = atoll(argv[++i]);
         else if (!strcmp(argv[i], "--kernel") && i + 1 < argc) {
             const char *name = argv[++i];
             int k = 0;
-            while (k < ck_nkernels && strcmp(ck_kernels[k].name, name)) k++;
+            while (k < ck_nkernels && strcmp(ck_kernels[k].name, name))
+                k++;
             if (k == ck_nkernels) {
                 fprintf(stderr, "checkmodel: --kernel: unknown kernel '%s' (--list)\n", name);
                 return 2;
@@ -360,12 +406,14 @@ int main(int argc, char **argv)
             g_selected[k] = 1;
             any_named = 1;
         } else {
-            fprintf(stderr, "usage: checkmodel [--seed S] [--tapes N] [--combos M] [--kernel NAME]... | --bench "
+            fprintf(stderr, "usage: checkmodel [--seed S] [--tapes N] [--combos M] [--kernel "
+                            "NAME]... | --bench "
                             "[--events E] [--combos M] [--kernel NAME]... | --list\n");
             return 2;
         }
     }
-    for (int k = 0; k < ck_nkernels; k++) g_selected[k] = g_selected[k] || !any_named || k == 0;
+    for (int k = 0; k < ck_nkernels; k++)
+        g_selected[k] = g_selected[k] || !any_named || k == 0;
     if (tapes < 1 || combos == 0 || combos < -1 || events < 1) {
         fprintf(stderr, "checkmodel: --tapes, --combos and --events must be positive\n");
         return 2;

@@ -1,5 +1,6 @@
-/* checkmodel's parts (tests/checkmodel/): the kernel registry (ck_kernels.c), whole-state comparison
- * (ck_state.c), seeded draws of tapes and parameters (ck_draw.c); checkmodel.c checks and benchmarks. */
+/* checkmodel's parts (tests/checkmodel/): the kernel registry (ck_kernels.c), whole-state
+ * comparison (ck_state.c), seeded draws of tapes and parameters (ck_draw.c); checkmodel.c checks
+ * and benchmarks. */
 #ifndef CHECKMODEL_H
 #define CHECKMODEL_H
 
@@ -9,30 +10,31 @@
 #include "mmsim/mmsim.h"
 #include "sim_tape.h"
 
-/* ---------------------------------------------------------------------------------------------------------
- * The kernel registry.
+/* The kernel registry: one ck_kernel per implementation of the model's step.
  *
- * advance: move the m states st[0..m) (derived constants d[0..m), from mm__derive) through events [i0, i1)
- *          of the prepared tape tp (mm__tape_init), 0 <= i0 <= i1 <= tp->t->n. States start from
- *          mm__state_init; advancing over [0, a) then [a, n) must give the same states as over [0, n), and
- *          each combination's state must not depend on the others (the checker re-runs one combination alone,
- *          one event at a time, to find the first differing event). Returns 0; -ENODEV when the kernel cannot
- *          run on this machine (no GPU, no AVX2): it is reported as skipped, not failed; any other negative
- *          errno (-ENOMEM) is reported as a failure.
- * run:     the kernel's public whole-run entry (the one the sweep calls), or NULL: metrics of the n
- *          combinations p[0..n) on the tape t, with rc[j] = 0 or -ERANGE per combination (a run whose
- *          accounting passed 2^62). Returns 0, or a negative code for any other failure (err filled).
- * flags:   CK_REFERENCE marks the reference (exactly one, the first row): every other kernel is compared
- *          with it. CK_PER_COMBO marks a kernel whose cost is one full pass per combination: --bench times
- *          it on a sample of CK_BENCH_SAMPLE combinations, and its run is compared on every CK_RUN_STRIDE-th
- *          combination only (its states are compared on all of them).
+ * advance: moves the m states st[0..m) (derived constants d[0..m), from mm__derive) through events
+ * [i0, i1) of the prepared tape tp (mm__tape_init), 0 <= i0 <= i1 <= tp->t->n. States start from
+ * mm__state_init. Advancing over [0, a) then [a, n) must give the same states as over [0, n), and
+ * each combination's state must not depend on the others (the checker re-runs one combination
+ * alone, one event at a time, to find the first differing event). Returns 0; -ENODEV when the
+ * kernel cannot run on this machine (no GPU, no AVX2): reported as skipped, not failed; any other
+ * negative errno (-ENOMEM) is reported as a failure.
  *
- * How to register a new kernel: ck_kernels.c, at the table.
- * --------------------------------------------------------------------------------------------------------- */
-typedef int (*ck_advance_fn)(const mm__tape *tp, const mm_derived *d, mm_state *st, int64_t m, int64_t i0,
-                             int64_t i1);
-typedef int (*ck_run_fn)(const mm_ticks *t, const mm_sim_config *c, const mm_params *p, int64_t n, mm_metrics *out,
-                         int *rc, mm_error *err);
+ * run: the kernel's public whole-run entry (the one the sweep calls), or NULL. Metrics of the n
+ * combinations p[0..n) on the tape t into out[0..n), with rc[j] = 0 or -ERANGE per combination (a
+ * run whose accounting passed 2^62). Returns 0, or a negative code for any other failure (err
+ * filled).
+ *
+ * flags: CK_REFERENCE marks the reference (exactly one, the first row): every other kernel is
+ * compared with it. CK_PER_COMBO marks a kernel whose cost is one full pass per combination:
+ * --bench times it on a sample of CK_BENCH_SAMPLE combinations, and its run is compared on every
+ * CK_RUN_STRIDE-th combination only (its states are compared on all of them).
+ *
+ * How to register a new kernel: ck_kernels.c, at the table. */
+typedef int (*ck_advance_fn)(const mm__tape *tp, const mm_derived *d, mm_state *st, int64_t m,
+                             int64_t i0, int64_t i1);
+typedef int (*ck_run_fn)(const mm_ticks *t, const mm_sim_config *c, const mm_params *p, int64_t n,
+                         mm_metrics *out, int *rc, mm_error *err);
 
 enum { CK_REFERENCE = 1u << 0, CK_PER_COMBO = 1u << 1 };
 
@@ -48,15 +50,17 @@ extern const ck_kernel ck_kernels[];
 extern const int ck_nkernels;
 #define CK_MAX_KERNELS 16
 
-/* Whole-state and metrics comparison (ck_state.c). ck_state_diff / ck_metrics_diff: 1 with the first differing
- * field's name and both values written into what (cap bytes; the kernel named kname), 0 when equal (integers
- * exactly, doubles bit for bit). ck_check_field_list: 0, or -1 (printed) when the field list does not cover
- * every byte of mm_state. */
+/* Whole-state and metrics comparison (ck_state.c). ck_state_diff / ck_metrics_diff: 1 with the
+ * first differing field's name and both values written into what (cap bytes; the kernel named
+ * kname), 0 when equal (integers exactly, doubles bit for bit). ck_check_field_list: 0, or -1
+ * (printed) when the field list does not cover every byte of mm_state. */
 int ck_state_diff(const mm_state *r, const mm_state *k, const char *kname, char *what, size_t cap);
-int ck_metrics_diff(const mm_metrics *r, const mm_metrics *b, const char *kname, char *what, size_t cap);
+int ck_metrics_diff(const mm_metrics *r, const mm_metrics *b, const char *kname, char *what,
+                    size_t cap);
 int ck_check_field_list(void);
 
-/* Seeded draws (ck_draw.c): every draw comes from ck_rnd(), a counter-based stream of seed ck_seed. */
+/* Seeded draws (ck_draw.c): every draw comes from ck_rnd(), a counter-based stream of seed ck_seed.
+ */
 extern uint64_t ck_seed;
 #define CK_TS_GRID_NS 100000 /* the coarse clock of some perturbed tapes, ns */
 uint32_t ck_rnd(void);

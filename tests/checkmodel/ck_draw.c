@@ -17,8 +17,9 @@ static double rndu(void)
     return (double)ck_rnd() / 4294967296.0;
 }
 
-/* A double in [lo, hi] (hi_open: [lo, hi)): an endpoint one time in four (the largest double below hi when
- * open), else log-uniform when lo > 0 and uniform on a log scale from 1e-6 x hi otherwise. */
+/* A double in [lo, hi] (hi_open: [lo, hi)): an endpoint one time in four (the largest double below
+ * hi when open), else log-uniform when lo > 0 and uniform on a log scale from 1e-6 x hi otherwise.
+ */
 static double wide_d(double lo, double hi, int hi_open)
 {
     uint32_t r = ck_rnd() % 8;
@@ -61,13 +62,14 @@ void ck_random_params(mm_params *p)
     p->inv_limit = p->quote_size * (1 + (int32_t)(ck_rnd() % 8));
     p->requote_ticks = 1 + (int32_t)(ck_rnd() % 3);
     p->queue_rule = (int32_t)(ck_rnd() % 3);
-    p->queue_n = ck_rnd() % 4 ? 0.5 + 2.5 * rndu() : 100 * (1 - rndu()); /* steep rules too, up to n = 100 */
+    p->queue_n =
+        ck_rnd() % 4 ? 0.5 + 2.5 * rndu() : 100 * (1 - rndu()); /* steep rules too, up to n = 100 */
     p->trade_through_only = ck_rnd() % 5 == 0;
     p->post_only = ck_rnd() % 3 != 0;
     p->latency_ns = ck_rnd() % 3 == 0 ? 0 : (int64_t)(ck_rnd() % 5000000);
     p->feed_latency_ns = ck_rnd() % 2 ? 0 : (int64_t)(ck_rnd() % 2000000);
-    /* Latencies on the perturbed tapes' clock grid (CK_TS_GRID_NS) one time in four: actions that land exactly
-     * at an event's timestamp. */
+    /* Latencies on the perturbed tapes' clock grid (CK_TS_GRID_NS) one time in four: actions that
+     * land exactly at an event's timestamp. */
     if (ck_rnd() % 4 == 0) {
         p->latency_ns -= p->latency_ns % CK_TS_GRID_NS;
         p->feed_latency_ns -= p->feed_latency_ns % CK_TS_GRID_NS;
@@ -76,12 +78,12 @@ void ck_random_params(mm_params *p)
     p->taker_fee_bps = (double)(ck_rnd() % 5);
 }
 
-/* Each parameter, one time in two, across its whole accepted domain (mm_params_check); the others from the
- * realistic ranges, so that the extremes meet quotes near the touch, queues and fills. */
+/* Each parameter, one time in two, across its whole accepted domain (mm_params_check); the others
+ * from the realistic ranges, so that the extremes meet quotes near the touch, queues and fills. */
 void ck_wide_params(mm_params *p)
 {
     ck_random_params(p);
-#define W(field, draw) \
+#define W(field, draw)                                                                             \
     if (ck_rnd() % 2) p->field = draw
     W(spread_ticks, wide_d(0, 1e6, 1));
     W(skew_ticks, wide_d(0, 1e6, 1));
@@ -98,7 +100,9 @@ void ck_wide_params(mm_params *p)
     W(inv_limit, (int32_t)wide_i(p->quote_size, 1000000000));
     if (p->inv_limit < p->quote_size) p->inv_limit = (int32_t)wide_i(p->quote_size, 1000000000);
     W(requote_ticks, (int32_t)wide_i(1, INT32_MAX));
-    W(queue_n, ck_rnd() % 4 == 0 ? 1e-300 : ck_rnd() % 3 == 0 ? 100 : 100 * (1 - rndu())); /* (0, 100] */
+    W(queue_n, ck_rnd() % 4 == 0   ? 1e-300
+               : ck_rnd() % 3 == 0 ? 100
+                                   : 100 * (1 - rndu())); /* (0, 100] */
     W(latency_ns, wide_i(0, INT64_C(3600000000000)));
     W(feed_latency_ns, wide_i(0, INT64_C(3600000000000)));
     W(maker_fee_bps, (ck_rnd() % 2 ? 1 : -1) * wide_d(0, 1e4, 1));
@@ -125,13 +129,16 @@ int ck_gen_tape(mm_ticks *t, uint64_t seed, int64_t events)
 }
 
 /* Stress the rare paths the generator does not produce: trades through several levels, jumps of the
- * book, empty sides, crossed rows. The engines need not see a realistic market, only the same one. */
+ * book, empty sides, crossed rows. The engines need not see a realistic market, only the same one.
+ */
 void ck_perturb(mm_ticks *t)
 {
-    /* A coarse clock one time in two (timestamps rounded down to CK_TS_GRID_NS: many events share one, and
-     * latencies on the grid land exactly at an event), and bursts of events at one timestamp. */
+    /* A coarse clock one time in two (timestamps rounded down to CK_TS_GRID_NS: many events share
+     * one, and latencies on the grid land exactly at an event), and bursts of events at one
+     * timestamp. */
     int grid = ck_rnd() % 2;
-    for (int64_t i = 0; i < t->n && grid; i++) t->ts_ns[i] -= t->ts_ns[i] % CK_TS_GRID_NS;
+    for (int64_t i = 0; i < t->n && grid; i++)
+        t->ts_ns[i] -= t->ts_ns[i] % CK_TS_GRID_NS;
     for (int64_t i = 1; i < t->n; i++) {
         if (ck_rnd() % 50 == 0) t->ts_ns[i] = t->ts_ns[i - 1];
         uint32_t r = ck_rnd() % 1000;
@@ -141,7 +148,8 @@ void ck_perturb(mm_ticks *t)
         } else if (r < 45) {
             int32_t k = (int32_t)(ck_rnd() % 11) - 5;
             t->bid_px[i] += k;
-            t->ask_px[i] += k + (int32_t)(ck_rnd() % 3) - 1; /* a jump; sometimes locked or crossed */
+            t->ask_px[i] +=
+                k + (int32_t)(ck_rnd() % 3) - 1; /* a jump; sometimes locked or crossed */
         } else if (r < 50) {
             if (ck_rnd() % 2) {
                 t->bid_sz[i] = 0;
@@ -154,7 +162,8 @@ void ck_perturb(mm_ticks *t)
             t->bid_sz[i] = (int32_t)(ck_rnd() % 3); /* thin and emptied-out queues */
             if (t->bid_sz[i] == 0) t->bid_px[i] = MM_PX_NONE_BID;
         } else if (r < 65) {
-            /* A huge level for a while, shrinking (cancels of up to ~2^31 lots; n ln(ahead) far past 700). */
+            /* A huge level for a while, shrinking (cancels of up to ~2^31 lots; n ln(ahead) far
+             * past 700). */
             int64_t big = 100000000 + (int64_t)(ck_rnd() % 2000000000u), len = 1 + ck_rnd() % 40;
             int bid = ck_rnd() % 2;
             for (int64_t j = i; j < t->n && j < i + len; j++) {
@@ -166,4 +175,3 @@ void ck_perturb(mm_ticks *t)
         }
     }
 }
-

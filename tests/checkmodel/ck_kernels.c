@@ -1,23 +1,25 @@
-/* The kernel registry of checkmodel: every implementation of the model's step, the reference first. How to add
- * one: checkmodel.h, above ck_kernel. */
+/* The kernel registry of checkmodel: every implementation of the model's step, the reference first.
+ * How to add one: checkmodel.h, above ck_kernel. */
 #include <errno.h>
 #include <stdlib.h>
 
 #include "checkmodel.h"
 
 /* The reference: mm_step_c on every event, exactly as mm_sim_run_c (src/core/sim_ref.c) runs it. */
-static int advance_c(const mm__tape *tp, const mm_derived *d, mm_state *st, int64_t m, int64_t i0, int64_t i1)
+static int advance_c(const mm__tape *tp, const mm_derived *d, mm_state *st, int64_t m, int64_t i0,
+                     int64_t i1)
 {
     mm_event ev;
     for (int64_t i = i0; i < i1; i++) {
         mm__event(tp, i, &ev);
-        for (int64_t j = 0; j < m; j++) mm_step_c(&st[j], &ev, &d[j], NULL);
+        for (int64_t j = 0; j < m; j++)
+            mm_step_c(&st[j], &ev, &d[j], NULL);
     }
     return 0;
 }
 
-static int run_c(const mm_ticks *t, const mm_sim_config *c, const mm_params *p, int64_t n, mm_metrics *out, int *rc,
-                 mm_error *err)
+static int run_c(const mm_ticks *t, const mm_sim_config *c, const mm_params *p, int64_t n,
+                 mm_metrics *out, int *rc, mm_error *err)
 {
     for (int64_t j = 0; j < n; j++) {
         rc[j] = mm_sim_run_c(t, c, &p[j], &out[j], NULL, NULL, err);
@@ -26,8 +28,10 @@ static int run_c(const mm_ticks *t, const mm_sim_config *c, const mm_params *p, 
     return 0;
 }
 
-/* The batched kernel (src/core/sim_batch.c): skips the events that cannot change a combination's state. */
-static int advance_batch(const mm__tape *tp, const mm_derived *d, mm_state *st, int64_t m, int64_t i0, int64_t i1)
+/* The batched kernel (src/core/sim_batch.c): skips the events that cannot change a combination's
+ * state. */
+static int advance_batch(const mm__tape *tp, const mm_derived *d, mm_state *st, int64_t m,
+                         int64_t i0, int64_t i1)
 {
     size_t cap = (size_t)(m > 0 ? m : 1);
     mm__guards g = {malloc(cap * 8), malloc(cap * 8), malloc(cap * 8), malloc(cap)};
@@ -40,13 +44,15 @@ static int advance_batch(const mm__tape *tp, const mm_derived *d, mm_state *st, 
     return rc;
 }
 
-static int run_batch(const mm_ticks *t, const mm_sim_config *c, const mm_params *p, int64_t n, mm_metrics *out,
-                     int *rc, mm_error *err)
+static int run_batch(const mm_ticks *t, const mm_sim_config *c, const mm_params *p, int64_t n,
+                     mm_metrics *out, int *rc, mm_error *err)
 {
     int r = mm_sim_run_batch(t, c, p, n, out, err);
-    for (int64_t j = 0; j < n; j++) rc[j] = 0;
+    for (int64_t j = 0; j < n; j++)
+        rc[j] = 0;
     if (r == -ERANGE) {
-        /* One combination's accounting overflowed and the batch stopped: the outcome of each, one at a time. */
+        /* One combination's accounting overflowed and the batch stopped: the outcome of each, one
+         * at a time. */
         for (int64_t j = 0; j < n; j++) {
             rc[j] = mm_sim_run_batch(t, c, &p[j], 1, &out[j], err);
             if (rc[j] && rc[j] != -ERANGE) return rc[j];
@@ -57,19 +63,24 @@ static int run_batch(const mm_ticks *t, const mm_sim_config *c, const mm_params 
 }
 
 #ifdef CK_SELFTEST
-/* The checker's own test (Meson test checkmodel_reports): the batched kernel with a bug injected at event
- * CK_BUG_EVENT (every combination counts one order too many); the checker must name the field and the event. */
+/* The checker's own test (Meson test checkmodel_reports): the batched kernel with a bug injected at
+ * event CK_BUG_EVENT (every combination counts one order too many); the checker must name the field
+ * and the event. */
 #define CK_BUG_EVENT 777
-static int advance_broken(const mm__tape *tp, const mm_derived *d, mm_state *st, int64_t m, int64_t i0, int64_t i1)
+static int advance_broken(const mm__tape *tp, const mm_derived *d, mm_state *st, int64_t m,
+                          int64_t i0, int64_t i1)
 {
     if (i0 > CK_BUG_EVENT || i1 <= CK_BUG_EVENT) return advance_batch(tp, d, st, m, i0, i1);
     int rc = advance_batch(tp, d, st, m, i0, CK_BUG_EVENT + 1);
-    for (int64_t j = 0; j < m; j++) st[j].orders++;
+    for (int64_t j = 0; j < m; j++)
+        st[j].orders++;
     return rc ? rc : advance_batch(tp, d, st, m, CK_BUG_EVENT + 1, i1);
 }
 
-/* A kernel built but unable to run here (as a CUDA kernel on a machine without a GPU): skipped, not failed. */
-static int advance_absent(const mm__tape *tp, const mm_derived *d, mm_state *st, int64_t m, int64_t i0, int64_t i1)
+/* A kernel built but unable to run here (as a CUDA kernel on a machine without a GPU): skipped, not
+ * failed. */
+static int advance_absent(const mm__tape *tp, const mm_derived *d, mm_state *st, int64_t m,
+                          int64_t i0, int64_t i1)
 {
     (void)tp, (void)d, (void)st, (void)m, (void)i0, (void)i1;
     return -ENODEV;
@@ -77,19 +88,29 @@ static int advance_absent(const mm__tape *tp, const mm_derived *d, mm_state *st,
 #endif
 
 /* The registry. To register a new kernel (mm_step_avx2, the CUDA kernel, ...):
- *   1. write its advance function with the contract of ck_advance_fn (checkmodel.h): m states through events
- *      [i0, i1) of a prepared tape, each combination on its own (a CUDA kernel copies st[0..m) and d[0..m) to
- *      the device, runs the events, copies the states back; a vector kernel may pad m internally);
- *   2. if it has a public whole-run entry (what the sweep calls), a run function with ck_run_fn's contract;
- *   3. add one row below: {name (as printed and as --kernel selects it), advance, run or NULL, flags}. A kernel
- *      that may not be built (CUDA, AVX2) goes under its #if; one that is built but cannot run on this
- *      machine returns -ENODEV from advance and is reported as skipped;
- *   4. if it lives in its own file, add that file to the checkmodel sources in tests/meson.build.
- * Nothing else changes: the check (whole states at checkpoints, then the run's outcome and metrics) and the
- * benchmark (each kernel timed only after it matched) loop over this table. The reference stays first. */
+ *
+ * (1) Write its advance function with the contract of ck_advance_fn (checkmodel.h): m states
+ * through events [i0, i1) of a prepared tape, each combination on its own. A CUDA kernel copies
+ * st[0..m) and d[0..m) to the device, runs the events, copies the states back; a vector kernel may
+ * pad m internally.
+ *
+ * (2) If it has a public whole-run entry (what the sweep calls), write a run function with
+ * ck_run_fn's contract.
+ *
+ * (3) Add one row below: {name (as printed and as --kernel selects it), advance, run or NULL,
+ * flags}. A kernel that may not be built (CUDA, AVX2) goes under its #if; one that is built but
+ * cannot run on this machine returns -ENODEV from advance and is reported as skipped.
+ *
+ * (4) If it lives in its own file, add that file to checkmodel_src in tests/meson.build.
+ *
+ * Nothing else changes: the check (whole states at checkpoints, then the run's outcome and
+ * metrics) and the benchmark (each kernel timed only after it matched) loop over this table. The
+ * reference stays first. */
 const ck_kernel ck_kernels[] = {
-    {"c", advance_c, run_c, CK_REFERENCE | CK_PER_COMBO}, /* mm_step_c, mm_sim_run_c: the reference */
-    {"batch", advance_batch, run_batch, 0},               /* mm__sim_batch_advance, mm_sim_run_batch */
+    /* The reference: mm_step_c on every event; mm_sim_run_c. */
+    {"c", advance_c, run_c, CK_REFERENCE | CK_PER_COMBO},
+    /* The batched kernel: mm__sim_batch_advance; mm_sim_run_batch. */
+    {"batch", advance_batch, run_batch, 0},
 #ifdef CK_SELFTEST
     {"broken", advance_broken, NULL, 0},
     {"absent", advance_absent, NULL, 0},
