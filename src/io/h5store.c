@@ -24,18 +24,6 @@
 #include "mm_h5util.h"
 #include "mm_stale_tmp.h"
 
-static hid_t file_type(int i)
-{
-    switch (MM__TICK_COLS[i].size) {
-    case 8:
-        return H5T_STD_I64LE;
-    case 4:
-        return H5T_STD_I32LE;
-    default:
-        return H5T_STD_I8LE;
-    }
-}
-
 /* ---- writing ----
  *
  * HDF5 never writes to disk here. The file is built in memory (the core driver, no backing store)
@@ -65,9 +53,9 @@ static int write_column(hid_t grp, const mm_ticks *t, int i, const mm_write_opts
     if (o->compress_level > 0 &&
         (H5Pset_shuffle(dcpl) < 0 || H5Pset_deflate(dcpl, (unsigned)o->compress_level) < 0))
         goto out;
-    ds = H5Dcreate2(grp, MM__TICK_COLS[i].name, file_type(i), space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    ds = H5Dcreate2(grp, MM__TICK_COLS[i].name, mm__tick_col_type(i, 1), space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
     if (ds < 0) goto out;
-    if (t->n > 0 && H5Dwrite(ds, mm__tick_col_native(i), H5S_ALL, H5S_ALL, H5P_DEFAULT, mm__tick_col_ptr(t, i)) < 0)
+    if (t->n > 0 && H5Dwrite(ds, mm__tick_col_type(i, 0), H5S_ALL, H5S_ALL, H5P_DEFAULT, mm__tick_col_ptr(t, i)) < 0)
         goto out;
     rc = 0;
 out:

@@ -280,7 +280,7 @@ static int load_group(hid_t file, const char *path, const char *sym, int flags, 
         goto out;
     }
     for (int i = 0; i < 8 && n > 0; i++) {
-        if (H5Dread(ds[i], mm__tick_col_native(i), H5S_ALL, H5S_ALL, H5P_DEFAULT, mm__tick_col_ptr(&t, i)) < 0) {
+        if (H5Dread(ds[i], mm__tick_col_type(i, 0), H5S_ALL, H5S_ALL, H5P_DEFAULT, mm__tick_col_ptr(&t, i)) < 0) {
             rc = mm__errf(err, MM_EHDF5, "%s: instrument %s: column %s: read error", path, sym,
                           MM__TICK_COLS[i].name);
             goto out;

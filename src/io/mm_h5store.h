@@ -43,15 +43,16 @@ static inline void *mm__tick_col_ptr(const mm_ticks *t, int i)
     }
 }
 
-static inline hid_t mm__tick_col_native(int i)
+/* The HDF5 type of column i: in the file (little-endian, what docs/formats.md fixes) or in memory. */
+static inline hid_t mm__tick_col_type(int i, int in_file)
 {
     switch (MM__TICK_COLS[i].size) {
     case 8:
-        return H5T_NATIVE_INT64;
+        return in_file ? H5T_STD_I64LE : H5T_NATIVE_INT64;
     case 4:
-        return H5T_NATIVE_INT32;
+        return in_file ? H5T_STD_I32LE : H5T_NATIVE_INT32;
     default:
-        return H5T_NATIVE_INT8;
+        return in_file ? H5T_STD_I8LE : H5T_NATIVE_INT8;
     }
 }
 
