@@ -61,6 +61,13 @@ MM_API uint64_t mm_sweep_combo_seed(uint64_t master_seed, int64_t id);
 
 enum mm_engine { MM_ENGINE_PROCESS = 0, MM_ENGINE_THREADS = 1, MM_ENGINE_SERIAL = 2 };
 
+/* The name of engine e ("process", "threads", "serial"), or NULL when e is not an engine. Names are what
+ * `mmsim sweep --engine` accepts and what the results table records. */
+MM_API const char *mm_sweep_engine_name(int e);
+
+/* The enum mm_engine value named name, or -1 (name unknown or NULL). */
+MM_API int mm_sweep_engine_parse(const char *name);
+
 typedef struct mm_sweep_opts {
     int engine;              /* enum mm_engine */
     int workers;             /* processes or threads; 0 = number of online cores */

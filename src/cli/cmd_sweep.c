@@ -213,11 +213,16 @@ int cmd_sweep(int argc, char **argv)
     o.load_flags = no_verify ? MM_LOAD_NO_VERIFY : 0;
     int64_t v64;
     if (c.engine) {
-        if (!strcmp(c.engine, "process")) o.engine = MM_ENGINE_PROCESS;
-        else if (!strcmp(c.engine, "threads")) o.engine = MM_ENGINE_THREADS;
-        else if (!strcmp(c.engine, "serial")) o.engine = MM_ENGINE_SERIAL;
-        else {
-            cli_err("%s: engine: '%s' is not process, threads or serial", C, c.engine);
+        o.engine = mm_sweep_engine_parse(c.engine);
+        if (o.engine < 0) {
+            char names[128] = "";
+            size_t len = 0;
+            int n = 0;
+            while (mm_sweep_engine_name(n)) n++;
+            for (int e = 0; e < n && len < sizeof names; e++)
+                len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", e == 0 ? "" : e == n - 1 ? " or " : ", ",
+                                        mm_sweep_engine_name(e));
+            cli_err("%s: engine: '%s' is not %s", C, c.engine, names);
             rc = MM_EXIT_USAGE;
             goto out;
         }
@@ -360,9 +365,8 @@ int cmd_sweep(int argc, char **argv)
             mm_params_get(&g.base, key, buf, sizeof buf);
             sb_printf(&cf, "%s = %s\n", key, buf);
         }
-        const char *engines[] = {"process", "threads", "serial"};
         sb_printf(&cf, "\n[run]\nengine = %s\nworkers = %d\nchunk = %" PRId64 "\nseed = %" PRIu64 "\nobjective = %s\n",
-                  engines[o.engine], o.workers, o.chunk, o.seed, o.objective);
+                  mm_sweep_engine_name(o.engine), o.workers, o.chunk, o.seed, o.objective);
         sb_printf(&cf, "sample_ns = %" PRId64 "\nyear_seconds = %.17g\nmarkout_ns = %" PRId64 ",%" PRId64 ",%" PRId64 "\n",
                   o.sim.sample_ns, o.sim.year_s, o.sim.markout_ns[0], o.sim.markout_ns[1], o.sim.markout_ns[2]);
         if (cf.oom) rc = sweep_oom(C, "the configuration text");
@@ -394,7 +398,7 @@ int cmd_sweep(int argc, char **argv)
             printf("sweep: %" PRId64 " combinations (%d tape%s) in %.3f s with %d %s worker%s: %.0f combos/s, %.3g event x "
                    "combo updates/s\n",
                    rep.combos, g.axes[0].n, g.axes[0].n == 1 ? "" : "s", rep.wall_s, rep.workers,
-                   o.engine == MM_ENGINE_PROCESS ? "process" : o.engine == MM_ENGINE_THREADS ? "thread" : "serial",
+                   o.engine == MM_ENGINE_THREADS ? "thread" : mm_sweep_engine_name(o.engine), /* "2 thread workers" */
                    rep.workers == 1 ? "" : "s", rep.combos_per_s, rep.updates_per_s);
             if (rep.chunks_resumed) printf("resumed: %" PRId64 " combinations were already journaled\n", rep.chunks_resumed);
             if (rep.chunks_rerun) printf("recovered: %" PRId64 " chunks rerun after a worker died\n", rep.chunks_rerun);

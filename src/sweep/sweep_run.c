@@ -1,45 +1,32 @@
-/* mm_sweep_run: plan chunks, run them with an engine, journal them, write the results table.
+/* mm_sweep_run: check everything, plan chunks, run them with an engine, journal them, write the results table.
  *
  * Every engine produces the same journal records in the same order (chunk order), so the results table,
  * built from the journal at the end, is byte-identical whatever the engine, the worker count or the chunk
  * size: each combination's metrics depend only on its parameters and its tape (docs/sweep.md).
  *
- * Engines:
- *   serial   chunks one after the other in this process;
- *   threads  OpenMP threads take chunks of a window dynamically; the window is journaled in order;
- *   process  forked workers share the tapes (POSIX shared memory, read-only) and take chunks from a shared
- *            counter; results come back through a ring of K slots in a shared segment (chunk c writes slot
- *            c mod K once chunk c - K is drained); the parent drains chunks in order, journals them, and
- *            reruns itself any chunk whose worker died. */
+ * The engines (serial, threads, process) live in engine_*.c behind the table of mm_engine.h; this file
+ * keeps validation, chunk planning, the journal, the results table and the run's identity, and is the one
+ * place engine names are parsed and printed (mm_sweep_engine_name, mm_sweep_engine_parse). */
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <signal.h>
 #include <stdarg.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <xxhash.h>
 
 #include "mm_internal.h"
 #include "sim_tape.h"
-#include "mm_shm.h"
 #include "mm_stale_tmp.h"
-#include "mm_journal.h"
+#include "mm_engine.h"
 #include "mm_config.h"
 #include "mmsim/results.h"
 #include "results_int.h"
 #include "mmsim/sweep.h"
-
-#if MM_HAVE_OPENMP
-#include <omp.h>
-#endif
 
 void mm_sweep_opts_defaults(mm_sweep_opts *o)
 {
@@ -51,27 +38,31 @@ void mm_sweep_opts_defaults(mm_sweep_opts *o)
     mm_sim_config_defaults(&o->sim);
 }
 
-/* A chunk: combinations [first, first + count) of one tape. */
-typedef struct chunk {
-    int64_t first;
-    int32_t count, tape;
-} chunk;
+/* The engines, by enum mm_engine value. */
+static const mm__engine *const engines[] = {
+    [MM_ENGINE_PROCESS] = &mm__engine_process,
+    [MM_ENGINE_THREADS] = &mm__engine_threads,
+    [MM_ENGINE_SERIAL] = &mm__engine_serial,
+};
+#define N_ENGINES ((int)(sizeof engines / sizeof engines[0]))
 
-typedef struct run {
-    const mm_grid *g;
-    const mm_sweep_opts *o;
-    int32_t n_tapes;
-    mm_ticks *ticks;     /* [n_tapes] */
-    mm__tape *tapes;     /* [n_tapes] prepared tables */
-    int64_t per_tape;    /* combinations per tape */
-    chunk *chunks;
-    int64_t n_chunks;
-    mm__journal j;
-    const char *jpath;   /* "<out>.journal" */
-    double t0;
-    int64_t done_chunks, rerun;
-    int64_t events_total; /* sum over chunks of count x tape events, for updates/s */
-} run;
+const mm__engine *mm__engine_get(int e)
+{
+    return e >= 0 && e < N_ENGINES ? engines[e] : NULL;
+}
+
+const char *mm_sweep_engine_name(int engine)
+{
+    const mm__engine *en = mm__engine_get(engine);
+    return en ? en->name : NULL;
+}
+
+int mm_sweep_engine_parse(const char *name)
+{
+    for (int e = 0; name && e < N_ENGINES; e++)
+        if (!strcmp(engines[e]->name, name)) return e;
+    return -1;
+}
 
 static double now(void)
 {
@@ -80,14 +71,13 @@ static double now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* Compute one chunk into m[0 .. count). params: scratch of count entries. */
-static int compute_chunk(const run *r, const chunk *c, mm_params *params, mm_metrics *m, mm_error *err)
+int mm__run_compute(const mm__run *r, const mm__chunk *c, mm_params *params, mm_metrics *m, mm_error *err)
 {
     for (int32_t k = 0; k < c->count; k++) mm_grid_combo(r->g, c->first + k, &params[k], NULL);
     return mm__sim_batch_tape(&r->tapes[c->tape], &r->o->sim, params, c->count, m, err);
 }
 
-static void progress(run *r, int64_t done, int force)
+static void progress(mm__run *r, int64_t done, int force)
 {
     static double last;
     if (!r->o->progress) return;
@@ -109,8 +99,7 @@ static void progress(run *r, int64_t done, int force)
     if (force) fputc('\n', stderr);
 }
 
-/* Record a finished chunk (in chunk order). */
-static int emit(run *r, const chunk *c, const mm_metrics *m, mm_error *err)
+int mm__run_emit(mm__run *r, const mm__chunk *c, const mm_metrics *m, mm_error *err)
 {
     int rc = mm__journal_append(&r->j, c->first, (uint32_t)c->count, m);
     if (rc) return mm__errf(err, rc, "%s: %s", r->jpath, strerror(-rc));
@@ -119,330 +108,15 @@ static int emit(run *r, const chunk *c, const mm_metrics *m, mm_error *err)
     return 0;
 }
 
-/* A stop was asked for (mm_sweep_opts.cancel, set by a signal handler). */
-static int cancelled(const run *r)
+int mm__run_cancelled(const mm__run *r)
 {
     return r->o->cancel && *r->o->cancel;
-}
-
-/* ---- serial ---- */
-
-static int run_serial(run *r, mm_error *err)
-{
-    int64_t cap = r->o->chunk;
-    mm_params *p = malloc((size_t)cap * sizeof *p);
-    mm_metrics *m = malloc((size_t)cap * sizeof *m);
-    int rc = p && m ? 0 : mm__errf(err, -ENOMEM, "out of memory");
-    for (int64_t c = 0; c < r->n_chunks && rc == 0; c++) {
-        if (cancelled(r)) {
-            rc = MM_EINTERRUPTED;
-            break;
-        }
-        rc = compute_chunk(r, &r->chunks[c], p, m, err);
-        if (rc == 0) rc = emit(r, &r->chunks[c], m, err);
-        if (rc == 0 && (rc = mm__journal_sync(&r->j))) mm__errf(err, rc, "%s: fsync: %s", r->jpath, strerror(-rc));
-    }
-    free(p);
-    free(m);
-    return rc;
-}
-
-/* ---- threads ---- */
-
-static int run_threads(run *r, int workers, mm_error *err)
-{
-    int64_t window = (int64_t)workers * 4, cap = r->o->chunk;
-    mm_params *p = malloc((size_t)(window * cap) * sizeof *p);
-    mm_metrics *m = malloc((size_t)(window * cap) * sizeof *m);
-    int *rcs = calloc((size_t)window, sizeof *rcs);
-    mm_error *errs = calloc((size_t)window, sizeof *errs);
-    int rc = p && m && rcs && errs ? 0 : mm__errf(err, -ENOMEM, "out of memory");
-    for (int64_t w0 = 0; w0 < r->n_chunks && rc == 0; w0 += window) {
-        if (cancelled(r)) {
-            rc = MM_EINTERRUPTED;
-            break;
-        }
-        int64_t wn = r->n_chunks - w0 < window ? r->n_chunks - w0 : window;
-#if MM_HAVE_OPENMP
-#pragma omp parallel for schedule(dynamic, 1) num_threads(workers)
-#endif
-        for (int64_t k = 0; k < wn; k++) /* a stop skips the chunks not yet started */
-            rcs[k] = cancelled(r) ? MM_EINTERRUPTED : compute_chunk(r, &r->chunks[w0 + k], p + k * cap, m + k * cap, &errs[k]);
-        /* Journal the window in chunk order, up to the first chunk that did not finish. */
-        for (int64_t k = 0; k < wn && rc == 0; k++) {
-            if (rcs[k]) {
-                if (rcs[k] != MM_EINTERRUPTED) *err = errs[k];
-                rc = rcs[k];
-            } else {
-                rc = emit(r, &r->chunks[w0 + k], m + k * cap, err);
-            }
-        }
-        int src = mm__journal_sync(&r->j);
-        if (src && (rc == 0 || rc == MM_EINTERRUPTED)) rc = mm__errf(err, src, "%s: fsync: %s", r->jpath, strerror(-src));
-    }
-    free(p);
-    free(m);
-    free(rcs);
-    free(errs);
-    return rc;
-}
-
-/* ---- process ---- */
-
-enum { C_TODO = 0, C_CLAIMED = 1, C_DONE = 2, C_PARENT = 3, C_FAILED = 4 };
-
-typedef struct shared_hdr {
-    atomic_int_fast64_t next; /* next chunk index to claim */
-    int64_t n_chunks, k_slots, cap;
-} shared_hdr;
-
-typedef struct shm_view {
-    shared_hdr *h;
-    atomic_int *state;   /* [n_chunks] */
-    atomic_int *pid;     /* [n_chunks] worker pid that claimed it */
-    atomic_llong *turn;  /* [k_slots] the chunk allowed to write the slot next: c, then c + k_slots, ... */
-    mm_metrics *slots;   /* [k_slots][cap] */
-    void *base;
-    size_t bytes;
-} shm_view;
-
-static size_t align64(size_t x)
-{
-    return (x + 63) & ~(size_t)63;
-}
-
-static int shm_setup(shm_view *v, int64_t n_chunks, int64_t k, int64_t cap)
-{
-    size_t o_state = align64(sizeof(shared_hdr));
-    size_t o_pid = o_state + align64((size_t)n_chunks * sizeof(atomic_int));
-    size_t o_owner = o_pid + align64((size_t)n_chunks * sizeof(atomic_int));
-    size_t o_slots = o_owner + align64((size_t)k * sizeof(atomic_llong));
-    v->bytes = o_slots + (size_t)(k * cap) * sizeof(mm_metrics);
-    int rc;
-    v->base = mm__shm_map(v->bytes, &rc);
-    if (!v->base) return rc;
-    char *b = v->base;
-    v->h = (shared_hdr *)b;
-    v->state = (atomic_int *)(b + o_state);
-    v->pid = (atomic_int *)(b + o_pid);
-    v->turn = (atomic_llong *)(b + o_owner);
-    v->slots = (mm_metrics *)(b + o_slots);
-    atomic_init(&v->h->next, 0);
-    v->h->n_chunks = n_chunks;
-    v->h->k_slots = k;
-    v->h->cap = cap;
-    for (int64_t c = 0; c < n_chunks; c++) {
-        atomic_init(&v->state[c], C_TODO);
-        atomic_init(&v->pid[c], 0);
-    }
-    for (int64_t s = 0; s < k; s++) atomic_init(&v->turn[s], s);
-    return 0;
-}
-
-/* Waits: a worker waiting for its ring slot polls every 100 us; the parent, which only drains and
- * journals, polls every 2 ms so that it takes no measurable CPU from the workers. */
-static void nap_ns(long ns)
-{
-    struct timespec ts = {0, ns};
-    nanosleep(&ts, NULL);
-}
-
-static void nap(void)
-{
-    nap_ns(100000);
-}
-
-static void worker_main(run *r, shm_view *v, int index)
-{
-    int64_t cap = v->h->cap;
-    mm_params *p = malloc((size_t)cap * sizeof *p);
-    mm_metrics *m = malloc((size_t)cap * sizeof *m);
-    if (!p || !m) _exit(3);
-    int64_t finished = 0;
-    int me = (int)getpid();
-    for (;;) {
-        /* A stop (this process got the terminal's SIGINT too, through the parent's handler): claim nothing more;
-         * the parent journals what is done. */
-        if (cancelled(r)) break;
-        int64_t c = atomic_fetch_add(&v->h->next, 1);
-        if (c >= v->h->n_chunks) break;
-        atomic_store(&v->pid[c], me);
-        int expect = C_TODO;
-        if (!atomic_compare_exchange_strong(&v->state[c], &expect, C_CLAIMED)) continue; /* the parent took it */
-        if (r->o->test_kill_worker_after > 0 && index == r->o->test_kill_worker && finished >= r->o->test_kill_worker_after)
-            raise(SIGKILL); /* test hook: die holding a claimed chunk */
-        mm_error e = {0};
-        if (compute_chunk(r, &r->chunks[c], p, m, &e)) {
-            atomic_store(&v->state[c], C_FAILED);
-            continue;
-        }
-        /* Wait for this chunk's turn at its ring slot: the parent hands slot c mod K to chunk c once chunk
-         * c - K is journaled. (Handing a free slot to whichever chunk comes first would deadlock: a late
-         * chunk could take the slot the parent is waiting for.) */
-        int64_t s = c % v->h->k_slots;
-        while (atomic_load(&v->turn[s]) != c) nap();
-        memcpy(v->slots + s * cap, m, (size_t)r->chunks[c].count * sizeof *m);
-        expect = C_CLAIMED;
-        atomic_compare_exchange_strong(&v->state[c], &expect, C_DONE);
-        finished++;
-    }
-    free(p);
-    free(m);
-    _exit(0);
-}
-
-/* Reap any worker of ours that has exited (never another child of the host program: waitpid(-1) would reap
- * those, or block on them). Returns the pid reaped (its slot in pids is cleared) and its status, or 0. */
-static pid_t reap_one(pid_t *pids, int workers, int *wst)
-{
-    for (int w = 0; w < workers; w++) {
-        if (pids[w] <= 0) continue;
-        pid_t r = waitpid(pids[w], wst, WNOHANG);
-        if (r == pids[w] || (r < 0 && errno == ECHILD)) {
-            if (r < 0) *wst = 0; /* reaped by someone else (the host): count it as gone */
-            pids[w] = 0;
-            return r > 0 ? r : -1;
-        }
-    }
-    return 0;
-}
-
-/* Compute chunk c here in the parent (a worker died with it, or could not compute it). */
-static int parent_compute(run *r, int64_t c, mm_params *pp, mm_metrics **redo, mm_error *err)
-{
-    mm_metrics *m = malloc((size_t)r->o->chunk * sizeof *m);
-    int rc = m ? compute_chunk(r, &r->chunks[c], pp, m, err) : mm__errf(err, -ENOMEM, "out of memory");
-    if (rc) {
-        free(m);
-        return rc;
-    }
-    redo[c] = m;
-    return 0;
-}
-
-static int run_process(run *r, int workers, mm_error *err)
-{
-    int64_t k = (int64_t)workers * 4, cap = r->o->chunk;
-    shm_view v = {0};
-    int rc = shm_setup(&v, r->n_chunks, k, cap);
-    if (rc) return mm__errf(err, rc, "shared results segment: %s", strerror(-rc));
-    pid_t *pids = calloc((size_t)workers, sizeof *pids);
-    mm_metrics **redo = calloc((size_t)(r->n_chunks > 0 ? r->n_chunks : 1), sizeof *redo);
-    mm_params *pp = malloc((size_t)cap * sizeof *pp);
-    if (!pids || !redo || !pp) {
-        rc = mm__errf(err, -ENOMEM, "out of memory");
-        goto out;
-    }
-    fflush(NULL);
-    int alive = 0;
-    pid_t parent = getpid();
-    for (int w = 0; w < workers; w++) {
-        pid_t pid = fork();
-        if (pid < 0) {
-            rc = mm__errf(err, -errno, "fork: %s", strerror(errno));
-            break;
-        }
-        if (pid == 0) {
-            /* Die with the parent: SIGKILL when it exits, however it exits. If it died before the line
-             * above ran, we were already reparented: getppid() tells. (The death signal follows the thread
-             * that forked; the engine forks from the thread that calls mm_sweep_run.) */
-            if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent) _exit(4);
-            /* The journal's lock belongs to the open file, which fork shares: a worker keeping its copy would
-             * hold the lock after the parent died, until it exits itself. Only the parent holds it. */
-            close(r->j.fd);
-            worker_main(r, &v, w);
-        }
-        pids[w] = pid;
-        alive++;
-    }
-    int stopping = 0;
-    for (int64_t c = 0; c < r->n_chunks && rc == 0; c++) {
-        if (!stopping && cancelled(r)) {
-            /* Stop the workers at once; chunks already in the ring (C_DONE) are still journaled below. */
-            stopping = 1;
-            for (int w = 0; w < workers; w++)
-                if (pids[w] > 0) kill(pids[w], SIGKILL);
-        }
-        for (;;) {
-            int st = atomic_load(&v.state[c]);
-            if (st == C_DONE || st == C_PARENT) break;
-            /* Asked to stop: journal nothing more than what is ready now. */
-            if (cancelled(r)) {
-                rc = MM_EINTERRUPTED;
-                break;
-            }
-            if (st == C_FAILED) {
-                /* A worker could not compute it (bad parameters surface here): redo here for the message. */
-                if ((rc = parent_compute(r, c, pp, redo, err)) == 0) atomic_store(&v.state[c], C_PARENT);
-                break;
-            }
-            /* Reap workers; a worker that died abnormally loses the chunks it claimed: rerun them here. */
-            int wst;
-            pid_t dead = reap_one(pids, workers, &wst);
-            if (dead) {
-                alive--;
-                int crashed = dead > 0 && !(WIFEXITED(wst) && WEXITSTATUS(wst) == 0);
-                int64_t claimed = atomic_load(&v.h->next);
-                if (claimed > r->n_chunks) claimed = r->n_chunks;
-                for (int64_t d = c; d < claimed && crashed && rc == 0; d++) {
-                    int s2 = atomic_load(&v.state[d]);
-                    int owner = atomic_load(&v.pid[d]);
-                    int mine = (s2 == C_CLAIMED && owner == (int)dead) || (s2 == C_TODO && (owner == (int)dead || owner == 0));
-                    if (!mine) continue;
-                    int expect = s2;
-                    if (!atomic_compare_exchange_strong(&v.state[d], &expect, C_PARENT)) continue;
-                    if ((rc = parent_compute(r, d, pp, redo, err)) == 0) r->rerun++;
-                }
-                continue;
-            }
-            if (alive == 0 && atomic_load(&v.state[c]) != C_DONE) {
-                /* Everyone is gone (killed): the parent finishes the chunk itself. */
-                int expect = atomic_load(&v.state[c]);
-                if (expect == C_DONE || expect == C_PARENT) break;
-                if (!atomic_compare_exchange_strong(&v.state[c], &expect, C_PARENT)) continue;
-                if ((rc = parent_compute(r, c, pp, redo, err)) == 0) r->rerun++;
-                break;
-            }
-            nap_ns(2000000);
-        }
-        if (rc) break;
-        int64_t s = c % k;
-        const mm_metrics *m = redo[c] ? redo[c] : v.slots + s * cap;
-        rc = emit(r, &r->chunks[c], m, err);
-        if (redo[c]) {
-            free(redo[c]);
-            redo[c] = NULL;
-        }
-        atomic_store(&v.turn[s], c + k); /* the slot's next user */
-        /* Group commit: fsync when no further chunk is ready yet, and at the end. */
-        if (rc == 0 && (c + 1 == r->n_chunks || atomic_load(&v.state[c + 1]) != C_DONE) && (rc = mm__journal_sync(&r->j)))
-            mm__errf(err, rc, "%s: fsync: %s", r->jpath, strerror(-rc));
-    }
-    /* Stop and reap the workers (on error or a stop they may still be running). */
-    for (int w = 0; w < workers; w++)
-        if (pids[w] > 0 && rc) kill(pids[w], SIGKILL);
-    for (int w = 0; w < workers; w++) {
-        int wst;
-        while (pids[w] > 0 && waitpid(pids[w], &wst, 0) < 0 && errno == EINTR) {
-        }
-    }
-    if (rc == MM_EINTERRUPTED) {
-        int src = mm__journal_sync(&r->j);
-        if (src) rc = mm__errf(err, src, "%s: fsync: %s", r->jpath, strerror(-src));
-    }
-out:
-    for (int64_t d = 0; redo && d < r->n_chunks; d++) free(redo[d]);
-    free(redo);
-    free(pids);
-    free(pp);
-    munmap(v.base, v.bytes);
-    return rc;
 }
 
 /* ---- results from the journal ---- */
 
 typedef struct build_ctx {
-    const run *r;
+    const mm__run *r;
     mm_results_writer *w;
     int32_t *idx;
     int64_t idx_cap;
@@ -454,7 +128,7 @@ static int build_cb(int64_t first, uint32_t count, const mm_metrics *m, void *us
     build_ctx *b = user;
     const mm_grid *g = b->r->g;
     int32_t na = g->n_axes;
-    if (cancelled(b->r)) return mm__errf(b->err, MM_EINTERRUPTED, "interrupted");
+    if (mm__run_cancelled(b->r)) return mm__errf(b->err, MM_EINTERRUPTED, "interrupted");
     if ((int64_t)count * na > b->idx_cap) {
         free(b->idx);
         b->idx_cap = (int64_t)count * na;
@@ -470,7 +144,7 @@ static int build_cb(int64_t first, uint32_t count, const mm_metrics *m, void *us
 }
 
 /* Commit the table with its provenance (paths without the "#symbol" of the tape axis). */
-static int commit_results(run *r, mm_results_writer *w, mm_sweep_report *rep, mm_error *err)
+static int commit_results(mm__run *r, mm_results_writer *w, mm_sweep_report *rep, mm_error *err)
 {
     const mm_grid *g = r->g;
     int32_t nt = r->n_tapes;
@@ -492,11 +166,10 @@ static int commit_results(run *r, mm_results_writer *w, mm_sweep_report *rep, mm
     if (rc) {
         mm_results_abort(w);
     } else {
-        const char *engines[] = {"process", "threads", "serial"};
         mm_results_meta meta = {0};
         meta.config_text = r->o->config_text ? r->o->config_text : "";
         meta.seed = r->o->seed;
-        meta.engine = engines[r->o->engine];
+        meta.engine = mm_sweep_engine_name(r->o->engine);
         meta.workers = rep->workers;
         meta.wall_s = rep->wall_s;
         meta.combos_per_s = rep->combos_per_s;
@@ -518,7 +191,7 @@ static int commit_results(run *r, mm_results_writer *w, mm_sweep_report *rep, mm
 }
 
 /* Build the table from the journal (every record verified again) and commit it. */
-static int write_results(run *r, const char *out, const char *jpath, mm_sweep_report *rep, mm_error *err)
+static int write_results(mm__run *r, const char *out, const char *jpath, mm_sweep_report *rep, mm_error *err)
 {
     const mm_grid *g = r->g;
     mm_results_axis ax[MM_GRID_AXES_MAX];
@@ -600,7 +273,7 @@ static void sb_printf(sbuf *b, const char *fmt, ...)
  * difference explains the later ones (the tapes, then which axes, then each axis, then the fixed parameters
  * and the settings). The journal stores this text; its XXH3 is the run id. An axis is described by its first
  * values and count; a separate line holds the hash of all its values. */
-static char *build_identity(const run *r)
+static char *build_identity(const mm__run *r)
 {
     const mm_grid *g = r->g;
     sbuf b = {0};
@@ -739,7 +412,9 @@ int mm_sweep_run(const mm_grid *g, const mm_sweep_opts *o, const char *out_path,
     if (g->n_axes < 1 || strcmp(g->axes[0].key, "tape")) return mm__errf(err, MM_EUSAGE, "tape: no input tick file");
     if (g->n_combos <= 0) return mm__errf(err, MM_EUSAGE, "grid: empty");
     if (o->chunk < 0 || o->chunk > 1000000) return mm__errf(err, MM_EUSAGE, "chunk: %" PRId64 " must be in [1, 1e6] (0: auto)", o->chunk);
-    if (o->engine < 0 || o->engine > 2) return mm__errf(err, MM_EUSAGE, "engine: unknown");
+    const mm__engine *engine = mm__engine_get(o->engine);
+    if (!engine) return mm__errf(err, MM_EUSAGE, "engine: unknown");
+    assert(!((engine->flags & MM__ENGINE_FORKS) && (engine->flags & MM__ENGINE_NO_FORK)));
     if (o->workers < 0 || o->workers > 4096) return mm__errf(err, MM_EUSAGE, "workers: %d must be in [0, 4096]", o->workers);
     int rc = mm_sim_config_check(&o->sim, NULL, err);
     if (rc == 0) rc = check_columns(o, err);
@@ -753,10 +428,7 @@ int mm_sweep_run(const mm_grid *g, const mm_sweep_opts *o, const char *out_path,
         long n = sysconf(_SC_NPROCESSORS_ONLN);
         workers = n > 0 ? (int)n : 1;
     }
-    if (o->engine == MM_ENGINE_SERIAL) workers = 1;
-#if !MM_HAVE_OPENMP
-    if (o->engine == MM_ENGINE_THREADS) workers = 1;
-#endif
+    if (engine->flags & MM__ENGINE_ONE_WORKER) workers = 1;
     rep->workers = workers;
     /* Chunk size: as given, or automatic: about 16 chunks per core of the machine and tape, so that dynamic
      * scheduling evens out chunks of unequal cost, but at least 64 combinations (the batched kernel amortises
@@ -768,7 +440,7 @@ int mm_sweep_run(const mm_grid *g, const mm_sweep_opts *o, const char *out_path,
         long cores = sysconf(_SC_NPROCESSORS_ONLN);
         if (cores < 1) cores = 1;
         int64_t per = g->n_combos / g->axes[0].n;
-        chunk_sz = o->engine == MM_ENGINE_SERIAL ? 256 : (per + 16 * cores - 1) / (16 * cores);
+        chunk_sz = engine->flags & MM__ENGINE_BIG_CHUNKS ? 256 : (per + 16 * cores - 1) / (16 * cores);
         if (chunk_sz < 64) chunk_sz = 64;
         if (chunk_sz > 256) chunk_sz = 256;
     }
@@ -777,7 +449,7 @@ int mm_sweep_run(const mm_grid *g, const mm_sweep_opts *o, const char *out_path,
     oo.chunk = chunk_sz;
     o = &oo;
 
-    run r = {0};
+    mm__run r = {0};
     r.g = g;
     r.o = o;
     r.j.fd = -1;
@@ -817,7 +489,7 @@ int mm_sweep_run(const mm_grid *g, const mm_sweep_opts *o, const char *out_path,
             *hash = 0;
             sym = hash + 1;
         }
-        int flags = o->load_flags | (o->engine == MM_ENGINE_PROCESS ? MM_LOAD_SHM : 0);
+        int flags = o->load_flags | (engine->flags & MM__ENGINE_FORKS ? MM_LOAD_SHM : 0);
         rc = mm_ticks_load(spec, sym && *sym ? sym : NULL, flags, &r.ticks[t], err);
         free(spec);
         if (rc == 0) rc = mm_sim_config_check(&o->sim, &r.ticks[t], err);
@@ -857,14 +529,14 @@ int mm_sweep_run(const mm_grid *g, const mm_sweep_opts *o, const char *out_path,
             while (k < end && k - i < o->chunk && !done[k]) k++;
             if (n == cap) {
                 cap *= 2;
-                chunk *nc = realloc(r.chunks, (size_t)cap * sizeof *nc);
+                mm__chunk *nc = realloc(r.chunks, (size_t)cap * sizeof *nc);
                 if (!nc) {
                     rc = mm__errf(err, -ENOMEM, "out of memory");
                     goto out;
                 }
                 r.chunks = nc;
             }
-            r.chunks[n++] = (chunk){i, (int32_t)(k - i), tape};
+            r.chunks[n++] = (mm__chunk){i, (int32_t)(k - i), tape};
             i = k;
         }
         r.n_chunks = n;
@@ -874,11 +546,7 @@ int mm_sweep_run(const mm_grid *g, const mm_sweep_opts *o, const char *out_path,
     done = NULL;
     rep->chunks_resumed = n_done;
     rep->chunks_total = records_before + r.n_chunks;
-    switch (o->engine) {
-    case MM_ENGINE_SERIAL: rc = run_serial(&r, err); break;
-    case MM_ENGINE_THREADS: rc = run_threads(&r, workers, err); break;
-    default: rc = run_process(&r, workers, err); break;
-    }
+    rc = engine->run(&r, workers, err);
     if (rc == 0 && (rc = mm__journal_sync(&r.j))) mm__errf(err, rc, "%s: fsync: %s", r.jpath, strerror(-rc));
     progress(&r, r.done_chunks, 1);
     rep->chunks_saved = r.j.records;

@@ -1,0 +1,92 @@
+/* The engine table: how a sweep's chunks get computed (docs/architecture.md, "A sweep").
+ *
+ * sweep_run.c owns everything around the computation: validation, chunk planning, the journal, the
+ * results table and the run's identity. An engine owns only the computation: it computes the
+ * planned chunks r->chunks[0 .. r->n_chunks) with mm__run_compute and hands each finished chunk, in
+ * chunk order, to mm__run_emit (which journals it and reports progress). It checks
+ * mm__run_cancelled between chunks and returns MM_EINTERRUPTED when asked to stop, after emitting
+ * every chunk it finished in order. It fsyncs the journal (mm__journal_sync) at points of its
+ * choosing; sweep_run.c fsyncs once more at the end.
+ *
+ * To add an engine: write engine_NAME.c defining `const mm__engine mm__engine_NAME`, list it in
+ * src/sweep/meson.build, give it a value in enum mm_engine (include/mmsim/sweep.h) and an entry in
+ * sweep_run.c's engine table. Its name is then accepted by mm_sweep_engine_parse, `mmsim sweep
+ * --engine` and the config file, and recorded in the results table. */
+#ifndef MM_ENGINE_H
+#define MM_ENGINE_H
+
+#include <stdint.h>
+
+#include "mm_internal.h"
+#include "mm_journal.h"
+#include "mmsim/sweep.h"
+#include "sim_tape.h"
+
+/* A chunk: combinations [first, first + count) of one tape. */
+typedef struct mm__chunk {
+    int64_t first;
+    int32_t count, tape;
+} mm__chunk;
+
+/* One sweep in progress (built by mm_sweep_run; engines read it and touch only what mm__run_emit
+ * does). */
+typedef struct mm__run {
+    const mm_grid *g;
+    const mm_sweep_opts *o; /* o->chunk is the chunk size (never 0 here) */
+    int32_t n_tapes;
+    mm_ticks *ticks;   /* [n_tapes]; in shared memory for an engine with MM__ENGINE_FORKS */
+    mm__tape *tapes;   /* [n_tapes] prepared tables */
+    int64_t per_tape;  /* combinations per tape */
+    mm__chunk *chunks; /* [n_chunks], in id order: the order they must be emitted in */
+    int64_t n_chunks;
+    mm__journal j;
+    const char *jpath; /* "<out>.journal" */
+    double t0;
+    int64_t done_chunks; /* chunks emitted so far */
+    /* Chunks an engine recomputed after a worker died (mm_sweep_report.chunks_rerun). */
+    int64_t rerun;
+    int64_t events_total; /* sum over chunks of count x tape events, for updates/s */
+} mm__run;
+
+/* Engine flags. */
+enum {
+    /* The engine forks worker processes: the tapes are loaded into shared memory first
+     * (MM_LOAD_SHM). */
+    MM__ENGINE_FORKS = 1u << 0,
+    /* The engine must not fork (an MPI rank, a CUDA context): sweep_run.c checks that it is not
+     * also marked MM__ENGINE_FORKS, and nothing else in a sweep forks. */
+    MM__ENGINE_NO_FORK = 1u << 1,
+    /* The engine computes on one worker whatever --workers says (mm_sweep_report.workers is 1). */
+    MM__ENGINE_ONE_WORKER = 1u << 2,
+    /* The engine has nothing to balance: the automatic chunk size is the largest (256), not about
+     * 16 chunks per core. */
+    MM__ENGINE_BIG_CHUNKS = 1u << 3,
+};
+
+typedef struct mm__engine {
+    const char *name; /* as given to --engine and recorded in the results ("process") */
+    unsigned flags;   /* MM__ENGINE_* */
+    /* Compute every chunk of r and emit each, in chunk order. workers >= 1. Returns 0,
+     * MM_EINTERRUPTED (a stop: the chunks emitted so far are journaled) or an error recorded in
+     * err. */
+    int (*run)(mm__run *r, int workers, mm_error *err);
+} mm__engine;
+
+extern const mm__engine mm__engine_serial, mm__engine_threads, mm__engine_process;
+
+/* The engine of enum mm_engine value e, or NULL. */
+const mm__engine *mm__engine_get(int e);
+
+/* Compute chunk c into m[0 .. c->count). params: scratch of c->count entries. Returns 0 or an error
+ * in err. */
+int mm__run_compute(const mm__run *r, const mm__chunk *c, mm_params *params, mm_metrics *m,
+                    mm_error *err);
+
+/* Record a finished chunk: call once per chunk, in chunk order. Returns 0 or an error in err
+ * (journal). */
+int mm__run_emit(mm__run *r, const mm__chunk *c, const mm_metrics *m, mm_error *err);
+
+/* Non-zero once a stop was asked for (mm_sweep_opts.cancel, set by a signal handler). */
+int mm__run_cancelled(const mm__run *r);
+
+#endif
