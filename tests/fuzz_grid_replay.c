@@ -41,7 +41,8 @@ int main(int argc, char **argv)
             for (int m = 0; m < muts; m++) {
                 uint32_t op = rnd() % 4, pos = n ? rnd() % (uint32_t)n : 0;
                 char ch = alphabet[rnd() % (sizeof alphabet - 1)];
-                if (op == 0 && n) buf[pos] = ch;
+                if (op == 0 && n)
+                    buf[pos] = ch;
                 else if (op == 1 && n + 1 < sizeof buf) {
                     memmove(buf + pos + 1, buf + pos, n - pos);
                     buf[pos] = ch;
@@ -59,8 +60,10 @@ int main(int argc, char **argv)
     }
     long stored = 0;
     int bad = 0;
-    for (int i = 3; i < argc; i++) bad |= mm_fuzz_replay_path(argv[i], &stored);
-    printf("fuzz_grid_replay: %d mutated grids and %ld stored inputs, no crash, every error one line\n", runs,
-           stored);
+    for (int i = 3; i < argc; i++)
+        bad |= mm_fuzz_replay_path(argv[i], &stored);
+    printf("fuzz_grid_replay: %d mutated grids and %ld stored inputs, no crash, every error one "
+           "line\n",
+           runs, stored);
     return bad;
 }

@@ -1,5 +1,5 @@
-/* Units of the command line: time formatting and strict numbers (src/cli/cli_util.c), and the sweep config
- * reader (src/cli/sweep_config.c) on text in memory. */
+/* Units of the command line: time formatting and strict numbers (src/cli/cli_util.c), and the sweep
+ * config reader (src/cli/sweep_config.c) on text in memory. */
 #include <criterion/criterion.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -31,16 +31,21 @@ Test(cli_units, strict_numbers)
     cr_assert_eq(v, 10, "a leading zero is decimal");
     cr_assert_eq(cli_i64("t", "x", "-9223372036854775808", INT64_MIN, INT64_MAX, &v), 0);
     cr_assert_eq(v, INT64_MIN);
-    const char *bad_i[] = {"", " 1", "1 ", "+1", "0x10", "1e3", "9223372036854775808", "1.0", "--1", "-", NULL};
-    for (int i = 0; bad_i[i]; i++) cr_assert_eq(cli_i64("t", "x", bad_i[i], INT64_MIN, INT64_MAX, &v), -1, "'%s'", bad_i[i]);
+    const char *bad_i[] = {"",    " 1",  "1 ", "+1", "0x10", "1e3", "9223372036854775808",
+                           "1.0", "--1", "-",  NULL};
+    for (int i = 0; bad_i[i]; i++)
+        cr_assert_eq(cli_i64("t", "x", bad_i[i], INT64_MIN, INT64_MAX, &v), -1, "'%s'", bad_i[i]);
     cr_assert_eq(cli_u64("t", "x", "18446744073709551615", &u), 0);
     cr_assert_eq(u, UINT64_MAX);
     const char *bad_u[] = {"-1", " -1", "18446744073709551616", "0x1", " 1", NULL};
-    for (int i = 0; bad_u[i]; i++) cr_assert_eq(cli_u64("t", "x", bad_u[i], &u), -1, "'%s'", bad_u[i]);
+    for (int i = 0; bad_u[i]; i++)
+        cr_assert_eq(cli_u64("t", "x", bad_u[i], &u), -1, "'%s'", bad_u[i]);
     const char *good_f[] = {"1", "-1.5", ".5", "5.", "1e3", "1E-3", "+2", NULL};
-    for (int i = 0; good_f[i]; i++) cr_assert_eq(cli_f64("t", "x", good_f[i], -1e9, 1e9, &d), 0, "'%s'", good_f[i]);
+    for (int i = 0; good_f[i]; i++)
+        cr_assert_eq(cli_f64("t", "x", good_f[i], -1e9, 1e9, &d), 0, "'%s'", good_f[i]);
     const char *bad_f[] = {"", ".", "e3", "1e", "0x1p3", "inf", "nan", " 1", "1 ", "1e400", NULL};
-    for (int i = 0; bad_f[i]; i++) cr_assert_eq(cli_f64("t", "x", bad_f[i], -1e300, 1e300, &d), -1, "'%s'", bad_f[i]);
+    for (int i = 0; bad_f[i]; i++)
+        cr_assert_eq(cli_f64("t", "x", bad_f[i], -1e300, 1e300, &d), -1, "'%s'", bad_f[i]);
 }
 
 Test(cli_units, markout_horizons)
@@ -48,8 +53,10 @@ Test(cli_units, markout_horizons)
     int64_t m[MM_MARKOUTS];
     cr_assert_eq(cli_markouts("t", "x", "1,2,3", m), 0);
     cr_assert(m[0] == 1 && m[1] == 2 && m[2] == 3);
-    const char *bad[] = {"1,1,2", "1,2", "1,2,3,4", "0,1,2", "1,2,1000000000000000001", "1, 2,3", "1,,2", NULL};
-    for (int i = 0; bad[i]; i++) cr_assert_eq(cli_markouts("t", "x", bad[i], m), -1, "'%s'", bad[i]);
+    const char *bad[] = {"1,1,2",  "1,2",  "1,2,3,4", "0,1,2", "1,2,1000000000000000001",
+                         "1, 2,3", "1,,2", NULL};
+    for (int i = 0; bad[i]; i++)
+        cr_assert_eq(cli_markouts("t", "x", bad[i], m), -1, "'%s'", bad[i]);
 }
 
 static int parse(cli_sweep_config *c, const char *text)
@@ -61,8 +68,10 @@ static int parse(cli_sweep_config *c, const char *text)
 Test(cli_units, config_reads_every_section_comments_bom_and_crlf)
 {
     cli_sweep_config c;
-    const char *t = "\xEF\xBB\xBF; comment\r\n# another\r\n[input]\r\nfiles = a.h5, b.h5 ; inline\r\nsymbols=X,Y\r\n"
-                    "[grid]\r\nspread = 1:3:1\r\n\r\n[params]\r\n  queue: power\r\n[run]\r\nseed = 7\r\n";
+    const char *t =
+        "\xEF\xBB\xBF; comment\r\n# another\r\n[input]\r\nfiles = a.h5, b.h5 ; "
+        "inline\r\nsymbols=X,Y\r\n"
+        "[grid]\r\nspread = 1:3:1\r\n\r\n[params]\r\n  queue: power\r\n[run]\r\nseed = 7\r\n";
     cr_assert_eq(parse(&c, t), 0, "%s", c.err);
     cr_assert_eq(c.n_files, 2);
     cr_assert_str_eq(c.files[1], "b.h5");
@@ -82,7 +91,8 @@ Test(cli_units, config_lines_have_no_length_limit)
     size_t n = 100000;
     char *t = malloc(n + 64);
     int len = snprintf(t, 64, "[input]\nfiles = ");
-    for (size_t i = (size_t)len; i < n; i += 2) t[i] = 'a', t[i + 1] = ',';
+    for (size_t i = (size_t)len; i < n; i += 2)
+        t[i] = 'a', t[i + 1] = ',';
     snprintf(t + n, 64, "\n[grid]\nbogus line\n");
     cli_sweep_config c;
     cr_assert_eq(parse(&c, t), MM_EUSAGE);
@@ -96,8 +106,10 @@ Test(cli_units, config_errors_name_their_line)
     struct {
         const char *text, *err;
     } cases[] = {
-        {"[grid]\nspread = 1\nspread = 2\n", "m.ini:3: [grid] spread: key given twice (first at m.ini:2)"},
-        {"[grid]\nspread = 1\n[grid]\nspread = 2\n", "m.ini:4: [grid] spread: key given twice (first at m.ini:2)"},
+        {"[grid]\nspread = 1\nspread = 2\n",
+         "m.ini:3: [grid] spread: key given twice (first at m.ini:2)"},
+        {"[grid]\nspread = 1\n[grid]\nspread = 2\n",
+         "m.ini:4: [grid] spread: key given twice (first at m.ini:2)"},
         {"[nope]\n", "m.ini:1: unknown section [nope] (input, grid, params or run)"},
         {"[run]\nfoo = 1\n", "m.ini:2: [run] foo: unknown key"},
         {"[run\n", "m.ini:1: '[run' is not a section header [name]"},

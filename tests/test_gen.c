@@ -273,8 +273,8 @@ Test(gen, rejects_non_finite_sizes_and_times_past_int64)
     cr_assert_eq(count_dir(tu_tmpdir()), 0);
 }
 
-/* A writer killed during its final write leaves "<out>.tmp.<pid>": the next write of the same output removes
- * those of dead pids and keeps those of live ones (another writer's). */
+/* A writer killed during its final write leaves "<out>.tmp.<pid>": the next write of the same
+ * output removes those of dead pids and keeps those of live ones (another writer's). */
 Test(gen, stale_temporaries_of_dead_writers_are_removed)
 {
     pid_t dead = fork();

@@ -1,5 +1,5 @@
-/* The model's rules, one hand-built scenario each (docs/model.md). Every scenario also runs through the
- * batched kernel, which must agree with the reference bit for bit. */
+/* The model's rules, one hand-built scenario each (docs/model.md). Every scenario also runs through
+ * the batched kernel, which must agree with the reference bit for bit. */
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <math.h>
@@ -60,7 +60,8 @@ static void on_trace_big(const mm_trace_rec *r, void *user)
     l->r[l->n++] = *r;
 }
 
-/* Base parameters: fixed offset 1 tick around the mid, 5 lots, limit 5, no latency, risk-averse queue. */
+/* Base parameters: fixed offset 1 tick around the mid, 5 lots, limit 5, no latency, risk-averse
+ * queue. */
 static mm_params base(void)
 {
     mm_params p;
@@ -109,8 +110,8 @@ static int fills_of(const trace_log *l, int side, int32_t *qty, int32_t *px, int
 Test(fills, trade_through_fills_whole_order)
 {
     row r[] = {{0, 100, 10, 102, 10, 0, 0, 0},
-               {1, 100, 10, 102, 10, 0, 0, 0},   /* our bid 100 x 5 is live, 10 ahead */
-               {2, 99, 4, 102, 10, 99, 1, -1}};  /* a 1-lot sell prints at 99: through our price */
+               {1, 100, 10, 102, 10, 0, 0, 0},  /* our bid 100 x 5 is live, 10 ahead */
+               {2, 99, 4, 102, 10, 99, 1, -1}}; /* a 1-lot sell prints at 99: through our price */
     mm_params p = base();
     trace_log l;
     mm_metrics m = run(r, 3, &p, &l);
@@ -124,9 +125,9 @@ Test(fills, trade_through_fills_whole_order)
 Test(fills, trade_at_our_price_waits_for_the_queue_then_fills_partially)
 {
     row r[] = {{0, 100, 10, 102, 10, 0, 0, 0},
-               {1, 100, 10, 102, 10, 0, 0, 0},    /* live, 10 ahead */
-               {2, 100, 2, 102, 10, 100, 8, -1},  /* 8 traded: 2 still ahead, no fill */
-               {3, 100, 1, 102, 10, 100, 3, -1},  /* 3 traded: 2 ahead go, 1 fills us (partial) */
+               {1, 100, 10, 102, 10, 0, 0, 0},     /* live, 10 ahead */
+               {2, 100, 2, 102, 10, 100, 8, -1},   /* 8 traded: 2 still ahead, no fill */
+               {3, 100, 1, 102, 10, 100, 3, -1},   /* 3 traded: 2 ahead go, 1 fills us (partial) */
                {4, 100, 1, 102, 10, 100, 10, -1}}; /* 10 traded: the remaining 4 fill */
     mm_params p = base();
     trace_log l;
@@ -143,9 +144,9 @@ Test(fills, trade_at_our_price_waits_for_the_queue_then_fills_partially)
 static int32_t first_fill_after_cancel(int rule, double n)
 {
     row r[] = {{0, 100, 10, 102, 10, 0, 0, 0},
-               {1, 100, 10, 102, 10, 0, 0, 0},    /* live, 10 ahead */
-               {2, 100, 40, 102, 10, 0, 0, 0},    /* 30 join behind us */
-               {3, 100, 34, 102, 10, 0, 0, 0},    /* 6 cancelled: how many were ahead? */
+               {1, 100, 10, 102, 10, 0, 0, 0},      /* live, 10 ahead */
+               {2, 100, 40, 102, 10, 0, 0, 0},      /* 30 join behind us */
+               {3, 100, 34, 102, 10, 0, 0, 0},      /* 6 cancelled: how many were ahead? */
                {4, 100, 23, 102, 10, 100, 11, -1}}; /* 11 trade at 100 */
     mm_params p = base();
     p.queue_rule = rule;
@@ -160,7 +161,8 @@ Test(queue, cancel_shrinks_queue_ahead_by_rule)
 {
     /* risk-averse: none of the 6 was ahead, 10 ahead remain, 11 traded fill 1. */
     cr_assert_eq(first_fill_after_cancel(MM_QUEUE_RISK_AVERSE, 1), 1);
-    /* power n=2: share 10^2 / (10^2 + 30^2) = 0.1, floor(6 x 0.1 + 0.5) = 1 leaves 9 ahead: fill 2. */
+    /* power n=2: share 10^2 / (10^2 + 30^2) = 0.1, floor(6 x 0.1 + 0.5) = 1 leaves 9 ahead: fill 2.
+     */
     cr_assert_eq(first_fill_after_cancel(MM_QUEUE_POWER, 2), 2);
     /* power n=1: share 10/40 = 0.25, floor(1.5 + 0.5) = 2 leaves 8 ahead: fill 3. */
     cr_assert_eq(first_fill_after_cancel(MM_QUEUE_POWER, 1), 3);
@@ -200,10 +202,11 @@ Test(fills, trade_through_only_ignores_queue_and_cross_fills)
 
 Test(latency, delays_activation)
 {
-    row r[] = {{0, 100, 10, 102, 10, 0, 0, 0},
-               {0.5, 99, 10, 102, 10, 99, 1, -1}, /* through 100, but our order is still in flight */
-               {1.5, 100, 10, 102, 10, 0, 0, 0},
-               {3, 99, 10, 102, 10, 99, 1, -1}};  /* through 100 again: now it is live */
+    row r[] = {
+        {0, 100, 10, 102, 10, 0, 0, 0},
+        {0.5, 99, 10, 102, 10, 99, 1, -1}, /* through 100, but our order is still in flight */
+        {1.5, 100, 10, 102, 10, 0, 0, 0},
+        {3, 99, 10, 102, 10, 99, 1, -1}}; /* through 100 again: now it is live */
     mm_params p = base();
     p.latency_ns = 1000000;
     trace_log l;
@@ -213,7 +216,8 @@ Test(latency, delays_activation)
     cr_assert_eq(ts[0], INT64_C(1000000000000) + 3000000);
     for (int i = 0; i < l.n; i++)
         if (l.r[i].kind == MM_TR_ACTIVE && l.r[i].side == 1) {
-            cr_assert_geq(l.r[i].ts_ns, INT64_C(1000000000000) + 1000000, "activated before the latency elapsed");
+            cr_assert_geq(l.r[i].ts_ns, INT64_C(1000000000000) + 1000000,
+                          "activated before the latency elapsed");
             break;
         }
     /* Feed latency adds to the delay. */
@@ -226,11 +230,12 @@ Test(latency, delays_activation)
 
 Test(latency, old_order_fills_while_its_cancel_is_in_flight)
 {
-    row r[] = {{0, 100, 10, 102, 10, 0, 0, 0},
-               {2, 100, 10, 102, 10, 0, 0, 0},    /* bid 100 live */
-               {3, 102, 10, 104, 10, 0, 0, 0},    /* mid up 2: replace 100 -> 102 sent, lands at 5 ms */
-               {4, 99, 10, 104, 10, 99, 1, -1},   /* through 100 while the cancel is in flight */
-               {6, 102, 10, 104, 10, 0, 0, 0}};
+    row r[] = {
+        {0, 100, 10, 102, 10, 0, 0, 0},
+        {2, 100, 10, 102, 10, 0, 0, 0},  /* bid 100 live */
+        {3, 102, 10, 104, 10, 0, 0, 0},  /* mid up 2: replace 100 -> 102 sent, lands at 5 ms */
+        {4, 99, 10, 104, 10, 99, 1, -1}, /* through 100 while the cancel is in flight */
+        {6, 102, 10, 104, 10, 0, 0, 0}};
     mm_params p = base();
     p.latency_ns = 2000000;
     trace_log l;
@@ -241,7 +246,8 @@ Test(latency, old_order_fills_while_its_cancel_is_in_flight)
     cr_assert_eq(px[0], 100, "the old order filled");
     cr_assert_eq(ts[0], INT64_C(1000000000000) + 4000000);
     int cancels = 0;
-    for (int i = 0; i < l.n; i++) cancels += l.r[i].kind == MM_TR_CANCEL && l.r[i].side == 1;
+    for (int i = 0; i < l.n; i++)
+        cancels += l.r[i].kind == MM_TR_CANCEL && l.r[i].side == 1;
     cr_assert_geq(cancels, 1);
 }
 
@@ -263,7 +269,8 @@ Test(inventory, limit_stops_the_bid)
     for (int i = 0; i < l.n; i++) {
         cr_assert_leq(l.r[i].q, 5);
         if (l.r[i].kind == MM_TR_ORDER && l.r[i].side == 1) {
-            cr_assert_leq(l.r[i].q + l.r[i].qty, 5, "bid of %d sent at q=%ld", l.r[i].qty, (long)l.r[i].q);
+            cr_assert_leq(l.r[i].q + l.r[i].qty, 5, "bid of %d sent at q=%ld", l.r[i].qty,
+                          (long)l.r[i].q);
             bids_at_limit += l.r[i].q == 5;
         }
     }
@@ -272,8 +279,8 @@ Test(inventory, limit_stops_the_bid)
 
 Test(fills, post_only_never_takes)
 {
-    row r[] = {{0, 100, 10, 102, 10, 0, 0, 0},   /* bid target 100 sent, lands at 1 ms */
-               {0.5, 99, 10, 100, 5, 0, 0, 0},   /* the ask comes down to 100 before it lands */
+    row r[] = {{0, 100, 10, 102, 10, 0, 0, 0}, /* bid target 100 sent, lands at 1 ms */
+               {0.5, 99, 10, 100, 5, 0, 0, 0}, /* the ask comes down to 100 before it lands */
                {2, 99, 10, 100, 5, 0, 0, 0}};
     mm_params p = base();
     p.latency_ns = 1000000;
@@ -291,7 +298,8 @@ Test(fills, post_only_never_takes)
     cr_assert_eq(fills_of(&l, 1, q, NULL, NULL), 1);
     cr_assert_eq(q[0], 5);
     int taker = 0;
-    for (int i = 0; i < l.n; i++) taker += l.r[i].kind == MM_TR_FILL && l.r[i].taker;
+    for (int i = 0; i < l.n; i++)
+        taker += l.r[i].kind == MM_TR_FILL && l.r[i].taker;
     cr_assert_eq(taker, 1);
     cr_assert_float_eq(m.fees, 3e-4 * 100 * 5 * 0.01, 1e-15);
 }
@@ -316,8 +324,8 @@ Test(metrics, markout_is_negative_after_an_adverse_move)
 {
     row r[] = {{0, 100, 10, 102, 10, 0, 0, 0},
                {1, 100, 10, 102, 10, 0, 0, 0},
-               {2, 99, 10, 101, 10, 99, 1, -1},   /* we buy 5 at 100 */
-               {500, 94, 10, 96, 10, 0, 0, 0},    /* mid falls to 95 */
+               {2, 99, 10, 101, 10, 99, 1, -1}, /* we buy 5 at 100 */
+               {500, 94, 10, 96, 10, 0, 0, 0},  /* mid falls to 95 */
                {3000, 94, 10, 96, 10, 0, 0, 0}};
     mm_params p = base();
     mm_metrics m = run(r, 5, &p, NULL);
@@ -348,7 +356,8 @@ Test(metrics, pnl_identity_at_every_trace_step)
     mm_metrics m;
     cr_assert_eq(mm_sim_run_c(&t, &c, &p, &m, on_trace_big, b, &e), 0);
     cr_assert_gt(b->n, 100);
-    /* Rebuild cash, position and fees from the fills alone; the trace's PnL must be cash + q x mid - fees. */
+    /* Rebuild cash, position and fees from the fills alone; the trace's PnL must be cash + q x mid
+     * - fees. */
     int64_t cash2 = 0, q = 0;
     double fees = 0;
     int nfill = 0;
@@ -357,13 +366,15 @@ Test(metrics, pnl_identity_at_every_trace_step)
         if (r->kind == MM_TR_FILL) {
             q += r->side * (int64_t)r->qty;
             cash2 -= 2 * r->side * (int64_t)r->px * r->qty;
-            fees += (r->taker ? p.taker_fee_bps : p.maker_fee_bps) * 1e-4 * 0.01 * ((double)r->px * r->qty);
+            fees += (r->taker ? p.taker_fee_bps : p.maker_fee_bps) * 1e-4 * 0.01 *
+                    ((double)r->px * r->qty);
             nfill++;
         }
         cr_assert_eq(r->q, q, "record %d", i);
         cr_assert_eq(r->cash2, cash2, "record %d", i);
         double pnl = (double)(cash2 + q * r->mid2) * 0.5 * 0.01 - fees;
-        cr_assert(fabs(r->pnl - pnl) <= 1e-9 * (1 + fabs(pnl)), "record %d: %.12g vs %.12g", i, r->pnl, pnl);
+        cr_assert(fabs(r->pnl - pnl) <= 1e-9 * (1 + fabs(pnl)), "record %d: %.12g vs %.12g", i,
+                  r->pnl, pnl);
     }
     cr_assert_gt(nfill, 10);
     cr_assert_eq(m.final_q, q);
@@ -371,8 +382,8 @@ Test(metrics, pnl_identity_at_every_trace_step)
     mm_ticks_free(&t);
 }
 
-/* ---- Domains and limits (docs/model.md, section 1.2): every value outside is refused, naming the key;
- * the extremes inside run without overflow. ---- */
+/* ---- Domains and limits (docs/model.md, section 1.2): every value outside is refused, naming the
+ * key; the extremes inside run without overflow. ---- */
 
 /* Trace records of one kind and side, in order. */
 static int records(const trace_log *l, int kind, int side, int32_t *px, int max)
@@ -388,7 +399,9 @@ static int records(const trace_log *l, int kind, int side, int32_t *px, int max)
 
 Test(limits, sample_clock_with_too_many_samples_is_refused_naming_sample_ns_and_the_count)
 {
-    row r[] = {{0, 100, 10, 102, 10, 0, 0, 0}, {100, 100, 10, 102, 10, 0, 0, 0}, {200, 100, 10, 102, 10, 0, 0, 0}};
+    row r[] = {{0, 100, 10, 102, 10, 0, 0, 0},
+               {100, 100, 10, 102, 10, 0, 0, 0},
+               {200, 100, 10, 102, 10, 0, 0, 0}};
     mm_ticks t = make_tape(r, 3);
     mm_sim_config c;
     mm_sim_config_defaults(&c);
@@ -397,8 +410,9 @@ Test(limits, sample_clock_with_too_many_samples_is_refused_naming_sample_ns_and_
     mm_error e = {0};
     c.sample_ns = 1; /* 200 ms / 1 ns = 2e8 samples: more than MM_SIM_SAMPLES_MAX */
     cr_assert_eq(mm_sim_run_c(&t, &c, &p, &m, NULL, NULL, &e), MM_EUSAGE);
-    cr_assert_str_eq(e.msg, "sample_ns: 1 ns gives 200000000 samples over the 0.2 s of instrument HAND (at most "
-                            "100000000; take a longer clock)");
+    cr_assert_str_eq(
+        e.msg, "sample_ns: 1 ns gives 200000000 samples over the 0.2 s of instrument HAND (at most "
+               "100000000; take a longer clock)");
     cr_assert_eq(mm_sim_run_batch(&t, &c, &p, 1, &m, &e), MM_EUSAGE);
     cr_assert_eq(mm_sim_config_check(&c, &t, &e), MM_EUSAGE);
     c.sample_ns = 2; /* exactly MM_SIM_SAMPLES_MAX: accepted */
@@ -414,18 +428,23 @@ Test(limits, sample_clock_with_too_many_samples_is_refused_naming_sample_ns_and_
 
 Test(limits, timestamps_beyond_2_pow_62_are_refused_before_any_arithmetic, .timeout = 20)
 {
-    row r[] = {{0, 100, 10, 102, 10, 0, 0, 0}, {1, 100, 10, 102, 10, 0, 0, 0}, {2, 100, 10, 102, 10, 0, 0, 0}};
+    row r[] = {{0, 100, 10, 102, 10, 0, 0, 0},
+               {1, 100, 10, 102, 10, 0, 0, 0},
+               {2, 100, 10, 102, 10, 0, 0, 0}};
     mm_ticks t = make_tape(r, 3);
     t.ts_ns[0] = INT64_MIN;
-    t.ts_ns[2] = INT64_MAX; /* a span that overflows int64 (took 21 s a combination, then wrapped) */
+    t.ts_ns[2] =
+        INT64_MAX; /* a span that overflows int64 (took 21 s a combination, then wrapped) */
     mm_sim_config c;
     mm_sim_config_defaults(&c);
     mm_params p = base();
     mm_metrics m;
     mm_error e = {0};
     cr_assert_eq(mm_sim_run_c(&t, &c, &p, &m, NULL, NULL, &e), MM_EINVALID);
-    cr_assert_str_eq(e.msg, "instrument HAND: column ts_ns: row 0: timestamp -9223372036854775808 is outside the "
-                            "simulator's range [-2^62, 2^62 - 1] ns");
+    cr_assert_str_eq(
+        e.msg,
+        "instrument HAND: column ts_ns: row 0: timestamp -9223372036854775808 is outside the "
+        "simulator's range [-2^62, 2^62 - 1] ns");
     cr_assert_eq(mm_sim_run_batch(&t, &c, &p, 1, &m, &e), MM_EINVALID);
     /* The extremes of the range are accepted; the clock then counts 2^63 - 1 ns of span. */
     t.ts_ns[0] = MM_SIM_TS_MIN;
@@ -445,8 +464,8 @@ Test(limits, markout_horizon_is_bounded_and_a_horizon_past_the_tape_takes_the_la
 {
     row r[] = {{0, 100, 10, 102, 10, 0, 0, 0},
                {1, 100, 10, 102, 10, 0, 0, 0},
-               {2, 99, 10, 101, 10, 99, 1, -1},  /* we buy 5 at 100 */
-               {3, 90, 10, 92, 10, 0, 0, 0}};    /* last mid 91 */
+               {2, 99, 10, 101, 10, 99, 1, -1}, /* we buy 5 at 100 */
+               {3, 90, 10, 92, 10, 0, 0, 0}};   /* last mid 91 */
     mm_ticks t = make_tape(r, 4);
     mm_sim_config c;
     mm_sim_config_defaults(&c);
@@ -455,7 +474,8 @@ Test(limits, markout_horizon_is_bounded_and_a_horizon_past_the_tape_takes_the_la
     mm_error e = {0};
     c.markout_ns[0] = INT64_MAX; /* ts + horizon overflowed */
     cr_assert_eq(mm_sim_run_c(&t, &c, &p, &m, NULL, NULL, &e), MM_EUSAGE);
-    cr_assert_str_eq(e.msg, "markout_ns: horizon 1: 9223372036854775807 must be in [1, 1000000000000000000] ns");
+    cr_assert_str_eq(
+        e.msg, "markout_ns: horizon 1: 9223372036854775807 must be in [1, 1000000000000000000] ns");
     c.markout_ns[0] = 0;
     cr_assert_eq(mm_sim_config_check(&c, NULL, &e), MM_EUSAGE);
     c.markout_ns[0] = MM_SIM_HORIZON_MAX_NS;
@@ -464,7 +484,8 @@ Test(limits, markout_horizon_is_bounded_and_a_horizon_past_the_tape_takes_the_la
     cr_assert_eq(mm_sim_run_batch(&t, &c, &p, 1, &b, &e), 0, "%s", e.msg);
     cr_assert_eq(m.fills_bid, 1);
     cr_assert_float_eq(m.markout[0], 5 * (91 - 100) * 0.01, 1e-12); /* the last mid of the tape */
-    cr_assert_float_eq(m.markout[2], 5 * (100 - 100) * 0.01, 1e-12); /* 1 ns later: the mid of the fill event */
+    cr_assert_float_eq(m.markout[2], 5 * (100 - 100) * 0.01,
+                       1e-12); /* 1 ns later: the mid of the fill event */
     cr_assert(m.markout[0] == b.markout[0] && m.markout[2] == b.markout[2]);
     c.year_s = 0;
     cr_assert_eq(mm_sim_config_check(&c, NULL, &e), MM_EUSAGE);
@@ -503,8 +524,10 @@ Test(params, every_domain_is_enforced_naming_the_key)
     expect_param("fixed", "queue_n", "100", NULL);
     expect_param("fixed", "queue_n", "1e-300", NULL);
     expect_param("fixed", "latency_ns", "-1", "latency_ns: -1 must be in [0, 1 h] ns");
-    expect_param("fixed", "feed_latency_ns", "3600000000001", "feed_latency_ns: 3600000000001 must be in [0, 1 h] ns");
-    expect_param("fixed", "maker_fee_bps", "10000", "maker_fee_bps: 10000 must be within +-1e4 bps");
+    expect_param("fixed", "feed_latency_ns", "3600000000001",
+                 "feed_latency_ns: 3600000000001 must be in [0, 1 h] ns");
+    expect_param("fixed", "maker_fee_bps", "10000",
+                 "maker_fee_bps: 10000 must be within +-1e4 bps");
     expect_param("fixed", "taker_fee_bps", "-9999.99", NULL);
     expect_param("as", "as_gamma", "1e-7", "as_gamma: 1e-07 must be in [1e-6, 1e6)");
     expect_param("as", "as_gamma", "1e-6", NULL);
@@ -523,19 +546,16 @@ Test(params, every_domain_is_enforced_naming_the_key)
 /* A small two-sided tape with trades through both sides. */
 static mm_metrics run_rows_extreme(const mm_params *p, trace_log *l)
 {
-    row r[] = {{0, 100, 10, 102, 10, 0, 0, 0},
-               {1, 100, 10, 102, 10, 0, 0, 0},
-               {2, 99, 100, 102, 10, 99, 1, -1},
-               {3, 99, 100, 101, 10, 102, 1, 1},
-               {4, 98, 100, 101, 10, 97, 1, -1},
-               {5, 98, 100, 103, 10, 104, 1, 1}};
+    row r[] = {{0, 100, 10, 102, 10, 0, 0, 0},   {1, 100, 10, 102, 10, 0, 0, 0},
+               {2, 99, 100, 102, 10, 99, 1, -1}, {3, 99, 100, 101, 10, 102, 1, 1},
+               {4, 98, 100, 101, 10, 97, 1, -1}, {5, 98, 100, 103, 10, 104, 1, 1}};
     return run(r, 6, p, l);
 }
 
 Test(targets, huge_avellaneda_stoikov_quotes_are_clamped_not_wrapped)
 {
-    /* hs = gamma sigma^2 H / 2 = 5e22 ticks: before the clamp came first, the ask went through int64 (undefined)
-     * and came out at -2147483647 on x86, selling at -21,474,836.47 a lot. */
+    /* hs = gamma sigma^2 H / 2 = 5e22 ticks: before the clamp came first, the ask went through
+     * int64 (undefined) and came out at -2147483647 on x86, selling at -21,474,836.47 a lot. */
     mm_params p = base();
     p.strategy = MM_STRAT_AS;
     p.as_gamma = 1e5;
@@ -548,16 +568,19 @@ Test(targets, huge_avellaneda_stoikov_quotes_are_clamped_not_wrapped)
     int32_t px[64];
     int n = records(&l, MM_TR_ORDER, 1, px, 64);
     cr_assert_geq(n, 1);
-    for (int i = 0; i < n && i < 64; i++) cr_assert_eq(px[i], -2147483647);
+    for (int i = 0; i < n && i < 64; i++)
+        cr_assert_eq(px[i], -2147483647);
     n = records(&l, MM_TR_ORDER, -1, px, 64);
     cr_assert_geq(n, 1);
-    for (int i = 0; i < n && i < 64; i++) cr_assert_eq(px[i], 2147483646);
+    for (int i = 0; i < n && i < 64; i++)
+        cr_assert_eq(px[i], 2147483646);
 }
 
 Test(targets, glft_at_the_edges_of_its_domain_quotes_finite_clamped_prices)
 {
-    /* The smallest k, A and the largest gamma, sigma: x ~ 1e41, still finite (a k of 1e-300 gave x = inf and a
-     * NaN target; it is now refused). Every accepted corner quotes inside the clamp bounds. */
+    /* The smallest k, A and the largest gamma, sigma: x ~ 1e41, still finite (a k of 1e-300 gave x
+     * = inf and a NaN target; it is now refused). Every accepted corner quotes inside the clamp
+     * bounds. */
     double g[] = {1e-6, 999999}, k[] = {1e-6, 999999}, a[] = {1e-6, 999999999}, s[] = {0, 999999};
     for (int i = 0; i < 16; i++) {
         mm_params p = base();
@@ -573,21 +596,23 @@ Test(targets, glft_at_the_edges_of_its_domain_quotes_finite_clamped_prices)
         trace_log l;
         run_rows_extreme(&p, &l);
         for (int j = 0; j < l.n; j++)
-            cr_assert(l.r[j].px >= -2147483647 && l.r[j].px <= 2147483646 && l.r[j].pnl == l.r[j].pnl);
+            cr_assert(l.r[j].px >= -2147483647 && l.r[j].px <= 2147483646 &&
+                      l.r[j].pnl == l.r[j].pnl);
     }
 }
 
 Test(requote, distance_from_a_clamped_order_is_exact_and_the_due_requote_is_sent)
 {
-    /* skew 1e5 ticks/lot x q 30000 lots = 3e9 ticks: both targets clamp to -2147483647. A bid then rests
-     * there; when the ask (taking, post_only 0) brings q back to 0 the bid's target is ~99 again, 2^31 + 98
-     * ticks away: an int32 distance wrapped negative and the due requote was skipped. */
+    /* skew 1e5 ticks/lot x q 30000 lots = 3e9 ticks: both targets clamp to -2147483647. A bid then
+     * rests there; when the ask (taking, post_only 0) brings q back to 0 the bid's target is ~99
+     * again, 2^31 + 98 ticks away: an int32 distance wrapped negative and the due requote was
+     * skipped. */
     row r[] = {{0, 100, 10, 102, 10, 0, 0, 0},
-               {1, 100, 10, 102, 10, 0, 0, 0},           /* bid 100 and ask 102 live */
-               {2, 99, 100000, 102, 10, 99, 1, -1},      /* through our bid: buy 30000 */
-               {3, 99, 100000, 102, 10, 0, 0, 0},        /* the ask at -2147483647 takes 30000: q = 0 */
+               {1, 100, 10, 102, 10, 0, 0, 0},      /* bid 100 and ask 102 live */
+               {2, 99, 100000, 102, 10, 99, 1, -1}, /* through our bid: buy 30000 */
+               {3, 99, 100000, 102, 10, 0, 0, 0},   /* the ask at -2147483647 takes 30000: q = 0 */
                {4, 99, 100000, 102, 10, 0, 0, 0},
-               {5, 98, 100000, 102, 10, 97, 1, -1}};     /* through the requoted bid */
+               {5, 98, 100000, 102, 10, 97, 1, -1}}; /* through the requoted bid */
     mm_params p = base();
     p.skew_ticks = 1e5;
     p.quote_size = 30000;
@@ -599,22 +624,26 @@ Test(requote, distance_from_a_clamped_order_is_exact_and_the_due_requote_is_sent
     for (int i = 0; i < l.n; i++) {
         const mm_trace_rec *x = &l.r[i];
         if (x->kind == MM_TR_CANCEL && x->side == 1 && x->px == -2147483647) cancelled_clamped = 1;
-        if (cancelled_clamped && x->kind == MM_TR_ORDER && x->side == 1 && x->px > 90 && x->px < 110) requoted = 1;
+        if (cancelled_clamped && x->kind == MM_TR_ORDER && x->side == 1 && x->px > 90 &&
+            x->px < 110)
+            requoted = 1;
     }
-    cr_assert(cancelled_clamped, "the bid resting at the clamp bound is cancelled when q returns to 0");
+    cr_assert(cancelled_clamped,
+              "the bid resting at the clamp bound is cancelled when q returns to 0");
     cr_assert(requoted, "and a new bid is sent near the market");
     cr_assert_eq(m.fills_bid, 2, "the requoted bid fills on the trade through 98");
 }
 
-/* Queue ahead after cancels, at the extremes of the power rule: the first fill (lots) when a trade of
- * `trade` lots prints at our price after `dec` lots are cancelled from a level of `pbs` lots where `ahead`
- * are in front of us. */
-static int32_t fill_after_big_cancel(int rule, double n, int32_t ahead, int32_t pbs, int32_t dec, int32_t trade)
+/* Queue ahead after cancels, at the extremes of the power rule: the first fill (lots) when a trade
+ * of `trade` lots prints at our price after `dec` lots are cancelled from a level of `pbs` lots
+ * where `ahead` are in front of us. */
+static int32_t fill_after_big_cancel(int rule, double n, int32_t ahead, int32_t pbs, int32_t dec,
+                                     int32_t trade)
 {
     row r[] = {{0, 100, ahead, 102, 10, 0, 0, 0},
-               {1, 100, ahead, 102, 10, 0, 0, 0},            /* live, `ahead` in front */
-               {2, 100, pbs, 102, 10, 0, 0, 0},              /* pbs - ahead join behind us */
-               {3, 100, pbs - dec, 102, 10, 0, 0, 0},        /* dec cancelled */
+               {1, 100, ahead, 102, 10, 0, 0, 0},     /* live, `ahead` in front */
+               {2, 100, pbs, 102, 10, 0, 0, 0},       /* pbs - ahead join behind us */
+               {3, 100, pbs - dec, 102, 10, 0, 0, 0}, /* dec cancelled */
                {4, 100, pbs - dec, 102, 10, 100, trade, -1}};
     mm_params p = base();
     p.queue_rule = rule;
@@ -628,23 +657,32 @@ static int32_t fill_after_big_cancel(int rule, double n, int32_t ahead, int32_t 
 Test(queue, power_rule_at_n_100_and_int32_queues_stays_in_the_exp_domain)
 {
     /* n ln(2e9) = 2142: x^n overflows mm_det_exp's domain (it gave a weight of -3.9e-287). */
-    /* Ahead 2e9, behind 147483647: share = 1 / (1 + (0.0737)^100) = 1: all 1e8 cancels were ahead. */
-    cr_assert_eq(fill_after_big_cancel(MM_QUEUE_POWER, 100, 2000000000, 2147483647, 100000000, 1900000003), 3);
-    /* Ahead 1e8, behind 2047483647: share ~ (0.049)^100 = 0: nobody ahead cancelled; 1e8 + 2 traded fill 2. */
-    cr_assert_eq(fill_after_big_cancel(MM_QUEUE_POWER, 100, 100000000, 2147483647, 1000000000, 100000002), 2);
+    /* Ahead 2e9, behind 147483647: share = 1 / (1 + (0.0737)^100) = 1: all 1e8 cancels were ahead.
+     */
+    cr_assert_eq(
+        fill_after_big_cancel(MM_QUEUE_POWER, 100, 2000000000, 2147483647, 100000000, 1900000003),
+        3);
+    /* Ahead 1e8, behind 2047483647: share ~ (0.049)^100 = 0: nobody ahead cancelled; 1e8 + 2 traded
+     * fill 2. */
+    cr_assert_eq(
+        fill_after_big_cancel(MM_QUEUE_POWER, 100, 100000000, 2147483647, 1000000000, 100000002),
+        2);
     /* Ahead == behind: share 1/2 exactly on both paths: 500 of 1000 cancels were ahead. */
-    cr_assert_eq(fill_after_big_cancel(MM_QUEUE_POWER, 100, 1000000000, 2000000000, 1000, 999999504), 4);
-    /* The log rule at the same sizes: share ln(2e9+1) / (ln(2e9+1) + ln(147483648)) = 0.532407: 53240701 of
-     * the cancels were ahead, 1946759299 remain; a trade of that + 3 fills 3. */
-    cr_assert_eq(fill_after_big_cancel(MM_QUEUE_LOG, 1, 2000000000, 2147483647, 100000000, 1946759302), 3);
+    cr_assert_eq(
+        fill_after_big_cancel(MM_QUEUE_POWER, 100, 1000000000, 2000000000, 1000, 999999504), 4);
+    /* The log rule at the same sizes: share ln(2e9+1) / (ln(2e9+1) + ln(147483648)) = 0.532407:
+     * 53240701 of the cancels were ahead, 1946759299 remain; a trade of that + 3 fills 3. */
+    cr_assert_eq(
+        fill_after_big_cancel(MM_QUEUE_LOG, 1, 2000000000, 2147483647, 100000000, 1946759302), 3);
     /* The smallest n: every weight is 1, the share 1/2. */
     cr_assert_eq(fill_after_big_cancel(MM_QUEUE_POWER, 1e-300, 10, 40, 6, 8), 1);
 }
 
 Test(accounting, cash_past_2_pow_62_fails_the_run_instead_of_wrapping)
 {
-    /* Round trips that buy 1e8 lots near 100 and sell them, taking, at the clamp bound -2147483647: each cycle
-     * moves cash by ~2^32 x 1e8 half-ticks; after 11 it passes 2^62, after 22 it would wrap int64. */
+    /* Round trips that buy 1e8 lots near 100 and sell them, taking, at the clamp bound -2147483647:
+     * each cycle moves cash by ~2^32 x 1e8 half-ticks; after 11 it passes 2^62, after 22 it would
+     * wrap int64. */
     row r[3 + 3 * 30];
     int n = 0;
     r[n++] = (row){0, 100, 200000000, 102, 10, 0, 0, 0};
@@ -652,8 +690,10 @@ Test(accounting, cash_past_2_pow_62_fails_the_run_instead_of_wrapping)
     for (int c = 0; c < 30; c++) {
         double t0 = 2 + 3 * c;
         r[n++] = (row){t0, 100, 200000000, 102, 10, 99, 1, -1}; /* through our bid: buy 1e8 */
-        r[n++] = (row){t0 + 1, 100, 200000000, 102, 10, 0, 0, 0}; /* our ask at the bound takes: q = 0 */
-        r[n++] = (row){t0 + 2, 100, 200000000, 102, 10, 0, 0, 0}; /* quotes near the market land again */
+        r[n++] =
+            (row){t0 + 1, 100, 200000000, 102, 10, 0, 0, 0}; /* our ask at the bound takes: q = 0 */
+        r[n++] =
+            (row){t0 + 2, 100, 200000000, 102, 10, 0, 0, 0}; /* quotes near the market land again */
     }
     mm_ticks t = make_tape(r, n);
     mm_sim_config c;
@@ -666,7 +706,8 @@ Test(accounting, cash_past_2_pow_62_fails_the_run_instead_of_wrapping)
     mm_metrics m;
     mm_error e = {0};
     cr_assert_eq(mm_sim_run_c(&t, &c, &p, &m, NULL, NULL, &e), -ERANGE);
-    cr_assert(strstr(e.msg, "cash or markout passed 2^62 half-ticks x lots at event "), "%s", e.msg);
+    cr_assert(strstr(e.msg, "cash or markout passed 2^62 half-ticks x lots at event "), "%s",
+              e.msg);
     mm_params ps[2] = {base(), p};
     mm_metrics mb[2];
     cr_assert_eq(mm_sim_run_batch(&t, &c, ps, 2, mb, &e), -ERANGE);
@@ -682,12 +723,13 @@ Test(accounting, cash_past_2_pow_62_fails_the_run_instead_of_wrapping)
 Test(queue, cancel_count_with_int32_max_sizes_is_exact)
 {
     /* pbs 1, then a trade of INT32_MAX at our price and a level of INT32_MAX: pbs - bs - traded is
-     * 1 - 2 x 2147483647, which wrapped to +3 in int32 and cut the one lot ahead of us as "cancelled". Under
-     * trade-through-only the order does not fill at its price, so the queue update runs. */
+     * 1 - 2 x 2147483647, which wrapped to +3 in int32 and cut the one lot ahead of us as
+     * "cancelled". Under trade-through-only the order does not fill at its price, so the queue
+     * update runs. */
     row r[] = {{0, 100, 1, 102, 10, 0, 0, 0},
-               {1, 100, 1, 102, 10, 0, 0, 0},                            /* live, 1 ahead */
+               {1, 100, 1, 102, 10, 0, 0, 0}, /* live, 1 ahead */
                {2, 100, 2147483647, 102, 10, 100, 2147483647, -1},
-               {3, 100, 2147483647, 104, 10, 0, 0, 0}};                  /* fair 102: the bid is requoted */
+               {3, 100, 2147483647, 104, 10, 0, 0, 0}}; /* fair 102: the bid is requoted */
     mm_params p = base();
     p.trade_through_only = 1;
     p.queue_rule = MM_QUEUE_POWER;
@@ -709,14 +751,17 @@ Test(params, values_are_complete_decimal_numbers)
     mm_error e = {0};
     const char *bad_int[] = {" 5", "5 ", "", "0x10", "5.0", "1e3", "--5", "99999999999999999999"};
     for (size_t i = 0; i < sizeof bad_int / sizeof *bad_int; i++)
-        cr_assert_eq(mm_params_set(&p, "size", bad_int[i], &e), MM_EUSAGE, "size '%s' accepted", bad_int[i]);
+        cr_assert_eq(mm_params_set(&p, "size", bad_int[i], &e), MM_EUSAGE, "size '%s' accepted",
+                     bad_int[i]);
     cr_assert_str_eq(e.msg, "size: 99999999999999999999 is out of range");
     mm_params_set(&p, "size", " -1", &e);
     cr_assert_str_eq(e.msg, "size: ' -1' is not a decimal integer");
-    const char *bad_real[] = {"inf", "-inf", "nan", "0x1p3", " 1", "1.", "1e", "1e999", "1e-999", ".", "+"};
+    const char *bad_real[] = {"inf", "-inf",  "nan",    "0x1p3", " 1", "1.",
+                              "1e",  "1e999", "1e-999", ".",     "+"};
     for (size_t i = 0; i < sizeof bad_real / sizeof *bad_real; i++)
         if (strcmp(bad_real[i], "1.") != 0)
-            cr_assert_eq(mm_params_set(&p, "spread", bad_real[i], &e), MM_EUSAGE, "spread '%s' accepted", bad_real[i]);
+            cr_assert_eq(mm_params_set(&p, "spread", bad_real[i], &e), MM_EUSAGE,
+                         "spread '%s' accepted", bad_real[i]);
     mm_params_set(&p, "spread", "inf", &e);
     cr_assert_str_eq(e.msg, "spread: 'inf' is not a decimal number");
     cr_assert_eq(mm_params_set(&p, "size", "010", &e), 0);

@@ -1,6 +1,7 @@
-/* Model invariants on real tapes (../shared/data: LOBSTER AMZN level 1 and GOOG level 5, the Binance BTCUSDT
- * capture), imported with the project's importers. When none of the three is there the program exits 77, which
- * Meson reports as SKIP (not as a pass); a tape that alone is missing is a skipped Criterion test.
+/* Model invariants on real tapes (../shared/data: LOBSTER AMZN level 1 and GOOG level 5, the
+ * Binance BTCUSDT capture), imported with the project's importers. When none of the three is there
+ * the program exits 77, which Meson reports as SKIP (not as a pass); a tape that alone is missing
+ * is a skipped Criterion test.
  *   - |q| never exceeds the inventory limit, at any step of a trace;
  *   - no fill at a price the market did not reach;
  *   - under the trade-through-only rule, a wider spread never gets more fills than a narrower one,
@@ -28,8 +29,10 @@ static int real_paths(const char *which, char *a, char *b, size_t cap)
         return stat(a, &st) == 0;
     }
     int levels = !strcmp(which, "AMZN") ? 1 : 5;
-    snprintf(a, cap, "%s/lobster/%s_2012-06-21_34200000_57600000_message_%d.csv.gz", d, which, levels);
-    snprintf(b, cap, "%s/lobster/%s_2012-06-21_34200000_57600000_orderbook_%d.csv.gz", d, which, levels);
+    snprintf(a, cap, "%s/lobster/%s_2012-06-21_34200000_57600000_message_%d.csv.gz", d, which,
+             levels);
+    snprintf(b, cap, "%s/lobster/%s_2012-06-21_34200000_57600000_orderbook_%d.csv.gz", d, which,
+             levels);
     return stat(a, &st) == 0 && stat(b, &st) == 0;
 }
 
@@ -67,24 +70,27 @@ static void on_rec(const mm_trace_rec *r, void *user)
 {
     check_ctx *c = user;
     int64_t aq = r->q < 0 ? -r->q : r->q;
-    cr_assert_leq(aq, c->limit, "|q| = %ld past the limit %ld at event %ld", (long)aq, (long)c->limit, (long)r->event);
+    cr_assert_leq(aq, c->limit, "|q| = %ld past the limit %ld at event %ld", (long)aq,
+                  (long)c->limit, (long)r->event);
     if (aq > c->max_abs_q) c->max_abs_q = aq;
     if (r->kind != MM_TR_FILL) return;
     c->fills++;
-    /* The market reached our price at this event: a trade at or through it, or the opposite best at or
-     * through it (after the event, or before it for an order taking on arrival). */
+    /* The market reached our price at this event: a trade at or through it, or the opposite best at
+     * or through it (after the event, or before it for an order taking on arrival). */
     const mm_ticks *t = c->t;
     int64_t i = r->event;
     int reached;
     if (r->side > 0) {
         reached = (t->trade_sz[i] > 0 && t->trade_side[i] < 0 && t->trade_px[i] <= r->px) ||
-                  (t->ask_sz[i] > 0 && t->ask_px[i] <= r->px) || (i > 0 && t->ask_sz[i - 1] > 0 && t->ask_px[i - 1] <= r->px);
+                  (t->ask_sz[i] > 0 && t->ask_px[i] <= r->px) ||
+                  (i > 0 && t->ask_sz[i - 1] > 0 && t->ask_px[i - 1] <= r->px);
     } else {
         reached = (t->trade_sz[i] > 0 && t->trade_side[i] > 0 && t->trade_px[i] >= r->px) ||
-                  (t->bid_sz[i] > 0 && t->bid_px[i] >= r->px) || (i > 0 && t->bid_sz[i - 1] > 0 && t->bid_px[i - 1] >= r->px);
+                  (t->bid_sz[i] > 0 && t->bid_px[i] >= r->px) ||
+                  (i > 0 && t->bid_sz[i - 1] > 0 && t->bid_px[i - 1] >= r->px);
     }
-    cr_assert(reached, "fill %s %d @ %d at event %ld: the market never reached that price", r->side > 0 ? "buy" : "sell",
-              r->qty, r->px, (long)i);
+    cr_assert(reached, "fill %s %d @ %d at event %ld: the market never reached that price",
+              r->side > 0 ? "buy" : "sell", r->qty, r->px, (long)i);
 }
 
 static void invariants(const char *which)
@@ -111,7 +117,8 @@ static void invariants(const char *which)
         p.glft_A = 5;
         p.glft_Q = 1 + k % 4;
         check_ctx cc = {&t, p.inv_limit, 0, 0};
-        if (p.strategy == MM_STRAT_GLFT && (int64_t)p.glft_Q * p.quote_size < cc.limit) cc.limit = (int64_t)p.glft_Q * p.quote_size;
+        if (p.strategy == MM_STRAT_GLFT && (int64_t)p.glft_Q * p.quote_size < cc.limit)
+            cc.limit = (int64_t)p.glft_Q * p.quote_size;
         mm_metrics m, b;
         mm_error e = {0};
         cr_assert_eq(mm_sim_run_c(&t, &c, &p, &m, on_rec, &cc, &e), 0, "%s", e.msg);
@@ -119,7 +126,8 @@ static void invariants(const char *which)
         cr_assert_leq(m.max_abs_q, cc.limit);
         cr_assert_eq(m.max_abs_q, cc.max_abs_q);
         cr_assert_eq(mm_sim_run_batch(&t, &c, &p, 1, &b, &e), 0, "%s", e.msg);
-        cr_assert(m.pnl == b.pnl && m.volume == b.volume && m.sharpe == b.sharpe, "%s combo %d: batched differs", which, k);
+        cr_assert(m.pnl == b.pnl && m.volume == b.volume && m.sharpe == b.sharpe,
+                  "%s combo %d: batched differs", which, k);
         total_fills += cc.fills;
     }
     cr_assert_gt(total_fills, 100, "%s: too few fills to mean anything", which);
@@ -134,7 +142,8 @@ static void invariants(const char *which)
         mm_metrics m;
         mm_error e = {0};
         cr_assert_eq(mm_sim_run_c(&t, &c, &p, &m, NULL, NULL, &e), 0, "%s", e.msg);
-        cr_assert_leq(m.fills_bid, prev_b, "%s: spread %d gets more bid fills (%ld) than spread %d (%ld)", which, s,
+        cr_assert_leq(m.fills_bid, prev_b,
+                      "%s: spread %d gets more bid fills (%ld) than spread %d (%ld)", which, s,
                       (long)m.fills_bid, s - 1, (long)prev_b);
         cr_assert_leq(m.fills_ask, prev_a, "%s: spread %d gets more ask fills", which, s);
         prev_b = m.fills_bid;
@@ -158,14 +167,15 @@ Test(model_real, btcusdt_invariants, .timeout = 300)
     invariants("BTCUSDT");
 }
 
-/* Criterion's main, preceded by the check for the data: Meson counts exit status 77 as a skipped test. Its
- * worker processes re-run this binary and find main by its symbol (BoxFort), hence the default visibility
- * under the project's -fvisibility=hidden. */
+/* Criterion's main, preceded by the check for the data: Meson counts exit status 77 as a skipped
+ * test. Its worker processes re-run this binary and find main by its symbol (BoxFort), hence the
+ * default visibility under the project's -fvisibility=hidden. */
 __attribute__((visibility("default"))) int main(int argc, char *argv[])
 {
     int any = 0;
     char a[1024], b[1024];
-    for (size_t k = 0; k < sizeof REAL / sizeof REAL[0]; k++) any |= real_paths(REAL[k], a, b, sizeof a);
+    for (size_t k = 0; k < sizeof REAL / sizeof REAL[0]; k++)
+        any |= real_paths(REAL[k], a, b, sizeof a);
     if (!any) {
         printf("model_real: no real tape under ../shared/data (MMSIM_SHARED_DATA): skipped\n");
         return 77;

@@ -11,15 +11,16 @@ Test(rng, philox4x32_10_known_answers)
 {
     static const uint32_t kat[3][10] = {
         {0, 0, 0, 0, 0, 0, 0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8},
-        {0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0x408f276d, 0x41c83b0e,
-         0xa20bc7c6, 0x6d5451fd},
-        {0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344, 0xa4093822, 0x299f31d0, 0xd16cfe09, 0x94fdcceb,
-         0x5001e420, 0x24126ea1},
+        {0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0x408f276d,
+         0x41c83b0e, 0xa20bc7c6, 0x6d5451fd},
+        {0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344, 0xa4093822, 0x299f31d0, 0xd16cfe09,
+         0x94fdcceb, 0x5001e420, 0x24126ea1},
     };
     for (int i = 0; i < 3; i++) {
         mm_u32x4 c = {{kat[i][0], kat[i][1], kat[i][2], kat[i][3]}};
         mm_u32x4 r = mm_philox4x32_10(c, kat[i][4], kat[i][5]);
-        for (int w = 0; w < 4; w++) cr_assert_eq(r.v[w], kat[i][6 + w], "vector %d word %d: %08x", i, w, r.v[w]);
+        for (int w = 0; w < 4; w++)
+            cr_assert_eq(r.v[w], kat[i][6 + w], "vector %d word %d: %08x", i, w, r.v[w]);
     }
 }
 
@@ -56,9 +57,11 @@ Test(detmath, log_and_exp_match_libm_within_4_ulp)
     for (int i = 0; i < 500000; i++) {
         mm_u32x4 r = mm_rng4(9, (uint32_t)i, 1, 0, 0);
         double x = mm_u01(r.v[0], r.v[1]) * ldexp(1.0, (int)(r.v[2] % 80) - 40);
-        cr_assert_leq(ulps(mm_det_log(x), log(x)), 4, "log(%a): %a vs %a", x, mm_det_log(x), log(x));
+        cr_assert_leq(ulps(mm_det_log(x), log(x)), 4, "log(%a): %a vs %a", x, mm_det_log(x),
+                      log(x));
         double y = (mm_u01(r.v[3], r.v[0]) - 0.5) * 1000.0;
-        cr_assert_leq(ulps(mm_det_exp(y), exp(y)), 4, "exp(%a): %a vs %a", y, mm_det_exp(y), exp(y));
+        cr_assert_leq(ulps(mm_det_exp(y), exp(y)), 4, "exp(%a): %a vs %a", y, mm_det_exp(y),
+                      exp(y));
     }
     cr_assert_eq(mm_det_log(1.0), 0.0);
     cr_assert_eq(mm_det_exp(0.0), 1.0);

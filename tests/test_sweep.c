@@ -1,6 +1,6 @@
-/* Sweeps: every engine, worker count and chunk size gives the same table (content hash); a worker killed
- * mid-chunk is recovered; a run killed with SIGKILL resumes to the identical table; bad grids and configs
- * are usage errors naming the key. */
+/* Sweeps: every engine, worker count and chunk size gives the same table (content hash); a worker
+ * killed mid-chunk is recovered; a run killed with SIGKILL resumes to the identical table; bad
+ * grids and configs are usage errors naming the key. */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
 #include <dirent.h>
@@ -27,9 +27,9 @@
 #include <hdf5.h>
 #include <xxhash.h>
 
-/* A tape long enough that a sweep over it is still running when a test acts on it (kills, signals, a
- * second run). The sanitizer build runs everything, mmsim included, several times slower, so a quarter of
- * it lasts about as long and keeps that build's suite within CI's time. */
+/* A tape long enough that a sweep over it is still running when a test acts on it (kills, signals,
+ * a second run). The sanitizer build runs everything, mmsim included, several times slower, so a
+ * quarter of it lasts about as long and keeps that build's suite within CI's time. */
 #if defined(__SANITIZE_ADDRESS__)
 #define LONG_TAPE_EVENTS "500000"
 #else
@@ -76,8 +76,8 @@ static void grid_small(mm_grid *g, const char *ticks)
     cr_assert_eq(g->n_combos, 2 * 4 * 3 * 2);
 }
 
-static uint64_t sweep_hash(const mm_grid *g, int engine, int workers, int64_t chunk, const char *name,
-                           mm_sweep_report *rep_out)
+static uint64_t sweep_hash(const mm_grid *g, int engine, int workers, int64_t chunk,
+                           const char *name, mm_sweep_report *rep_out)
 {
     mm_sweep_opts o;
     mm_sweep_opts_defaults(&o);
@@ -133,14 +133,14 @@ Test(sweep, engines_workers_and_chunks_give_identical_tables, .timeout = 240)
     struct {
         int engine, workers;
         int64_t chunk;
-    } runs[] = {{MM_ENGINE_SERIAL, 1, 7},  {MM_ENGINE_THREADS, 2, 5}, {MM_ENGINE_THREADS, 1, 1},
+    } runs[] = {{MM_ENGINE_SERIAL, 1, 7},   {MM_ENGINE_THREADS, 2, 5}, {MM_ENGINE_THREADS, 1, 1},
                 {MM_ENGINE_PROCESS, 1, 48}, {MM_ENGINE_PROCESS, 2, 3}, {MM_ENGINE_PROCESS, 3, 1}};
     for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
         char name[64];
         snprintf(name, sizeof name, "r%zu.h5", i);
         uint64_t h = sweep_hash(&g, runs[i].engine, runs[i].workers, runs[i].chunk, name, NULL);
-        cr_assert_eq(h, ref, "engine %d, %d workers, chunk %ld: %016lx vs %016lx", runs[i].engine, runs[i].workers,
-                     (long)runs[i].chunk, (unsigned long)h, (unsigned long)ref);
+        cr_assert_eq(h, ref, "engine %d, %d workers, chunk %ld: %016lx vs %016lx", runs[i].engine,
+                     runs[i].workers, (long)runs[i].chunk, (unsigned long)h, (unsigned long)ref);
     }
     mm_grid_free(&g);
 }
@@ -167,8 +167,9 @@ Test(sweep, killed_worker_chunk_is_rerun, .timeout = 240)
     mm_grid_free(&g);
 }
 
-/* Whole records in a journal whose chunks all hold `chunk` combinations (header: 48 bytes, the identity
- * text, 8; records: 16 + chunk x 128 + 8 bytes), or -1 when it is absent or its header is not complete. */
+/* Whole records in a journal whose chunks all hold `chunk` combinations (header: 48 bytes, the
+ * identity text, 8; records: 16 + chunk x 128 + 8 bytes), or -1 when it is absent or its header is
+ * not complete. */
 static long journal_records(const char *path, int chunk)
 {
     int fd = open(path, O_RDONLY);
@@ -221,9 +222,9 @@ static int wait_records(pid_t pid, const char *journal, long records, int chunk)
     return 0;
 }
 
-/* Run `mmsim sweep ...` in its own process group; kill the whole group with SIGKILL as soon as the journal
- * holds at least `records` chunk records, or, with records = 0, right after start. Returns 1 if the run was
- * still going when killed. */
+/* Run `mmsim sweep ...` in its own process group; kill the whole group with SIGKILL as soon as the
+ * journal holds at least `records` chunk records, or, with records = 0, right after start. Returns
+ * 1 if the run was still going when killed. */
 static int sweep_and_kill(const char *const *argv, const char *journal, int records, int chunk)
 {
     pid_t pid = spawn(argv);
@@ -249,8 +250,23 @@ Test(sweep, kill_9_then_resume_gives_the_identical_table, .timeout = 600)
     const char *t = tu_path("big.h5");
     const char *g[] = {"mmsim", "gen", "--seed", "5", "--events", LONG_TAPE_EVENTS, "-o", t, NULL};
     cr_assert_eq(tu_run(g, NULL, NULL), 0);
-    const char *full[] = {"mmsim", "sweep", t, "--grid", "spread=0:15:1", "--grid", "inv_limit=1,3,10,30", "--grid", "queue=power,log",
-                          "--chunk", "4", "--workers", "2", "--quiet", "-o", tu_path("full.h5"), NULL};
+    const char *full[] = {"mmsim",
+                          "sweep",
+                          t,
+                          "--grid",
+                          "spread=0:15:1",
+                          "--grid",
+                          "inv_limit=1,3,10,30",
+                          "--grid",
+                          "queue=power,log",
+                          "--chunk",
+                          "4",
+                          "--workers",
+                          "2",
+                          "--quiet",
+                          "-o",
+                          tu_path("full.h5"),
+                          NULL};
     char *out;
     cr_assert_eq(tu_run(full, &out, NULL), 0);
     free(out);
@@ -261,14 +277,31 @@ Test(sweep, kill_9_then_resume_gives_the_identical_table, .timeout = 600)
         char name[32];
         snprintf(name, sizeof name, "cut%d.h5", k);
         const char *o = tu_path(name);
-        const char *run[] = {"mmsim", "sweep", t, "--grid", "spread=0:15:1", "--grid", "inv_limit=1,3,10,30", "--grid", "queue=power,log",
-                             "--chunk", "4", "--workers", "2", "--quiet", "-o", o, NULL};
+        const char *run[] = {"mmsim",
+                             "sweep",
+                             t,
+                             "--grid",
+                             "spread=0:15:1",
+                             "--grid",
+                             "inv_limit=1,3,10,30",
+                             "--grid",
+                             "queue=power,log",
+                             "--chunk",
+                             "4",
+                             "--workers",
+                             "2",
+                             "--quiet",
+                             "-o",
+                             o,
+                             NULL};
         char j[600];
         snprintf(j, sizeof j, "%s.journal", o);
         int killed = sweep_and_kill(run, j, records[k], 4);
-        cr_assert(killed || k == 0, "the run finished before the journal had %d records", records[k]);
+        cr_assert(killed || k == 0, "the run finished before the journal had %d records",
+                  records[k]);
         int interrupted = access(j, F_OK) == 0;
-        if (interrupted) cr_assert_neq(access(o, F_OK), 0, "a results file exists beside an unfinished journal");
+        if (interrupted)
+            cr_assert_neq(access(o, F_OK), 0, "a results file exists beside an unfinished journal");
         /* Without --resume an existing journal is refused. */
         if (interrupted) {
             char *err;
@@ -276,12 +309,29 @@ Test(sweep, kill_9_then_resume_gives_the_identical_table, .timeout = 600)
             cr_assert(strstr(err, "--resume"), "%s", err);
             free(err);
         }
-        const char *res[] = {"mmsim", "sweep", t, "--grid", "spread=0:15:1", "--grid", "inv_limit=1,3,10,30", "--grid", "queue=power,log",
-                             "--chunk", "4", "--workers", "2", "--quiet", "--resume", "-o", o, NULL};
+        const char *res[] = {"mmsim",
+                             "sweep",
+                             t,
+                             "--grid",
+                             "spread=0:15:1",
+                             "--grid",
+                             "inv_limit=1,3,10,30",
+                             "--grid",
+                             "queue=power,log",
+                             "--chunk",
+                             "4",
+                             "--workers",
+                             "2",
+                             "--quiet",
+                             "--resume",
+                             "-o",
+                             o,
+                             NULL};
         cr_assert_eq(tu_run(res, &out, NULL), 0);
         resumed_any |= strstr(out, "resumed:") != NULL;
         free(out);
-        cr_assert_eq(file_hash(o), ref, "kill after %d journal records + resume differs", records[k]);
+        cr_assert_eq(file_hash(o), ref, "kill after %d journal records + resume differs",
+                     records[k]);
     }
     cr_assert(resumed_any, "no kill landed mid-run; make the sweep longer");
 }
@@ -298,10 +348,12 @@ Test(sweep, resume_refuses_a_journal_of_an_older_format)
     FILE *f = fopen(j, "w");
     fwrite("MMSIMJ01\1\2\3\4\5\6\7\10\0\0\0\0\0\0\0\0\x80\0\0\0\0\0\0\0", 1, 32, f);
     fclose(f);
-    const char *b[] = {"mmsim", "sweep", t, "--grid", "spread=1,2,3", "--quiet", "--resume", "-o", o, NULL};
+    const char *b[] = {"mmsim",   "sweep",    t,    "--grid", "spread=1,2,3",
+                       "--quiet", "--resume", "-o", o,        NULL};
     char *err;
     cr_assert_eq(tu_run(b, NULL, &err), 1);
-    cr_assert(strstr(err, "x.h5.journal: a journal of an older mmsim (MMSIMJ01): delete it"), "%s", err);
+    cr_assert(strstr(err, "x.h5.journal: a journal of an older mmsim (MMSIMJ01): delete it"), "%s",
+              err);
     free(err);
 }
 
@@ -310,12 +362,17 @@ Test(sweep, config_file_equals_flags)
     const char *t = make_ticks(5000);
     const char *ini = tu_path("s.ini");
     FILE *f = fopen(ini, "w");
-    fprintf(f, "; a sweep\n[input]\nfiles = %s\nsymbols = AAA\n\n[grid]\nspread = 1:3:1\ninv_limit = 2,4\n\n"
-               "[params]\nqueue = log\n\n[run]\nengine = threads\nworkers = 2\nchunk = 2\n", t);
+    fprintf(f,
+            "; a sweep\n[input]\nfiles = %s\nsymbols = AAA\n\n[grid]\nspread = 1:3:1\ninv_limit = "
+            "2,4\n\n"
+            "[params]\nqueue = log\n\n[run]\nengine = threads\nworkers = 2\nchunk = 2\n",
+            t);
     fclose(f);
     const char *a[] = {"mmsim", "sweep", "--config", ini, "--quiet", "-o", tu_path("a.h5"), NULL};
-    const char *b[] = {"mmsim", "sweep", t, "--symbol", "AAA", "--grid", "spread=1:3:1", "--grid", "inv_limit=2,4",
-                       "--set", "queue=log", "--engine", "serial", "--quiet", "-o", tu_path("b.h5"), NULL};
+    const char *b[] = {
+        "mmsim",  "sweep",         t,       "--symbol",  "AAA",      "--grid", "spread=1:3:1",
+        "--grid", "inv_limit=2,4", "--set", "queue=log", "--engine", "serial", "--quiet",
+        "-o",     tu_path("b.h5"), NULL};
     char *out;
     cr_assert_eq(tu_run(a, &out, NULL), 0);
     cr_assert(strstr(out, "6 combinations"), "%s", out);
@@ -347,27 +404,33 @@ Test(sweep, bad_grids_and_configs_are_usage_errors)
         {{"mmsim", "sweep", t, "--grid", "spread=", "-o", "x.h5", NULL}, "spread"},
         {{"mmsim", "sweep", t, "-o", "x.h5", NULL}, "empty grid"},
         {{"mmsim", "sweep", t, "--grid", "spread=1,1", "-o", "x.h5", NULL}, "twice"},
-        {{"mmsim", "sweep", t, "--grid", "spread=1,2", "--set", "spread=3", "-o", "x.h5", NULL}, "spread"},
-        {{"mmsim", "sweep", t, "--grid", "spread=1,2", "--engine", "gpu", "-o", "x.h5", NULL}, "engine"},
+        {{"mmsim", "sweep", t, "--grid", "spread=1,2", "--set", "spread=3", "-o", "x.h5", NULL},
+         "spread"},
+        {{"mmsim", "sweep", t, "--grid", "spread=1,2", "--engine", "gpu", "-o", "x.h5", NULL},
+         "engine"},
         {{"mmsim", "sweep", t, "--grid", "inv_limit=0,1", "-o", "x.h5", NULL}, "inv_limit"},
         {{"mmsim", "sweep", "--config", ini, t, "-o", "x.h5", NULL}, "grdi"},
         {{"mmsim", "sweep", "--config", ini2, t, "-o", "x.h5", NULL}, "flavour"},
-        {{"mmsim", "sweep", t, "--grid", "spread=1,2", "--objective", "luck", "-o", "x.h5", NULL}, "objective"},
-        {{"mmsim", "sweep", t, "--grid", "spread=0:2000000:1", "-o", "x.h5", NULL}, "more than 1000000 values"},
+        {{"mmsim", "sweep", t, "--grid", "spread=1,2", "--objective", "luck", "-o", "x.h5", NULL},
+         "objective"},
+        {{"mmsim", "sweep", t, "--grid", "spread=0:2000000:1", "-o", "x.h5", NULL},
+         "more than 1000000 values"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char *err;
         int rc = tu_run(cases[i].argv, NULL, &err);
         cr_assert_eq(rc, 2, "case %zu: exit %d (%s)", i, rc, err);
         cr_assert_eq(tu_lines(err), 1, "case %zu: %s", i, err);
-        cr_assert(strstr(err, cases[i].needle), "case %zu: '%s' not in %s", i, cases[i].needle, err);
+        cr_assert(strstr(err, cases[i].needle), "case %zu: '%s' not in %s", i, cases[i].needle,
+                  err);
         free(err);
         cr_assert_neq(access("x.h5", F_OK), 0);
     }
 }
 
-/* The metric columns named here by hand, each with its field of mm_metrics: independent of the library's
- * column map (src/sweep/results_cols.c), so a swap there (fills_bid for fills_ask) fails this test. */
+/* The metric columns named here by hand, each with its field of mm_metrics: independent of the
+ * library's column map (src/sweep/results_cols.c), so a swap there (fills_bid for fills_ask) fails
+ * this test. */
 static const struct {
     const char *name;
     size_t off;
@@ -391,7 +454,8 @@ static const struct {
     {"markout_60s", offsetof(mm_metrics, markout[2]), 0},
 };
 
-/* Read one column of /results by name as 8 bytes per row (float64 or int64, by HDF5's name matching). */
+/* Read one column of /results by name as 8 bytes per row (float64 or int64, by HDF5's name
+ * matching). */
 static void *read_col(const char *path, const char *name, int is_int, int64_t n)
 {
     hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
@@ -402,7 +466,8 @@ static void *read_col(const char *path, const char *name, int is_int, int64_t n)
     int idx = H5Tget_member_index(ft, name);
     cr_assert(idx >= 0, "no column %s", name);
     hid_t mt_file = H5Tget_member_type(ft, (unsigned)idx);
-    cr_assert_eq(H5Tget_class(mt_file), is_int ? H5T_INTEGER : H5T_FLOAT, "column %s has the wrong class", name);
+    cr_assert_eq(H5Tget_class(mt_file), is_int ? H5T_INTEGER : H5T_FLOAT,
+                 "column %s has the wrong class", name);
     H5Tclose(mt_file);
     H5Tclose(ft);
     hid_t mt = H5Tcreate(H5T_COMPOUND, 8);
@@ -426,13 +491,15 @@ Test(sweep, every_metric_of_every_row_is_the_reference_engine_s, .timeout = 240)
     hid_t f = H5Fopen(tu_path("v.h5"), H5F_ACC_RDONLY, H5P_DEFAULT);
     hid_t ds = H5Dopen2(f, "results", H5P_DEFAULT);
     hid_t ft = H5Dget_type(ds);
-    cr_assert_eq(H5Tget_nmembers(ft), 1 + g.n_axes + (int)(sizeof METRIC_COLS / sizeof METRIC_COLS[0]));
+    cr_assert_eq(H5Tget_nmembers(ft),
+                 1 + g.n_axes + (int)(sizeof METRIC_COLS / sizeof METRIC_COLS[0]));
     H5Tclose(ft);
     H5Dclose(ds);
     H5Fclose(f);
     const size_t nc = sizeof METRIC_COLS / sizeof METRIC_COLS[0];
     void *cols[sizeof METRIC_COLS / sizeof METRIC_COLS[0]];
-    for (size_t c = 0; c < nc; c++) cols[c] = read_col(tu_path("v.h5"), METRIC_COLS[c].name, METRIC_COLS[c].is_int, g.n_combos);
+    for (size_t c = 0; c < nc; c++)
+        cols[c] = read_col(tu_path("v.h5"), METRIC_COLS[c].name, METRIC_COLS[c].is_int, g.n_combos);
     double *spread = read_col(tu_path("v.h5"), "spread", 0, g.n_combos);
     int64_t *inv = read_col(tu_path("v.h5"), "inv_limit", 1, g.n_combos);
     mm_sim_config cfg;
@@ -450,14 +517,16 @@ Test(sweep, every_metric_of_every_row_is_the_reference_engine_s, .timeout = 240)
         mm_metrics m;
         cr_assert_eq(mm_sim_run_c(&tk[idx[0]], &cfg, &p, &m, NULL, NULL, &e), 0, "%s", e.msg);
         for (size_t c = 0; c < nc; c++)
-            cr_assert(memcmp((const char *)&m + METRIC_COLS[c].off, (const char *)cols[c] + 8 * id, 8) == 0,
+            cr_assert(memcmp((const char *)&m + METRIC_COLS[c].off, (const char *)cols[c] + 8 * id,
+                             8) == 0,
                       "id %ld: column %s differs from mm_sim_run_c", (long)id, METRIC_COLS[c].name);
         cr_assert_eq(spread[id], p.spread_ticks);
         cr_assert_eq(inv[id], p.inv_limit);
         differ += m.fills_bid != m.fills_ask;
     }
     cr_assert_gt(differ, 0, "no row tells fills_bid from fills_ask");
-    for (size_t c = 0; c < nc; c++) free(cols[c]);
+    for (size_t c = 0; c < nc; c++)
+        free(cols[c]);
     free(spread);
     free(inv);
     mm_ticks_free(&tk[0]);
@@ -468,11 +537,13 @@ Test(sweep, every_metric_of_every_row_is_the_reference_engine_s, .timeout = 240)
 Test(sweep, progress_only_on_a_terminal)
 {
     const char *t = make_ticks(20000);
-    if (access("/usr/bin/script", X_OK) != 0) cr_skip_test("no /usr/bin/script to provide a terminal");
+    if (access("/usr/bin/script", X_OK) != 0)
+        cr_skip_test("no /usr/bin/script to provide a terminal");
     char cmd[2048];
     /* On a pseudo-terminal (util-linux script), progress lines appear on stderr. */
     snprintf(cmd, sizeof cmd,
-             "/usr/bin/script -qec \"%s sweep %s --grid spread=0:7:1 --grid inv_limit=1,2 -o %s\" /dev/null > %s 2>&1",
+             "/usr/bin/script -qec \"%s sweep %s --grid spread=0:7:1 --grid inv_limit=1,2 -o %s\" "
+             "/dev/null > %s 2>&1",
              getenv("MMSIM_BIN"), t, tu_path("tty.h5"), tu_path("tty.txt"));
     cr_assert_eq(system(cmd), 0);
     FILE *f = fopen(tu_path("tty.txt"), "r");
@@ -480,9 +551,19 @@ Test(sweep, progress_only_on_a_terminal)
     size_t n = fread(buf, 1, sizeof buf - 1, f);
     fclose(f);
     buf[n] = 0;
-    cr_assert(strstr(buf, "sweep: chunks") && strstr(buf, "combos/s") && strstr(buf, "ETA"), "%s", buf);
+    cr_assert(strstr(buf, "sweep: chunks") && strstr(buf, "combos/s") && strstr(buf, "ETA"), "%s",
+              buf);
     /* Not a terminal: no progress. */
-    const char *a[] = {"mmsim", "sweep", t, "--grid", "spread=0:7:1", "--grid", "inv_limit=1,2", "-o", tu_path("plain.h5"), NULL};
+    const char *a[] = {"mmsim",
+                       "sweep",
+                       t,
+                       "--grid",
+                       "spread=0:7:1",
+                       "--grid",
+                       "inv_limit=1,2",
+                       "-o",
+                       tu_path("plain.h5"),
+                       NULL};
     char *err;
     cr_assert_eq(tu_run(a, NULL, &err), 0);
     cr_assert_eq(strstr(err, "chunks"), NULL, "%s", err);
@@ -497,8 +578,8 @@ static const char IDENT[] = "tapes\t1\nseed\t1\n";
 
 Test(journal, a_failed_open_leaves_no_descriptor_to_close_twice)
 {
-    /* A file that is not a journal: the open fails after opening the file. Closing the journal afterwards
-     * must not close a descriptor that has since been given to someone else. */
+    /* A file that is not a journal: the open fails after opening the file. Closing the journal
+     * afterwards must not close a descriptor that has since been given to someone else. */
     const char *p = tu_path("bad.journal");
     FILE *f = fopen(p, "w");
     fputs("not a journal at all, but long enough to read a header from it........", f);
@@ -509,7 +590,8 @@ Test(journal, a_failed_open_leaves_no_descriptor_to_close_twice)
     int64_t n_done;
     cr_assert_eq(mm__journal_open(&j, p, "bad", 1, 1, IDENT, 4, done, &n_done, &e), MM_EFORMAT);
     cr_assert_eq(j.fd, -1);
-    int other = open("/dev/null", O_RDONLY); /* takes the lowest free number: the one the journal had */
+    int other =
+        open("/dev/null", O_RDONLY); /* takes the lowest free number: the one the journal had */
     mm__journal_close(&j);
     cr_assert_neq(fcntl(other, F_GETFD), -1, "the journal closed another owner's descriptor");
     close(other);
@@ -522,7 +604,8 @@ Test(journal, descriptor_0_is_closed_too)
     mm_error e = {0};
     uint8_t done[4] = {0};
     int64_t n_done;
-    cr_assert_eq(mm__journal_open(&j, tu_path("z.journal"), "z", 0, 1, IDENT, 4, done, &n_done, &e), 0, "%s", e.msg);
+    cr_assert_eq(mm__journal_open(&j, tu_path("z.journal"), "z", 0, 1, IDENT, 4, done, &n_done, &e),
+                 0, "%s", e.msg);
     cr_assert_eq(j.fd, 0);
     mm__journal_close(&j);
     cr_assert_eq(fcntl(0, F_GETFD), -1, "descriptor 0 was left open");
@@ -538,7 +621,8 @@ static mm_metrics metric_rows(int64_t first, int k)
     return m;
 }
 
-/* A journal with records [0,2) and [2,4) of a 4-combination run; returns its path and header length. */
+/* A journal with records [0,2) and [2,4) of a 4-combination run; returns its path and header
+ * length. */
 static const char *journal_with_two_records(long *hlen)
 {
     const char *p = tu_path("two.journal");
@@ -561,8 +645,9 @@ Test(journal, record_ids_are_checked_after_the_checksum_without_overflow)
 {
     long hlen;
     const char *p = journal_with_two_records(&hlen);
-    /* Replace the second record by one with a valid checksum whose first id is near INT64_MAX: first + count
-     * wraps around. It must be cut (and its chunk recomputed), not used to index the done map. */
+    /* Replace the second record by one with a valid checksum whose first id is near INT64_MAX:
+     * first + count wraps around. It must be cut (and its chunk recomputed), not used to index the
+     * done map. */
     unsigned char rec[16 + 2 * 128 + 8];
     memcpy(rec, "JREC", 4);
     uint32_t count = 2;
@@ -618,7 +703,8 @@ Test(journal, a_flipped_byte_fails_the_final_scan)
     scan_seen seen = {0};
     cr_assert_eq(mm__journal_scan(&j, p, scan_cb, &seen, &e), 0, "%s", e.msg);
     cr_assert_eq(seen.records, 2);
-    /* The file changes under the run (a bad disk, another program): one byte of the second record's pnl. */
+    /* The file changes under the run (a bad disk, another program): one byte of the second record's
+     * pnl. */
     int fd = open(p, O_RDWR);
     long at = hlen + (16 + 2 * 128 + 8) + 16 + 3;
     unsigned char b;
@@ -630,7 +716,9 @@ Test(journal, a_flipped_byte_fails_the_final_scan)
     int rc = mm__journal_scan(&j, p, scan_cb, &seen, &e);
     cr_assert_eq(rc, MM_ECHECKSUM, "%s", e.msg);
     cr_assert_eq(seen.records, 1, "the bad record reached the table");
-    cr_assert(strstr(e.msg, "record 1 at byte") && strstr(e.msg, "checksum mismatch") && strstr(e.msg, "--resume"), "%s", e.msg);
+    cr_assert(strstr(e.msg, "record 1 at byte") && strstr(e.msg, "checksum mismatch") &&
+                  strstr(e.msg, "--resume"),
+              "%s", e.msg);
     mm__journal_close(&j);
 }
 
@@ -673,9 +761,10 @@ static void *watch_main(void *arg)
     return NULL;
 }
 
-/* Run the grid with a stop requested once `records` records are journaled; returns mm_sweep_run's code. */
-static int sweep_stopped(const mm_grid *g, int engine, int workers, int chunk, const char *out, long records,
-                         mm_sweep_report *rep, mm_error *e)
+/* Run the grid with a stop requested once `records` records are journaled; returns mm_sweep_run's
+ * code. */
+static int sweep_stopped(const mm_grid *g, int engine, int workers, int chunk, const char *out,
+                         long records, mm_sweep_report *rep, mm_error *e)
 {
     char j[600];
     snprintf(j, sizeof j, "%s.journal", out);
@@ -696,7 +785,8 @@ static int sweep_stopped(const mm_grid *g, int engine, int workers, int chunk, c
     return rc;
 }
 
-static int resume_run(const mm_grid *g, int engine, int chunk, const char *out, mm_sweep_report *rep, mm_error *e)
+static int resume_run(const mm_grid *g, int engine, int chunk, const char *out,
+                      mm_sweep_report *rep, mm_error *e)
 {
     mm_sweep_opts o;
     mm_sweep_opts_defaults(&o);
@@ -735,9 +825,11 @@ Test(sweep, a_flipped_byte_in_a_journal_record_is_recomputed_on_resume, .timeout
     b ^= 0x08;
     cr_assert_eq(pwrite(fd, &b, 1, at), 1);
     close(fd);
-    /* Resume keeps the first record only, recomputes the rest: the table is the uninterrupted one. */
+    /* Resume keeps the first record only, recomputes the rest: the table is the uninterrupted one.
+     */
     cr_assert_eq(resume_run(&g, MM_ENGINE_PROCESS, 4, o, &rep, &e), 0, "%s", e.msg);
-    cr_assert_eq(rep.chunks_resumed, 4, "combinations kept from the journal: %ld", (long)rep.chunks_resumed);
+    cr_assert_eq(rep.chunks_resumed, 4, "combinations kept from the journal: %ld",
+                 (long)rep.chunks_resumed);
     cr_assert_eq(rep.content_hash, ref, "a damaged record reached the table");
     cr_assert_neq(access(j, F_OK), 0);
     mm_grid_free(&g);
@@ -758,12 +850,16 @@ Test(sweep, a_stop_keeps_the_journal_in_every_engine_and_resume_is_identical, .t
         mm_sweep_report rep;
         mm_error e = {0};
         int rc = sweep_stopped(&g, engines[k], 2, 2, o, 2, &rep, &e);
-        cr_assert_eq(rc, MM_EINTERRUPTED, "engine %d was not stopped (%d: %s)", engines[k], rc, e.msg);
+        cr_assert_eq(rc, MM_EINTERRUPTED, "engine %d was not stopped (%d: %s)", engines[k], rc,
+                     e.msg);
         cr_assert_eq(rep.chunks_total, 12, "engine %d", engines[k]);
-        cr_assert(rep.chunks_saved >= 2 && rep.chunks_saved < 12, "engine %d: %ld saved", engines[k], (long)rep.chunks_saved);
-        cr_assert_eq(journal_records(j, 2), rep.chunks_saved, "engine %d: the journal does not hold what was reported", engines[k]);
+        cr_assert(rep.chunks_saved >= 2 && rep.chunks_saved < 12, "engine %d: %ld saved",
+                  engines[k], (long)rep.chunks_saved);
+        cr_assert_eq(journal_records(j, 2), rep.chunks_saved,
+                     "engine %d: the journal does not hold what was reported", engines[k]);
         char want[96];
-        snprintf(want, sizeof want, "interrupted: %ld of 12 chunks saved; rerun with --resume", (long)rep.chunks_saved);
+        snprintf(want, sizeof want, "interrupted: %ld of 12 chunks saved; rerun with --resume",
+                 (long)rep.chunks_saved);
         cr_assert_str_eq(e.msg, want);
         cr_assert_neq(access(o, F_OK), 0, "engine %d: a table exists after a stop", engines[k]);
         cr_assert_eq(resume_run(&g, engines[k], 2, o, &rep, &e), 0, "%s", e.msg);
@@ -790,7 +886,8 @@ static int children_of(pid_t parent, pid_t *out, int cap)
         char *rp = strrchr(buf, ')');
         int ppid = 0;
         char state;
-        if (rp && sscanf(rp + 2, "%c %d", &state, &ppid) == 2 && ppid == parent) out[n++] = atoi(de->d_name);
+        if (rp && sscanf(rp + 2, "%c %d", &state, &ppid) == 2 && ppid == parent)
+            out[n++] = atoi(de->d_name);
     }
     if (d) closedir(d);
     return n;
@@ -803,7 +900,8 @@ static int shm_segments_of(pid_t pid)
     DIR *d = opendir("/dev/shm");
     struct dirent *de;
     int n = 0;
-    while (d && (de = readdir(d))) n += strncmp(de->d_name, prefix, strlen(prefix)) == 0;
+    while (d && (de = readdir(d)))
+        n += strncmp(de->d_name, prefix, strlen(prefix)) == 0;
     if (d) closedir(d);
     return n;
 }
@@ -811,15 +909,19 @@ static int shm_segments_of(pid_t pid)
 Test(sweep, workers_die_within_a_second_of_their_killed_parent, .timeout = 240)
 {
     const char *t = tu_path("big.h5");
-    const char *gen[] = {"mmsim", "gen", "--seed", "5", "--events", LONG_TAPE_EVENTS, "-o", t, NULL};
+    const char *gen[] = {"mmsim",          "gen", "--seed", "5", "--events",
+                         LONG_TAPE_EVENTS, "-o",  t,        NULL};
     cr_assert_eq(tu_run(gen, NULL, NULL), 0);
-    /* Orphans are reparented to this process (a subreaper), so it can see them exit and reap them. */
+    /* Orphans are reparented to this process (a subreaper), so it can see them exit and reap them.
+     */
     cr_assert_eq(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
     const char *o = tu_path("orphan.h5");
     char j[600];
     snprintf(j, sizeof j, "%s.journal", o);
-    const char *run[] = {"mmsim", "sweep", t, "--grid", "spread=0:15:1", "--grid", "inv_limit=1,3,10,30", "--chunk", "2",
-                         "--workers", "2", "--quiet", "-o", o, NULL};
+    const char *run[] = {
+        "mmsim",   "sweep", t,           "--grid", "spread=0:15:1", "--grid", "inv_limit=1,3,10,30",
+        "--chunk", "2",     "--workers", "2",      "--quiet",       "-o",     o,
+        NULL};
     pid_t parent = spawn(run);
     cr_assert(wait_records(parent, j, 1, 2), "the sweep ended before its first record");
     pid_t w[8];
@@ -834,7 +936,8 @@ Test(sweep, workers_die_within_a_second_of_their_killed_parent, .timeout = 240)
     while (gone < nw) {
         for (int i = 0; i < nw; i++) {
             if (w[i] > 0 && waitpid(w[i], &ws, WNOHANG) == w[i]) {
-                cr_assert(WIFSIGNALED(ws) && WTERMSIG(ws) == SIGKILL, "worker %d ended otherwise", w[i]);
+                cr_assert(WIFSIGNALED(ws) && WTERMSIG(ws) == SIGKILL, "worker %d ended otherwise",
+                          w[i]);
                 w[i] = 0;
                 gone++;
             }
@@ -844,14 +947,29 @@ Test(sweep, workers_die_within_a_second_of_their_killed_parent, .timeout = 240)
         if (gone < nw && el > 1.0) {
             for (int i = 0; i < nw; i++)
                 if (w[i] > 0) kill(w[i], SIGKILL);
-            cr_assert_fail("%d of %d workers still running 1 s after their parent was killed", nw - gone, nw);
+            cr_assert_fail("%d of %d workers still running 1 s after their parent was killed",
+                           nw - gone, nw);
         }
         nap_ms(5);
     }
     cr_assert_eq(shm_segments_of(parent), 0, "/dev/shm holds a segment of the killed run");
     /* Nothing holds the journal any more: --resume finishes the table. */
-    const char *res[] = {"mmsim", "sweep", t, "--grid", "spread=0:15:1", "--grid", "inv_limit=1,3,10,30", "--chunk", "2",
-                         "--workers", "2", "--quiet", "--resume", "-o", o, NULL};
+    const char *res[] = {"mmsim",
+                         "sweep",
+                         t,
+                         "--grid",
+                         "spread=0:15:1",
+                         "--grid",
+                         "inv_limit=1,3,10,30",
+                         "--chunk",
+                         "2",
+                         "--workers",
+                         "2",
+                         "--quiet",
+                         "--resume",
+                         "-o",
+                         o,
+                         NULL};
     char *err;
     cr_assert_eq(tu_run(res, NULL, &err), 0, "%s", err);
     free(err);
@@ -860,15 +978,32 @@ Test(sweep, workers_die_within_a_second_of_their_killed_parent, .timeout = 240)
 Test(sweep, a_second_run_on_the_same_output_is_refused_at_once, .timeout = 240)
 {
     const char *t = tu_path("big.h5");
-    const char *gen[] = {"mmsim", "gen", "--seed", "5", "--events", LONG_TAPE_EVENTS, "-o", t, NULL};
+    const char *gen[] = {"mmsim",          "gen", "--seed", "5", "--events",
+                         LONG_TAPE_EVENTS, "-o",  t,        NULL};
     cr_assert_eq(tu_run(gen, NULL, NULL), 0);
     const char *o = tu_path("busy.h5");
     char j[600];
     snprintf(j, sizeof j, "%s.journal", o);
-    const char *run[] = {"mmsim", "sweep", t, "--grid", "spread=0:15:1", "--grid", "inv_limit=1,3,10,30", "--chunk", "2",
-                         "--workers", "2", "--quiet", "-o", o, NULL};
-    const char *res[] = {"mmsim", "sweep", t, "--grid", "spread=0:15:1", "--grid", "inv_limit=1,3,10,30", "--chunk", "2",
-                         "--workers", "2", "--quiet", "--resume", "-o", o, NULL};
+    const char *run[] = {
+        "mmsim",   "sweep", t,           "--grid", "spread=0:15:1", "--grid", "inv_limit=1,3,10,30",
+        "--chunk", "2",     "--workers", "2",      "--quiet",       "-o",     o,
+        NULL};
+    const char *res[] = {"mmsim",
+                         "sweep",
+                         t,
+                         "--grid",
+                         "spread=0:15:1",
+                         "--grid",
+                         "inv_limit=1,3,10,30",
+                         "--chunk",
+                         "2",
+                         "--workers",
+                         "2",
+                         "--quiet",
+                         "--resume",
+                         "-o",
+                         o,
+                         NULL};
     pid_t first = spawn(run);
     cr_assert(wait_records(first, j, 1, 2), "the first run ended before its first record");
     char want[700];
@@ -900,7 +1035,8 @@ Test(sweep, resume_names_what_differs, .timeout = 240)
     const char *o = tu_path("id.h5");
     char j[600];
     snprintf(j, sizeof j, "%s.journal", o);
-    /* An interrupted run: a journal without records, left by a run stopped before its first chunk. */
+    /* An interrupted run: a journal without records, left by a run stopped before its first chunk.
+     */
     mm_grid g;
     grid_one(&g, t);
     mm_sweep_opts opt;
@@ -935,7 +1071,8 @@ Test(sweep, resume_names_what_differs, .timeout = 240)
         {"axis", "--grid inv_limit=1,2,5 there, inv_limit=1,2,6 here"},
         {"axes", "grid axes spread,inv_limit,queue there, spread,inv_limit here"},
         {"objective", "objective pnl there, sharpe here"},
-        {"markout", "markout_ns 1000000000,10000000000,60000000000 there, 1000000000,10000000000,30000000000 here"},
+        {"markout", "markout_ns 1000000000,10000000000,60000000000 there, "
+                    "1000000000,10000000000,30000000000 here"},
         {"sample", "sample_ns 1000000000 there, 500000000 here"},
         {"tape", "fingerprint"},
     };
@@ -947,9 +1084,12 @@ Test(sweep, resume_names_what_differs, .timeout = 240)
         mm_grid_init(&g);
         cr_assert_eq(mm_grid_set_tapes(&g, tapes, 1, &e), 0, "%s", e.msg);
         cr_assert_eq(mm_grid_add_axis(&g, "spread", "0:3:1", &e), 0, "%s", e.msg);
-        cr_assert_eq(mm_grid_add_axis(&g, "inv_limit", strcmp(w, "axis") ? "1,2,5" : "1,2,6", &e), 0, "%s", e.msg);
-        if (strcmp(w, "axes")) cr_assert_eq(mm_grid_add_axis(&g, "queue", "risk-averse,power", &e), 0, "%s", e.msg);
-        if (!strcmp(w, "set")) cr_assert_eq(mm_grid_set(&g, "latency_ns", "5000", &e), 0, "%s", e.msg);
+        cr_assert_eq(mm_grid_add_axis(&g, "inv_limit", strcmp(w, "axis") ? "1,2,5" : "1,2,6", &e),
+                     0, "%s", e.msg);
+        if (strcmp(w, "axes"))
+            cr_assert_eq(mm_grid_add_axis(&g, "queue", "risk-averse,power", &e), 0, "%s", e.msg);
+        if (!strcmp(w, "set"))
+            cr_assert_eq(mm_grid_set(&g, "latency_ns", "5000", &e), 0, "%s", e.msg);
         mm_sweep_opts_defaults(&opt);
         opt.engine = MM_ENGINE_SERIAL;
         opt.resume = 1;
@@ -968,7 +1108,8 @@ Test(sweep, resume_names_what_differs, .timeout = 240)
     cr_assert_eq(access(j, F_OK), 0, "a refused resume removed the journal");
 }
 
-/* Usage errors found by the library leave nothing behind: no journal, no temporary file, no table. */
+/* Usage errors found by the library leave nothing behind: no journal, no temporary file, no table.
+ */
 Test(sweep, usage_errors_leave_no_journal)
 {
     const char *t = make_ticks(2000);
@@ -984,8 +1125,10 @@ Test(sweep, usage_errors_leave_no_journal)
     } cases[] = {
         {"size", "1:10:1", "inv_limit", "1:100:1", NULL, "u.h5", 0,
          "grid: combination size=2 inv_limit=1: inv_limit: 1 must be in ["},
-        {"spread", "1,2", NULL, NULL, NULL, "u.h5", 1000, "markout_ns: the horizons 1000,1000,1000 give the column markout_1us twice"},
-        {"spread", "1,2", NULL, NULL, "luck", "u.h5", 0, "objective: 'luck' is not a metric column (pnl, fees, volume"},
+        {"spread", "1,2", NULL, NULL, NULL, "u.h5", 1000,
+         "markout_ns: the horizons 1000,1000,1000 give the column markout_1us twice"},
+        {"spread", "1,2", NULL, NULL, "luck", "u.h5", 0,
+         "objective: 'luck' is not a metric column (pnl, fees, volume"},
         {"spread", "1,2", NULL, NULL, NULL, "adir", 0, "adir: is a directory"},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
@@ -993,16 +1136,19 @@ Test(sweep, usage_errors_leave_no_journal)
         mm_grid_init(&g);
         cr_assert_eq(mm_grid_set_tapes(&g, tapes, 1, &e), 0, "%s", e.msg);
         cr_assert_eq(mm_grid_add_axis(&g, cases[k].key1, cases[k].spec1, &e), 0, "%s", e.msg);
-        if (cases[k].key2) cr_assert_eq(mm_grid_add_axis(&g, cases[k].key2, cases[k].spec2, &e), 0, "%s", e.msg);
+        if (cases[k].key2)
+            cr_assert_eq(mm_grid_add_axis(&g, cases[k].key2, cases[k].spec2, &e), 0, "%s", e.msg);
         mm_sweep_opts o;
         mm_sweep_opts_defaults(&o);
         if (cases[k].objective) o.objective = cases[k].objective;
         if (cases[k].markout)
-            for (int m = 0; m < MM_MARKOUTS; m++) o.sim.markout_ns[m] = cases[k].markout;
+            for (int m = 0; m < MM_MARKOUTS; m++)
+                o.sim.markout_ns[m] = cases[k].markout;
         const char *out = tu_path(cases[k].out);
         mm_sweep_report rep;
         cr_assert_eq(mm_sweep_run(&g, &o, out, &rep, &e), MM_EUSAGE, "case %zu: %s", k, e.msg);
-        cr_assert(strstr(e.msg, cases[k].want), "case %zu: '%s' not in '%s'", k, cases[k].want, e.msg);
+        cr_assert(strstr(e.msg, cases[k].want), "case %zu: '%s' not in '%s'", k, cases[k].want,
+                  e.msg);
         char j[600];
         snprintf(j, sizeof j, "%s.journal", out);
         cr_assert_neq(access(j, F_OK), 0, "case %zu left %s", k, j);
@@ -1011,7 +1157,8 @@ Test(sweep, usage_errors_leave_no_journal)
     }
     DIR *d = opendir(tu_tmpdir());
     struct dirent *de;
-    while ((de = readdir(d))) cr_assert_null(strstr(de->d_name, ".tmp."), "left %s", de->d_name);
+    while ((de = readdir(d)))
+        cr_assert_null(strstr(de->d_name, ".tmp."), "left %s", de->d_name);
     closedir(d);
 }
 
@@ -1055,7 +1202,8 @@ Test(sweep, a_huge_grid_is_refused_at_once_with_the_memory_it_needs)
     int rc = mm_sweep_run(&g, &o, tu_path("huge.h5"), &rep, &e);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     cr_assert_eq(rc, MM_EUSAGE, "%s", e.msg);
-    cr_assert(strstr(e.msg, "grid: 1000000000000 combinations need 34.1 TB of memory") && strstr(e.msg, "more than this machine's"),
+    cr_assert(strstr(e.msg, "grid: 1000000000000 combinations need 34.1 TB of memory") &&
+                  strstr(e.msg, "more than this machine's"),
               "%s", e.msg);
     cr_assert_lt((double)(t1.tv_sec - t0.tv_sec), 2.0);
     char j[600];
@@ -1076,14 +1224,15 @@ Test(sweep, stale_temporaries_of_dead_pids_are_removed)
     char stale[600], live[600], other[600];
     snprintf(stale, sizeof stale, "%s.tmp.%ld", o, (long)dead);
     snprintf(live, sizeof live, "%s.tmp.%ld", o, (long)getpid()); /* this test is alive */
-    snprintf(other, sizeof other, "%s.tmp.x%ld", o, (long)dead);   /* not a pid: not ours */
+    snprintf(other, sizeof other, "%s.tmp.x%ld", o, (long)dead);  /* not a pid: not ours */
     const char *files[] = {stale, live, other};
     for (int k = 0; k < 3; k++) {
         FILE *f = fopen(files[k], "w");
         fputs("partial table", f);
         fclose(f);
     }
-    const char *run[] = {"mmsim", "sweep", t, "--symbol", "AAA", "--grid", "spread=1,2", "--quiet", "-o", o, NULL};
+    const char *run[] = {"mmsim",      "sweep",   t,    "--symbol", "AAA", "--grid",
+                         "spread=1,2", "--quiet", "-o", o,          NULL};
     cr_assert_eq(tu_run(run, NULL, NULL), 0);
     cr_assert_neq(access(stale, F_OK), 0, "the dead pid's temporary is still there");
     cr_assert_eq(access(live, F_OK), 0, "a live pid's temporary was removed");
@@ -1096,10 +1245,24 @@ Test(sweep, a_kill_during_the_final_write_then_resume_gives_the_same_table, .tim
     const char *o = tu_path("fw.h5");
     char j[600];
     snprintf(j, sizeof j, "%s.journal", o);
-    const char *run[] = {"mmsim", "sweep", t, "--symbol", "AAA", "--grid", "spread=0:99:1", "--grid", "inv_limit=1:200:1",
-                         "--engine", "serial", "--quiet", "-o", o, NULL};
-    const char *ref[] = {"mmsim", "sweep", t, "--symbol", "AAA", "--grid", "spread=0:99:1", "--grid", "inv_limit=1:200:1",
-                         "--engine", "serial", "--quiet", "-o", tu_path("fwref.h5"), NULL};
+    const char *run[] = {"mmsim",
+                         "sweep",
+                         t,
+                         "--symbol",
+                         "AAA",
+                         "--grid",
+                         "spread=0:99:1",
+                         "--grid",
+                         "inv_limit=1:200:1",
+                         "--engine",
+                         "serial",
+                         "--quiet",
+                         "-o",
+                         o,
+                         NULL};
+    const char *ref[] = {"mmsim",  "sweep",         t,        "--symbol",          "AAA",
+                         "--grid", "spread=0:99:1", "--grid", "inv_limit=1:200:1", "--engine",
+                         "serial", "--quiet",       "-o",     tu_path("fwref.h5"), NULL};
     cr_assert_eq(tu_run(ref, NULL, NULL), 0);
     int caught = 0;
     char tmp[700] = "";
@@ -1121,8 +1284,22 @@ Test(sweep, a_kill_during_the_final_write_then_resume_gives_the_same_table, .tim
         if (caught) caught = access(tmp, F_OK) == 0 && access(j, F_OK) == 0;
     }
     cr_assert(caught, "no kill landed during the final write");
-    const char *res[] = {"mmsim", "sweep", t, "--symbol", "AAA", "--grid", "spread=0:99:1", "--grid", "inv_limit=1:200:1",
-                         "--engine", "serial", "--quiet", "--resume", "-o", o, NULL};
+    const char *res[] = {"mmsim",
+                         "sweep",
+                         t,
+                         "--symbol",
+                         "AAA",
+                         "--grid",
+                         "spread=0:99:1",
+                         "--grid",
+                         "inv_limit=1:200:1",
+                         "--engine",
+                         "serial",
+                         "--quiet",
+                         "--resume",
+                         "-o",
+                         o,
+                         NULL};
     cr_assert_eq(tu_run(res, NULL, NULL), 0);
     cr_assert_neq(access(tmp, F_OK), 0, "the killed run's temporary is still there");
     cr_assert_eq(file_hash(o), file_hash(tu_path("fwref.h5")));
@@ -1133,12 +1310,26 @@ Test(sweep, a_full_disk_keeps_the_journal_and_resume_finishes, .timeout = 240)
     const char *t = make_ticks(2000);
     const char *fs = tu_path("fs");
     mkdir(fs, 0755);
-    if (mount("tmpfs", fs, "tmpfs", 0, "size=400k") != 0) cr_skip_test("cannot mount a tmpfs (%s): not root?", strerror(errno));
+    if (mount("tmpfs", fs, "tmpfs", 0, "size=400k") != 0)
+        cr_skip_test("cannot mount a tmpfs (%s): not root?", strerror(errno));
     char o[600], j[700];
     snprintf(o, sizeof o, "%s/out.h5", fs);
     snprintf(j, sizeof j, "%s.journal", o);
-    const char *run[] = {"mmsim", "sweep", t, "--symbol", "AAA", "--grid", "spread=0:39:1", "--grid", "inv_limit=1:50:1",
-                         "--engine", "serial", "--quiet", "-o", o, NULL};
+    const char *run[] = {"mmsim",
+                         "sweep",
+                         t,
+                         "--symbol",
+                         "AAA",
+                         "--grid",
+                         "spread=0:39:1",
+                         "--grid",
+                         "inv_limit=1:50:1",
+                         "--engine",
+                         "serial",
+                         "--quiet",
+                         "-o",
+                         o,
+                         NULL};
     char *err;
     int rc = tu_run(run, NULL, &err);
     char want[700];
@@ -1151,12 +1342,27 @@ Test(sweep, a_full_disk_keeps_the_journal_and_resume_finishes, .timeout = 240)
     int tmps = 0;
     DIR *d = opendir(fs);
     struct dirent *de;
-    while (d && (de = readdir(d))) tmps += strstr(de->d_name, ".tmp.") != NULL;
+    while (d && (de = readdir(d)))
+        tmps += strstr(de->d_name, ".tmp.") != NULL;
     if (d) closedir(d);
     /* Room on the disk: --resume writes the table from the journal alone. */
     mount("tmpfs", fs, "tmpfs", MS_REMOUNT, "size=4m");
-    const char *res[] = {"mmsim", "sweep", t, "--symbol", "AAA", "--grid", "spread=0:39:1", "--grid", "inv_limit=1:50:1",
-                         "--engine", "serial", "--quiet", "--resume", "-o", o, NULL};
+    const char *res[] = {"mmsim",
+                         "sweep",
+                         t,
+                         "--symbol",
+                         "AAA",
+                         "--grid",
+                         "spread=0:39:1",
+                         "--grid",
+                         "inv_limit=1:50:1",
+                         "--engine",
+                         "serial",
+                         "--quiet",
+                         "--resume",
+                         "-o",
+                         o,
+                         NULL};
     char *out;
     int rc2 = tu_run(res, &out, NULL);
     uint64_t h = rc2 == 0 ? file_hash(o) : 0;
@@ -1164,11 +1370,13 @@ Test(sweep, a_full_disk_keeps_the_journal_and_resume_finishes, .timeout = 240)
     free(out);
     umount(fs);
     cr_assert(ok, "%s", msg);
-    cr_assert(no_table && journal && tmps == 0, "table %d, journal %d, temporaries %d", !no_table, journal, tmps);
+    cr_assert(no_table && journal && tmps == 0, "table %d, journal %d, temporaries %d", !no_table,
+              journal, tmps);
     cr_assert_eq(rc2, 0);
     cr_assert(resumed, "the resume recomputed chunks: the journal was not intact");
-    const char *ref[] = {"mmsim", "sweep", t, "--symbol", "AAA", "--grid", "spread=0:39:1", "--grid", "inv_limit=1:50:1",
-                         "--engine", "serial", "--quiet", "-o", tu_path("ref.h5"), NULL};
+    const char *ref[] = {"mmsim",  "sweep",         t,        "--symbol",         "AAA",
+                         "--grid", "spread=0:39:1", "--grid", "inv_limit=1:50:1", "--engine",
+                         "serial", "--quiet",       "-o",     tu_path("ref.h5"),  NULL};
     cr_assert_eq(tu_run(ref, NULL, NULL), 0);
     cr_assert_eq(h, file_hash(tu_path("ref.h5")));
 }
@@ -1176,7 +1384,8 @@ Test(sweep, a_full_disk_keeps_the_journal_and_resume_finishes, .timeout = 240)
 Test(sweep, the_engine_reaps_only_its_own_workers, .timeout = 240)
 {
     const char *t = make_ticks(20000);
-    /* A child of the host program that has already exited: a waitpid(-1) in the engine would reap it. */
+    /* A child of the host program that has already exited: a waitpid(-1) in the engine would reap
+     * it. */
     pid_t mine = fork();
     if (mine == 0) _exit(7);
     nap_ms(50);
@@ -1192,10 +1401,12 @@ Test(sweep, the_engine_reaps_only_its_own_workers, .timeout = 240)
 Test(sweep, sigint_and_sigterm_stop_the_run_and_resume_is_identical, .timeout = 300)
 {
     const char *t = tu_path("big.h5");
-    const char *gen[] = {"mmsim", "gen", "--seed", "5", "--events", LONG_TAPE_EVENTS, "-o", t, NULL};
+    const char *gen[] = {"mmsim",          "gen", "--seed", "5", "--events",
+                         LONG_TAPE_EVENTS, "-o",  t,        NULL};
     cr_assert_eq(tu_run(gen, NULL, NULL), 0);
-    const char *ref[] = {"mmsim", "sweep", t, "--grid", "spread=0:15:1", "--grid", "inv_limit=1,3,10,30", "--chunk", "2",
-                         "--quiet", "-o", tu_path("ref.h5"), NULL};
+    const char *ref[] = {
+        "mmsim",   "sweep", t,         "--grid", "spread=0:15:1",   "--grid", "inv_limit=1,3,10,30",
+        "--chunk", "2",     "--quiet", "-o",     tu_path("ref.h5"), NULL};
     cr_assert_eq(tu_run(ref, NULL, NULL), 0);
     uint64_t want = file_hash(tu_path("ref.h5"));
     int sigs[] = {SIGINT, SIGTERM};
@@ -1206,8 +1417,21 @@ Test(sweep, sigint_and_sigterm_stop_the_run_and_resume_is_identical, .timeout = 
         snprintf(o, sizeof o, "%s", tu_path(name));
         snprintf(j, sizeof j, "%s.journal", o);
         snprintf(errf, sizeof errf, "%s.err", o);
-        const char *run[] = {"mmsim", "sweep", t, "--grid", "spread=0:15:1", "--grid", "inv_limit=1,3,10,30", "--chunk", "2",
-                             "--workers", "2", "--quiet", "-o", o, NULL};
+        const char *run[] = {"mmsim",
+                             "sweep",
+                             t,
+                             "--grid",
+                             "spread=0:15:1",
+                             "--grid",
+                             "inv_limit=1,3,10,30",
+                             "--chunk",
+                             "2",
+                             "--workers",
+                             "2",
+                             "--quiet",
+                             "-o",
+                             o,
+                             NULL};
         pid_t pid = fork();
         cr_assert(pid >= 0);
         if (pid == 0) {
@@ -1228,20 +1452,38 @@ Test(sweep, sigint_and_sigterm_stop_the_run_and_resume_is_identical, .timeout = 
             kill(pid, SIGTERM);
         int ws;
         cr_assert_eq(waitpid(pid, &ws, 0), pid);
-        cr_assert(WIFEXITED(ws) && WEXITSTATUS(ws) == 128 + sigs[k], "signal %d: status %x", sigs[k], ws);
-        for (int i = 0; i < nw; i++) cr_assert(kill(w[i], 0) != 0, "worker %d outlived the stopped run", w[i]);
+        cr_assert(WIFEXITED(ws) && WEXITSTATUS(ws) == 128 + sigs[k], "signal %d: status %x",
+                  sigs[k], ws);
+        for (int i = 0; i < nw; i++)
+            cr_assert(kill(w[i], 0) != 0, "worker %d outlived the stopped run", w[i]);
         FILE *f = fopen(errf, "r");
         char line[1024] = "";
         cr_assert(fgets(line, sizeof line, f));
         char extra[16];
         cr_assert_null(fgets(extra, sizeof extra, f), "more than one line on stderr");
         fclose(f);
-        cr_assert(strstr(line, "interrupted: ") && strstr(line, " of 32 chunks saved; rerun with --resume"), "%s", line);
+        cr_assert(strstr(line, "interrupted: ") &&
+                      strstr(line, " of 32 chunks saved; rerun with --resume"),
+                  "%s", line);
         long saved = atol(strstr(line, "interrupted: ") + 13);
         cr_assert_eq(journal_records(j, 2), saved, "the message says %ld saved: %s", saved, line);
         cr_assert_neq(access(o, F_OK), 0);
-        const char *res[] = {"mmsim", "sweep", t, "--grid", "spread=0:15:1", "--grid", "inv_limit=1,3,10,30", "--chunk",
-                             "2", "--workers", "2", "--quiet", "--resume", "-o", o, NULL};
+        const char *res[] = {"mmsim",
+                             "sweep",
+                             t,
+                             "--grid",
+                             "spread=0:15:1",
+                             "--grid",
+                             "inv_limit=1,3,10,30",
+                             "--chunk",
+                             "2",
+                             "--workers",
+                             "2",
+                             "--quiet",
+                             "--resume",
+                             "-o",
+                             o,
+                             NULL};
         cr_assert_eq(tu_run(res, NULL, NULL), 0);
         cr_assert_eq(file_hash(o), want, "signal %d + resume differs", sigs[k]);
     }
@@ -1253,12 +1495,26 @@ Test(sweep, a_run_that_fails_before_its_first_record_leaves_no_journal, .timeout
     const char *fs = tu_path("fs");
     mkdir(fs, 0755);
     /* Room for the journal's header, not for its first record (256 combinations x 128 bytes). */
-    if (mount("tmpfs", fs, "tmpfs", 0, "size=16k") != 0) cr_skip_test("cannot mount a tmpfs (%s): not root?", strerror(errno));
+    if (mount("tmpfs", fs, "tmpfs", 0, "size=16k") != 0)
+        cr_skip_test("cannot mount a tmpfs (%s): not root?", strerror(errno));
     char o[600], j[700];
     snprintf(o, sizeof o, "%s/out.h5", fs);
     snprintf(j, sizeof j, "%s.journal", o);
-    const char *run[] = {"mmsim", "sweep", t, "--symbol", "AAA", "--grid", "spread=0:39:1", "--grid", "inv_limit=1:50:1",
-                         "--engine", "serial", "--quiet", "-o", o, NULL};
+    const char *run[] = {"mmsim",
+                         "sweep",
+                         t,
+                         "--symbol",
+                         "AAA",
+                         "--grid",
+                         "spread=0:39:1",
+                         "--grid",
+                         "inv_limit=1:50:1",
+                         "--engine",
+                         "serial",
+                         "--quiet",
+                         "-o",
+                         o,
+                         NULL};
     char *err;
     int rc = tu_run(run, NULL, &err);
     char want[800];

@@ -86,10 +86,14 @@ int tu_run(const char *const *argv, char **out, char **err)
     close(efd);
     unlink(of);
     unlink(ef);
-    if (out) *out = o;
-    else free(o);
-    if (err) *err = e;
-    else free(e);
+    if (out)
+        *out = o;
+    else
+        free(o);
+    if (err)
+        *err = e;
+    else
+        free(e);
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
@@ -121,7 +125,8 @@ void tu_small_tape(mm_ticks *t, int64_t n, uint64_t seed)
     cr_assert_eq(mm_gen_ticks(&p, t, &e), 0, "%s", e.msg);
 }
 
-static void raw_col(hid_t g, const char *name, hid_t ftype, hid_t mtype, const void *data, int64_t n)
+static void raw_col(hid_t g, const char *name, hid_t ftype, hid_t mtype, const void *data,
+                    int64_t n)
 {
     hsize_t d = (hsize_t)n;
     hid_t sp = H5Screate_simple(1, &d, NULL);
@@ -141,8 +146,8 @@ static void raw_attr_d(hid_t g, const char *name, double v)
     H5Sclose(sp);
 }
 
-void tu_write_raw(const char *path, const mm_ticks *t, const char *skip_col, const char *override_col,
-                  int64_t override_type, int64_t override_len)
+void tu_write_raw(const char *path, const mm_ticks *t, const char *skip_col,
+                  const char *override_col, int64_t override_type, int64_t override_len)
 {
     hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
     cr_assert(f >= 0);
@@ -182,9 +187,15 @@ void tu_write_raw(const char *path, const mm_ticks *t, const char *skip_col, con
             double *buf = calloc((size_t)n + 1, sizeof(double));
             for (int64_t r = 0; r < n && r < t->n; r++) {
                 switch (i) {
-                case 0: buf[r] = (double)t->ts_ns[r]; break;
-                case 7: buf[r] = t->trade_side[r]; break;
-                default: buf[r] = ((const int32_t *)cols[i].p)[r]; break;
+                case 0:
+                    buf[r] = (double)t->ts_ns[r];
+                    break;
+                case 7:
+                    buf[r] = t->trade_side[r];
+                    break;
+                default:
+                    buf[r] = ((const int32_t *)cols[i].p)[r];
+                    break;
                 }
             }
             raw_col(g, cols[i].name, ft, H5T_NATIVE_DOUBLE, buf, n);

@@ -8,8 +8,8 @@
 
 #include "mmsim/mmsim.h"
 
-/* Run argv (argv[0] = "mmsim" is replaced by $MMSIM_BIN) and capture stdout and stderr (NUL-terminated,
- * caller frees). Returns the exit status, or 128 + signal number. */
+/* Run argv (argv[0] = "mmsim" is replaced by $MMSIM_BIN) and capture stdout and stderr
+ * (NUL-terminated, caller frees). Returns the exit status, or 128 + signal number. */
 int tu_run(const char *const *argv, char **out, char **err);
 
 /* A fresh temporary directory for this test (removed by tu_cleanup); returns its path. */
@@ -28,10 +28,10 @@ const char *tu_shared_data(void);
 void tu_small_tape(mm_ticks *t, int64_t n, uint64_t seed);
 
 /* Write a tape with the HDF5 C API and no validation, so tests can store malformed data. Column
- * `override_col` (or NULL) is written with HDF5 type `override_type` (an H5T_* id cast to int64_t) and
- * `override_len` rows (-1: same as the others); `skip_col` is left out entirely; fingerprint written as
- * given in t->inst.fingerprint. */
-void tu_write_raw(const char *path, const mm_ticks *t, const char *skip_col, const char *override_col,
-                  int64_t override_type, int64_t override_len);
+ * `override_col` (or NULL) is written with HDF5 type `override_type` (an H5T_* id cast to int64_t)
+ * and `override_len` rows (-1: same as the others); `skip_col` is left out entirely; fingerprint
+ * written as given in t->inst.fingerprint. */
+void tu_write_raw(const char *path, const mm_ticks *t, const char *skip_col,
+                  const char *override_col, int64_t override_type, int64_t override_len);
 
 #endif

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The whole test suite: installs what is missing, builds with warnings as errors and runs every test, then
+# The whole test suite: installs what is missing, checks the formatting (.clang-format), builds with warnings
+# as errors and runs every test, then
 # does the same under AddressSanitizer + UndefinedBehaviorSanitizer (+ float-cast-overflow, debug asserts
 # and the allocation-failure injection tests), then a short libFuzzer smoke of every fuzz target
 # (tools/fuzz.sh) and ThreadSanitizer on the threads engine (tools/tsan.sh). Benchmarks are not run here
@@ -8,6 +9,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/deps.sh
 jobs=$(nproc)
+# One code style (.clang-format), applied to every C, header and CUDA file.
+git ls-files '*.c' '*.h' '*.cu' | grep -v '^fixtures/' | xargs clang-format --dry-run --Werror
 [ -d build-ci ] || meson setup build-ci --buildtype=release -Dwerror=true
 ninja -C build-ci
 meson test -C build-ci --print-errorlogs --num-processes "$jobs"

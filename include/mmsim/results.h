@@ -1,15 +1,13 @@
 /* Sweep results: one HDF5 file, one row per parameter combination (layout in docs/results.md).
  *
- *   /results            compound dataset [n_combos]: id (int64), one column per axis, then the metrics;
- *                       row r holds combination id r (mixed-radix index of docs/sweep.md)
- *   /axes/<key>         the values of each axis, in axis order (float64, int64, or strings for enums and
- *                       for the "tape" axis)
- *   /index/<objective>  int64 [n_combos]: row numbers sorted by the objective, best first (descending;
- *                       ties by ascending id)
- *   attributes on /results: see mm_results_meta.
+ *   /results            compound dataset [n_combos]: id (int64), one column per axis, then the
+ * metrics; row r holds combination id r (mixed-radix index of docs/sweep.md) /axes/<key> the values
+ * of each axis, in axis order (float64, int64, or strings for enums and for the "tape" axis)
+ *   /index/<objective>  int64 [n_combos]: row numbers sorted by the objective, best first
+ * (descending; ties by ascending id) attributes on /results: see mm_results_meta.
  *
- * Writing goes to "<path>.tmp.<pid>" and is renamed into place by mm_results_commit(), so a reader never
- * sees a half-written file.
+ * Writing goes to "<path>.tmp.<pid>" and is renamed into place by mm_results_commit(), so a reader
+ * never sees a half-written file.
  */
 #ifndef MMSIM_RESULTS_H
 #define MMSIM_RESULTS_H
@@ -29,51 +27,53 @@ enum mm_col_type { MM_COL_F64 = 1, MM_COL_I64 = 2, MM_COL_ENUM = 3 };
 
 /* One axis of the grid, as the results file stores it. */
 typedef struct mm_results_axis {
-    const char *key;            /* column name: a parameter key, or "tape" */
-    int type;                   /* enum mm_col_type; the "tape" axis is MM_COL_ENUM */
-    int32_t n;                  /* number of values */
-    const double *f64;          /* MM_COL_F64: n values */
-    const int64_t *i64;         /* MM_COL_I64: n values */
-    const char *const *names;   /* MM_COL_ENUM: n value names (the column stores the index, int32) */
+    const char *key;          /* column name: a parameter key, or "tape" */
+    int type;                 /* enum mm_col_type; the "tape" axis is MM_COL_ENUM */
+    int32_t n;                /* number of values */
+    const double *f64;        /* MM_COL_F64: n values */
+    const int64_t *i64;       /* MM_COL_I64: n values */
+    const char *const *names; /* MM_COL_ENUM: n value names (the column stores the index, int32) */
 } mm_results_axis;
 
 /* Provenance written as attributes of /results. */
 typedef struct mm_results_meta {
-    const char *config_text;    /* the full configuration (INI text, or flags rendered as INI) */
-    uint64_t seed;              /* master seed */
-    const char *engine;         /* "serial", "threads", "process", ... */
+    const char *config_text; /* the full configuration (INI text, or flags rendered as INI) */
+    uint64_t seed;           /* master seed */
+    const char *engine;      /* "serial", "threads", "process", ... */
     int32_t workers;
     double wall_s, combos_per_s, updates_per_s;
-    int32_t n_inputs;           /* input tapes */
+    int32_t n_inputs; /* input tapes */
     const char *const *input_paths, *const *input_symbols;
     const uint64_t *input_fingerprints;
     int64_t markout_ns[MM_MARKOUTS];
-    const char *objective;      /* metric the index sorts by, descending ("pnl" if NULL) */
+    const char *objective; /* metric the index sorts by, descending ("pnl" if NULL) */
 } mm_results_meta;
 
 typedef struct mm_results_writer mm_results_writer;
 
-/* Create the temporary file for n_rows combinations with the given axes. Axis keys are column names:
- * [A-Za-z0-9_.-]+ (not starting with '.', at most 63 characters), distinct, none equal to "id" or to a metric column; numeric axis values are finite and
- * distinct; markout horizons are positive and give distinct column names. Any violation is MM_EUSAGE
- * naming the key or value. The writer holds a copy of the axes (the caller's arrays may go away). */
-MM_API int mm_results_create(const char *path, const mm_results_axis *axes, int32_t n_axes, int64_t n_rows,
-                             const int64_t markout_ns[MM_MARKOUTS], mm_results_writer **out, mm_error *err);
+/* Create the temporary file for n_rows combinations with the given axes. Axis keys are column
+ * names: [A-Za-z0-9_.-]+ (not starting with '.', at most 63 characters), distinct, none equal to
+ * "id" or to a metric column; numeric axis values are finite and distinct; markout horizons are
+ * positive and give distinct column names. Any violation is MM_EUSAGE naming the key or value. The
+ * writer holds a copy of the axes (the caller's arrays may go away). */
+MM_API int mm_results_create(const char *path, const mm_results_axis *axes, int32_t n_axes,
+                             int64_t n_rows, const int64_t markout_ns[MM_MARKOUTS],
+                             mm_results_writer **out, mm_error *err);
 
-/* Write rows [first, first + n): axis_idx holds n x n_axes value indices (row-major), m the metrics. Rows
- * may be written in any order, each exactly once (a row written twice is -EINVAL and nothing of that call
- * is written). Apart from a bitmap of one bit per row, memory use does not depend on n_rows. Calls on
- * one writer must not run concurrently (HDF5 is not thread-safe): parallel engines hand rows to one
- * writing thread or process. */
+/* Write rows [first, first + n): axis_idx holds n x n_axes value indices (row-major), m the
+ * metrics. Rows may be written in any order, each exactly once (a row written twice is -EINVAL and
+ * nothing of that call is written). Apart from a bitmap of one bit per row, memory use does not
+ * depend on n_rows. Calls on one writer must not run concurrently (HDF5 is not thread-safe):
+ * parallel engines hand rows to one writing thread or process. */
 MM_API int mm_results_write(mm_results_writer *w, int64_t first, int64_t n, const int32_t *axis_idx,
                             const mm_metrics *m, mm_error *err);
 
-/* Finish: check every row was written (-EINVAL naming the first missing row), build /index/<objective>
- * (16 bytes per row of memory, twice during the sort), compute the content hash (as mm_results_hash),
- * write the attributes, fsync and rename to the final path. meta.objective must name a metric column
- * (MM_EUSAGE otherwise); meta.markout_ns all zero means the horizons given to mm_results_create, otherwise
- * they must equal them. NULL strings in meta are written as "". Frees w whatever the outcome (on error the
- * temporary file is removed). */
+/* Finish: check every row was written (-EINVAL naming the first missing row), build
+ * /index/<objective> (16 bytes per row of memory, twice during the sort), compute the content hash
+ * (as mm_results_hash), write the attributes, fsync and rename to the final path. meta.objective
+ * must name a metric column (MM_EUSAGE otherwise); meta.markout_ns all zero means the horizons
+ * given to mm_results_create, otherwise they must equal them. NULL strings in meta are written as
+ * "". Frees w whatever the outcome (on error the temporary file is removed). */
 MM_API int mm_results_commit(mm_results_writer *w, const mm_results_meta *meta, mm_error *err);
 
 /* Abandon: close and remove the temporary file, free w. */
@@ -85,64 +85,68 @@ MM_API int mm_results_hash(const char *path, uint64_t *hash, mm_error *err);
 
 /* ---- columns ----
  * The metric columns follow the axis columns, always MM_RESULTS_METRICS of them, in the order of
- * mm_metrics: pnl fees volume fills_bid fills_ask orders cancels rejects final_q max_abs_q mean_abs_q sharpe
- * max_drawdown markout_<h0> markout_<h1> markout_<h2>. */
+ * mm_metrics: pnl fees volume fills_bid fills_ask orders cancels rejects final_q max_abs_q
+ * mean_abs_q sharpe max_drawdown markout_<h0> markout_<h1> markout_<h2>. */
 #define MM_RESULTS_METRICS 16
 
-/* Name of metric column i (0 <= i < MM_RESULTS_METRICS) into name (cap bytes; 32 is always enough), the
- * markout columns named from markout_ns (mm_results_horizon_name). Returns its type, MM_COL_F64 or
- * MM_COL_I64, or -EINVAL for a bad i. */
+/* Name of metric column i (0 <= i < MM_RESULTS_METRICS) into name (cap bytes; 32 is always enough),
+ * the markout columns named from markout_ns (mm_results_horizon_name). Returns its type, MM_COL_F64
+ * or MM_COL_I64, or -EINVAL for a bad i. */
 MM_API int mm_results_metric(int i, const int64_t markout_ns[MM_MARKOUTS], char *name, size_t cap);
 
-/* Value of metric column i of m: *f64 (MM_COL_F64) or *i64 (MM_COL_I64); returns the type or -EINVAL. */
+/* Value of metric column i of m: *f64 (MM_COL_F64) or *i64 (MM_COL_I64); returns the type or
+ * -EINVAL. */
 MM_API int mm_results_metric_value(const mm_metrics *m, int i, double *f64, int64_t *i64);
 
-/* A horizon in ns as text with the largest unit that divides it exactly: "1s", "500ms", "250us", "100ns". */
+/* A horizon in ns as text with the largest unit that divides it exactly: "1s", "500ms", "250us",
+ * "100ns". */
 MM_API void mm_results_horizon_name(int64_t ns, char *buf, size_t cap);
 
 /* ---- reading ----
  * An open results file. Calls on one reader (and HDF5 in general) must not run concurrently. */
 typedef struct mm_results_reader mm_results_reader;
 
-/* What a results file holds; every pointer is owned by the reader and valid until mm_results_close. */
+/* What a results file holds; every pointer is owned by the reader and valid until mm_results_close.
+ */
 typedef struct mm_results_info {
     int64_t n_rows;
     int32_t n_axes;
-    const mm_results_axis *axes;  /* axis columns, in table order */
-    mm_results_meta meta;         /* provenance; meta.objective names the stored index */
-    const char *mmsim_version;    /* version of mmsim that wrote the file */
-    uint64_t content_hash;        /* as stored (mm_results_hash recomputes it) */
+    const mm_results_axis *axes; /* axis columns, in table order */
+    mm_results_meta meta;        /* provenance; meta.objective names the stored index */
+    const char *mmsim_version;   /* version of mmsim that wrote the file */
+    uint64_t content_hash;       /* as stored (mm_results_hash recomputes it) */
 } mm_results_info;
 
-/* Open and check a results file (format tag, table columns and types, axes, attributes). Errors name the
- * file: missing (-errno), not HDF5 or not a results file (MM_EFORMAT). */
+/* Open and check a results file (format tag, table columns and types, axes, attributes). Errors
+ * name the file: missing (-errno), not HDF5 or not a results file (MM_EFORMAT). */
 MM_API int mm_results_open(const char *path, mm_results_reader **out, mm_error *err);
 MM_API const mm_results_info *mm_results_describe(const mm_results_reader *r);
 
 /* Read rows [first, first + n) in id order, the inverse of mm_results_write: axis_idx (n x n_axes,
- * row-major, may be NULL) receives each row's value index on each axis, m (may be NULL) its metrics.
- * A row whose id is not its row number or whose axis value is not on the axis is MM_EFORMAT. */
-MM_API int mm_results_read(mm_results_reader *r, int64_t first, int64_t n, int32_t *axis_idx, mm_metrics *m,
-                           mm_error *err);
+ * row-major, may be NULL) receives each row's value index on each axis, m (may be NULL) its
+ * metrics. A row whose id is not its row number or whose axis value is not on the axis is
+ * MM_EFORMAT. */
+MM_API int mm_results_read(mm_results_reader *r, int64_t first, int64_t n, int32_t *axis_idx,
+                           mm_metrics *m, mm_error *err);
 
-/* Entries [first, first + n) of /index/<objective> (row numbers, best first). MM_ENOTFOUND when the file
- * has no index for that objective. */
-MM_API int mm_results_read_index(mm_results_reader *r, const char *objective, int64_t first, int64_t n,
-                                 int64_t *rows, mm_error *err);
+/* Entries [first, first + n) of /index/<objective> (row numbers, best first). MM_ENOTFOUND when the
+ * file has no index for that objective. */
+MM_API int mm_results_read_index(mm_results_reader *r, const char *objective, int64_t first,
+                                 int64_t n, int64_t *rows, mm_error *err);
 
 MM_API void mm_results_close(mm_results_reader *r);
 
 /* ---- queries (src/sweep/results_query.c) ----
- * Lookups by name, the text of an axis value, and the best rows of a table by one metric column, ranked
- * exactly as /index/<objective> is (docs/results.md, "Queries"). A program (`mmsim show`, a report) uses
- * these instead of restating the rules. */
+ * Lookups by name, the text of an axis value, and the best rows of a table by one metric column,
+ * ranked exactly as /index/<objective> is (docs/results.md, "Queries"). A program (`mmsim show`, a
+ * report) uses these instead of restating the rules. */
 
-/* Number (0 <= i < MM_RESULTS_METRICS) of the metric column called name when the markout columns are
- * named from markout_ns (mm_results_metric), or MM_ENOTFOUND (also for a NULL name). */
+/* Number (0 <= i < MM_RESULTS_METRICS) of the metric column called name when the markout columns
+ * are named from markout_ns (mm_results_metric), or MM_ENOTFOUND (also for a NULL name). */
 MM_API int mm_results_metric_find(const char *name, const int64_t markout_ns[MM_MARKOUTS]);
 
-/* Every metric column name, in column order, joined by ", " into buf (cap bytes; 640 is always enough;
- * a shorter buffer gets the names that fit whole, still NUL-terminated). For messages. */
+/* Every metric column name, in column order, joined by ", " into buf (cap bytes; 640 is always
+ * enough; a shorter buffer gets the names that fit whole, still NUL-terminated). For messages. */
 MM_API void mm_results_metric_list(const int64_t markout_ns[MM_MARKOUTS], char *buf, size_t cap);
 
 /* Number of the axis called key in info (0 <= a < info->n_axes), or MM_ENOTFOUND. */
@@ -151,35 +155,38 @@ MM_API int mm_results_axis_find(const mm_results_info *info, const char *key);
 /* The value index on axis a named by text, into *idx; 0, or MM_ENOTFOUND when text names no value.
  *   MM_COL_ENUM: text equals a value name exactly.
  *   MM_COL_I64:  text is a decimal integer ([-]digits only: no blanks, '+', hex) equal to a value.
- *   MM_COL_F64:  text is a finite decimal number ([+-]digits[.digits][e[+-]digits]: no blanks, hex, inf
- *                or nan) equal to a value or, when none is equal, within 1e-9 relative of exactly one
- *                value (so "0.3" finds 0.30000000000000004 and "5e-1" finds 0.5). */
+ *   MM_COL_F64:  text is a finite decimal number ([+-]digits[.digits][e[+-]digits]: no blanks, hex,
+ * inf or nan) equal to a value or, when none is equal, within 1e-9 relative of exactly one value
+ * (so "0.3" finds 0.30000000000000004 and "5e-1" finds 0.5). */
 MM_API int mm_results_axis_value(const mm_results_axis *a, const char *text, int32_t *idx);
 
-/* Value k (0 <= k < a->n) of axis a as text into buf (cap bytes): an enum's name, an integer in decimal,
- * a float as the shortest "%.15g".."%.17g" that reads back as the same double ("0.5", "2.5", "1e-07"). */
+/* Value k (0 <= k < a->n) of axis a as text into buf (cap bytes): an enum's name, an integer in
+ * decimal, a float as the shortest "%.15g".."%.17g" that reads back as the same double ("0.5",
+ * "2.5", "1e-07"). */
 MM_API void mm_results_axis_format(const mm_results_axis *a, int32_t k, char *buf, size_t cap);
 
-/* Rank key of metric column `metric` of m: rows rank by (key, id) in ascending unsigned order, which is
- * the value order asked for (largest first, or smallest first when ascending), NaN last in both
- * directions, -0 equal to +0, ties by ascending id. With ascending = 0 this is the key /index/<objective>
- * is sorted by. An integer column ranks by its exact int64 value (no rounding through double). Returns
- * UINT64_MAX (rank last) for a bad metric number. */
+/* Rank key of metric column `metric` of m: rows rank by (key, id) in ascending unsigned order,
+ * which is the value order asked for (largest first, or smallest first when ascending), NaN last in
+ * both directions, -0 equal to +0, ties by ascending id. With ascending = 0 this is the key
+ * /index/<objective> is sorted by. An integer column ranks by its exact int64 value (no rounding
+ * through double). Returns UINT64_MAX (rank last) for a bad metric number. */
 MM_API uint64_t mm_results_rank_key(const mm_metrics *m, int metric, int ascending);
 
-/* A filter: only rows whose value index on axis `axis` is `value` (mm_results_axis_value gives it). */
+/* A filter: only rows whose value index on axis `axis` is `value` (mm_results_axis_value gives it).
+ */
 typedef struct mm_results_where {
     int32_t axis;  /* 0 <= axis < n_axes */
     int32_t value; /* 0 <= value < that axis's n */
 } mm_results_where;
 
 typedef struct mm_results_query {
-    int metric;                    /* metric column to rank by (mm_results_metric numbering) */
-    int ascending;                 /* 0: best = largest; 1: best = smallest (NaN last either way) */
-    const mm_results_where *where; /* n_where filters, all must hold (AND); two filters on one axis with
-                                      different values match nothing; may be NULL when n_where is 0 */
+    int metric;    /* metric column to rank by (mm_results_metric numbering) */
+    int ascending; /* 0: best = largest; 1: best = smallest (NaN last either way) */
+    const mm_results_where
+        *where; /* n_where filters, all must hold (AND); two filters on one axis with
+                   different values match nothing; may be NULL when n_where is 0 */
     int32_t n_where;
-    int64_t k;                     /* rows wanted, >= 0; larger than the table is fine */
+    int64_t k; /* rows wanted, >= 0; larger than the table is fine */
 } mm_results_query;
 
 typedef struct mm_results_top_info {
@@ -188,17 +195,19 @@ typedef struct mm_results_top_info {
     int from_index;  /* 1 when the rows came from /index/<objective> (see mm_results_top) */
 } mm_results_top_info;
 
-/* The best min(k, matched) rows of r by q, best first (mm_results_rank_key order): ids[i] is the row id
- * (= row number), axis_idx (may be NULL; n x n_axes, row-major) its value indices, m (may be NULL) its
- * metrics; *info (may be NULL) the counts. ids, axis_idx and m need room for min(k, n_rows) rows.
- * Without filters, descending by the file's objective, the rows are the first entries of the stored
- * index (from_index = 1; no scan; MM_ENOTFOUND if the file lacks it); otherwise the whole table is
- * streamed in id order, in blocks of 65536 rows, through a heap of the best min(k, n_rows) rows:
- * memory is O(min(k, n_rows)) plus one block, never the table. k = 0 returns no rows but still counts
- * matched. A bad metric, a negative k, a filter outside the axes or their values, or a NULL ids with
- * k > 0 is -EINVAL; read errors as mm_results_read. */
-MM_API int mm_results_top(mm_results_reader *r, const mm_results_query *q, int64_t *ids, int32_t *axis_idx,
-                          mm_metrics *m, mm_results_top_info *info, mm_error *err);
+/* The best min(k, matched) rows of r by q, best first (mm_results_rank_key order): ids[i] is the
+ * row id
+ * (= row number), axis_idx (may be NULL; n x n_axes, row-major) its value indices, m (may be NULL)
+ * its metrics; *info (may be NULL) the counts. ids, axis_idx and m need room for min(k, n_rows)
+ * rows. Without filters, descending by the file's objective, the rows are the first entries of the
+ * stored index (from_index = 1; no scan; MM_ENOTFOUND if the file lacks it); otherwise the whole
+ * table is streamed in id order, in blocks of 65536 rows, through a heap of the best min(k, n_rows)
+ * rows: memory is O(min(k, n_rows)) plus one block, never the table. k = 0 returns no rows but
+ * still counts matched. A bad metric, a negative k, a filter outside the axes or their values, or a
+ * NULL ids with k > 0 is -EINVAL; read errors as mm_results_read. */
+MM_API int mm_results_top(mm_results_reader *r, const mm_results_query *q, int64_t *ids,
+                          int32_t *axis_idx, mm_metrics *m, mm_results_top_info *info,
+                          mm_error *err);
 
 #ifdef __cplusplus
 }

@@ -1,8 +1,8 @@
 /* The market-making model: one parameter combination replayed through a tape (docs/model.md).
  *
- * Units everywhere: prices in ticks, sizes in lots, times in ns (parameters in seconds say so), fees in
- * basis points of notional, money (PnL, fees, markouts) in price units x size units, i.e. ticks x lots
- * times tick_size x lot_size.
+ * Units everywhere: prices in ticks, sizes in lots, times in ns (parameters in seconds say so),
+ * fees in basis points of notional, money (PnL, fees, markouts) in price units x size units, i.e.
+ * ticks x lots times tick_size x lot_size.
  */
 #ifndef MMSIM_SIM_H
 #define MMSIM_SIM_H
@@ -24,44 +24,49 @@ enum mm_queue_rule { MM_QUEUE_RISK_AVERSE = 0, MM_QUEUE_POWER = 1, MM_QUEUE_LOG 
 
 /* One parameter combination. Every field is a sweepable axis. */
 typedef struct mm_params {
-    int32_t strategy;       /* enum mm_strategy */
+    int32_t strategy; /* enum mm_strategy */
     /* Fixed-offset quoting: bid = fair - spread - skew*q, ask = fair + spread - skew*q. */
-    double spread_ticks;    /* distance from fair to each quote, ticks, >= 0 */
-    double skew_ticks;      /* quote shift per lot of inventory, ticks/lot, >= 0 */
-    int32_t fair_micro;     /* 0: fair = mid; 1: fair = microprice */
-    /* Avellaneda-Stoikov: r = s - q gamma sigma^2 tau; spread = gamma sigma^2 tau + (2/gamma) ln(1 + gamma/k). */
-    double as_gamma;        /* risk aversion, 1/(ticks x lots), > 0 */
-    double as_k;            /* order-arrival decay, 1/ticks, > 0 */
-    double as_sigma;        /* volatility, ticks/sqrt(s) */
-    double as_horizon_s;    /* tau in s; 0: tau = time left until the tape's last event */
+    double spread_ticks; /* distance from fair to each quote, ticks, >= 0 */
+    double skew_ticks;   /* quote shift per lot of inventory, ticks/lot, >= 0 */
+    int32_t fair_micro;  /* 0: fair = mid; 1: fair = microprice */
+    /* Avellaneda-Stoikov: r = s - q gamma sigma^2 tau; spread = gamma sigma^2 tau + (2/gamma) ln(1
+     * + gamma/k). */
+    double as_gamma;     /* risk aversion, 1/(ticks x lots), > 0 */
+    double as_k;         /* order-arrival decay, 1/ticks, > 0 */
+    double as_sigma;     /* volatility, ticks/sqrt(s) */
+    double as_horizon_s; /* tau in s; 0: tau = time left until the tape's last event */
     /* Gueant-Lehalle-Fernandez-Tapia closed form (q in units of quote_size). */
-    double glft_gamma, glft_k, glft_A, glft_sigma; /* 1/(ticks x lots), 1/ticks, 1/s, ticks/sqrt(s) */
-    int32_t glft_Q;         /* inventory bound, in quote_size units, >= 1 */
+    double glft_gamma, glft_k, glft_A,
+        glft_sigma; /* 1/(ticks x lots), 1/ticks, 1/s, ticks/sqrt(s) */
+    int32_t glft_Q; /* inventory bound, in quote_size units, >= 1 */
     /* Common. */
-    int32_t quote_size;     /* lots per quote, >= 1 */
-    int32_t inv_limit;      /* |q| never exceeds this, lots, >= quote_size */
-    int32_t requote_ticks;  /* keep a resting order until its target moves this many ticks, >= 1 */
-    int32_t queue_rule;     /* enum mm_queue_rule */
-    double queue_n;         /* exponent n of the power rule, > 0 */
+    int32_t quote_size;    /* lots per quote, >= 1 */
+    int32_t inv_limit;     /* |q| never exceeds this, lots, >= quote_size */
+    int32_t requote_ticks; /* keep a resting order until its target moves this many ticks, >= 1 */
+    int32_t queue_rule;    /* enum mm_queue_rule */
+    double queue_n;        /* exponent n of the power rule, > 0 */
     int32_t trade_through_only; /* 1: fill only when a trade prints through our price */
-    int32_t post_only;      /* 1: an order that would cross on arrival is rejected; 0: it takes */
-    int64_t latency_ns;     /* order-entry latency (new orders and cancels), >= 0 */
+    int32_t post_only;       /* 1: an order that would cross on arrival is rejected; 0: it takes */
+    int64_t latency_ns;      /* order-entry latency (new orders and cancels), >= 0 */
     int64_t feed_latency_ns; /* market-data latency, >= 0 */
-    double maker_fee_bps;   /* negative = rebate */
+    double maker_fee_bps;    /* negative = rebate */
     double taker_fee_bps;
 } mm_params;
 
 /* Settings shared by every combination of a run. */
 typedef struct mm_sim_config {
-    int64_t sample_ns;                 /* PnL sampling clock for Sharpe and drawdown, > 0 (default 1 s) */
-    double year_s;                     /* seconds of trading in a year for annualising, (0, 1e12] (default 252 x 6.5 h) */
-    int64_t markout_ns[MM_MARKOUTS];   /* markout horizons, [1, MM_SIM_HORIZON_MAX_NS] (default 1 s, 10 s, 60 s) */
+    int64_t sample_ns; /* PnL sampling clock for Sharpe and drawdown, > 0 (default 1 s) */
+    double
+        year_s; /* seconds of trading in a year for annualising, (0, 1e12] (default 252 x 6.5 h) */
+    int64_t markout_ns[MM_MARKOUTS]; /* markout horizons, [1, MM_SIM_HORIZON_MAX_NS] (default 1 s,
+                                        10 s, 60 s) */
 } mm_sim_config;
 
-/* Limits of a run (docs/model.md, section 1.2): the sampling clock crosses at most MM_SIM_SAMPLES_MAX
- * boundaries over a tape (floor((ts_last - ts_first) / sample_ns)); a markout horizon is at most
- * MM_SIM_HORIZON_MAX_NS (1e18 ns, about 31.7 years); every timestamp of a simulated tape is in
- * [MM_SIM_TS_MIN, MM_SIM_TS_MAX] = [-2^62, 2^62 - 1] ns, so that all time arithmetic is exact in int64. */
+/* Limits of a run (docs/model.md, section 1.2): the sampling clock crosses at most
+ * MM_SIM_SAMPLES_MAX boundaries over a tape (floor((ts_last - ts_first) / sample_ns)); a markout
+ * horizon is at most MM_SIM_HORIZON_MAX_NS (1e18 ns, about 31.7 years); every timestamp of a
+ * simulated tape is in [MM_SIM_TS_MIN, MM_SIM_TS_MAX] = [-2^62, 2^62 - 1] ns, so that all time
+ * arithmetic is exact in int64. */
 #define MM_SIM_SAMPLES_MAX INT64_C(100000000)
 #define MM_SIM_HORIZON_MAX_NS INT64_C(1000000000000000000)
 #define MM_SIM_TS_MIN (-(INT64_C(1) << 62))
@@ -69,37 +74,43 @@ typedef struct mm_sim_config {
 
 /* Metrics of one combination. */
 typedef struct mm_metrics {
-    double pnl;            /* final, marked to the last mid, after fees; money */
-    double fees;           /* paid (negative: net rebate); money */
-    int64_t volume;        /* lots traded */
+    double pnl;                   /* final, marked to the last mid, after fees; money */
+    double fees;                  /* paid (negative: net rebate); money */
+    int64_t volume;               /* lots traded */
     int64_t fills_bid, fills_ask; /* fill events per side (a partial fill counts once) */
-    int64_t orders;        /* new orders sent */
-    int64_t cancels;       /* cancels sent (a replace sends one cancel and one order) */
-    int64_t rejects;       /* post-only rejections and orders dropped at arrival by the inventory limit */
-    int64_t final_q, max_abs_q; /* lots */
-    double mean_abs_q;     /* time-weighted mean |q| over the tape, lots */
-    double sharpe;         /* annualised, from PnL sampled every sample_ns */
-    double max_drawdown;   /* on the sampled PnL plus the final mark; money, >= 0 */
+    int64_t orders;               /* new orders sent */
+    int64_t cancels;              /* cancels sent (a replace sends one cancel and one order) */
+    int64_t rejects; /* post-only rejections and orders dropped at arrival by the inventory limit */
+    int64_t final_q, max_abs_q;  /* lots */
+    double mean_abs_q;           /* time-weighted mean |q| over the tape, lots */
+    double sharpe;               /* annualised, from PnL sampled every sample_ns */
+    double max_drawdown;         /* on the sampled PnL plus the final mark; money, >= 0 */
     double markout[MM_MARKOUTS]; /* sum over fills of side x (mid(t+h) - fill px) x qty; money */
 } mm_metrics;
 
 /* One trace record (see mmsim run --trace). */
-enum mm_trace_kind { MM_TR_ORDER = 1, MM_TR_CANCEL = 2, MM_TR_ACTIVE = 3, MM_TR_REJECT = 4, MM_TR_FILL = 5,
-                     MM_TR_DONE = 6 };
+enum mm_trace_kind {
+    MM_TR_ORDER = 1,
+    MM_TR_CANCEL = 2,
+    MM_TR_ACTIVE = 3,
+    MM_TR_REJECT = 4,
+    MM_TR_FILL = 5,
+    MM_TR_DONE = 6
+};
 typedef struct mm_trace_rec {
     int64_t ts_ns;
-    int64_t event;      /* index of the event being processed */
-    int32_t kind;       /* enum mm_trace_kind */
-    int32_t side;       /* +1 bid (buy), -1 ask (sell) */
-    int32_t px;         /* ticks */
-    int32_t qty;        /* lots (fill: filled qty; order: size) */
-    int32_t ahead;      /* queue ahead after the record, lots (-1: unknown, behind the visible best) */
-    int32_t taker;      /* fill: 1 if taker */
-    int64_t q;          /* position after the record, lots */
-    int64_t cash2;      /* twice the cash, ticks x lots */
-    int64_t mid2;       /* twice the mid used for marking, ticks */
-    double fees;        /* cumulative fees, money */
-    double pnl;         /* cash + q x mid - fees, money */
+    int64_t event; /* index of the event being processed */
+    int32_t kind;  /* enum mm_trace_kind */
+    int32_t side;  /* +1 bid (buy), -1 ask (sell) */
+    int32_t px;    /* ticks */
+    int32_t qty;   /* lots (fill: filled qty; order: size) */
+    int32_t ahead; /* queue ahead after the record, lots (-1: unknown, behind the visible best) */
+    int32_t taker; /* fill: 1 if taker */
+    int64_t q;     /* position after the record, lots */
+    int64_t cash2; /* twice the cash, ticks x lots */
+    int64_t mid2;  /* twice the mid used for marking, ticks */
+    double fees;   /* cumulative fees, money */
+    double pnl;    /* cash + q x mid - fees, money */
 } mm_trace_rec;
 
 typedef void (*mm_trace_fn)(const mm_trace_rec *r, void *user);
@@ -107,40 +118,43 @@ typedef void (*mm_trace_fn)(const mm_trace_rec *r, void *user);
 MM_API void mm_params_defaults(mm_params *p);
 MM_API void mm_sim_config_defaults(mm_sim_config *c);
 
-/* Parameters by name (the keys of docs/model.md, section 1: "spread", "inv_limit", "queue", ...): set one
- * from text (strict parsing; enums by name), print one, list them. Returns 0 or MM_EUSAGE naming the key. */
+/* Parameters by name (the keys of docs/model.md, section 1: "spread", "inv_limit", "queue", ...):
+ * set one from text (strict parsing; enums by name), print one, list them. Returns 0 or MM_EUSAGE
+ * naming the key. */
 MM_API int mm_params_set(mm_params *p, const char *key, const char *value, mm_error *err);
 MM_API int mm_params_get(const mm_params *p, const char *key, char *buf, size_t cap);
 MM_API int mm_params_key_count(void);
 /* Kind of a key: MM_KEY_INT, MM_KEY_REAL or MM_KEY_ENUM (then *enum_names lists the names by value,
- * NULL-terminated); MM_EUSAGE for an unknown key. mm_params_get_num gives the value as a double (enums:
- * their index; 64-bit integers above 2^53 lose precision). */
+ * NULL-terminated); MM_EUSAGE for an unknown key. mm_params_get_num gives the value as a double
+ * (enums: their index; 64-bit integers above 2^53 lose precision). */
 enum { MM_KEY_INT = 1, MM_KEY_REAL = 2, MM_KEY_ENUM = 3 };
 MM_API int mm_params_key_kind(const char *key, const char *const **enum_names);
 MM_API int mm_params_get_num(const mm_params *p, const char *key, double *out);
 MM_API const char *mm_params_key_name(int i, const char **help);
 
-/* Check a combination against the domains of docs/model.md, section 1; returns 0 or MM_EUSAGE with err
- * naming the key ("queue_n: 200 must be in (0, 100]"). */
+/* Check a combination against the domains of docs/model.md, section 1; returns 0 or MM_EUSAGE with
+ * err naming the key ("queue_n: 200 must be in (0, 100]"). */
 MM_API int mm_params_check(const mm_params *p, mm_error *err);
 
-/* Check the run settings (sample_ns > 0, year_s, markout horizons) and, when t is not NULL, the tape against
- * them: timestamps in [MM_SIM_TS_MIN, MM_SIM_TS_MAX] and in order (MM_EINVALID naming instrument, column and
- * row), at most MM_SIM_SAMPLES_MAX samples (MM_EUSAGE naming sample_ns and the count it would give). Both
- * engines call it; a caller that prepares tapes itself calls it before creating any state. */
+/* Check the run settings (sample_ns > 0, year_s, markout horizons) and, when t is not NULL, the
+ * tape against them: timestamps in [MM_SIM_TS_MIN, MM_SIM_TS_MAX] and in order (MM_EINVALID naming
+ * instrument, column and row), at most MM_SIM_SAMPLES_MAX samples (MM_EUSAGE naming sample_ns and
+ * the count it would give). Both engines call it; a caller that prepares tapes itself calls it
+ * before creating any state. */
 MM_API int mm_sim_config_check(const mm_sim_config *c, const struct mm_ticks *t, mm_error *err);
 
-/* Reference: one combination through the tape, written for clarity. trace may be NULL. Returns 0, the
- * codes of mm_params_check and mm_sim_config_check, or -ERANGE when the run's cash or a markout sum passes
- * 2^62 half-ticks x lots (prices x sizes too large for exact accounting; docs/model.md, section 5). */
-MM_API int mm_sim_run_c(const struct mm_ticks *t, const mm_sim_config *c, const mm_params *p, mm_metrics *out,
-                        mm_trace_fn trace, void *user, mm_error *err);
+/* Reference: one combination through the tape, written for clarity. trace may be NULL. Returns 0,
+ * the codes of mm_params_check and mm_sim_config_check, or -ERANGE when the run's cash or a markout
+ * sum passes 2^62 half-ticks x lots (prices x sizes too large for exact accounting; docs/model.md,
+ * section 5). */
+MM_API int mm_sim_run_c(const struct mm_ticks *t, const mm_sim_config *c, const mm_params *p,
+                        mm_metrics *out, mm_trace_fn trace, void *user, mm_error *err);
 
-/* Batched kernel: n combinations in one pass over the tape (blocks of combinations per event). Results
- * are bit-identical to mm_sim_run_c for each combination; errors as mm_sim_run_c, for the first failing
- * combination (err names it). */
-MM_API int mm_sim_run_batch(const struct mm_ticks *t, const mm_sim_config *c, const mm_params *p, int64_t n,
-                            mm_metrics *out, mm_error *err);
+/* Batched kernel: n combinations in one pass over the tape (blocks of combinations per event).
+ * Results are bit-identical to mm_sim_run_c for each combination; errors as mm_sim_run_c, for the
+ * first failing combination (err names it). */
+MM_API int mm_sim_run_batch(const struct mm_ticks *t, const mm_sim_config *c, const mm_params *p,
+                            int64_t n, mm_metrics *out, mm_error *err);
 
 #ifdef __cplusplus
 }

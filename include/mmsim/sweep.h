@@ -22,10 +22,10 @@ extern "C" {
 
 typedef struct mm_grid_axis {
     char key[MM_KEY_MAX];
-    int32_t kind;    /* MM_KEY_INT, MM_KEY_REAL, MM_KEY_ENUM (tape axis: MM_KEY_ENUM) */
+    int32_t kind; /* MM_KEY_INT, MM_KEY_REAL, MM_KEY_ENUM (tape axis: MM_KEY_ENUM) */
     int32_t n;
-    char **text;     /* n values as text: what mm_params_set receives (tape: "path#symbol") */
-    double *num;     /* n values as numbers (enums: their index; tape: its position) */
+    char **text;       /* n values as text: what mm_params_set receives (tape: "path#symbol") */
+    double *num;       /* n values as numbers (enums: their index; tape: its position) */
     mm_params *parsed; /* n parameter sets with this axis's field set to each value (internal) */
     int32_t key_ix;    /* index of the key (internal) */
 } mm_grid_axis;
@@ -34,7 +34,7 @@ typedef struct mm_grid {
     int32_t n_axes;
     mm_grid_axis axes[MM_GRID_AXES_MAX];
     int64_t n_combos;
-    mm_params base;  /* values of the keys that are not axes */
+    mm_params base; /* values of the keys that are not axes */
 } mm_grid;
 
 /* An empty grid whose base is mm_params_defaults(). Free with mm_grid_free. */
@@ -44,8 +44,9 @@ MM_API void mm_grid_free(mm_grid *g);
 /* Add the tape axis values: "path#symbol" strings (called before any other axis; once). */
 MM_API int mm_grid_set_tapes(mm_grid *g, const char *const *tapes, int32_t n, mm_error *err);
 
-/* Add an axis: key is an mm_params key; spec is "a:b:step" (inclusive numeric range; step > 0) or a comma
- * list "v1,v2,...". Values are checked with mm_params_set; a key may appear once. MM_EUSAGE names the key. */
+/* Add an axis: key is an mm_params key; spec is "a:b:step" (inclusive numeric range; step > 0) or a
+ * comma list "v1,v2,...". Values are checked with mm_params_set; a key may appear once. MM_EUSAGE
+ * names the key. */
 MM_API int mm_grid_add_axis(mm_grid *g, const char *key, const char *spec, mm_error *err);
 
 /* Set a fixed (non-axis) parameter value. */
@@ -54,15 +55,15 @@ MM_API int mm_grid_set(mm_grid *g, const char *key, const char *value, mm_error 
 /* Parameters and axis indices (idx: n_axes entries, may be NULL) of combination id. */
 MM_API int mm_grid_combo(const mm_grid *g, int64_t id, mm_params *p, int32_t *idx);
 
-/* Per-combination random stream key for stochastic models: Philox4x32-10 of (master seed; id low, id high,
- * 0x5eed, 0). Depends only on the master seed and the combination id, never on the engine, the worker or
- * the chunk that ran it. */
+/* Per-combination random stream key for stochastic models: Philox4x32-10 of (master seed; id low,
+ * id high, 0x5eed, 0). Depends only on the master seed and the combination id, never on the engine,
+ * the worker or the chunk that ran it. */
 MM_API uint64_t mm_sweep_combo_seed(uint64_t master_seed, int64_t id);
 
 enum mm_engine { MM_ENGINE_PROCESS = 0, MM_ENGINE_THREADS = 1, MM_ENGINE_SERIAL = 2 };
 
-/* The name of engine e ("process", "threads", "serial"), or NULL when e is not an engine. Names are what
- * `mmsim sweep --engine` accepts and what the results table records. */
+/* The name of engine e ("process", "threads", "serial"), or NULL when e is not an engine. Names are
+ * what `mmsim sweep --engine` accepts and what the results table records. */
 MM_API const char *mm_sweep_engine_name(int e);
 
 /* The enum mm_engine value named name, or -1 (name unknown or NULL). */
@@ -79,12 +80,12 @@ typedef struct mm_sweep_opts {
     int progress;            /* 1: progress lines on stderr */
     int load_flags;          /* MM_LOAD_NO_VERIFY ... for the input tapes */
     mm_sim_config sim;
-    /* Testing hook: the process engine's worker w (0-based) kills itself with SIGKILL after finishing
-     * this many chunks (0 = never). Lets tests prove that a lost chunk is rerun. */
+    /* Testing hook: the process engine's worker w (0-based) kills itself with SIGKILL after
+     * finishing this many chunks (0 = never). Lets tests prove that a lost chunk is rerun. */
     int64_t test_kill_worker_after;
     int test_kill_worker;
-    /* Cancellation (may be NULL): once *cancel is non-zero (a signal handler may set it) the sweep stops
-     * its workers, keeps every finished chunk in the journal and returns MM_EINTERRUPTED with
+    /* Cancellation (may be NULL): once *cancel is non-zero (a signal handler may set it) the sweep
+     * stops its workers, keeps every finished chunk in the journal and returns MM_EINTERRUPTED with
      * rep->chunks_saved and rep->chunks_total filled in. */
     volatile sig_atomic_t *cancel;
 } mm_sweep_opts;
@@ -94,26 +95,28 @@ MM_API void mm_sweep_opts_defaults(mm_sweep_opts *o);
 /* Outcome of a sweep. */
 typedef struct mm_sweep_report {
     int64_t combos, chunks, chunks_resumed, chunks_rerun;
-    /* Also filled in when the run returns MM_EINTERRUPTED: chunks_saved = records in the journal now (those
-     * of an interrupted earlier run included); chunks_total = records found at the start + chunks planned. */
+    /* Also filled in when the run returns MM_EINTERRUPTED: chunks_saved = records in the journal
+     * now (those of an interrupted earlier run included); chunks_total = records found at the start
+     * + chunks planned. */
     int64_t chunks_total, chunks_saved;
     double wall_s, combos_per_s, updates_per_s;
     uint64_t content_hash;
     int workers;
 } mm_sweep_report;
 
-/* Run the grid and write the results table to out_path (atomically). The journal "<out_path>.journal"
- * records completed chunks (checksummed, fsync'd), is locked for the whole run and is removed on success.
- * Everything is checked before any state exists (docs/sweep.md, "Checks before anything runs"): every
- * combination's parameters, the run settings, the markout column names, the objective (any metric column),
- * the output path and the memory the run needs; errors are MM_EUSAGE naming what is wrong, and leave no
- * journal. Other outcomes: MM_ELOCKED ("OUT is being written by mmsim pid N": another process holds the
- * journal); MM_EINTERRUPTED (o->cancel was set; rep->chunks_saved of rep->chunks_total chunks are in the
- * journal, err says "interrupted: N of M chunks saved; rerun with --resume"); MM_ECHECKSUM (a journal record
- * changed during the run; --resume recomputes it); -ENOSPC and other system errors as "PATH: <strerror>".
- * On any failure the journal of the completed chunks is kept and no temporary file is left. */
-MM_API int mm_sweep_run(const mm_grid *g, const mm_sweep_opts *o, const char *out_path, mm_sweep_report *rep,
-                        mm_error *err);
+/* Run the grid and write the results table to out_path (atomically). The journal
+ * "<out_path>.journal" records completed chunks (checksummed, fsync'd), is locked for the whole run
+ * and is removed on success. Everything is checked before any state exists (docs/sweep.md, "Checks
+ * before anything runs"): every combination's parameters, the run settings, the markout column
+ * names, the objective (any metric column), the output path and the memory the run needs; errors
+ * are MM_EUSAGE naming what is wrong, and leave no journal. Other outcomes: MM_ELOCKED ("OUT is
+ * being written by mmsim pid N": another process holds the journal); MM_EINTERRUPTED (o->cancel was
+ * set; rep->chunks_saved of rep->chunks_total chunks are in the journal, err says "interrupted: N
+ * of M chunks saved; rerun with --resume"); MM_ECHECKSUM (a journal record changed during the run;
+ * --resume recomputes it); -ENOSPC and other system errors as "PATH: <strerror>". On any failure
+ * the journal of the completed chunks is kept and no temporary file is left. */
+MM_API int mm_sweep_run(const mm_grid *g, const mm_sweep_opts *o, const char *out_path,
+                        mm_sweep_report *rep, mm_error *err);
 
 #ifdef __cplusplus
 }

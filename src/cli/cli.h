@@ -15,19 +15,20 @@ void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Report a library error (its one-line message) and return MM_EXIT_USAGE for MM_EUSAGE, else 1. */
 int cli_fail(const mm_error *e);
 
-/* Strict parsers: the whole string must be a decimal number in range: no blanks, no hex, no octal (a
- * leading 0 is decimal), no inf/nan; integers are digits with an optional '-' (no '+'). Return 0 or -1
- * after printing "mmsim: <cmd>: <flag>: '<text>' is not ..." or "... is out of range [lo, hi]". */
-/* 1 when s is a number as the strict parsers accept it (integer: digits with an optional '-'; else a
- * decimal real), 0 otherwise. */
+/* Strict parsers: the whole string must be a decimal number in range: no blanks, no hex, no octal
+ * (a leading 0 is decimal), no inf/nan; integers are digits with an optional '-' (no '+'). Return 0
+ * or -1 after printing "mmsim: <cmd>: <flag>: '<text>' is not ..." or "... is out of range [lo,
+ * hi]". */
+/* 1 when s is a number as the strict parsers accept it (integer: digits with an optional '-'; else
+ * a decimal real), 0 otherwise. */
 int cli_is_decimal(const char *s, int integer);
 int cli_i64(const char *cmd, const char *flag, const char *s, int64_t lo, int64_t hi, int64_t *out);
 int cli_u64(const char *cmd, const char *flag, const char *s, uint64_t *out);
 int cli_f64(const char *cmd, const char *flag, const char *s, double lo, double hi, double *out);
 
 /* Longest clock or horizon in ns accepted from the user (--sample-ns, --markout-ns): the library's
- * MM_SIM_HORIZON_MAX_NS (1e18 ns, about 31.7 years). With every simulated timestamp in [-2^62, 2^62 - 1]
- * (mmsim/sim.h), a timestamp plus such a value cannot overflow int64. */
+ * MM_SIM_HORIZON_MAX_NS (1e18 ns, about 31.7 years). With every simulated timestamp in [-2^62, 2^62
+ * - 1] (mmsim/sim.h), a timestamp plus such a value cannot overflow int64. */
 #define CLI_NS_MAX MM_SIM_HORIZON_MAX_NS
 
 /* --markout-ns A,B,C: exactly MM_MARKOUTS decimal integers in [1, CLI_NS_MAX] whose column names
@@ -37,29 +38,32 @@ int cli_markouts(const char *cmd, const char *flag, const char *s, int64_t out[M
 /* Format ns since the epoch as ISO-8601 UTC with nanoseconds. */
 void cli_fmt_time(int64_t ns, char *buf, int cap);
 
-/* 1 when a and b both exist and are the same file (st_dev and st_ino: through symlinks and hard links). */
+/* 1 when a and b both exist and are the same file (st_dev and st_ino: through symlinks and hard
+ * links). */
 int cli_same_file(const char *a, const char *b);
 
-/* Check an output path before any work: not the same file as any of inputs[0..n_inputs) (NULL entries
- * skipped), not a directory, a regular file if it exists (outputs are renamed into place, which would
- * replace a device or a pipe), writable if it exists, in an existing writable directory. Returns 0, or -1
- * after printing "mmsim: <cmd>: <flag> <out>: <reason>" (a usage error: exit MM_EXIT_USAGE). */
-int cli_check_output(const char *cmd, const char *flag, const char *out, const char *const *inputs, int n_inputs);
+/* Check an output path before any work: not the same file as any of inputs[0..n_inputs) (NULL
+ * entries skipped), not a directory, a regular file if it exists (outputs are renamed into place,
+ * which would replace a device or a pipe), writable if it exists, in an existing writable
+ * directory. Returns 0, or -1 after printing "mmsim: <cmd>: <flag> <out>: <reason>" (a usage error:
+ * exit MM_EXIT_USAGE). */
+int cli_check_output(const char *cmd, const char *flag, const char *out, const char *const *inputs,
+                     int n_inputs);
 
 /* An output that already exists must be an HDF5 file whose root attribute mmsim_format starts with
- * want_prefix ("mmsim-ticks/", "mmsim-results/"); what names that kind in the message ("tick file").
- * Returns 0 (absent or the right kind) or -1 after printing why (a usage error). */
-int cli_check_h5_kind(const char *cmd, const char *flag, const char *out, const char *want_prefix, const char *what);
+ * want_prefix ("mmsim-ticks/", "mmsim-results/"); what names that kind in the message ("tick
+ * file"). Returns 0 (absent or the right kind) or -1 after printing why (a usage error). */
+int cli_check_h5_kind(const char *cmd, const char *flag, const char *out, const char *want_prefix,
+                      const char *what);
 
 /* An output written as text (CSV) must not replace an existing HDF5 file (a tick or results file).
- * Returns 0, or -1 after printing "mmsim: <cmd>: <flag> <out>: is an HDF5 file; refusing to overwrite it
- * with <what>" (a usage error). */
+ * Returns 0, or -1 after printing "mmsim: <cmd>: <flag> <out>: is an HDF5 file; refusing to
+ * overwrite it with <what>" (a usage error). */
 int cli_check_not_h5(const char *cmd, const char *flag, const char *out, const char *what);
 
-/* Flush and close stdout; a failed write (a full disk, /dev/full) prints "<cmd>: standard output: <reason>"
- * (cmd may be NULL) and
- * turns an exit status of 0 into MM_EXIT_RUNTIME (after a failure, whose line is already printed, nothing more
- * is printed). Returns the exit status to use. */
+/* Flush and close stdout; a failed write (a full disk, /dev/full) prints "<cmd>: standard output:
+ * <reason>" (cmd may be NULL) and turns an exit status of 0 into MM_EXIT_RUNTIME (after a failure,
+ * whose line is already printed, nothing more is printed). Returns the exit status to use. */
 int cli_close_stdout(const char *cmd, int rc);
 
 int cmd_gen(int argc, char **argv);

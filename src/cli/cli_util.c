@@ -6,8 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <hdf5.h>
@@ -35,8 +35,8 @@ int cli_fail(const mm_error *e)
     return e->code == MM_EUSAGE ? MM_EXIT_USAGE : MM_EXIT_RUNTIME;
 }
 
-/* Decimal digits with an optional leading '-' (neg_ok) and nothing else: no blanks, no '+', no "0x", no
- * octal (a leading 0 is decimal). */
+/* Decimal digits with an optional leading '-' (neg_ok) and nothing else: no blanks, no '+', no
+ * "0x", no octal (a leading 0 is decimal). */
 static int is_decimal_int(const char *s, int neg_ok)
 {
     if (neg_ok && *s == '-') s++;
@@ -46,23 +46,26 @@ static int is_decimal_int(const char *s, int neg_ok)
     return 1;
 }
 
-/* A decimal floating-point number: [+-] digits [. digits] [(e|E) [+-] digits], or with the digits after the
- * point only; no blanks, no hex, no inf or nan. */
+/* A decimal floating-point number: [+-] digits [. digits] [(e|E) [+-] digits], or with the digits
+ * after the point only; no blanks, no hex, no inf or nan. */
 static int is_decimal_real(const char *s)
 {
     int digits = 0;
     if (*s == '+' || *s == '-') s++;
-    while (*s >= '0' && *s <= '9') s++, digits++;
+    while (*s >= '0' && *s <= '9')
+        s++, digits++;
     if (*s == '.') {
         s++;
-        while (*s >= '0' && *s <= '9') s++, digits++;
+        while (*s >= '0' && *s <= '9')
+            s++, digits++;
     }
     if (!digits) return 0;
     if (*s == 'e' || *s == 'E') {
         s++;
         if (*s == '+' || *s == '-') s++;
         if (*s < '0' || *s > '9') return 0;
-        while (*s >= '0' && *s <= '9') s++;
+        while (*s >= '0' && *s <= '9')
+            s++;
     }
     return *s == 0;
 }
@@ -131,12 +134,14 @@ int cli_markouts(const char *cmd, const char *flag, const char *s, int64_t out[M
     for (int k = 0; k < MM_MARKOUTS; k++) {
         const char *comma = strchr(p, ',');
         if ((k < MM_MARKOUTS - 1) != (comma != NULL)) {
-            cli_err("%s: %s: '%s' must be %d integers (ns) separated by commas", cmd, flag, s, MM_MARKOUTS);
+            cli_err("%s: %s: '%s' must be %d integers (ns) separated by commas", cmd, flag, s,
+                    MM_MARKOUTS);
             return -1;
         }
         size_t n = comma ? (size_t)(comma - p) : strlen(p);
         char item[64];
-        if (n >= sizeof item) n = sizeof item - 1; /* longer than any int64: still not a number below */
+        if (n >= sizeof item)
+            n = sizeof item - 1; /* longer than any int64: still not a number below */
         memcpy(item, p, n);
         item[n] = 0;
         if (n == sizeof item - 1) item[n - 1] = 'x';
@@ -186,7 +191,8 @@ int cli_same_file(const char *a, const char *b)
     return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
-int cli_check_output(const char *cmd, const char *flag, const char *out, const char *const *inputs, int n_inputs)
+int cli_check_output(const char *cmd, const char *flag, const char *out, const char *const *inputs,
+                     int n_inputs)
 {
     if (!out || !*out) {
         cli_err("%s: %s: empty path", cmd, flag);
@@ -195,10 +201,12 @@ int cli_check_output(const char *cmd, const char *flag, const char *out, const c
     for (int i = 0; i < n_inputs; i++) {
         if (inputs[i] && cli_same_file(out, inputs[i])) {
             if (!strcmp(out, inputs[i]))
-                cli_err("%s: %s %s: the output is also an input; choose another output file", cmd, flag, out);
+                cli_err("%s: %s %s: the output is also an input; choose another output file", cmd,
+                        flag, out);
             else
-                cli_err("%s: %s %s: the output is the same file as the input %s; choose another output file", cmd,
-                        flag, out, inputs[i]);
+                cli_err("%s: %s %s: the output is the same file as the input %s; choose another "
+                        "output file",
+                        cmd, flag, out, inputs[i]);
             return -1;
         }
     }
@@ -208,10 +216,13 @@ int cli_check_output(const char *cmd, const char *flag, const char *out, const c
             cli_err("%s: %s %s: is a directory", cmd, flag, out);
             return -1;
         }
-        /* Outputs are written to a temporary file and renamed over the path: that would replace a device
+        /* Outputs are written to a temporary file and renamed over the path: that would replace a
+         * device
          * (/dev/full), a pipe or a socket by a plain file. */
         if (!S_ISREG(st.st_mode)) {
-            cli_err("%s: %s %s: is not a regular file (a device, pipe or socket); refusing to replace it", cmd, flag, out);
+            cli_err("%s: %s %s: is not a regular file (a device, pipe or socket); refusing to "
+                    "replace it",
+                    cmd, flag, out);
             return -1;
         }
         if (access(out, W_OK) != 0) {
@@ -219,7 +230,8 @@ int cli_check_output(const char *cmd, const char *flag, const char *out, const c
             return -1;
         }
     }
-    /* The directory must exist and be writable: outputs are written to a temporary file beside them. */
+    /* The directory must exist and be writable: outputs are written to a temporary file beside
+     * them. */
     size_t n = strlen(out);
     char dir[PATH_MAX]; /* on the stack: this check cannot fail for lack of memory */
     if (n >= sizeof dir) {
@@ -228,9 +240,12 @@ int cli_check_output(const char *cmd, const char *flag, const char *out, const c
     }
     memcpy(dir, out, n + 1);
     char *slash = strrchr(dir, '/');
-    if (!slash) strcpy(dir, ".");
-    else if (slash == dir) dir[1] = 0;
-    else *slash = 0;
+    if (!slash)
+        strcpy(dir, ".");
+    else if (slash == dir)
+        dir[1] = 0;
+    else
+        *slash = 0;
     if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
         cli_err("%s: %s %s: directory %s does not exist", cmd, flag, out, dir);
         return -1;
@@ -242,7 +257,8 @@ int cli_check_output(const char *cmd, const char *flag, const char *out, const c
     return 0;
 }
 
-int cli_check_h5_kind(const char *cmd, const char *flag, const char *out, const char *want_prefix, const char *what)
+int cli_check_h5_kind(const char *cmd, const char *flag, const char *out, const char *want_prefix,
+                      const char *what)
 {
     struct stat st;
     if (stat(out, &st) != 0 || !S_ISREG(st.st_mode)) return 0; /* absent: nothing to protect */
@@ -262,18 +278,22 @@ int cli_check_h5_kind(const char *cmd, const char *flag, const char *out, const 
         is_h5 = rc != MM__H5_NOT_HDF5; /* one HDF5 cannot open has no tag to read */
         if (f >= 0) {
             mm__h5quiet_begin(&q);
-            mm__attr_get_strbuf(f, "mmsim_format", tag, sizeof tag); /* "" when missing or not a string */
+            mm__attr_get_strbuf(f, "mmsim_format", tag,
+                                sizeof tag); /* "" when missing or not a string */
             H5Fclose(f);
             mm__h5quiet_end(&q);
         }
     }
     if (!strncmp(tag, want_prefix, strlen(want_prefix))) return 0;
     if (is_h5 && tag[0])
-        cli_err("%s: %s %s: is a %s file, not a %s; refusing to write into it", cmd, flag, out, tag, what);
+        cli_err("%s: %s %s: is a %s file, not a %s; refusing to write into it", cmd, flag, out, tag,
+                what);
     else if (is_h5)
-        cli_err("%s: %s %s: is an HDF5 file that is not a %s; refusing to write into it", cmd, flag, out, what);
+        cli_err("%s: %s %s: is an HDF5 file that is not a %s; refusing to write into it", cmd, flag,
+                out, what);
     else
-        cli_err("%s: %s %s: exists and is not a %s (not HDF5); refusing to overwrite it", cmd, flag, out, what);
+        cli_err("%s: %s %s: exists and is not a %s (not HDF5); refusing to overwrite it", cmd, flag,
+                out, what);
     return -1;
 }
 
@@ -302,11 +322,13 @@ int cli_close_stdout(const char *cmd, int rc)
         bad = 1;
         saved = errno;
     }
-    /* A command that failed has printed its one line already; a write error is reported only after a
-     * success (one line in all cases). */
+    /* A command that failed has printed its one line already; a write error is reported only after
+     * a success (one line in all cases). */
     if (bad && rc == MM_EXIT_OK) {
-        if (cmd) cli_err("%s: standard output: %s", cmd, saved ? strerror(saved) : "write error");
-        else cli_err("standard output: %s", saved ? strerror(saved) : "write error");
+        if (cmd)
+            cli_err("%s: standard output: %s", cmd, saved ? strerror(saved) : "write error");
+        else
+            cli_err("standard output: %s", saved ? strerror(saved) : "write error");
         return MM_EXIT_RUNTIME;
     }
     return rc;

@@ -141,7 +141,9 @@ int cmd_export(int argc, char **argv)
     }
     const char *path = argv[optind];
     /* -o never replaces the results file it reads, nor any other HDF5 file. */
-    if (out && (cli_check_output(C, "-o", out, &path, 1) || cli_check_not_h5(C, "-o", out, "a CSV file"))) return MM_EXIT_USAGE;
+    if (out &&
+        (cli_check_output(C, "-o", out, &path, 1) || cli_check_not_h5(C, "-o", out, "a CSV file")))
+        return MM_EXIT_USAGE;
     mm_error e = {0};
     mm_results_reader *r;
     if (mm_results_open(path, &r, &e)) return cli_fail(&e);
@@ -151,8 +153,8 @@ int cmd_export(int argc, char **argv)
         mm_results_close(r);
         return rc;
     }
-    /* A file: written to a temporary file beside it, synced and renamed when complete; on any failure the
-     * temporary file is removed and the output is left as it was. */
+    /* A file: written to a temporary file beside it, synced and renamed when complete; on any
+     * failure the temporary file is removed and the output is left as it was. */
     size_t tn = strlen(out) + 32;
     char *tmp = malloc(tn);
     if (!tmp) {

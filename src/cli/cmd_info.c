@@ -10,7 +10,8 @@
 static const char HELP[] =
     "usage: mmsim info ticks.h5 [--symbol X] [--no-verify]\n"
     "\n"
-    "Print, for each instrument: rows, time span, tick/lot size, source, fingerprint (verified against\n"
+    "Print, for each instrument: rows, time span, tick/lot size, source, fingerprint (verified "
+    "against\n"
     "the content), spread, mid and trade statistics. Validates every row (docs/formats.md).\n"
     "\n"
     "  --symbol X     only this instrument\n"
@@ -28,23 +29,27 @@ static void print_one(const mm_ticks *t, int verified)
     printf("  source         %s\n", t->inst.source[0] ? t->inst.source : "(none)");
     printf("  rows           %" PRId64 "\n", s.rows);
     if (s.rows > 0)
-        printf("  time span      %s .. %s (%.3f s)\n", t0, t1, ((double)s.t_last_ns - (double)s.t_first_ns) * 1e-9);
+        printf("  time span      %s .. %s (%.3f s)\n", t0, t1,
+               ((double)s.t_last_ns - (double)s.t_first_ns) * 1e-9);
     printf("  tick size      %.10g\n", t->inst.tick_size);
     printf("  lot size       %.10g\n", t->inst.lot_size);
-    printf("  fingerprint    %016" PRIx64 " (%s)\n", t->inst.fingerprint, verified ? "verified" : "not verified");
+    printf("  fingerprint    %016" PRIx64 " (%s)\n", t->inst.fingerprint,
+           verified ? "verified" : "not verified");
     printf("  crossed books  %s, %" PRId64 " crossed rows, %" PRId64 " rows with an empty side\n",
            t->inst.allow_crossed ? "allowed" : "not allowed", s.crossed_rows, s.empty_side_rows);
     if (s.rows > s.empty_side_rows) {
-        printf("  spread ticks   min %" PRId32 ", mean %.4f, max %" PRId32 "\n", s.spread_min, s.spread_mean,
-               s.spread_max);
-        printf("  mid            min %.10g, max %.10g (price units)\n", (double)s.mid2_min * 0.5 * t->inst.tick_size,
+        printf("  spread ticks   min %" PRId32 ", mean %.4f, max %" PRId32 "\n", s.spread_min,
+               s.spread_mean, s.spread_max);
+        printf("  mid            min %.10g, max %.10g (price units)\n",
+               (double)s.mid2_min * 0.5 * t->inst.tick_size,
                (double)s.mid2_max * 0.5 * t->inst.tick_size);
     }
-    printf("  trades         %" PRId64 " (buyer-initiated %" PRId64 ", seller-initiated %" PRId64 "), volume %" PRId64
-           " lots",
+    printf("  trades         %" PRId64 " (buyer-initiated %" PRId64 ", seller-initiated %" PRId64
+           "), volume %" PRId64 " lots",
            s.trades, s.buy_trades, s.sell_trades, s.trade_volume_lots);
     if (s.rows > 0 && s.t_last_ns > s.t_first_ns)
-        printf(", %.3f trades/s", (double)s.trades / (((double)s.t_last_ns - (double)s.t_first_ns) * 1e-9));
+        printf(", %.3f trades/s",
+               (double)s.trades / (((double)s.t_last_ns - (double)s.t_first_ns) * 1e-9));
     printf("\n");
 }
 
@@ -54,18 +59,30 @@ int cmd_info(int argc, char **argv)
     const char *symbol = NULL;
     int flags = 0;
     enum { O_SYMBOL = 256, O_NOVERIFY };
-    static const struct option opts[] = {
-        {"symbol", 1, 0, O_SYMBOL}, {"no-verify", 0, 0, O_NOVERIFY}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
+    static const struct option opts[] = {{"symbol", 1, 0, O_SYMBOL},
+                                         {"no-verify", 0, 0, O_NOVERIFY},
+                                         {"help", 0, 0, 'h'},
+                                         {0, 0, 0, 0}};
     int c;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         switch (c) {
-        case O_SYMBOL: symbol = optarg; break;
-        case O_NOVERIFY: flags |= MM_LOAD_NO_VERIFY; break;
-        case 'h': fputs(HELP, stdout); return MM_EXIT_OK;
-        case ':': cli_err("%s: %s needs a value", C, argv[optind - 1]); return MM_EXIT_USAGE;
-        default: cli_err("%s: unknown option '%s' (see 'mmsim info --help')", C, argv[optind - 1]); return MM_EXIT_USAGE;
+        case O_SYMBOL:
+            symbol = optarg;
+            break;
+        case O_NOVERIFY:
+            flags |= MM_LOAD_NO_VERIFY;
+            break;
+        case 'h':
+            fputs(HELP, stdout);
+            return MM_EXIT_OK;
+        case ':':
+            cli_err("%s: %s needs a value", C, argv[optind - 1]);
+            return MM_EXIT_USAGE;
+        default:
+            cli_err("%s: unknown option '%s' (see 'mmsim info --help')", C, argv[optind - 1]);
+            return MM_EXIT_USAGE;
         }
     }
     if (argc - optind != 1) {
@@ -75,7 +92,7 @@ int cmd_info(int argc, char **argv)
     const char *path = argv[optind];
     mm_error e = {0};
     int count = 0;
-    char (*syms)[MM_SYMBOL_MAX] = NULL;
+    char(*syms)[MM_SYMBOL_MAX] = NULL;
     if (symbol) {
         count = 1; /* loaded by its name as given (never truncated) */
     } else {

@@ -1,4 +1,5 @@
-/* mmsim run: one parameter combination through a tick file; prints its metrics, optionally a trace. */
+/* mmsim run: one parameter combination through a tick file; prints its metrics, optionally a trace.
+ */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -12,11 +13,12 @@
 
 static void help(void)
 {
-    printf("usage: mmsim run ticks.h5 [--symbol X] [model options] [--trace fills.csv]\n"
-           "\n"
-           "Replay one parameter combination through the tape and print its metrics (docs/model.md).\n"
-           "\n"
-           "model options (each is also a sweep axis; defaults in brackets):\n");
+    printf(
+        "usage: mmsim run ticks.h5 [--symbol X] [model options] [--trace fills.csv]\n"
+        "\n"
+        "Replay one parameter combination through the tape and print its metrics (docs/model.md).\n"
+        "\n"
+        "model options (each is also a sweep axis; defaults in brackets):\n");
     mm_params d;
     mm_params_defaults(&d);
     for (int i = 0; i < mm_params_key_count(); i++) {
@@ -30,10 +32,12 @@ static void help(void)
     }
     printf("\nrun options:\n"
            "  --symbol X             instrument (needed when the file holds several)\n"
-           "  --trace F              write every order, cancel, activation, rejection and fill as CSV\n"
+           "  --trace F              write every order, cancel, activation, rejection and fill as "
+           "CSV\n"
            "  --engine E             reference (default) or batched; both give identical metrics\n"
            "  --sample-ns N          PnL sampling clock for Sharpe and drawdown [1000000000]\n"
-           "  --year-seconds S       seconds in a trading year for annualising [5896800 = 252 x 6.5 h]\n"
+           "  --year-seconds S       seconds in a trading year for annualising [5896800 = 252 x "
+           "6.5 h]\n"
            "  --markout-ns A,B,C     markout horizons [1000000000,10000000000,60000000000]\n"
            "  --no-verify            skip the tick file's fingerprint check\n"
            "  -h, --help             this help\n");
@@ -51,10 +55,12 @@ static void on_trace(const mm_trace_rec *r, void *user)
 {
     trace_file *t = user;
     int n = fprintf(t->f,
-                    "%" PRId64 ",%" PRId64 ",%s,%s,%" PRId32 ",%.10g,%" PRId32 ",%" PRId32 ",%d,%" PRId64 ",%.10g,%.10g,%.10g,%.10g\n",
-                    r->ts_ns, r->event, KIND[r->kind], r->side > 0 ? "bid" : "ask", r->px, (double)r->px * t->tick,
-                    r->qty, r->ahead, r->taker, r->q, (double)r->cash2 * 0.5 * t->money, (double)r->mid2 * 0.5 * t->tick,
-                    r->fees, r->pnl);
+                    "%" PRId64 ",%" PRId64 ",%s,%s,%" PRId32 ",%.10g,%" PRId32 ",%" PRId32
+                    ",%d,%" PRId64 ",%.10g,%.10g,%.10g,%.10g\n",
+                    r->ts_ns, r->event, KIND[r->kind], r->side > 0 ? "bid" : "ask", r->px,
+                    (double)r->px * t->tick, r->qty, r->ahead, r->taker, r->q,
+                    (double)r->cash2 * 0.5 * t->money, (double)r->mid2 * 0.5 * t->tick, r->fees,
+                    r->pnl);
     if (n < 0) t->err = errno ? errno : EIO;
 }
 
@@ -62,9 +68,18 @@ int cmd_run(int argc, char **argv)
 {
     const char *C = "run";
     int nk = mm_params_key_count();
-    enum { O_SYMBOL = 256, O_TRACE, O_ENGINE, O_SAMPLE, O_YEAR, O_MARKOUT, O_NOVERIFY, O_KEY0 = 1000 };
+    enum {
+        O_SYMBOL = 256,
+        O_TRACE,
+        O_ENGINE,
+        O_SAMPLE,
+        O_YEAR,
+        O_MARKOUT,
+        O_NOVERIFY,
+        O_KEY0 = 1000
+    };
     struct option *opts = calloc((size_t)nk + 10, sizeof *opts);
-    char (*names)[64] = calloc((size_t)nk, 64);
+    char(*names)[64] = calloc((size_t)nk, 64);
     if (!opts || !names) {
         free(opts);
         free(names);
@@ -115,11 +130,17 @@ int cmd_run(int argc, char **argv)
         }
         int64_t v;
         switch (c) {
-        case O_SYMBOL: symbol = optarg; break;
-        case O_TRACE: trace_path = optarg; break;
+        case O_SYMBOL:
+            symbol = optarg;
+            break;
+        case O_TRACE:
+            trace_path = optarg;
+            break;
         case O_ENGINE:
-            if (!strcmp(optarg, "reference")) batched = 0;
-            else if (!strcmp(optarg, "batched")) batched = 1;
+            if (!strcmp(optarg, "reference"))
+                batched = 0;
+            else if (!strcmp(optarg, "batched"))
+                batched = 1;
             else {
                 cli_err("%s: --engine: '%s' is not reference or batched", C, optarg);
                 rc = MM_EXIT_USAGE;
@@ -145,10 +166,20 @@ int cmd_run(int argc, char **argv)
                 goto out;
             }
             break;
-        case O_NOVERIFY: flags |= MM_LOAD_NO_VERIFY; break;
-        case 'h': help(); goto out;
-        case ':': cli_err("%s: %s needs a value", C, argv[optind - 1]); rc = MM_EXIT_USAGE; goto out;
-        default: cli_err("%s: unknown option '%s' (see 'mmsim run --help')", C, argv[optind - 1]); rc = MM_EXIT_USAGE; goto out;
+        case O_NOVERIFY:
+            flags |= MM_LOAD_NO_VERIFY;
+            break;
+        case 'h':
+            help();
+            goto out;
+        case ':':
+            cli_err("%s: %s needs a value", C, argv[optind - 1]);
+            rc = MM_EXIT_USAGE;
+            goto out;
+        default:
+            cli_err("%s: unknown option '%s' (see 'mmsim run --help')", C, argv[optind - 1]);
+            rc = MM_EXIT_USAGE;
+            goto out;
         }
     }
     if (argc - optind != 1) {
@@ -169,7 +200,8 @@ int cmd_run(int argc, char **argv)
         goto out;
     }
     const char *path = argv[optind];
-    /* The trace never replaces the tick file, any other HDF5 file, or anything that is not a writable file. */
+    /* The trace never replaces the tick file, any other HDF5 file, or anything that is not a
+     * writable file. */
     if (trace_path && (cli_check_output(C, "--trace", trace_path, &path, 1) ||
                        cli_check_not_h5(C, "--trace", trace_path, "a CSV trace"))) {
         rc = MM_EXIT_USAGE;
@@ -182,7 +214,8 @@ int cmd_run(int argc, char **argv)
     }
     trace_file tf = {0};
     if (trace_path) {
-        /* Written to a temporary file beside it, renamed when complete: a failed write leaves nothing. */
+        /* Written to a temporary file beside it, renamed when complete: a failed write leaves
+         * nothing. */
         size_t n = strlen(trace_path) + 32;
         tmp = malloc(n);
         if (!tmp) {
@@ -203,7 +236,8 @@ int cmd_run(int argc, char **argv)
         tf.tick = t.inst.tick_size;
         tf.lot = t.inst.lot_size;
         tf.money = t.inst.tick_size * t.inst.lot_size;
-        if (fprintf(tf.f, "ts_ns,event,kind,side,px_ticks,price,qty_lots,queue_ahead,taker,position,cash,mid,fees,pnl\n") < 0)
+        if (fprintf(tf.f, "ts_ns,event,kind,side,px_ticks,price,qty_lots,queue_ahead,taker,"
+                          "position,cash,mid,fees,pnl\n") < 0)
             tf.err = errno ? errno : EIO;
     }
     mm_metrics m;
@@ -227,7 +261,8 @@ int cmd_run(int argc, char **argv)
     if (r) {
         mm_ticks_free(&t);
         if (e.code == MM_EUSAGE) {
-            /* A run setting the engine refused for this tape ("sample_ns: ..."): name it as its flag. */
+            /* A run setting the engine refused for this tape ("sample_ns: ..."): name it as its
+             * flag. */
             const char *flag = !strncmp(e.msg, "year_s:", 7) ? "year-seconds" : NULL;
             if (flag) {
                 cli_err("%s: --%s%s", C, flag, e.msg + 6);
@@ -243,14 +278,18 @@ int cmd_run(int argc, char **argv)
         }
         goto out;
     }
-    printf("instrument %s: %" PRId64 " events, engine %s\n", t.inst.symbol, t.n, batched ? "batched" : "reference");
+    printf("instrument %s: %" PRId64 " events, engine %s\n", t.inst.symbol, t.n,
+           batched ? "batched" : "reference");
     printf("pnl            %.10g\n", m.pnl);
     printf("fees           %.10g\n", m.fees);
     printf("volume         %" PRId64 " lots\n", m.volume);
     printf("fills          %" PRId64 " bid, %" PRId64 " ask\n", m.fills_bid, m.fills_ask);
-    printf("orders         %" PRId64 " sent, %" PRId64 " cancels, %" PRId64 " rejected\n", m.orders, m.cancels, m.rejects);
-    printf("position       final %" PRId64 ", max |q| %" PRId64 ", mean |q| %.6g lots\n", m.final_q, m.max_abs_q, m.mean_abs_q);
-    printf("sharpe         %.6g (annualised, %g s samples, %g s/year)\n", m.sharpe, (double)cfg.sample_ns * 1e-9, cfg.year_s);
+    printf("orders         %" PRId64 " sent, %" PRId64 " cancels, %" PRId64 " rejected\n", m.orders,
+           m.cancels, m.rejects);
+    printf("position       final %" PRId64 ", max |q| %" PRId64 ", mean |q| %.6g lots\n", m.final_q,
+           m.max_abs_q, m.mean_abs_q);
+    printf("sharpe         %.6g (annualised, %g s samples, %g s/year)\n", m.sharpe,
+           (double)cfg.sample_ns * 1e-9, cfg.year_s);
     printf("max drawdown   %.10g\n", m.max_drawdown);
     for (int k = 0; k < MM_MARKOUTS; k++)
         printf("markout %-6g %.10g\n", (double)cfg.markout_ns[k] * 1e-9, m.markout[k]);

@@ -15,16 +15,21 @@
 #include "sweep_config.h"
 
 static const char HELP[] =
-    "usage: mmsim sweep ticks.h5 [more.h5 ...] --grid key=spec [--grid ...] -o results.h5 [options]\n"
+    "usage: mmsim sweep ticks.h5 [more.h5 ...] --grid key=spec [--grid ...] -o results.h5 "
+    "[options]\n"
     "\n"
-    "Run every combination of the grid (the cartesian product of the axes; the input tapes are the first\n"
+    "Run every combination of the grid (the cartesian product of the axes; the input tapes are the "
+    "first\n"
     "axis) and write one results table (docs/sweep.md, docs/results.md).\n"
     "\n"
-    "  --grid key=spec     an axis: key is any model parameter ('mmsim run --help' lists them), spec is\n"
+    "  --grid key=spec     an axis: key is any model parameter ('mmsim run --help' lists them), "
+    "spec is\n"
     "                      a:b:step (inclusive range) or v1,v2,... (e.g. --grid spread=1:20:1)\n"
     "  --set key=value     a fixed parameter value for every combination\n"
-    "  --config F          INI file with [input] files/symbols, [grid], [params], [run] (same keys)\n"
-    "  --symbol X          instrument(s) to use from each file (repeatable; default: all in the file)\n"
+    "  --config F          INI file with [input] files/symbols, [grid], [params], [run] (same "
+    "keys)\n"
+    "  --symbol X          instrument(s) to use from each file (repeatable; default: all in the "
+    "file)\n"
     "  -o, --output F      results file (required, here or in [run] output)\n"
     "  --engine E          process (default), threads or serial; all give identical tables\n"
     "  --workers N         processes or threads (default: number of cores)\n"
@@ -88,15 +93,16 @@ static int sweep_oom(const char *C, const char *what)
     return MM_EXIT_RUNTIME;
 }
 
-/* A grid or parameter error, named by where the key came from: "--grid spread: ..." or "f.ini:4: spread: ...". */
+/* A grid or parameter error, named by where the key came from: "--grid spread: ..." or "f.ini:4:
+ * spread: ...". */
 static int origin_fail(const char *C, const char *origin, const mm_error *e)
 {
     cli_err("%s: %s%s%s", C, origin, origin[0] == '-' ? " " : ": ", e->msg);
     return e->code == MM_EUSAGE ? MM_EXIT_USAGE : MM_EXIT_RUNTIME;
 }
 
-/* The objective must name a metric column of the results table (docs/results.md: float64 or int64), the
- * markout columns named from these horizons (markout_1s, ...). */
+/* The objective must name a metric column of the results table (docs/results.md: float64 or int64),
+ * the markout columns named from these horizons (markout_1s, ...). */
 static int check_objective(const char *C, const char *obj, const int64_t markout_ns[MM_MARKOUTS])
 {
     if (mm_results_metric_find(obj, markout_ns) >= 0) return 0;
@@ -120,17 +126,44 @@ int cmd_sweep(int argc, char **argv)
     cfg c;
     cli_sweep_config_init(&c);
     int quiet = 0, resume = 0, no_verify = 0, rc = MM_EXIT_OK;
-    enum { O_GRID = 256, O_SET, O_CONFIG, O_SYMBOL, O_ENGINE, O_WORKERS, O_CHUNK, O_SEED, O_OBJ, O_RESUME, O_QUIET,
-           O_NOVERIFY, O_SAMPLE, O_YEAR, O_MARKOUT };
-    static const struct option opts[] = {
-        {"grid", 1, 0, O_GRID},       {"set", 1, 0, O_SET},           {"config", 1, 0, O_CONFIG},
-        {"symbol", 1, 0, O_SYMBOL},   {"output", 1, 0, 'o'},          {"engine", 1, 0, O_ENGINE},
-        {"workers", 1, 0, O_WORKERS}, {"chunk", 1, 0, O_CHUNK},       {"seed", 1, 0, O_SEED},
-        {"objective", 1, 0, O_OBJ},   {"resume", 0, 0, O_RESUME},     {"quiet", 0, 0, O_QUIET},
-        {"no-verify", 0, 0, O_NOVERIFY}, {"sample-ns", 1, 0, O_SAMPLE}, {"year-seconds", 1, 0, O_YEAR},
-        {"markout-ns", 1, 0, O_MARKOUT}, {"help", 0, 0, 'h'},         {0, 0, 0, 0}};
-    /* Two passes: the config files first (wherever --config appears, also abbreviated as getopt allows),
-     * then the flags, which override them. Errors in other flags are reported by the second pass. */
+    enum {
+        O_GRID = 256,
+        O_SET,
+        O_CONFIG,
+        O_SYMBOL,
+        O_ENGINE,
+        O_WORKERS,
+        O_CHUNK,
+        O_SEED,
+        O_OBJ,
+        O_RESUME,
+        O_QUIET,
+        O_NOVERIFY,
+        O_SAMPLE,
+        O_YEAR,
+        O_MARKOUT
+    };
+    static const struct option opts[] = {{"grid", 1, 0, O_GRID},
+                                         {"set", 1, 0, O_SET},
+                                         {"config", 1, 0, O_CONFIG},
+                                         {"symbol", 1, 0, O_SYMBOL},
+                                         {"output", 1, 0, 'o'},
+                                         {"engine", 1, 0, O_ENGINE},
+                                         {"workers", 1, 0, O_WORKERS},
+                                         {"chunk", 1, 0, O_CHUNK},
+                                         {"seed", 1, 0, O_SEED},
+                                         {"objective", 1, 0, O_OBJ},
+                                         {"resume", 0, 0, O_RESUME},
+                                         {"quiet", 0, 0, O_QUIET},
+                                         {"no-verify", 0, 0, O_NOVERIFY},
+                                         {"sample-ns", 1, 0, O_SAMPLE},
+                                         {"year-seconds", 1, 0, O_YEAR},
+                                         {"markout-ns", 1, 0, O_MARKOUT},
+                                         {"help", 0, 0, 'h'},
+                                         {0, 0, 0, 0}};
+    /* Two passes: the config files first (wherever --config appears, also abbreviated as getopt
+     * allows), then the flags, which override them. Errors in other flags are reported by the
+     * second pass. */
     const char **configs = calloc((size_t)argc + 1, sizeof *configs);
     int n_configs = 0, ch;
     if (!configs) {
@@ -153,25 +186,64 @@ int cmd_sweep(int argc, char **argv)
     while ((ch = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
         int r = 0;
         switch (ch) {
-        case O_GRID: r = cli_sweep_config_add_flag_kv(&c, "--grid", optarg); break;
-        case O_SET: r = cli_sweep_config_add_flag_kv(&c, "--set", optarg); break;
-        case O_CONFIG: break;
-        case O_SYMBOL: r = cli_sweep_config_add_symbol(&c, optarg); break;
-        case 'o': r = cli_sweep_config_set_run(&c, "output", optarg); break;
-        case O_ENGINE: r = cli_sweep_config_set_run(&c, "engine", optarg); break;
-        case O_WORKERS: r = cli_sweep_config_set_run(&c, "workers", optarg); break;
-        case O_CHUNK: r = cli_sweep_config_set_run(&c, "chunk", optarg); break;
-        case O_SEED: r = cli_sweep_config_set_run(&c, "seed", optarg); break;
-        case O_OBJ: r = cli_sweep_config_set_run(&c, "objective", optarg); break;
-        case O_SAMPLE: r = cli_sweep_config_set_run(&c, "sample_ns", optarg); break;
-        case O_YEAR: r = cli_sweep_config_set_run(&c, "year_seconds", optarg); break;
-        case O_MARKOUT: r = cli_sweep_config_set_run(&c, "markout_ns", optarg); break;
-        case O_RESUME: resume = 1; break;
-        case O_QUIET: quiet = 1; break;
-        case O_NOVERIFY: no_verify = 1; break;
-        case 'h': fputs(HELP, stdout); goto out;
-        case ':': cli_err("%s: %s needs a value", C, argv[optind - 1]); rc = MM_EXIT_USAGE; goto out;
-        default: cli_err("%s: unknown option '%s' (see 'mmsim sweep --help')", C, argv[optind - 1]); rc = MM_EXIT_USAGE; goto out;
+        case O_GRID:
+            r = cli_sweep_config_add_flag_kv(&c, "--grid", optarg);
+            break;
+        case O_SET:
+            r = cli_sweep_config_add_flag_kv(&c, "--set", optarg);
+            break;
+        case O_CONFIG:
+            break;
+        case O_SYMBOL:
+            r = cli_sweep_config_add_symbol(&c, optarg);
+            break;
+        case 'o':
+            r = cli_sweep_config_set_run(&c, "output", optarg);
+            break;
+        case O_ENGINE:
+            r = cli_sweep_config_set_run(&c, "engine", optarg);
+            break;
+        case O_WORKERS:
+            r = cli_sweep_config_set_run(&c, "workers", optarg);
+            break;
+        case O_CHUNK:
+            r = cli_sweep_config_set_run(&c, "chunk", optarg);
+            break;
+        case O_SEED:
+            r = cli_sweep_config_set_run(&c, "seed", optarg);
+            break;
+        case O_OBJ:
+            r = cli_sweep_config_set_run(&c, "objective", optarg);
+            break;
+        case O_SAMPLE:
+            r = cli_sweep_config_set_run(&c, "sample_ns", optarg);
+            break;
+        case O_YEAR:
+            r = cli_sweep_config_set_run(&c, "year_seconds", optarg);
+            break;
+        case O_MARKOUT:
+            r = cli_sweep_config_set_run(&c, "markout_ns", optarg);
+            break;
+        case O_RESUME:
+            resume = 1;
+            break;
+        case O_QUIET:
+            quiet = 1;
+            break;
+        case O_NOVERIFY:
+            no_verify = 1;
+            break;
+        case 'h':
+            fputs(HELP, stdout);
+            goto out;
+        case ':':
+            cli_err("%s: %s needs a value", C, argv[optind - 1]);
+            rc = MM_EXIT_USAGE;
+            goto out;
+        default:
+            cli_err("%s: unknown option '%s' (see 'mmsim sweep --help')", C, argv[optind - 1]);
+            rc = MM_EXIT_USAGE;
+            goto out;
         }
         if (r) {
             cli_err("%s: %s", C, c.err);
@@ -218,9 +290,13 @@ int cmd_sweep(int argc, char **argv)
             char names[128] = "";
             size_t len = 0;
             int n = 0;
-            while (mm_sweep_engine_name(n)) n++;
+            while (mm_sweep_engine_name(n))
+                n++;
             for (int e = 0; e < n && len < sizeof names; e++)
-                len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", e == 0 ? "" : e == n - 1 ? " or " : ", ",
+                len += (size_t)snprintf(names + len, sizeof names - len, "%s%s",
+                                        e == 0       ? ""
+                                        : e == n - 1 ? " or "
+                                                     : ", ",
                                         mm_sweep_engine_name(e));
             cli_err("%s: engine: '%s' is not %s", C, c.engine, names);
             rc = MM_EXIT_USAGE;
@@ -265,8 +341,8 @@ int cmd_sweep(int argc, char **argv)
         rc = MM_EXIT_USAGE;
         goto out;
     }
-    /* The output: never an input (a tick file or a config file), never a directory or a file of another
-     * kind (before any work). */
+    /* The output: never an input (a tick file or a config file), never a directory or a file of
+     * another kind (before any work). */
     {
         const char **inputs = calloc((size_t)c.n_files + (size_t)argc, sizeof *inputs);
         if (!inputs) {
@@ -274,8 +350,10 @@ int cmd_sweep(int argc, char **argv)
             goto out;
         }
         int n_in = 0;
-        for (int i = 0; i < c.n_files; i++) inputs[n_in++] = c.files[i];
-        for (int i = 0; i < n_configs; i++) inputs[n_in++] = configs[i];
+        for (int i = 0; i < c.n_files; i++)
+            inputs[n_in++] = c.files[i];
+        for (int i = 0; i < n_configs; i++)
+            inputs[n_in++] = configs[i];
         int bad = cli_check_output(C, "-o", c.output, inputs, n_in) ||
                   cli_check_h5_kind(C, "-o", c.output, "mmsim-results/", "results file");
         free(inputs);
@@ -294,7 +372,7 @@ int cmd_sweep(int argc, char **argv)
     sbuf cf = {0};
     for (int f = 0; f < c.n_files && rc == 0; f++) {
         int count = c.n_symbols;
-        char (*syms)[MM_SYMBOL_MAX] = NULL;
+        char(*syms)[MM_SYMBOL_MAX] = NULL;
         if (!c.n_symbols) {
             if (mm_ticks_list(c.files[f], NULL, 0, &count, &e)) {
                 rc = cli_fail(&e);
@@ -313,7 +391,9 @@ int cmd_sweep(int argc, char **argv)
         }
         for (int s = 0; s < count && rc == 0; s++) {
             if (nt == cap_t) {
-                char **nt_p = cap_t < (1 << 26) ? realloc(tapes, (size_t)(cap_t ? 2 * cap_t : 16) * sizeof *tapes) : NULL;
+                char **nt_p = cap_t < (1 << 26)
+                                  ? realloc(tapes, (size_t)(cap_t ? 2 * cap_t : 16) * sizeof *tapes)
+                                  : NULL;
                 if (!nt_p) {
                     rc = sweep_oom(C, "the list of tapes");
                     break;
@@ -321,23 +401,28 @@ int cmd_sweep(int argc, char **argv)
                 tapes = nt_p;
                 cap_t = cap_t ? 2 * cap_t : 16;
             }
-            if (!(tapes[nt] = join_hash(c.files[f], syms ? syms[s] : c.symbols[s]))) rc = sweep_oom(C, "a tape name");
-            else nt++;
+            if (!(tapes[nt] = join_hash(c.files[f], syms ? syms[s] : c.symbols[s])))
+                rc = sweep_oom(C, "a tape name");
+            else
+                nt++;
         }
         free(syms);
     }
     if (rc == 0 && mm_grid_set_tapes(&g, (const char *const *)tapes, nt, &e)) rc = cli_fail(&e);
-    for (int i = 0; i < nt; i++) free(tapes[i]);
+    for (int i = 0; i < nt; i++)
+        free(tapes[i]);
     free(tapes);
     for (int i = 0; i < c.n_grid && rc == 0; i++)
-        if (mm_grid_add_axis(&g, c.grid[i].key, c.grid[i].val, &e)) rc = origin_fail(C, c.grid[i].origin, &e);
+        if (mm_grid_add_axis(&g, c.grid[i].key, c.grid[i].val, &e))
+            rc = origin_fail(C, c.grid[i].origin, &e);
     for (int i = 0; i < c.n_sets && rc == 0; i++) {
         /* A fixed number is decimal and complete, as an axis value is (grid.c checks those). */
         int kind = mm_params_key_kind(c.sets[i].key, NULL);
-        if (kind >= 0 && kind != MM_KEY_ENUM && !cli_is_decimal(c.sets[i].val, kind == MM_KEY_INT)) {
+        if (kind >= 0 && kind != MM_KEY_ENUM &&
+            !cli_is_decimal(c.sets[i].val, kind == MM_KEY_INT)) {
             e.code = MM_EUSAGE;
-            snprintf(e.msg, sizeof e.msg, "%s: '%s' is not a decimal %s", c.sets[i].key, c.sets[i].val,
-                     kind == MM_KEY_INT ? "integer" : "number");
+            snprintf(e.msg, sizeof e.msg, "%s: '%s' is not a decimal %s", c.sets[i].key,
+                     c.sets[i].val, kind == MM_KEY_INT ? "integer" : "number");
             rc = origin_fail(C, c.sets[i].origin, &e);
         } else if (mm_grid_set(&g, c.sets[i].key, c.sets[i].val, &e)) {
             rc = origin_fail(C, c.sets[i].origin, &e);
@@ -346,37 +431,46 @@ int cmd_sweep(int argc, char **argv)
     /* The effective configuration, as INI: recorded in the results for reruns. */
     if (rc == 0) {
         sb_printf(&cf, "[input]\nfiles = ");
-        for (int f = 0; f < c.n_files; f++) sb_printf(&cf, "%s%s", f ? ", " : "", c.files[f]);
+        for (int f = 0; f < c.n_files; f++)
+            sb_printf(&cf, "%s%s", f ? ", " : "", c.files[f]);
         sb_printf(&cf, "\n");
         if (c.n_symbols) {
             sb_printf(&cf, "symbols = ");
-            for (int s = 0; s < c.n_symbols; s++) sb_printf(&cf, "%s%s", s ? ", " : "", c.symbols[s]);
+            for (int s = 0; s < c.n_symbols; s++)
+                sb_printf(&cf, "%s%s", s ? ", " : "", c.symbols[s]);
             sb_printf(&cf, "\n");
         }
         sb_printf(&cf, "\n[grid]\n");
-        for (int i = 0; i < c.n_grid; i++) sb_printf(&cf, "%s = %s\n", c.grid[i].key, c.grid[i].val);
+        for (int i = 0; i < c.n_grid; i++)
+            sb_printf(&cf, "%s = %s\n", c.grid[i].key, c.grid[i].val);
         sb_printf(&cf, "\n[params]\n");
         for (int k = 0; k < mm_params_key_count(); k++) {
             const char *key = mm_params_key_name(k, NULL);
             int on_axis = 0;
-            for (int i = 0; i < c.n_grid; i++) on_axis |= !strcmp(c.grid[i].key, key);
+            for (int i = 0; i < c.n_grid; i++)
+                on_axis |= !strcmp(c.grid[i].key, key);
             if (on_axis) continue;
             char buf[64];
             mm_params_get(&g.base, key, buf, sizeof buf);
             sb_printf(&cf, "%s = %s\n", key, buf);
         }
-        sb_printf(&cf, "\n[run]\nengine = %s\nworkers = %d\nchunk = %" PRId64 "\nseed = %" PRIu64 "\nobjective = %s\n",
+        sb_printf(&cf,
+                  "\n[run]\nengine = %s\nworkers = %d\nchunk = %" PRId64 "\nseed = %" PRIu64
+                  "\nobjective = %s\n",
                   mm_sweep_engine_name(o.engine), o.workers, o.chunk, o.seed, o.objective);
-        sb_printf(&cf, "sample_ns = %" PRId64 "\nyear_seconds = %.17g\nmarkout_ns = %" PRId64 ",%" PRId64 ",%" PRId64 "\n",
-                  o.sim.sample_ns, o.sim.year_s, o.sim.markout_ns[0], o.sim.markout_ns[1], o.sim.markout_ns[2]);
+        sb_printf(&cf,
+                  "sample_ns = %" PRId64 "\nyear_seconds = %.17g\nmarkout_ns = %" PRId64 ",%" PRId64
+                  ",%" PRId64 "\n",
+                  o.sim.sample_ns, o.sim.year_s, o.sim.markout_ns[0], o.sim.markout_ns[1],
+                  o.sim.markout_ns[2]);
         if (cf.oom) rc = sweep_oom(C, "the configuration text");
         o.config_text = cf.p;
     }
     if (rc == 0) {
         mm_sweep_report rep;
         memset(&rep, 0, sizeof rep);
-        /* SIGINT and SIGTERM stop the sweep cleanly: the library sees the flag, stops its workers and keeps
-         * every finished chunk in the journal. */
+        /* SIGINT and SIGTERM stop the sweep cleanly: the library sees the flag, stops its workers
+         * and keeps every finished chunk in the journal. */
         struct sigaction sa, old_int, old_term;
         memset(&sa, 0, sizeof sa);
         sa.sa_handler = on_signal;
@@ -389,19 +483,26 @@ int cmd_sweep(int argc, char **argv)
         sigaction(SIGINT, &old_int, NULL);
         sigaction(SIGTERM, &old_term, NULL);
         if (r == MM_EINTERRUPTED) {
-            cli_err("%s: interrupted: %" PRId64 " of %" PRId64 " chunks saved; rerun with --resume", C, rep.chunks_saved,
-                    rep.chunks_total);
+            cli_err("%s: interrupted: %" PRId64 " of %" PRId64 " chunks saved; rerun with --resume",
+                    C, rep.chunks_saved, rep.chunks_total);
             rc = 128 + (sweep_signal == SIGTERM ? SIGTERM : SIGINT);
         } else if (r) {
             rc = cli_fail(&e);
         } else {
-            printf("sweep: %" PRId64 " combinations (%d tape%s) in %.3f s with %d %s worker%s: %.0f combos/s, %.3g event x "
+            printf("sweep: %" PRId64 " combinations (%d tape%s) in %.3f s with %d %s worker%s: "
+                   "%.0f combos/s, %.3g event x "
                    "combo updates/s\n",
                    rep.combos, g.axes[0].n, g.axes[0].n == 1 ? "" : "s", rep.wall_s, rep.workers,
-                   o.engine == MM_ENGINE_THREADS ? "thread" : mm_sweep_engine_name(o.engine), /* "2 thread workers" */
+                   o.engine == MM_ENGINE_THREADS
+                       ? "thread"
+                       : mm_sweep_engine_name(o.engine), /* "2 thread workers" */
                    rep.workers == 1 ? "" : "s", rep.combos_per_s, rep.updates_per_s);
-            if (rep.chunks_resumed) printf("resumed: %" PRId64 " combinations were already journaled\n", rep.chunks_resumed);
-            if (rep.chunks_rerun) printf("recovered: %" PRId64 " chunks rerun after a worker died\n", rep.chunks_rerun);
+            if (rep.chunks_resumed)
+                printf("resumed: %" PRId64 " combinations were already journaled\n",
+                       rep.chunks_resumed);
+            if (rep.chunks_rerun)
+                printf("recovered: %" PRId64 " chunks rerun after a worker died\n",
+                       rep.chunks_rerun);
             printf("results: %s, content hash %016" PRIx64 "\n", c.output, rep.content_hash);
         }
     }

@@ -26,7 +26,8 @@ static const char USAGE[] =
     "  -h, --help     this help; 'mmsim <command> --help' for a command\n"
     "  -V, --version  version, build options, CUDA/MPI availability\n"
     "\n"
-    "exit status: 0 ok, 1 runtime error (bad input file, I/O), 2 usage error (bad flag or value).\n";
+    "exit status: 0 ok, 1 runtime error (bad input file, I/O), 2 usage error (bad flag or "
+    "value).\n";
 
 static void print_version(void)
 {
@@ -35,7 +36,8 @@ static void print_version(void)
     printf("mmsim %s\n", mm_version());
     printf("build: %s, %s, fp-contract=off\n", MM_BUILD_TYPE, MM_CC);
     printf("openmp: %s\n", MM_HAVE_OPENMP ? "yes" : "no");
-    printf("cuda: %s\n", MM_HAVE_CUDA ? "nvcc found at build time (core headers checked under nvcc)" : "no (not built)");
+    printf("cuda: %s\n", MM_HAVE_CUDA ? "nvcc found at build time (core headers checked under nvcc)"
+                                      : "no (not built)");
     printf("mpi: %s\n", MM_HAVE_MPI ? "MPI library found at build time" : "no (not built)");
     printf("hdf5: %u.%u.%u, xxhash: %u\n", maj, min, rel, XXH_versionNumber());
 }

@@ -1,9 +1,10 @@
 /* The configuration of `mmsim sweep`: INI files and flags, gathered as text (sweep_config.h).
  *
- * The INI reader is our own, not libinih: Debian's libinih fixes its line length at build time (200 bytes)
- * and reports a longer line as a syntax error on the line after it, and its continuation lines (an indented
- * line continues the previous key) turn an indented 'key = value' into part of the previous value. Here a
- * line has no length limit, every error names its own line, and indentation means nothing. */
+ * The INI reader is our own, not libinih: Debian's libinih fixes its line length at build time (200
+ * bytes) and reports a longer line as a syntax error on the line after it, and its continuation
+ * lines (an indented line continues the previous key) turn an indented 'key = value' into part of
+ * the previous value. Here a line has no length limit, every error names its own line, and
+ * indentation means nothing. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -14,7 +15,8 @@
 #include "mmsim/mmsim.h"
 #include "sweep_config.h"
 
-static int fail(cli_sweep_config *c, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(cli_sweep_config *c, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 static int fail(cli_sweep_config *c, int code, const char *fmt, ...)
 {
     va_list ap;
@@ -50,8 +52,10 @@ static int is_blank(char ch)
 /* A copy of s[0..n) without leading and trailing blanks (NULL when out of memory). */
 static char *trimdup(const char *s, size_t n)
 {
-    while (n && is_blank(*s)) s++, n--;
-    while (n && is_blank(s[n - 1])) n--;
+    while (n && is_blank(*s))
+        s++, n--;
+    while (n && is_blank(s[n - 1]))
+        n--;
     return strndup(s, n);
 }
 
@@ -70,18 +74,25 @@ static void kv_free(cli_kv *kv)
 
 void cli_sweep_config_free(cli_sweep_config *c)
 {
-    for (int i = 0; i < c->n_files; i++) free(c->files[i]);
-    for (int i = 0; i < c->n_symbols; i++) free(c->symbols[i]);
-    for (int i = 0; i < c->n_grid; i++) kv_free(&c->grid[i]);
-    for (int i = 0; i < c->n_sets; i++) kv_free(&c->sets[i]);
-    for (int i = 0; i < c->n_seen; i++) kv_free(&c->seen[i]);
+    for (int i = 0; i < c->n_files; i++)
+        free(c->files[i]);
+    for (int i = 0; i < c->n_symbols; i++)
+        free(c->symbols[i]);
+    for (int i = 0; i < c->n_grid; i++)
+        kv_free(&c->grid[i]);
+    for (int i = 0; i < c->n_sets; i++)
+        kv_free(&c->sets[i]);
+    for (int i = 0; i < c->n_seen; i++)
+        kv_free(&c->seen[i]);
     free(c->files);
     free(c->symbols);
     free(c->grid);
     free(c->sets);
     free(c->seen);
-    char *s[] = {c->engine, c->workers, c->chunk, c->seed, c->objective, c->output, c->sample_ns, c->year_s, c->markout_ns};
-    for (size_t i = 0; i < sizeof s / sizeof s[0]; i++) free(s[i]);
+    char *s[] = {c->engine, c->workers,   c->chunk,  c->seed,      c->objective,
+                 c->output, c->sample_ns, c->year_s, c->markout_ns};
+    for (size_t i = 0; i < sizeof s / sizeof s[0]; i++)
+        free(s[i]);
     memset(c, 0, sizeof *c);
 }
 
@@ -96,7 +107,8 @@ static int push_str(char ***arr, int *n, int *cap, char *v)
     return 0;
 }
 
-static int push_kv(cli_kv **arr, int *n, int *cap, const char *key, const char *val, const char *origin)
+static int push_kv(cli_kv **arr, int *n, int *cap, const char *key, const char *val,
+                   const char *origin)
 {
     if (grow((void **)arr, *n, cap, sizeof **arr)) return -ENOMEM;
     cli_kv kv = {strdup(key), strdup(val), strdup(origin)};
@@ -152,7 +164,8 @@ int cli_sweep_config_add_symbol(cli_sweep_config *c, const char *sym)
     return push_str(&c->symbols, &c->n_symbols, &c->cap_symbols, strdup(sym)) ? oom(c) : 0;
 }
 
-static const char *const RUN_KEYS[] = {"engine", "workers", "chunk", "seed", "objective", "output",
+static const char *const RUN_KEYS[] = {"engine",    "workers",      "chunk",
+                                       "seed",      "objective",    "output",
                                        "sample_ns", "year_seconds", "markout_ns"};
 #define N_RUN_KEYS (sizeof RUN_KEYS / sizeof RUN_KEYS[0])
 
@@ -188,8 +201,8 @@ int cli_sweep_config_add_flag_kv(cli_sweep_config *c, const char *flag, const ch
         rc = fail(c, MM_EUSAGE, "%s: '%s' must be key=value", flag, arg);
         goto out;
     }
-    /* A flag overrides the config file's value of the same key (in either section); a key given by two
-     * flags is an error. */
+    /* A flag overrides the config file's value of the same key (in either section); a key given by
+     * two flags is an error. */
     for (int pass = 0; pass < 2; pass++) {
         cli_kv *arr = pass == 0 ? c->grid : c->sets;
         int *n = pass == 0 ? &c->n_grid : &c->n_sets;
@@ -209,8 +222,10 @@ int cli_sweep_config_add_flag_kv(cli_sweep_config *c, const char *flag, const ch
         rc = oom(c);
         goto out;
     }
-    if (is_grid) rc = push_kv(&c->grid, &c->n_grid, &c->cap_grid, key, val, flag);
-    else rc = push_kv(&c->sets, &c->n_sets, &c->cap_sets, key, val, flag);
+    if (is_grid)
+        rc = push_kv(&c->grid, &c->n_grid, &c->cap_grid, key, val, flag);
+    else
+        rc = push_kv(&c->sets, &c->n_sets, &c->cap_sets, key, val, flag);
     free(val);
     if (rc) rc = oom(c);
 out:
@@ -223,14 +238,15 @@ int cli_sweep_config_check(cli_sweep_config *c)
     for (int i = 0; i < c->n_grid; i++) {
         int j = find_kv(c->sets, c->n_sets, c->grid[i].key);
         if (j >= 0)
-            return fail(c, MM_EUSAGE, "%s: both an axis (%s) and a fixed value (%s)", c->grid[i].key, c->grid[i].origin,
-                        c->sets[j].origin);
+            return fail(c, MM_EUSAGE, "%s: both an axis (%s) and a fixed value (%s)",
+                        c->grid[i].key, c->grid[i].origin, c->sets[j].origin);
     }
     return 0;
 }
 
 /* One 'key = value' of section sec, read at where ("FILE:LINE"). */
-static int on_key(cli_sweep_config *c, const char *sec, const char *key, const char *val, const char *where)
+static int on_key(cli_sweep_config *c, const char *sec, const char *key, const char *val,
+                  const char *where)
 {
     /* Every key read from a file is remembered, so a repeat names the line of the first. */
     size_t n = strlen(sec) + strlen(key) + 2;
@@ -239,7 +255,8 @@ static int on_key(cli_sweep_config *c, const char *sec, const char *key, const c
     snprintf(id, n, "%s.%s", sec, key);
     int i = find_kv(c->seen, c->n_seen, id);
     if (i >= 0) {
-        fail(c, MM_EUSAGE, "%s: [%s] %s: key given twice (first at %s)", where, sec, key, c->seen[i].val);
+        fail(c, MM_EUSAGE, "%s: [%s] %s: key given twice (first at %s)", where, sec, key,
+             c->seen[i].val);
         free(id);
         return MM_EUSAGE;
     }
@@ -248,12 +265,16 @@ static int on_key(cli_sweep_config *c, const char *sec, const char *key, const c
     if (rc) return oom(c);
 
     if (!strcmp(sec, "input")) {
-        if (!strcmp(key, "files")) return split_list(val, &c->files, &c->n_files, &c->cap_files) ? oom(c) : 0;
-        if (!strcmp(key, "symbols")) return split_list(val, &c->symbols, &c->n_symbols, &c->cap_symbols) ? oom(c) : 0;
+        if (!strcmp(key, "files"))
+            return split_list(val, &c->files, &c->n_files, &c->cap_files) ? oom(c) : 0;
+        if (!strcmp(key, "symbols"))
+            return split_list(val, &c->symbols, &c->n_symbols, &c->cap_symbols) ? oom(c) : 0;
     } else if (!strcmp(sec, "grid") || !strcmp(sec, "params")) {
         int g = sec[0] == 'g';
-        if (g) rc = push_kv(&c->grid, &c->n_grid, &c->cap_grid, key, val, where);
-        else rc = push_kv(&c->sets, &c->n_sets, &c->cap_sets, key, val, where);
+        if (g)
+            rc = push_kv(&c->grid, &c->n_grid, &c->cap_grid, key, val, where);
+        else
+            rc = push_kv(&c->sets, &c->n_sets, &c->cap_sets, key, val, where);
         return rc ? oom(c) : 0;
     } else if (!strcmp(sec, "run")) {
         if (run_slot(c, key)) return cli_sweep_config_set_run(c, key, val);
@@ -279,7 +300,8 @@ int cli_sweep_config_parse_mem(cli_sweep_config *c, const char *text, size_t len
         size_t n = nl ? (size_t)(nl - s) : len - pos;
         pos += n + (nl != NULL);
         if (memchr(s, 0, n)) {
-            rc = fail(c, MM_EUSAGE, "%s:%ld: a NUL byte in the line (not a text file?)", name, lineno);
+            rc = fail(c, MM_EUSAGE, "%s:%ld: a NUL byte in the line (not a text file?)", name,
+                      lineno);
             break;
         }
         free(line);
@@ -296,7 +318,8 @@ int cli_sweep_config_parse_mem(cli_sweep_config *c, const char *text, size_t len
                 break;
             }
         size_t l = strlen(line);
-        while (l && is_blank(line[l - 1])) line[--l] = 0;
+        while (l && is_blank(line[l - 1]))
+            line[--l] = 0;
         char where[64];
         snprintf(where, sizeof where, "%ld", lineno);
         size_t wn = strlen(name) + strlen(where) + 2;
@@ -313,9 +336,11 @@ int cli_sweep_config_parse_mem(cli_sweep_config *c, const char *text, size_t len
             } else {
                 free(sec);
                 sec = trimdup(line + 1, (size_t)(close - line - 1));
-                if (!sec) rc = oom(c);
+                if (!sec)
+                    rc = oom(c);
                 else if (!known_section(sec))
-                    rc = fail(c, MM_EUSAGE, "%s: unknown section [%s] (input, grid, params or run)", at, sec);
+                    rc = fail(c, MM_EUSAGE, "%s: unknown section [%s] (input, grid, params or run)",
+                              at, sec);
             }
         } else {
             char *sep = strpbrk(line, "=:");
@@ -324,10 +349,14 @@ int cli_sweep_config_parse_mem(cli_sweep_config *c, const char *text, size_t len
             } else {
                 char *key = trimdup(line, (size_t)(sep - line));
                 char *val = trimdup(sep + 1, strlen(sep + 1));
-                if (!key || !val) rc = oom(c);
-                else if (!*key) rc = fail(c, MM_EUSAGE, "%s: '%s' has no key before '%c'", at, line, *sep);
-                else if (!sec) rc = fail(c, MM_EUSAGE, "%s: %s: key outside a section", at, key);
-                else rc = on_key(c, sec, key, val, at);
+                if (!key || !val)
+                    rc = oom(c);
+                else if (!*key)
+                    rc = fail(c, MM_EUSAGE, "%s: '%s' has no key before '%c'", at, line, *sep);
+                else if (!sec)
+                    rc = fail(c, MM_EUSAGE, "%s: %s: key outside a section", at, key);
+                else
+                    rc = on_key(c, sec, key, val, at);
                 free(key);
                 free(val);
             }
@@ -343,7 +372,8 @@ int cli_sweep_config_parse_file(cli_sweep_config *c, const char *path)
 {
     struct stat st;
     if (stat(path, &st) != 0) return fail(c, MM_EUSAGE, "%s: %s", path, strerror(errno));
-    if (S_ISDIR(st.st_mode)) return fail(c, MM_EUSAGE, "%s: is a directory, not a config file", path);
+    if (S_ISDIR(st.st_mode))
+        return fail(c, MM_EUSAGE, "%s: is a directory, not a config file", path);
     FILE *f = fopen(path, "rb");
     if (!f) return fail(c, MM_EUSAGE, "%s: %s", path, strerror(errno));
     char *buf = NULL;
@@ -351,12 +381,14 @@ int cli_sweep_config_parse_file(cli_sweep_config *c, const char *path)
     int rc = 0;
     for (;;) {
         if (len > CLI_SWEEP_CONFIG_MAX_BYTES) {
-            rc = fail(c, MM_EUSAGE, "%s: larger than %d MiB: not a config file", path, CLI_SWEEP_CONFIG_MAX_BYTES >> 20);
+            rc = fail(c, MM_EUSAGE, "%s: larger than %d MiB: not a config file", path,
+                      CLI_SWEEP_CONFIG_MAX_BYTES >> 20);
             goto out;
         }
         if (len == cap) {
             size_t nc = cap ? cap * 2 : 4096;
-            if (nc > (size_t)CLI_SWEEP_CONFIG_MAX_BYTES + 1) nc = (size_t)CLI_SWEEP_CONFIG_MAX_BYTES + 1;
+            if (nc > (size_t)CLI_SWEEP_CONFIG_MAX_BYTES + 1)
+                nc = (size_t)CLI_SWEEP_CONFIG_MAX_BYTES + 1;
             char *p = realloc(buf, nc + 1);
             if (!p) {
                 rc = oom(c);

@@ -1,8 +1,10 @@
-/* The configuration of `mmsim sweep`: an INI file (docs/sweep.md "Config file") and the command-line
- * flags that add to it or override it, gathered as text before anything is parsed into numbers.
+/* The configuration of `mmsim sweep`: an INI file (docs/sweep.md "Config file") and the
+ * command-line flags that add to it or override it, gathered as text before anything is parsed into
+ * numbers.
  *
- * No globals, no output, no exit(): every failure is a return code and one line of text in c->err, so a
- * fuzz target can link this file alone (with src/core/mm_error.c for mm_strerror if it wants it). */
+ * No globals, no output, no exit(): every failure is a return code and one line of text in c->err,
+ * so a fuzz target can link this file alone (with src/core/mm_error.c for mm_strerror if it wants
+ * it). */
 #ifndef MM_SWEEP_CONFIG_H
 #define MM_SWEEP_CONFIG_H
 
@@ -35,35 +37,37 @@ typedef struct cli_sweep_config {
 void cli_sweep_config_init(cli_sweep_config *c);
 void cli_sweep_config_free(cli_sweep_config *c);
 
-/* Parse INI text (len bytes, need not be NUL-terminated) into c; name names it in messages. Lines have no
- * length limit. Syntax: '[section]' lines; 'key = value' (or 'key: value') lines; blank lines and lines
- * starting with ';' or '#' are skipped; ' ;' (a ';' after a space or tab) starts a comment to the end of the
- * line; leading and trailing blanks are dropped; a UTF-8 byte-order mark is skipped. Sections: [input]
- * (files, symbols: comma lists), [grid] and [params] (any key: checked later by the grid), [run] (engine,
- * workers, chunk, seed, objective, output, sample_ns, year_seconds, markout_ns). A key given twice in any
- * section (also across several files) is an error.
- * Returns 0, MM_EUSAGE with c->err = "NAME:LINE: what" (a syntax error, unknown section or key, repeated
- * key, NUL byte), or -ENOMEM. */
+/* Parse INI text (len bytes, need not be NUL-terminated) into c; name names it in messages. Lines
+ * have no length limit. Syntax: '[section]' lines; 'key = value' (or 'key: value') lines; blank
+ * lines and lines starting with ';' or '#' are skipped; ' ;' (a ';' after a space or tab) starts a
+ * comment to the end of the line; leading and trailing blanks are dropped; a UTF-8 byte-order mark
+ * is skipped. Sections: [input] (files, symbols: comma lists), [grid] and [params] (any key:
+ * checked later by the grid), [run] (engine, workers, chunk, seed, objective, output, sample_ns,
+ * year_seconds, markout_ns). A key given twice in any section (also across several files) is an
+ * error. Returns 0, MM_EUSAGE with c->err = "NAME:LINE: what" (a syntax error, unknown section or
+ * key, repeated key, NUL byte), or -ENOMEM. */
 int cli_sweep_config_parse_mem(cli_sweep_config *c, const char *text, size_t len, const char *name);
 
-/* Read the file at path and parse it as above. Also MM_EUSAGE with c->err = "PATH: <why>" when it cannot be
- * read (missing, a directory, unreadable, larger than CLI_SWEEP_CONFIG_MAX_BYTES). */
+/* Read the file at path and parse it as above. Also MM_EUSAGE with c->err = "PATH: <why>" when it
+ * cannot be read (missing, a directory, unreadable, larger than CLI_SWEEP_CONFIG_MAX_BYTES). */
 int cli_sweep_config_parse_file(cli_sweep_config *c, const char *path);
 
 /* Command-line additions. Append a file or symbol (0 or -ENOMEM). */
 int cli_sweep_config_add_file(cli_sweep_config *c, const char *path);
 int cli_sweep_config_add_symbol(cli_sweep_config *c, const char *sym);
 
-/* --grid key=value / --set key=value (flag: "--grid" or "--set"; arg: "key=value"). The flag replaces the
- * same key taken from a config file, in [grid] or [params] (flags override the file); a key given twice on
- * the command line, or both as --grid and --set, is MM_EUSAGE with c->err naming the key. */
+/* --grid key=value / --set key=value (flag: "--grid" or "--set"; arg: "key=value"). The flag
+ * replaces the same key taken from a config file, in [grid] or [params] (flags override the file);
+ * a key given twice on the command line, or both as --grid and --set, is MM_EUSAGE with c->err
+ * naming the key. */
 int cli_sweep_config_add_flag_kv(cli_sweep_config *c, const char *flag, const char *arg);
 
-/* A [run] setting from a flag ("engine", ..., "markout_ns"): replaces the file's value. 0 or -ENOMEM. */
+/* A [run] setting from a flag ("engine", ..., "markout_ns"): replaces the file's value. 0 or
+ * -ENOMEM. */
 int cli_sweep_config_set_run(cli_sweep_config *c, const char *key, const char *value);
 
-/* After everything was added: a key both an axis and a fixed value is MM_EUSAGE naming the key and where
- * each came from. */
+/* After everything was added: a key both an axis and a fixed value is MM_EUSAGE naming the key and
+ * where each came from. */
 int cli_sweep_config_check(cli_sweep_config *c);
 
 #endif

@@ -10,16 +10,26 @@
 const char *mm_strerror(int code)
 {
     switch (code) {
-    case 0: return "success";
-    case MM_EFORMAT: return "bad file format";
-    case MM_EINVALID: return "invalid data";
-    case MM_ECHECKSUM: return "fingerprint mismatch";
-    case MM_ENOTFOUND: return "not found";
-    case MM_EHDF5: return "HDF5 error";
-    case MM_EUSAGE: return "invalid parameter";
-    case MM_EINTERRUPTED: return "interrupted";
-    case MM_ELOCKED: return "being written by another process";
-    default: break;
+    case 0:
+        return "success";
+    case MM_EFORMAT:
+        return "bad file format";
+    case MM_EINVALID:
+        return "invalid data";
+    case MM_ECHECKSUM:
+        return "fingerprint mismatch";
+    case MM_ENOTFOUND:
+        return "not found";
+    case MM_EHDF5:
+        return "HDF5 error";
+    case MM_EUSAGE:
+        return "invalid parameter";
+    case MM_EINTERRUPTED:
+        return "interrupted";
+    case MM_ELOCKED:
+        return "being written by another process";
+    default:
+        break;
     }
     if (code < 0 && code > -4096) return strerror(-code);
     return "unknown error";
@@ -47,8 +57,8 @@ int mm__valid_symbol(const char *s)
 {
     if (!s || !s[0] || strlen(s) >= MM_SYMBOL_MAX) return 0;
     for (const char *c = s; *c; c++)
-        if (!((*c >= 'A' && *c <= 'Z') || (*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '.' ||
-              *c == '_' || *c == '-'))
+        if (!((*c >= 'A' && *c <= 'Z') || (*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') ||
+              *c == '.' || *c == '_' || *c == '-'))
             return 0;
     return 1;
 }

@@ -7,8 +7,8 @@
 
 #include "mmsim/mmsim.h"
 
-/* Fill err (if not NULL) with code and a printf-style one-line message; returns code. Newlines in the
- * formatted text are replaced by spaces so the message stays on one line. */
+/* Fill err (if not NULL) with code and a printf-style one-line message; returns code. Newlines in
+ * the formatted text are replaced by spaces so the message stays on one line. */
 int mm__errf(mm_error *err, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* 1 if s is a valid instrument symbol: [A-Za-z0-9._-]+, shorter than MM_SYMBOL_MAX. */
@@ -26,7 +26,8 @@ void mm__ticks_bind(mm_ticks *t, void *base, int64_t n);
 /* Heap allocation of a zeroed block for n rows (core code uses this; shared memory lives in io). */
 int mm__ticks_alloc_heap(mm_ticks *t, int64_t n);
 
-/* Parameter keys by index (params_keys.c): index of a key (-1 if unknown), and a copy of that one field. */
+/* Parameter keys by index (params_keys.c): index of a key (-1 if unknown), and a copy of that one
+ * field. */
 int mm__params_key_index(const char *key);
 void mm__params_copy_key(mm_params *dst, const mm_params *src, int key_index);
 

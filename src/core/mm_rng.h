@@ -1,9 +1,10 @@
-/* Counter-based random numbers: Philox4x32-10 (Salmon et al., SC'11; the generator of cuRAND and numpy).
+/* Counter-based random numbers: Philox4x32-10 (Salmon et al., SC'11; the generator of cuRAND and
+ * numpy).
  *
- * A draw is a pure function of (key, counter): key = 64-bit seed, counter = 128 bits the caller lays out
- * (for instance event index, combination id, path, purpose). No state is carried, so any engine (serial,
- * threads, processes, GPU) reproduces the same numbers for the same coordinates, in any order.
- * Verified against the Random123 known-answer vectors in tests/test_rng.c. */
+ * A draw is a pure function of (key, counter): key = 64-bit seed, counter = 128 bits the caller
+ * lays out (for instance event index, combination id, path, purpose). No state is carried, so any
+ * engine (serial, threads, processes, GPU) reproduces the same numbers for the same coordinates, in
+ * any order. Verified against the Random123 known-answer vectors in tests/test_rng.c. */
 #ifndef MM_RNG_H
 #define MM_RNG_H
 

@@ -1,9 +1,9 @@
-/* The per-event step of the market-making model, written once for the host compiler and nvcc (MM_HD).
- * docs/model.md is the specification; section numbers there match the comments here.
+/* The per-event step of the market-making model, written once for the host compiler and nvcc
+ * (MM_HD). docs/model.md is the specification; section numbers there match the comments here.
  *
- * Units: prices in ticks (int32), sizes in lots (int32), positions and cash in int64 (cash counted twice,
- * in half-ticks x lots, so marking at a half-tick mid stays an exact integer), times in ns (int64), money
- * in double (ticks x lots x tick_size x lot_size). */
+ * Units: prices in ticks (int32), sizes in lots (int32), positions and cash in int64 (cash counted
+ * twice, in half-ticks x lots, so marking at a half-tick mid stays an exact integer), times in ns
+ * (int64), money in double (ticks x lots x tick_size x lot_size). */
 #ifndef MM_STEP_H
 #define MM_STEP_H
 
@@ -15,60 +15,65 @@
 
 #define MM_NEVER INT64_MAX
 
-/* Bounds of the exact integer accounting (docs/model.md, section 5): |cash2| and |mk2[k]| stay at or below
- * MM_CASH2_MAX half-ticks x lots, or the run fails (the step then only records where it first happened).
- * One fill adds less than 2^60 (|px| <= 2^31, qty <= 1e8 < 2^27) and |q x mid2| < 2^62 (|q| <= 1e9 < 2^30,
- * |mid2| <= 2^32), so no int64 sum of the step can wrap before the run is declared failed. */
+/* Bounds of the exact integer accounting (docs/model.md, section 5): |cash2| and |mk2[k]| stay at
+ * or below MM_CASH2_MAX half-ticks x lots, or the run fails (the step then only records where it
+ * first happened). One fill adds less than 2^60 (|px| <= 2^31, qty <= 1e8 < 2^27) and |q x mid2| <
+ * 2^62 (|q| <= 1e9 < 2^30, |mid2| <= 2^32), so no int64 sum of the step can wrap before the run is
+ * declared failed. */
 #define MM_CASH2_MAX (INT64_C(1) << 62)
 /* Quote targets are clamped to [MM_PX_TARGET_MIN, MM_PX_TARGET_MAX] ticks (section 6). */
 #define MM_PX_TARGET_MIN (-2147483647.0)
 #define MM_PX_TARGET_MAX 2147483646.0
-/* Bound of the exponent in the power queue rule's share (section 4.4): mm_det_exp's domain is [-700, 700]. */
+/* Bound of the exponent in the power queue rule's share (section 4.4): mm_det_exp's domain is
+ * [-700, 700]. */
 #define MM_QEXP_MAX 700.0
 
 /* Per-combination constants derived from mm_params (mm__derive). */
 typedef struct mm_derived {
-    double hs0, hs1;   /* half spread = hs0 + hs1 * tau, ticks */
-    double sk0, sk1;   /* skew per lot = sk0 + sk1 * tau, ticks/lot */
+    double hs0, hs1;      /* half spread = hs0 + hs1 * tau, ticks */
+    double sk0, sk1;      /* skew per lot = sk0 + sk1 * tau, ticks/lot */
     int32_t time_varying; /* 1 if tau follows the clock (AS with horizon 0) */
     int32_t fair_micro, queue_rule, tto, post_only;
     int32_t size, limit, requote;
     double queue_n;
-    int64_t delay_ns;  /* feed latency + order-entry latency */
-    double maker_rate, taker_rate; /* fee per (tick x lot) of notional, money: bps * 1e-4 * tick * lot */
-    double money;      /* tick_size * lot_size */
+    int64_t delay_ns; /* feed latency + order-entry latency */
+    double maker_rate,
+        taker_rate; /* fee per (tick x lot) of notional, money: bps * 1e-4 * tick * lot */
+    double money;   /* tick_size * lot_size */
 } mm_derived;
 
-/* One event as the step sees it: the book before and after, the trade, and shared precomputed values. */
+/* One event as the step sees it: the book before and after, the trade, and shared precomputed
+ * values. */
 typedef struct mm_event {
     int64_t i, ts;
-    int32_t pb, pa, pbs, pas;  /* book before the event (previous row); sizes 0 = empty side */
-    int32_t b, a, bs, as;      /* book after the event */
-    int32_t tpx, tsz, tside;   /* trade carried by the event */
-    int32_t n_samples;         /* sampling-clock boundaries crossed since the previous event */
-    int64_t prev_mid2, mid2;   /* twice the last valid mid before / after the event (0: none yet) */
+    int32_t pb, pa, pbs, pas; /* book before the event (previous row); sizes 0 = empty side */
+    int32_t b, a, bs, as;     /* book after the event */
+    int32_t tpx, tsz, tside;  /* trade carried by the event */
+    int32_t n_samples;        /* sampling-clock boundaries crossed since the previous event */
+    int64_t prev_mid2, mid2;  /* twice the last valid mid before / after the event (0: none yet) */
     int64_t mid2_h[MM_MARKOUTS]; /* twice the mid at ts + horizon (last valid at or before it) */
-    double tau_end_s;          /* seconds from ts to the last event of the tape */
+    double tau_end_s;            /* seconds from ts to the last event of the tape */
 } mm_event;
 
 /* One side's order state. */
 typedef struct mm_side {
-    int32_t px, qty;   /* live order: price, remaining lots (qty 0: none) */
-    int32_t ahead;     /* queue ahead of the live order, lots (meaningful when deep == 0) */
-    int32_t deep;      /* 1: the live order is behind the visible best; its queue is unknown */
-    int64_t land_ns;   /* a replace/cancel in flight lands at this time (MM_NEVER: none) */
+    int32_t px, qty; /* live order: price, remaining lots (qty 0: none) */
+    int32_t ahead;   /* queue ahead of the live order, lots (meaningful when deep == 0) */
+    int32_t deep;    /* 1: the live order is behind the visible best; its queue is unknown */
+    int64_t land_ns; /* a replace/cancel in flight lands at this time (MM_NEVER: none) */
     int32_t new_px, new_qty; /* what lands: a new order (new_qty > 0) or only the cancel (0) */
 } mm_side;
 
 typedef struct mm_state {
-    mm_side s[2];      /* [0] bid (buy, side +1), [1] ask (sell, side -1) */
-    int64_t q, cash2;  /* position, lots; twice the cash, ticks x lots */
+    mm_side s[2];     /* [0] bid (buy, side +1), [1] ask (sell, side -1) */
+    int64_t q, cash2; /* position, lots; twice the cash, ticks x lots */
     double fees;
     int64_t volume, fills[2], orders, cancels, rejects, max_abs_q;
-    double twq;        /* integral of |q| dt, lots x ns */
-    int64_t t_q;       /* time of the last change of q */
+    double twq;               /* integral of |q| dt, lots x ns */
+    int64_t t_q;              /* time of the last change of q */
     int64_t mk2[MM_MARKOUTS]; /* markouts, half-ticks x lots */
-    int64_t ovf_event; /* 0, or 1 + the event at which |cash2| or a |mk2| first passed MM_CASH2_MAX */
+    int64_t
+        ovf_event; /* 0, or 1 + the event at which |cash2| or a |mk2| first passed MM_CASH2_MAX */
     /* PnL sampling (Welford over the returns between samples). */
     double pnl_prev, ret_mean, ret_m2, pnl_peak, max_dd;
     int64_t n_ret;
@@ -80,8 +85,9 @@ typedef struct mm_trace_sink {
     void *user;
 } mm_trace_sink;
 
-/* a + b as int64 through unsigned arithmetic: the same value whenever the sum is in range, and no undefined
- * behaviour in a run that has already failed (ovf_event set) and keeps going to its end. */
+/* a + b as int64 through unsigned arithmetic: the same value whenever the sum is in range, and no
+ * undefined behaviour in a run that has already failed (ovf_event set) and keeps going to its end.
+ */
 MM_HD int64_t mm__wadd(int64_t a, int64_t b)
 {
     return (int64_t)((uint64_t)a + (uint64_t)b);
@@ -92,8 +98,8 @@ MM_HD double mm__pnl(const mm_state *st, int64_t mid2, const mm_derived *d)
     return (double)mm__wadd(st->cash2, st->q * mid2) * 0.5 * d->money - st->fees;
 }
 
-MM_HD void mm__trace(mm_trace_sink *tr, const mm_state *st, const mm_event *ev, const mm_derived *d, int kind,
-                     int side_ix, int32_t px, int32_t qty, int32_t taker)
+MM_HD void mm__trace(mm_trace_sink *tr, const mm_state *st, const mm_event *ev, const mm_derived *d,
+                     int kind, int side_ix, int32_t px, int32_t qty, int32_t taker)
 {
 #if !defined(__CUDA_ARCH__)
     if (!tr) return;
@@ -114,13 +120,14 @@ MM_HD void mm__trace(mm_trace_sink *tr, const mm_state *st, const mm_event *ev, 
     r.pnl = mm__pnl(st, ev->mid2, d);
     tr->fn(&r, tr->user);
 #else
-    (void)tr, (void)st, (void)ev, (void)d, (void)kind, (void)side_ix, (void)px, (void)qty, (void)taker;
+    (void)tr, (void)st, (void)ev, (void)d, (void)kind, (void)side_ix, (void)px, (void)qty,
+        (void)taker;
 #endif
 }
 
 /* Section 5: a fill of qty lots at px on side_ix (0 buy, 1 sell). */
-MM_HD void mm__fill(mm_state *st, const mm_event *ev, const mm_derived *d, int side_ix, int32_t px, int32_t qty,
-                    int taker, mm_trace_sink *tr)
+MM_HD void mm__fill(mm_state *st, const mm_event *ev, const mm_derived *d, int side_ix, int32_t px,
+                    int32_t qty, int taker, mm_trace_sink *tr)
 {
     int64_t sgn = side_ix == 0 ? 1 : -1;
     int64_t aq = st->q < 0 ? -st->q : st->q;
@@ -143,12 +150,13 @@ MM_HD void mm__fill(mm_state *st, const mm_event *ev, const mm_derived *d, int s
     mm__trace(tr, st, ev, d, MM_TR_FILL, side_ix, px, qty, taker);
 }
 
-/* Section 4.4: the share of the cancels that were ahead of us, f(a) / (f(a) + f(b)), for a queue ahead a >= 1
- * and behind b >= 0 (whole lots). Log rule: f(x) = ln(1 + x). Power rule: f(x) = x^n = exp(n ln x), computed
- * as such while both exponents n ln a, n ln b are at most MM_QEXP_MAX (every case before the rule was
- * bounded: the same bits); beyond, x^n overflows mm_det_exp's domain, so the share is computed as
- * 1 / (1 + exp(e)) with e = n (ln b - ln a) clamped to [-MM_QEXP_MAX, MM_QEXP_MAX] (exp(700) ~ 1e304: the
- * clamp moves the share by less than 1e-300, far below what floor(dec x share + 0.5) can see). */
+/* Section 4.4: the share of the cancels that were ahead of us, f(a) / (f(a) + f(b)), for a queue
+ * ahead a >= 1 and behind b >= 0 (whole lots). Log rule: f(x) = ln(1 + x). Power rule: f(x) = x^n =
+ * exp(n ln x), computed as such while both exponents n ln a, n ln b are at most MM_QEXP_MAX (every
+ * case before the rule was bounded: the same bits); beyond, x^n overflows mm_det_exp's domain, so
+ * the share is computed as 1 / (1 + exp(e)) with e = n (ln b - ln a) clamped to [-MM_QEXP_MAX,
+ * MM_QEXP_MAX] (exp(700) ~ 1e304: the clamp moves the share by less than 1e-300, far below what
+ * floor(dec x share + 0.5) can see). */
 MM_HD double mm__qshare(double a, double b, int rule, double n)
 {
     MM_HD_ASSERT(a >= 1.0 && b >= 0.0);
@@ -184,7 +192,8 @@ MM_HD void mm__sample(mm_state *st, const mm_event *ev, const mm_derived *d)
     }
 }
 
-/* Section 3: actions in flight that land at or before this event's time, against the book before it. */
+/* Section 3: actions in flight that land at or before this event's time, against the book before
+ * it. */
 MM_HD void mm__land(mm_state *st, const mm_event *ev, const mm_derived *d, mm_trace_sink *tr)
 {
     for (int k = 0; k < 2; k++) {
@@ -194,7 +203,8 @@ MM_HD void mm__land(mm_state *st, const mm_event *ev, const mm_derived *d, mm_tr
         o->qty = 0; /* the cancel of the old order (if any) lands */
         if (o->new_qty <= 0) continue;
         int32_t px = o->new_px, qty = o->new_qty;
-        /* Room left to the inventory limit now (the old order may have filled while this was in flight). */
+        /* Room left to the inventory limit now (the old order may have filled while this was in
+         * flight). */
         int64_t room = k == 0 ? d->limit - st->q : d->limit + st->q;
         if (room <= 0) {
             st->rejects += 1;
@@ -210,7 +220,8 @@ MM_HD void mm__land(mm_state *st, const mm_event *ev, const mm_derived *d, mm_tr
                 mm__trace(tr, st, ev, d, MM_TR_REJECT, k, px, qty, 0);
             } else {
                 int32_t avail = k == 0 ? ev->pas : ev->pbs;
-                mm__fill(st, ev, d, k, px, qty < avail ? qty : avail, 1, tr); /* the rest is cancelled */
+                mm__fill(st, ev, d, k, px, qty < avail ? qty : avail, 1,
+                         tr); /* the rest is cancelled */
             }
             continue;
         }
@@ -233,7 +244,8 @@ MM_HD void mm__land(mm_state *st, const mm_event *ev, const mm_derived *d, mm_tr
 }
 
 /* Section 4: the event against one live order. k = 0 bid (buy), 1 ask (sell). */
-MM_HD void mm__match(mm_state *st, const mm_event *ev, const mm_derived *d, int k, mm_trace_sink *tr)
+MM_HD void mm__match(mm_state *st, const mm_event *ev, const mm_derived *d, int k,
+                     mm_trace_sink *tr)
 {
     mm_side *o = &st->s[k];
     if (o->qty <= 0) return;
@@ -281,7 +293,8 @@ MM_HD void mm__match(mm_state *st, const mm_event *ev, const mm_derived *d, int 
             if (dec > 0 && o->ahead > 0 && d->queue_rule != MM_QUEUE_RISK_AVERSE) {
                 int64_t behind = (int64_t)pbs - traded_here - o->ahead;
                 if (behind < 0) behind = 0;
-                double share = mm__qshare((double)o->ahead, (double)behind, d->queue_rule, d->queue_n);
+                double share =
+                    mm__qshare((double)o->ahead, (double)behind, d->queue_rule, d->queue_n);
                 double c = (double)dec * share + 0.5;
                 int32_t cut = (int32_t)c; /* floor: c >= 0.5 */
                 if (cut > o->ahead) cut = o->ahead;
@@ -310,10 +323,10 @@ MM_HD void mm__decide(mm_state *st, const mm_event *ev, const mm_derived *d, mm_
     double shift = sk * (double)st->q;
     double tb = fair - hs - shift, ta = fair + hs - shift;
     /* Targets rounded away from fair: floor for the bid, ceil for the ask, in [MM_PX_TARGET_MIN,
-     * MM_PX_TARGET_MAX]. The clamp comes first, in double, so the conversions below only see values in
-     * range (a double beyond int64 converted to an integer is undefined behaviour); clamping before or
-     * after rounding gives the same target, the bounds being integers. The parameter domains keep hs, sk
-     * and so tb, ta finite (never NaN). */
+     * MM_PX_TARGET_MAX]. The clamp comes first, in double, so the conversions below only see values
+     * in range (a double beyond int64 converted to an integer is undefined behaviour); clamping
+     * before or after rounding gives the same target, the bounds being integers. The parameter
+     * domains keep hs, sk and so tb, ta finite (never NaN). */
     MM_HD_ASSERT(tb == tb && ta == ta);
     if (tb < MM_PX_TARGET_MIN) tb = MM_PX_TARGET_MIN;
     if (tb > MM_PX_TARGET_MAX) tb = MM_PX_TARGET_MAX;
@@ -367,7 +380,8 @@ MM_HD void mm_step_c(mm_state *st, const mm_event *ev, const mm_derived *d, mm_t
     mm__decide(st, ev, d, tr);
     /* Invariants of the state after every event (debug builds). */
     MM_HD_ASSERT(st->q >= -(int64_t)d->limit && st->q <= d->limit);
-    MM_HD_ASSERT(st->s[0].qty >= 0 && st->s[1].qty >= 0 && st->s[0].ahead >= 0 && st->s[1].ahead >= 0);
+    MM_HD_ASSERT(st->s[0].qty >= 0 && st->s[1].qty >= 0 && st->s[0].ahead >= 0 &&
+                 st->s[1].ahead >= 0);
     MM_HD_ASSERT(st->s[0].qty <= d->limit && st->s[1].qty <= d->limit);
 }
 

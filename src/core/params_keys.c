@@ -1,5 +1,6 @@
 /* Named access to every field of mm_params: the keys `mmsim run` takes as flags (--inv-limit for
- * inv_limit) and that a sweep grid uses as axes. Values parse strictly: the whole string, in range. */
+ * inv_limit) and that a sweep grid uses as axes. Values parse strictly: the whole string, in range.
+ */
 #include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -22,7 +23,10 @@ static const char *const STRATS[] = {"fixed", "as", "glft", NULL};
 static const char *const QUEUES[] = {"risk-averse", "power", "log", NULL};
 static const char *const FAIRS[] = {"mid", "micro", NULL};
 
-#define K(n, t, f, names, help) {n, t, offsetof(mm_params, f), names, help}
+#define K(n, t, f, names, help)                                                                    \
+    {                                                                                              \
+        n, t, offsetof(mm_params, f), names, help                                                  \
+    }
 static const key_desc KEYS[] = {
     K("strategy", T_ENUM, strategy, STRATS, "fixed | as | glft"),
     K("spread", T_F64, spread_ticks, NULL, "fixed: distance from fair to each quote, ticks"),
@@ -33,7 +37,8 @@ static const key_desc KEYS[] = {
     K("requote", T_I32, requote_ticks, NULL, "requote threshold, ticks"),
     K("queue", T_ENUM, queue_rule, QUEUES, "cancel split rule: risk-averse | power | log"),
     K("queue_n", T_F64, queue_n, NULL, "exponent of the power rule"),
-    K("trade_through_only", T_I32, trade_through_only, NULL, "1: fill only on trades through our price"),
+    K("trade_through_only", T_I32, trade_through_only, NULL,
+      "1: fill only on trades through our price"),
     K("post_only", T_I32, post_only, NULL, "1: reject orders that would cross on arrival; 0: take"),
     K("latency_ns", T_I64, latency_ns, NULL, "order-entry latency, ns"),
     K("feed_latency_ns", T_I64, feed_latency_ns, NULL, "market-data latency, ns"),
@@ -42,7 +47,8 @@ static const key_desc KEYS[] = {
     K("as_gamma", T_F64, as_gamma, NULL, "Avellaneda-Stoikov risk aversion"),
     K("as_k", T_F64, as_k, NULL, "Avellaneda-Stoikov arrival decay k, 1/ticks"),
     K("as_sigma", T_F64, as_sigma, NULL, "Avellaneda-Stoikov volatility, ticks/sqrt(s)"),
-    K("as_horizon", T_F64, as_horizon_s, NULL, "Avellaneda-Stoikov horizon tau, s (0: until the tape ends)"),
+    K("as_horizon", T_F64, as_horizon_s, NULL,
+      "Avellaneda-Stoikov horizon tau, s (0: until the tape ends)"),
     K("glft_gamma", T_F64, glft_gamma, NULL, "GLFT risk aversion"),
     K("glft_k", T_F64, glft_k, NULL, "GLFT arrival decay k, 1/ticks"),
     K("glft_A", T_F64, glft_A, NULL, "GLFT arrival intensity A, 1/s"),
@@ -69,10 +75,13 @@ int mm_params_key_kind(const char *key, const char *const **enum_names)
         if (strcmp(KEYS[i].name, key)) continue;
         if (enum_names) *enum_names = KEYS[i].names;
         switch (KEYS[i].type) {
-        case T_ENUM: return MM_KEY_ENUM;
+        case T_ENUM:
+            return MM_KEY_ENUM;
         case T_I32:
-        case T_I64: return MM_KEY_INT;
-        default: return MM_KEY_REAL;
+        case T_I64:
+            return MM_KEY_INT;
+        default:
+            return MM_KEY_REAL;
         }
     }
     return MM_EUSAGE;
@@ -85,9 +94,15 @@ int mm_params_get_num(const mm_params *p, const char *key, double *out)
         const char *base = (const char *)p + KEYS[i].off;
         switch (KEYS[i].type) {
         case T_ENUM:
-        case T_I32: *out = *(const int32_t *)base; break;
-        case T_I64: *out = (double)*(const int64_t *)base; break;
-        default: *out = *(const double *)base; break;
+        case T_I32:
+            *out = *(const int32_t *)base;
+            break;
+        case T_I64:
+            *out = (double)*(const int64_t *)base;
+            break;
+        default:
+            *out = *(const double *)base;
+            break;
         }
         return 0;
     }
@@ -108,25 +123,28 @@ void mm__params_copy_key(mm_params *dst, const mm_params *src, int key_index)
     memcpy((char *)dst + k->off, (const char *)src + k->off, n);
 }
 
-/* A complete decimal number: [+-] digits [. digits] [(e|E) [+-] digits] with digits on at least one side of the
- * point (integer: [+-] digits only). No blanks, hex, inf or nan: strtod/strtoll alone would take " -1",
- * "0x10" and "inf". */
+/* A complete decimal number: [+-] digits [. digits] [(e|E) [+-] digits] with digits on at least one
+ * side of the point (integer: [+-] digits only). No blanks, hex, inf or nan: strtod/strtoll alone
+ * would take " -1", "0x10" and "inf". */
 static int is_decimal(const char *s, int integer)
 {
     int digits = 0;
     if (*s == '+' || *s == '-') s++;
-    while (*s >= '0' && *s <= '9') s++, digits++;
+    while (*s >= '0' && *s <= '9')
+        s++, digits++;
     if (integer) return digits > 0 && !*s;
     if (*s == '.') {
         s++;
-        while (*s >= '0' && *s <= '9') s++, digits++;
+        while (*s >= '0' && *s <= '9')
+            s++, digits++;
     }
     if (!digits) return 0;
     if (*s == 'e' || *s == 'E') {
         s++;
         if (*s == '+' || *s == '-') s++;
         if (*s < '0' || *s > '9') return 0;
-        while (*s >= '0' && *s <= '9') s++;
+        while (*s >= '0' && *s <= '9')
+            s++;
     }
     return !*s;
 }
@@ -146,21 +164,23 @@ int mm_params_set(mm_params *p, const char *key, const char *value, mm_error *er
                 *(int32_t *)base = i;
                 return 0;
             }
-    {
-        char list[128] = "";
-        for (int i = 0; k->names[i]; i++) {
-            size_t n = strlen(list);
-            snprintf(list + n, sizeof list - n, "%s%s", i ? ", " : "", k->names[i]);
+        {
+            char list[128] = "";
+            for (int i = 0; k->names[i]; i++) {
+                size_t n = strlen(list);
+                snprintf(list + n, sizeof list - n, "%s%s", i ? ", " : "", k->names[i]);
+            }
+            return mm__errf(err, MM_EUSAGE, "%s: '%s' is not one of %s", key, value, list);
         }
-        return mm__errf(err, MM_EUSAGE, "%s: '%s' is not one of %s", key, value, list);
-    }
     case T_I32:
     case T_I64: {
-        if (!is_decimal(value, 1)) return mm__errf(err, MM_EUSAGE, "%s: '%s' is not a decimal integer", key, value);
+        if (!is_decimal(value, 1))
+            return mm__errf(err, MM_EUSAGE, "%s: '%s' is not a decimal integer", key, value);
         long long v = strtoll(value, &end, 10);
         if (errno) return mm__errf(err, MM_EUSAGE, "%s: %s is out of range", key, value);
         if (k->type == T_I32) {
-            if (v < INT32_MIN || v > INT32_MAX) return mm__errf(err, MM_EUSAGE, "%s: %s is out of range", key, value);
+            if (v < INT32_MIN || v > INT32_MAX)
+                return mm__errf(err, MM_EUSAGE, "%s: %s is out of range", key, value);
             *(int32_t *)base = (int32_t)v;
         } else {
             *(int64_t *)base = v;
@@ -168,7 +188,8 @@ int mm_params_set(mm_params *p, const char *key, const char *value, mm_error *er
         return 0;
     }
     default: {
-        if (!is_decimal(value, 0)) return mm__errf(err, MM_EUSAGE, "%s: '%s' is not a decimal number", key, value);
+        if (!is_decimal(value, 0))
+            return mm__errf(err, MM_EUSAGE, "%s: '%s' is not a decimal number", key, value);
         double v = strtod(value, &end);
         if (errno == ERANGE) return mm__errf(err, MM_EUSAGE, "%s: %s is out of range", key, value);
         *(double *)base = v;
@@ -188,9 +209,15 @@ int mm_params_get(const mm_params *p, const char *key, char *buf, size_t cap)
             snprintf(buf, cap, "%s", v >= 0 && v < 3 && KEYS[i].names[v] ? KEYS[i].names[v] : "?");
             break;
         }
-        case T_I32: snprintf(buf, cap, "%d", *(const int32_t *)base); break;
-        case T_I64: snprintf(buf, cap, "%lld", (long long)*(const int64_t *)base); break;
-        default: snprintf(buf, cap, "%.17g", *(const double *)base); break;
+        case T_I32:
+            snprintf(buf, cap, "%d", *(const int32_t *)base);
+            break;
+        case T_I64:
+            snprintf(buf, cap, "%lld", (long long)*(const int64_t *)base);
+            break;
+        default:
+            snprintf(buf, cap, "%.17g", *(const double *)base);
+            break;
         }
         return 0;
     }

@@ -1,7 +1,8 @@
 /* Batched engine: one pass over the events per block of combinations. For each event, a cheap test
- * decides per combination whether the event can change anything for it (section 8 of docs/model.md);
- * only then does it run the full step. The test is conservative: skipping must leave the state exactly as
- * the step would, which the checker (tests/checkmodel/) verifies, whole state at checkpoints, against mm_step_c. */
+ * decides per combination whether the event can change anything for it (section 8 of
+ * docs/model.md); only then does it run the full step. The test is conservative: skipping must
+ * leave the state exactly as the step would, which the checker (tests/checkmodel/) verifies, whole
+ * state at checkpoints, against mm_step_c. */
 #include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -11,7 +12,8 @@
 
 #define MM_BLOCK 512
 
-/* Per-combination guards (mm__guards, sim_tape.h), a pure function of the state and the derived constants. */
+/* Per-combination guards (mm__guards, sim_tape.h), a pure function of the state and the derived
+ * constants. */
 static inline void guard_update(const mm__guards *g, int64_t j, const mm_state *st)
 {
     g->lo[j] = st->s[0].qty > 0 ? st->s[0].px : INT64_MIN;
@@ -19,9 +21,9 @@ static inline void guard_update(const mm__guards *g, int64_t j, const mm_state *
     g->land[j] = st->s[0].land_ns < st->s[1].land_ns ? st->s[0].land_ns : st->s[1].land_ns;
 }
 
-/* Event thresholds: a live buy at p is quiet when p < tb, a live sell at p when p > ta (section 8). A side
- * absent before or after the event makes every live order on it non-quiet (INT32_MIN / INT32_MAX are below /
- * above every price, and above / below the "no order" guard values). */
+/* Event thresholds: a live buy at p is quiet when p < tb, a live sell at p when p > ta (section 8).
+ * A side absent before or after the event makes every live order on it non-quiet (INT32_MIN /
+ * INT32_MAX are below / above every price, and above / below the "no order" guard values). */
 static inline void thresholds(const mm_event *ev, int64_t *tb, int64_t *ta)
 {
     int64_t b = (ev->pbs > 0 && ev->bs > 0) ? (ev->pb < ev->b ? ev->pb : ev->b) : INT32_MIN;
@@ -34,8 +36,8 @@ static inline void thresholds(const mm_event *ev, int64_t *tb, int64_t *ta)
     *ta = a;
 }
 
-void mm__sim_batch_advance(const mm__tape *tp, const mm_derived *d, mm_state *st, const mm__guards *g, int64_t m,
-                           int64_t i0, int64_t i1)
+void mm__sim_batch_advance(const mm__tape *tp, const mm_derived *d, mm_state *st,
+                           const mm__guards *g, int64_t m, int64_t i0, int64_t i1)
 {
     assert(i0 >= 0 && i0 <= i1 && i1 <= tp->t->n && m >= 0);
     for (int64_t j = 0; j < m; j++) {
@@ -45,7 +47,8 @@ void mm__sim_batch_advance(const mm__tape *tp, const mm_derived *d, mm_state *st
     mm_event ev;
     for (int64_t i = i0; i < i1; i++) {
         mm__event(tp, i, &ev);
-        int px_changed = ev.b != ev.pb || ev.a != ev.pa || (ev.bs == 0) != (ev.pbs == 0) || (ev.as == 0) != (ev.pas == 0);
+        int px_changed = ev.b != ev.pb || ev.a != ev.pa || (ev.bs == 0) != (ev.pbs == 0) ||
+                         (ev.as == 0) != (ev.pas == 0);
         int book_changed = px_changed || ev.bs != ev.pbs || ev.as != ev.pas;
         /* Which kinds must run the step for this event regardless of their orders. */
         uint8_t must[3] = {1, (uint8_t)px_changed, (uint8_t)book_changed};
@@ -60,21 +63,23 @@ void mm__sim_batch_advance(const mm__tape *tp, const mm_derived *d, mm_state *st
     }
 }
 
-int mm_sim_run_batch(const mm_ticks *t, const mm_sim_config *c, const mm_params *p, int64_t n, mm_metrics *out,
-                     mm_error *err)
+int mm_sim_run_batch(const mm_ticks *t, const mm_sim_config *c, const mm_params *p, int64_t n,
+                     mm_metrics *out, mm_error *err)
 {
-    if (!t || !c || (!p && n > 0) || (!out && n > 0) || n < 0) return mm__errf(err, -EINVAL, "mm_sim_run_batch: bad argument");
+    if (!t || !c || (!p && n > 0) || (!out && n > 0) || n < 0)
+        return mm__errf(err, -EINVAL, "mm_sim_run_batch: bad argument");
     int rc = mm_sim_config_check(c, t, err);
     if (rc) return rc;
     mm__tape tp;
-    if ((rc = mm__tape_init(&tp, t, c))) return mm__errf(err, rc, "cannot allocate the tape tables");
+    if ((rc = mm__tape_init(&tp, t, c)))
+        return mm__errf(err, rc, "cannot allocate the tape tables");
     rc = mm__sim_batch_tape(&tp, c, p, n, out, err);
     mm__tape_free(&tp);
     return rc;
 }
 
-int mm__sim_batch_tape(const mm__tape *tpp, const mm_sim_config *c, const mm_params *p, int64_t n, mm_metrics *out,
-                       mm_error *err)
+int mm__sim_batch_tape(const mm__tape *tpp, const mm_sim_config *c, const mm_params *p, int64_t n,
+                       mm_metrics *out, mm_error *err)
 {
     for (int64_t j = 0; j < n; j++) {
         int rc = mm_params_check(&p[j], err);
@@ -104,7 +109,8 @@ int mm__sim_batch_tape(const mm__tape *tpp, const mm_sim_config *c, const mm_par
             mm__state_init(&st[j], &tp);
         }
         mm__sim_batch_advance(&tp, d, st, &g, m, 0, t->n);
-        for (int64_t j = 0; j < m; j++) mm__finish(&st[j], &tp, &d[j], c, &out[j0 + j]);
+        for (int64_t j = 0; j < m; j++)
+            mm__finish(&st[j], &tp, &d[j], c, &out[j0 + j]);
         for (int64_t j = 0; j < m && rc == 0; j++)
             if (st[j].ovf_event) rc = mm__overflow_err(st[j].ovf_event, j0 + j, err);
         if (rc) break;

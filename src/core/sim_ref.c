@@ -13,7 +13,8 @@ int mm_sim_run_c(const mm_ticks *t, const mm_sim_config *c, const mm_params *p, 
     if (rc) return rc;
     if ((rc = mm_sim_config_check(c, t, err))) return rc;
     mm__tape tp;
-    if ((rc = mm__tape_init(&tp, t, c))) return mm__errf(err, rc, "cannot allocate the tape tables");
+    if ((rc = mm__tape_init(&tp, t, c)))
+        return mm__errf(err, rc, "cannot allocate the tape tables");
     mm_derived d;
     mm__derive(p, &t->inst, &d);
     mm_state st;

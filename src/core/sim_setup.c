@@ -47,15 +47,16 @@ int mm_sim_config_check(const mm_sim_config *c, const mm_ticks *t, mm_error *err
 {
     if (!c) return mm__errf(err, -EINVAL, "mm_sim_config_check: NULL argument");
     if (c->sample_ns <= 0) BAD("sample_ns", "%" PRId64 " must be > 0 ns", c->sample_ns);
-    if (!(c->year_s > 0 && c->year_s <= 1e12)) BAD("year_s", "%g must be in (0, 1e12] s", c->year_s);
+    if (!(c->year_s > 0 && c->year_s <= 1e12))
+        BAD("year_s", "%g must be in (0, 1e12] s", c->year_s);
     for (int k = 0; k < MM_MARKOUTS; k++)
         if (c->markout_ns[k] < 1 || c->markout_ns[k] > MM_SIM_HORIZON_MAX_NS)
-            BAD("markout_ns", "horizon %d: %" PRId64 " must be in [1, %" PRId64 "] ns", k + 1, c->markout_ns[k],
-                MM_SIM_HORIZON_MAX_NS);
+            BAD("markout_ns", "horizon %d: %" PRId64 " must be in [1, %" PRId64 "] ns", k + 1,
+                c->markout_ns[k], MM_SIM_HORIZON_MAX_NS);
     if (!t || t->n <= 0) return 0;
-    /* The timestamps: in range (so that ts + horizon, ts + delay and every difference of two timestamps are
-     * exact in int64) and in order (mm_ticks_validate checks the order too, but a tape loaded with
-     * MM_LOAD_NO_VERIFY or built in memory has not been through it). */
+    /* The timestamps: in range (so that ts + horizon, ts + delay and every difference of two
+     * timestamps are exact in int64) and in order (mm_ticks_validate checks the order too, but a
+     * tape loaded with MM_LOAD_NO_VERIFY or built in memory has not been through it). */
     for (int64_t i = 0; i < t->n; i++) {
         int64_t ts = t->ts_ns[i];
         if (ts < MM_SIM_TS_MIN || ts > MM_SIM_TS_MAX)
@@ -72,44 +73,63 @@ int mm_sim_config_check(const mm_sim_config *c, const mm_ticks *t, mm_error *err
     int64_t span = t->ts_ns[t->n - 1] - t->ts_ns[0]; /* < 2^63 by the range above */
     int64_t samples = span / c->sample_ns;
     if (samples > MM_SIM_SAMPLES_MAX)
-        BAD("sample_ns", "%" PRId64 " ns gives %" PRId64 " samples over the %.9g s of instrument %s (at most %" PRId64
-                         "; take a longer clock)",
+        BAD("sample_ns",
+            "%" PRId64 " ns gives %" PRId64
+            " samples over the %.9g s of instrument %s (at most %" PRId64 "; take a longer clock)",
             c->sample_ns, samples, (double)span * 1e-9, t->inst.symbol, MM_SIM_SAMPLES_MAX);
     return 0;
 }
 
 int mm_params_check(const mm_params *p, mm_error *err)
 {
-    if (p->strategy < 0 || p->strategy > 2) BAD("strategy", "%d is not fixed (0), as (1) or glft (2)", p->strategy);
-    if (!(p->spread_ticks >= 0 && p->spread_ticks < 1e6)) BAD("spread", "%g must be in [0, 1e6) ticks", p->spread_ticks);
-    if (!(p->skew_ticks >= 0 && p->skew_ticks < 1e6)) BAD("skew", "%g must be in [0, 1e6) ticks/lot", p->skew_ticks);
+    if (p->strategy < 0 || p->strategy > 2)
+        BAD("strategy", "%d is not fixed (0), as (1) or glft (2)", p->strategy);
+    if (!(p->spread_ticks >= 0 && p->spread_ticks < 1e6))
+        BAD("spread", "%g must be in [0, 1e6) ticks", p->spread_ticks);
+    if (!(p->skew_ticks >= 0 && p->skew_ticks < 1e6))
+        BAD("skew", "%g must be in [0, 1e6) ticks/lot", p->skew_ticks);
     if (p->fair_micro != 0 && p->fair_micro != 1) BAD("fair", "must be mid (0) or micro (1)");
     if (p->strategy == MM_STRAT_AS) {
-        if (!(p->as_gamma >= 1e-6 && p->as_gamma < 1e6)) BAD("as_gamma", "%g must be in [1e-6, 1e6)", p->as_gamma);
+        if (!(p->as_gamma >= 1e-6 && p->as_gamma < 1e6))
+            BAD("as_gamma", "%g must be in [1e-6, 1e6)", p->as_gamma);
         if (!(p->as_k >= 1e-6 && p->as_k < 1e6)) BAD("as_k", "%g must be in [1e-6, 1e6)", p->as_k);
-        if (!(p->as_sigma >= 0 && p->as_sigma < 1e6)) BAD("as_sigma", "%g must be in [0, 1e6)", p->as_sigma);
-        if (!(p->as_horizon_s >= 0 && p->as_horizon_s < 1e9)) BAD("as_horizon", "%g must be in [0, 1e9) s", p->as_horizon_s);
+        if (!(p->as_sigma >= 0 && p->as_sigma < 1e6))
+            BAD("as_sigma", "%g must be in [0, 1e6)", p->as_sigma);
+        if (!(p->as_horizon_s >= 0 && p->as_horizon_s < 1e9))
+            BAD("as_horizon", "%g must be in [0, 1e9) s", p->as_horizon_s);
     }
     if (p->strategy == MM_STRAT_GLFT) {
-        if (!(p->glft_gamma >= 1e-6 && p->glft_gamma < 1e6)) BAD("glft_gamma", "%g must be in [1e-6, 1e6)", p->glft_gamma);
-        if (!(p->glft_k >= 1e-6 && p->glft_k < 1e6)) BAD("glft_k", "%g must be in [1e-6, 1e6)", p->glft_k);
-        if (!(p->glft_A >= 1e-6 && p->glft_A < 1e9)) BAD("glft_A", "%g must be in [1e-6, 1e9)", p->glft_A);
-        if (!(p->glft_sigma >= 0 && p->glft_sigma < 1e6)) BAD("glft_sigma", "%g must be in [0, 1e6)", p->glft_sigma);
+        if (!(p->glft_gamma >= 1e-6 && p->glft_gamma < 1e6))
+            BAD("glft_gamma", "%g must be in [1e-6, 1e6)", p->glft_gamma);
+        if (!(p->glft_k >= 1e-6 && p->glft_k < 1e6))
+            BAD("glft_k", "%g must be in [1e-6, 1e6)", p->glft_k);
+        if (!(p->glft_A >= 1e-6 && p->glft_A < 1e9))
+            BAD("glft_A", "%g must be in [1e-6, 1e9)", p->glft_A);
+        if (!(p->glft_sigma >= 0 && p->glft_sigma < 1e6))
+            BAD("glft_sigma", "%g must be in [0, 1e6)", p->glft_sigma);
         if (p->glft_Q < 1) BAD("glft_Q", "%d must be in [1, 2147483647]", p->glft_Q);
     }
-    if (p->quote_size < 1 || p->quote_size > 100000000) BAD("size", "%d must be in [1, 1e8] lots", p->quote_size);
+    if (p->quote_size < 1 || p->quote_size > 100000000)
+        BAD("size", "%d must be in [1, 1e8] lots", p->quote_size);
     if (p->inv_limit < p->quote_size || p->inv_limit > 1000000000)
         BAD("inv_limit", "%d must be in [size=%d, 1e9] lots", p->inv_limit, p->quote_size);
-    if (p->requote_ticks < 1) BAD("requote", "%d must be in [1, 2147483647] ticks", p->requote_ticks);
-    if (p->queue_rule < 0 || p->queue_rule > 2) BAD("queue", "%d is not risk-averse (0), power (1) or log (2)", p->queue_rule);
-    if (!(p->queue_n > 0 && p->queue_n <= 100)) BAD("queue_n", "%g must be in (0, 100]", p->queue_n);
-    if (p->trade_through_only != 0 && p->trade_through_only != 1) BAD("trade_through_only", "must be 0 or 1");
+    if (p->requote_ticks < 1)
+        BAD("requote", "%d must be in [1, 2147483647] ticks", p->requote_ticks);
+    if (p->queue_rule < 0 || p->queue_rule > 2)
+        BAD("queue", "%d is not risk-averse (0), power (1) or log (2)", p->queue_rule);
+    if (!(p->queue_n > 0 && p->queue_n <= 100))
+        BAD("queue_n", "%g must be in (0, 100]", p->queue_n);
+    if (p->trade_through_only != 0 && p->trade_through_only != 1)
+        BAD("trade_through_only", "must be 0 or 1");
     if (p->post_only != 0 && p->post_only != 1) BAD("post_only", "must be 0 or 1");
-    if (p->latency_ns < 0 || p->latency_ns > INT64_C(3600000000000)) BAD("latency_ns", "%lld must be in [0, 1 h] ns", (long long)p->latency_ns);
+    if (p->latency_ns < 0 || p->latency_ns > INT64_C(3600000000000))
+        BAD("latency_ns", "%lld must be in [0, 1 h] ns", (long long)p->latency_ns);
     if (p->feed_latency_ns < 0 || p->feed_latency_ns > INT64_C(3600000000000))
         BAD("feed_latency_ns", "%lld must be in [0, 1 h] ns", (long long)p->feed_latency_ns);
-    if (!(fabs(p->maker_fee_bps) < 1e4)) BAD("maker_fee_bps", "%g must be within +-1e4 bps", p->maker_fee_bps);
-    if (!(fabs(p->taker_fee_bps) < 1e4)) BAD("taker_fee_bps", "%g must be within +-1e4 bps", p->taker_fee_bps);
+    if (!(fabs(p->maker_fee_bps) < 1e4))
+        BAD("maker_fee_bps", "%g must be within +-1e4 bps", p->maker_fee_bps);
+    if (!(fabs(p->taker_fee_bps) < 1e4))
+        BAD("taker_fee_bps", "%g must be within +-1e4 bps", p->taker_fee_bps);
     return 0;
 }
 
@@ -121,7 +141,8 @@ void mm__derive(const mm_params *p, const mm_instrument *inst, mm_derived *d)
     switch (p->strategy) {
     case MM_STRAT_AS: {
         double g = p->as_gamma, s2 = p->as_sigma * p->as_sigma;
-        double c = (1.0 / g) * mm_det_log(1.0 + g / p->as_k); /* half of (2/gamma) ln(1 + gamma/k) */
+        double c =
+            (1.0 / g) * mm_det_log(1.0 + g / p->as_k); /* half of (2/gamma) ln(1 + gamma/k) */
         if (p->as_horizon_s > 0) {
             d->hs0 = c + 0.5 * g * s2 * p->as_horizon_s;
             d->sk0 = g * s2 * p->as_horizon_s;
@@ -136,7 +157,8 @@ void mm__derive(const mm_params *p, const mm_instrument *inst, mm_derived *d)
     case MM_STRAT_GLFT: {
         double g = p->glft_gamma, k = p->glft_k, s2 = p->glft_sigma * p->glft_sigma;
         double c1 = (1.0 / g) * mm_det_log(1.0 + g / k);
-        double x = s2 * g / (2.0 * k * p->glft_A) * mm_det_exp((1.0 + k / g) * mm_det_log(1.0 + g / k));
+        double x =
+            s2 * g / (2.0 * k * p->glft_A) * mm_det_exp((1.0 + k / g) * mm_det_log(1.0 + g / k));
         double sx = sqrt(x);
         d->hs0 = c1 + 0.5 * sx;
         d->sk0 = sx / (double)p->quote_size;
@@ -164,7 +186,8 @@ void mm__derive(const mm_params *p, const mm_instrument *inst, mm_derived *d)
 int mm__tape_init(mm__tape *tp, const mm_ticks *t, const mm_sim_config *c)
 {
     memset(tp, 0, sizeof *tp);
-    /* Callers check first (mm_sim_config_check, with a message); this keeps the arithmetic below exact. */
+    /* Callers check first (mm_sim_config_check, with a message); this keeps the arithmetic below
+     * exact. */
     int rc = mm_sim_config_check(c, t, NULL);
     if (rc) return rc;
     tp->t = t;
@@ -172,9 +195,11 @@ int mm__tape_init(mm__tape *tp, const mm_ticks *t, const mm_sim_config *c)
     size_t sz = (size_t)(n > 0 ? n : 1);
     tp->mid2 = malloc(sz * sizeof(int64_t));
     tp->nsamp = malloc(sz * sizeof(int32_t));
-    for (int k = 0; k < MM_MARKOUTS; k++) tp->mid2_h[k] = malloc(sz * sizeof(int64_t));
+    for (int k = 0; k < MM_MARKOUTS; k++)
+        tp->mid2_h[k] = malloc(sz * sizeof(int64_t));
     int ok = tp->mid2 && tp->nsamp;
-    for (int k = 0; k < MM_MARKOUTS; k++) ok = ok && tp->mid2_h[k];
+    for (int k = 0; k < MM_MARKOUTS; k++)
+        ok = ok && tp->mid2_h[k];
     if (!ok) {
         mm__tape_free(tp);
         return -ENOMEM;
@@ -195,7 +220,8 @@ int mm__tape_init(mm__tape *tp, const mm_ticks *t, const mm_sim_config *c)
         for (int64_t i = 0; i < n; i++) {
             int64_t target = t->ts_ns[i] + c->markout_ns[k];
             if (j < i) j = i;
-            while (j + 1 < n && t->ts_ns[j + 1] <= target) j++;
+            while (j + 1 < n && t->ts_ns[j + 1] <= target)
+                j++;
             tp->mid2_h[k][i] = tp->mid2[j];
         }
     }
@@ -206,18 +232,21 @@ void mm__tape_free(mm__tape *tp)
 {
     free(tp->mid2);
     free(tp->nsamp);
-    for (int k = 0; k < MM_MARKOUTS; k++) free(tp->mid2_h[k]);
+    for (int k = 0; k < MM_MARKOUTS; k++)
+        free(tp->mid2_h[k]);
     memset(tp, 0, sizeof *tp);
 }
 
 void mm__state_init(mm_state *st, const mm__tape *tp)
 {
     memset(st, 0, sizeof *st);
-    for (int k = 0; k < 2; k++) st->s[k].land_ns = MM_NEVER;
+    for (int k = 0; k < 2; k++)
+        st->s[k].land_ns = MM_NEVER;
     st->t_q = tp->t0;
 }
 
-void mm__finish(const mm_state *st, const mm__tape *tp, const mm_derived *d, const mm_sim_config *c, mm_metrics *m)
+void mm__finish(const mm_state *st, const mm__tape *tp, const mm_derived *d, const mm_sim_config *c,
+                mm_metrics *m)
 {
     memset(m, 0, sizeof *m);
     int64_t n = tp->t->n;
@@ -242,7 +271,8 @@ void mm__finish(const mm_state *st, const mm__tape *tp, const mm_derived *d, con
     }
     double peak = st->pnl_peak > m->pnl ? st->pnl_peak : m->pnl;
     m->max_drawdown = st->max_dd > peak - m->pnl ? st->max_dd : peak - m->pnl;
-    for (int k = 0; k < MM_MARKOUTS; k++) m->markout[k] = (double)st->mk2[k] * 0.5 * d->money;
+    for (int k = 0; k < MM_MARKOUTS; k++)
+        m->markout[k] = (double)st->mk2[k] * 0.5 * d->money;
 }
 
 int mm__overflow_err(int64_t ovf_event, int64_t combo, mm_error *err)

@@ -1,19 +1,21 @@
 /* The corrupt-global-heap guard (mm_h5guard.h). Found by fuzzing (docs/fuzzing.md, finding F1).
  *
- * Layout of a global heap collection (HDF5 file format spec, "Global Heap"), integers little-endian:
- *   "GCOL", version (1 byte), 3 reserved bytes, collection size (8 bytes: mmsim files use 8-byte sizes),
- *   then objects: heap object index (2), reference count (2), reserved (4), object size (8), data padded
- *   to a multiple of 8. Index 0 is the free space at the end; its size field counts the whole remainder.
- * HDF5 1.10.8 steps from one object to the next by 16 + padded size, but by the size field alone for index
- * 0, so a free-space object whose size is 0 never advances and the decoder loops forever (finding F1); and
- * it copies an object of the size it claims even when that runs past the end of its collection, reading
- * beyond its buffer and crashing (finding F4). This walk makes the same steps and reports the first
- * collection where a step would be 0 or an object (index > 0) would end past the collection.
+ * Layout of a global heap collection (HDF5 file format spec, "Global Heap"), integers
+ * little-endian: "GCOL", version (1 byte), 3 reserved bytes, collection size (8 bytes: mmsim files
+ * use 8-byte sizes), then objects: heap object index (2), reference count (2), reserved (4), object
+ * size (8), data padded to a multiple of 8. Index 0 is the free space at the end; its size field
+ * counts the whole remainder. HDF5 1.10.8 steps from one object to the next by 16 + padded size,
+ * but by the size field alone for index 0, so a free-space object whose size is 0 never advances
+ * and the decoder loops forever (finding F1); and it copies an object of the size it claims even
+ * when that runs past the end of its collection, reading beyond its buffer and crashing (finding
+ * F4). This walk makes the same steps and reports the first collection where a step would be 0 or
+ * an object (index > 0) would end past the collection.
  *
- * A heap collection is metadata: it never lies inside a dataset's raw data, so for files over 64 MiB the scan
- * skips those byte ranges (contiguous storage: H5Dget_offset / H5Dget_storage_size; chunked: each chunk's
- * address and size); the rest of a tick file is a few kilobytes of object headers, B-trees and heaps.
- * Smaller files are scanned whole: there the cost is small, and a corrupt dataset header cannot hide a heap. */
+ * A heap collection is metadata: it never lies inside a dataset's raw data, so for files over 64
+ * MiB the scan skips those byte ranges (contiguous storage: H5Dget_offset / H5Dget_storage_size;
+ * chunked: each chunk's address and size); the rest of a tick file is a few kilobytes of object
+ * headers, B-trees and heaps. Smaller files are scanned whole: there the cost is small, and a
+ * corrupt dataset header cannot hide a heap. */
 #define _GNU_SOURCE /* memmem */
 #include <errno.h>
 #include <fcntl.h>
@@ -24,8 +26,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "mm_internal.h"
 #include "mm_h5guard.h"
+#include "mm_internal.h"
 
 typedef struct range {
     uint64_t lo, hi; /* [lo, hi) bytes of raw data */
@@ -70,7 +72,8 @@ static void dataset_ranges(hid_t d, ranges *rs)
                 unsigned mask;
                 haddr_t addr;
                 hsize_t size;
-                if (H5Dget_chunk_info(d, space, i, off, &mask, &addr, &size) >= 0) ranges_add(rs, addr, size);
+                if (H5Dget_chunk_info(d, space, i, off, &mask, &addr, &size) >= 0)
+                    ranges_add(rs, addr, size);
             }
         }
         if (space >= 0) H5Sclose(space);
@@ -101,11 +104,13 @@ static int cmp_range(const void *a, const void *b)
 static uint64_t le64(const unsigned char *p)
 {
     uint64_t v = 0;
-    for (int k = 7; k >= 0; k--) v = v << 8 | p[k];
+    for (int k = 7; k >= 0; k--)
+        v = v << 8 | p[k];
     return v;
 }
 
-/* Offset of a heap whose signature starts in d[from, to) and which HDF5 cannot decode safely, or -1. */
+/* Offset of a heap whose signature starts in d[from, to) and which HDF5 cannot decode safely, or
+ * -1. */
 static int64_t scan(const unsigned char *d, size_t n, size_t from, size_t to, const char **why)
 {
     if (to > n) to = n;
@@ -126,7 +131,8 @@ static int64_t scan(const unsigned char *d, size_t n, size_t from, size_t to, co
                 *why = "does not advance";
                 return (int64_t)off;
             }
-            if (idx && osz > end - p - 16) { /* an object past its collection: HDF5 copies it whole */
+            if (idx &&
+                osz > end - p - 16) { /* an object past its collection: HDF5 copies it whole */
                 *why = "has an object past its end";
                 return (int64_t)off;
             }
@@ -163,8 +169,9 @@ int mm__h5_guard(hid_t file, const char *path, mm_error *err)
     size_t n = (size_t)st.st_size;
     unsigned char *m = mmap(NULL, n, PROT_READ, MAP_PRIVATE, fd, 0);
     if (m == MAP_FAILED) goto out;
-    /* The dataset ranges come from the file itself: a corrupt header could claim that a heap is raw data.
-     * Files up to 64 MiB are scanned whole (about 30 ms at most); larger ones skip the raw data. */
+    /* The dataset ranges come from the file itself: a corrupt header could claim that a heap is raw
+     * data. Files up to 64 MiB are scanned whole (about 30 ms at most); larger ones skip the raw
+     * data. */
     if (n <= ((size_t)64 << 20)) rs.n = 0;
     if (rs.n) qsort(rs.r, rs.n, sizeof *rs.r, cmp_range);
     int64_t bad = -1;

@@ -19,9 +19,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "mm_internal.h"
 #include "mm_h5store.h"
 #include "mm_h5util.h"
+#include "mm_internal.h"
 #include "mm_stale_tmp.h"
 
 /* ---- writing ----
@@ -53,9 +53,11 @@ static int write_column(hid_t grp, const mm_ticks *t, int i, const mm_write_opts
     if (o->compress_level > 0 &&
         (H5Pset_shuffle(dcpl) < 0 || H5Pset_deflate(dcpl, (unsigned)o->compress_level) < 0))
         goto out;
-    ds = H5Dcreate2(grp, MM__TICK_COLS[i].name, mm__tick_col_type(i, 1), space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    ds = H5Dcreate2(grp, MM__TICK_COLS[i].name, mm__tick_col_type(i, 1), space, H5P_DEFAULT, dcpl,
+                    H5P_DEFAULT);
     if (ds < 0) goto out;
-    if (t->n > 0 && H5Dwrite(ds, mm__tick_col_type(i, 0), H5S_ALL, H5S_ALL, H5P_DEFAULT, mm__tick_col_ptr(t, i)) < 0)
+    if (t->n > 0 && H5Dwrite(ds, mm__tick_col_type(i, 0), H5S_ALL, H5S_ALL, H5P_DEFAULT,
+                             mm__tick_col_ptr(t, i)) < 0)
         goto out;
     rc = 0;
 out:
@@ -100,8 +102,8 @@ static int write_group(hid_t file, const char *path, const mm_ticks *t, const mm
     if (mm__attr_put_str(grp, "symbol", sym) || mm__attr_put_str(grp, "source", t->inst.source) ||
         mm__attr_put(grp, "tick_size", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &t->inst.tick_size, -1) ||
         mm__attr_put(grp, "lot_size", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &t->inst.lot_size, -1) ||
-        mm__attr_put(grp, "fingerprint", H5T_STD_U64LE, H5T_NATIVE_UINT64,
-                       &t->inst.fingerprint, -1) ||
+        mm__attr_put(grp, "fingerprint", H5T_STD_U64LE, H5T_NATIVE_UINT64, &t->inst.fingerprint,
+                     -1) ||
         mm__attr_put(grp, "allow_crossed", H5T_STD_I8LE, H5T_NATIVE_INT8, &crossed, -1)) {
         mm__errf(err, MM_EHDF5, "%s: instrument %s: cannot write attributes", path, sym);
         goto out;
@@ -315,7 +317,8 @@ int mm_ticks_write(const char *path, mm_ticks *t, const mm_write_opts *opts, mm_
             goto out;
         }
         if (rc) goto out; /* the guard's error */
-        mm__attr_get_strbuf(f, "mmsim_format", tag, sizeof tag); /* "" when missing or not a string */
+        mm__attr_get_strbuf(f, "mmsim_format", tag,
+                            sizeof tag); /* "" when missing or not a string */
         H5Fclose(f);
         if (strcmp(tag, MM__TICKS_FORMAT) != 0) {
             rc = tag[0] ? mm__errf(err, MM_EFORMAT,
@@ -349,4 +352,3 @@ out:
     mm__h5quiet_end(&q);
     return rc;
 }
-

@@ -1,6 +1,6 @@
-/* Reading the HDF5 tick store (layout in docs/formats.md): mm_ticks_list and mm_ticks_load. A file from
- * outside is opened through mm__h5_open_ro (the corrupt-heap guard first), its root tag checked, and every
- * failure names file, instrument, column and reason. The writer is h5store.c. */
+/* Reading the HDF5 tick store (layout in docs/formats.md): mm_ticks_list and mm_ticks_load. A file
+ * from outside is opened through mm__h5_open_ro (the corrupt-heap guard first), its root tag
+ * checked, and every failure names file, instrument, column and reason. The writer is h5store.c. */
 #include <errno.h>
 #include <fcntl.h>
 #include <hdf5.h>
@@ -11,9 +11,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "mm_internal.h"
 #include "mm_h5store.h"
 #include "mm_h5util.h"
+#include "mm_internal.h"
 
 /* Read a numeric scalar attribute converted to mtype. Returns 0, -1 missing, -2 wrong type. */
 static int attr_read_num(hid_t obj, const char *name, hid_t mtype, H5T_class_t want, void *val)
@@ -223,8 +223,8 @@ static int load_group(hid_t file, const char *path, const char *sym, int flags, 
             goto out;
         }
         hid_t type = H5Dget_type(ds[i]);
-        int ok = H5Tget_class(type) == H5T_INTEGER && (int)H5Tget_size(type) == MM__TICK_COLS[i].size &&
-                 H5Tget_sign(type) == H5T_SGN_2;
+        int ok = H5Tget_class(type) == H5T_INTEGER &&
+                 (int)H5Tget_size(type) == MM__TICK_COLS[i].size && H5Tget_sign(type) == H5T_SGN_2;
         if (!ok) {
             rc = mm__errf(
                 err, MM_EFORMAT,
@@ -280,7 +280,8 @@ static int load_group(hid_t file, const char *path, const char *sym, int flags, 
         goto out;
     }
     for (int i = 0; i < 8 && n > 0; i++) {
-        if (H5Dread(ds[i], mm__tick_col_type(i, 0), H5S_ALL, H5S_ALL, H5P_DEFAULT, mm__tick_col_ptr(&t, i)) < 0) {
+        if (H5Dread(ds[i], mm__tick_col_type(i, 0), H5S_ALL, H5S_ALL, H5P_DEFAULT,
+                    mm__tick_col_ptr(&t, i)) < 0) {
             rc = mm__errf(err, MM_EHDF5, "%s: instrument %s: column %s: read error", path, sym,
                           MM__TICK_COLS[i].name);
             goto out;

@@ -8,8 +8,8 @@
 #include "mm_h5util.h"
 #include "mm_internal.h"
 
-/* Error stack walk: the first "errno = N" in a description (H5FD sec2: "file write failed: ..., errno = 28,
- * error message = 'No space left on device', ..."). */
+/* Error stack walk: the first "errno = N" in a description (H5FD sec2: "file write failed: ...,
+ * errno = 28, error message = 'No space left on device', ..."). */
 static herr_t find_errno(unsigned n, const H5E_error2_t *e, void *data)
 {
     (void)n;
@@ -217,7 +217,8 @@ int mm__h5_open_ro(const char *path, hid_t *file, mm_error *err)
     if (MM_H5_IS_HDF5(path) <= 0) return MM__H5_NOT_HDF5;
     hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
     if (f < 0) return MM__H5_NO_OPEN;
-    /* Before the first variable-length string is read: a corrupt global heap would hang HDF5 1.10.8. */
+    /* Before the first variable-length string is read: a corrupt global heap would hang
+     * HDF5 1.10.8. */
     int rc = mm__h5_guard(f, path, err);
     if (rc) {
         H5Fclose(f);

@@ -1,5 +1,5 @@
-/* Internals of the HDF5 tick store shared by its writer (h5store.c) and its reader (h5store_read.c): the
- * format tag and the eight columns (docs/formats.md). */
+/* Internals of the HDF5 tick store shared by its writer (h5store.c) and its reader
+ * (h5store_read.c): the format tag and the eight columns (docs/formats.md). */
 #ifndef MM_H5STORE_H
 #define MM_H5STORE_H
 
@@ -43,7 +43,8 @@ static inline void *mm__tick_col_ptr(const mm_ticks *t, int i)
     }
 }
 
-/* The HDF5 type of column i: in the file (little-endian, what docs/formats.md fixes) or in memory. */
+/* The HDF5 type of column i: in the file (little-endian, what docs/formats.md fixes) or in memory.
+ */
 static inline hid_t mm__tick_col_type(int i, int in_file)
 {
     switch (MM__TICK_COLS[i].size) {

@@ -24,8 +24,10 @@ void mm__remove_stale_tmps(const char *path)
         char *end;
         errno = 0;
         long pid = strtol(digits, &end, 10);
-        if (*digits < '1' || *digits > '9' || *end || errno || pid <= 0 || (pid_t)pid != pid) continue;
-        if ((pid_t)pid == getpid() || (kill((pid_t)pid, 0) != 0 && errno == ESRCH)) unlinkat(dirfd(d), n, 0);
+        if (*digits < '1' || *digits > '9' || *end || errno || pid <= 0 || (pid_t)pid != pid)
+            continue;
+        if ((pid_t)pid == getpid() || (kill((pid_t)pid, 0) != 0 && errno == ESRCH))
+            unlinkat(dirfd(d), n, 0);
     }
     if (d) closedir(d);
     free(dir);

@@ -18,7 +18,8 @@ void mm_grid_init(mm_grid *g)
 
 static void axis_free(mm_grid_axis *a)
 {
-    for (int32_t i = 0; i < a->n; i++) free(a->text[i]);
+    for (int32_t i = 0; i < a->n; i++)
+        free(a->text[i]);
     free(a->text);
     free(a->num);
     free(a->parsed);
@@ -27,7 +28,8 @@ static void axis_free(mm_grid_axis *a)
 
 void mm_grid_free(mm_grid *g)
 {
-    for (int32_t m = 0; m < g->n_axes; m++) axis_free(&g->axes[m]);
+    for (int32_t m = 0; m < g->n_axes; m++)
+        axis_free(&g->axes[m]);
     g->n_axes = 0;
     g->n_combos = 0;
 }
@@ -35,12 +37,14 @@ void mm_grid_free(mm_grid *g)
 static int64_t product(const mm_grid *g)
 {
     int64_t n = 1;
-    for (int32_t m = 0; m < g->n_axes; m++) n *= g->axes[m].n;
+    for (int32_t m = 0; m < g->n_axes; m++)
+        n *= g->axes[m].n;
     return g->n_axes ? n : 0;
 }
 
-/* The arrays of an axis hold cap(n) entries: 8 up to 8 values, then the next power of two, so appending is
- * amortised O(1) (growing by one entry each time was quadratic under ASan: fuzz finding F6). */
+/* The arrays of an axis hold cap(n) entries: 8 up to 8 values, then the next power of two, so
+ * appending is amortised O(1) (growing by one entry each time was quadratic under ASan: fuzz
+ * finding F6). */
 static int axis_grow(void **arr, int32_t n, size_t elem)
 {
     if (n != 0 && (n < 8 || (n & (n - 1)) != 0)) return 0; /* room left */
@@ -54,7 +58,8 @@ static int axis_grow(void **arr, int32_t n, size_t elem)
 /* Make room for one more value (text, number and, when parsed, its parameter set). */
 static int axis_reserve(mm_grid_axis *a, int parsed)
 {
-    if (axis_grow((void **)&a->text, a->n, sizeof *a->text) || axis_grow((void **)&a->num, a->n, sizeof *a->num) ||
+    if (axis_grow((void **)&a->text, a->n, sizeof *a->text) ||
+        axis_grow((void **)&a->num, a->n, sizeof *a->num) ||
         (parsed && axis_grow((void **)&a->parsed, a->n, sizeof *a->parsed)))
         return -ENOMEM;
     return 0;
@@ -71,7 +76,8 @@ int mm_grid_set_tapes(mm_grid *g, const char *const *tapes, int32_t n, mm_error 
     g->n_axes = 1;
     for (int32_t i = 0; i < n; i++) {
         for (int32_t j = 0; j < i; j++)
-            if (!strcmp(tapes[i], tapes[j])) return mm__errf(err, MM_EUSAGE, "tape: '%s' is given twice", tapes[i]);
+            if (!strcmp(tapes[i], tapes[j]))
+                return mm__errf(err, MM_EUSAGE, "tape: '%s' is given twice", tapes[i]);
         char *s = strdup(tapes[i]);
         if (!s || axis_reserve(a, 0)) {
             free(s);
@@ -101,17 +107,20 @@ static int is_decimal(const char *s, size_t n)
     const char *e = s + n;
     int digits = 0;
     if (s < e && (*s == '+' || *s == '-')) s++;
-    while (s < e && *s >= '0' && *s <= '9') s++, digits++;
+    while (s < e && *s >= '0' && *s <= '9')
+        s++, digits++;
     if (s < e && *s == '.') {
         s++;
-        while (s < e && *s >= '0' && *s <= '9') s++, digits++;
+        while (s < e && *s >= '0' && *s <= '9')
+            s++, digits++;
     }
     if (!digits) return 0;
     if (s < e && (*s == 'e' || *s == 'E')) {
         s++;
         if (s < e && (*s == '+' || *s == '-')) s++;
         if (s == e || *s < '0' || *s > '9') return 0;
-        while (s < e && *s >= '0' && *s <= '9') s++;
+        while (s < e && *s >= '0' && *s <= '9')
+            s++;
     }
     return s == e;
 }
@@ -120,7 +129,9 @@ static int is_decimal(const char *s, size_t n)
  * adds non-decreasing values (a range), so a duplicate can only equal the previous value. */
 static int add_value(mm_grid_axis *a, const char *key, const char *text, int sorted, mm_error *err)
 {
-    if (a->n >= AXIS_MAX_VALUES) return mm__errf(err, MM_EUSAGE, "%s: more than %d values on the axis", key, AXIS_MAX_VALUES);
+    if (a->n >= AXIS_MAX_VALUES)
+        return mm__errf(err, MM_EUSAGE, "%s: more than %d values on the axis", key,
+                        AXIS_MAX_VALUES);
     if (a->kind != MM_KEY_ENUM && !is_decimal(text, strlen(text)))
         return mm__errf(err, MM_EUSAGE, "%s: '%s' is not a decimal number", key, text);
     mm_params p;
@@ -130,7 +141,8 @@ static int add_value(mm_grid_axis *a, const char *key, const char *text, int sor
     double v;
     mm_params_get_num(&p, key, &v);
     for (int32_t i = sorted && a->n ? a->n - 1 : 0; i < a->n; i++)
-        if (a->num[i] == v) return mm__errf(err, MM_EUSAGE, "%s: value '%s' appears twice on the axis", key, text);
+        if (a->num[i] == v)
+            return mm__errf(err, MM_EUSAGE, "%s: value '%s' appears twice on the axis", key, text);
     char *s = strdup(text);
     if (!s || axis_reserve(a, 1)) {
         free(s);
@@ -146,11 +158,15 @@ static int add_value(mm_grid_axis *a, const char *key, const char *text, int sor
 int mm_grid_add_axis(mm_grid *g, const char *key, const char *spec, mm_error *err)
 {
     if (g->n_axes == 0) return mm__errf(err, MM_EUSAGE, "%s: set the tapes before the axes", key);
-    if (!strcmp(key, "tape")) return mm__errf(err, MM_EUSAGE, "tape: the tape axis comes from the input files");
+    if (!strcmp(key, "tape"))
+        return mm__errf(err, MM_EUSAGE, "tape: the tape axis comes from the input files");
     int kind = mm_params_key_kind(key, NULL);
-    if (kind < 0) return mm__errf(err, MM_EUSAGE, "%s: unknown key (see 'mmsim run --help' for the keys)", key);
+    if (kind < 0)
+        return mm__errf(err, MM_EUSAGE, "%s: unknown key (see 'mmsim run --help' for the keys)",
+                        key);
     if (find_axis(g, key) >= 0) return mm__errf(err, MM_EUSAGE, "%s: axis given twice", key);
-    if (g->n_axes >= MM_GRID_AXES_MAX) return mm__errf(err, MM_EUSAGE, "%s: more than %d axes", key, MM_GRID_AXES_MAX);
+    if (g->n_axes >= MM_GRID_AXES_MAX)
+        return mm__errf(err, MM_EUSAGE, "%s: more than %d axes", key, MM_GRID_AXES_MAX);
     if (!spec || !*spec) return mm__errf(err, MM_EUSAGE, "%s: empty axis", key);
     mm_grid_axis a;
     memset(&a, 0, sizeof a);
@@ -160,8 +176,8 @@ int mm_grid_add_axis(mm_grid *g, const char *key, const char *spec, mm_error *er
     int rc = 0;
     const char *c1 = strchr(spec, ':');
     if (c1 && kind != MM_KEY_ENUM) {
-        /* a:b:step, inclusive; values a + k step for k = 0 .. floor((b - a) / step + 1e-9). Each bound is
-         * a complete decimal number (an empty bound is an error, not 0). */
+        /* a:b:step, inclusive; values a + k step for k = 0 .. floor((b - a) / step + 1e-9). Each
+         * bound is a complete decimal number (an empty bound is an error, not 0). */
         const char *c2 = strchr(c1 + 1, ':');
         double lo = 0, hi = 0, step = 0;
         int ok = c2 && !strchr(c2 + 1, ':') && is_decimal(spec, (size_t)(c1 - spec)) &&
@@ -174,13 +190,16 @@ int mm_grid_add_axis(mm_grid *g, const char *key, const char *spec, mm_error *er
         }
         if (!ok) {
             axis_free(&a);
-            return mm__errf(err, MM_EUSAGE, "%s: '%s' is not a range a:b:step of decimal numbers with step > 0 and b >= a",
-                            key, spec);
+            return mm__errf(
+                err, MM_EUSAGE,
+                "%s: '%s' is not a range a:b:step of decimal numbers with step > 0 and b >= a", key,
+                spec);
         }
         double count = floor((hi - lo) / step + 1e-9) + 1;
         if (count > AXIS_MAX_VALUES) {
             axis_free(&a);
-            return mm__errf(err, MM_EUSAGE, "%s: '%s' has more than %d values", key, spec, AXIS_MAX_VALUES);
+            return mm__errf(err, MM_EUSAGE, "%s: '%s' has more than %d values", key, spec,
+                            AXIS_MAX_VALUES);
         }
         for (int64_t k = 0; k < (int64_t)count && rc == 0; k++) {
             double v = lo + (double)k * step;
@@ -188,7 +207,8 @@ int mm_grid_add_axis(mm_grid *g, const char *key, const char *spec, mm_error *er
             if (kind == MM_KEY_INT) {
                 if (v != floor(v)) {
                     axis_free(&a);
-                    return mm__errf(err, MM_EUSAGE, "%s: '%s' gives the non-integer value %g", key, spec, v);
+                    return mm__errf(err, MM_EUSAGE, "%s: '%s' gives the non-integer value %g", key,
+                                    spec, v);
                 }
                 snprintf(buf, sizeof buf, "%.0f", v);
             } else {
@@ -203,11 +223,15 @@ int mm_grid_add_axis(mm_grid *g, const char *key, const char *spec, mm_error *er
         for (char *tok = copy, *next; tok && rc == 0; tok = next) {
             next = strchr(tok, ',');
             if (next) *next++ = 0;
-            while (*tok == ' ' || *tok == '\t') tok++;
+            while (*tok == ' ' || *tok == '\t')
+                tok++;
             char *e = tok + strlen(tok);
-            while (e > tok && (e[-1] == ' ' || e[-1] == '\t')) *--e = 0;
-            if (!*tok) rc = mm__errf(err, MM_EUSAGE, "%s: '%s' has an empty value", key, spec);
-            else rc = add_value(&a, key, tok, 0, err);
+            while (e > tok && (e[-1] == ' ' || e[-1] == '\t'))
+                *--e = 0;
+            if (!*tok)
+                rc = mm__errf(err, MM_EUSAGE, "%s: '%s' has an empty value", key, spec);
+            else
+                rc = add_value(&a, key, tok, 0, err);
         }
         free(copy);
         if (rc == 0 && a.n == 0) rc = mm__errf(err, MM_EUSAGE, "%s: empty axis", key);
@@ -228,7 +252,8 @@ int mm_grid_add_axis(mm_grid *g, const char *key, const char *spec, mm_error *er
 
 int mm_grid_set(mm_grid *g, const char *key, const char *value, mm_error *err)
 {
-    if (find_axis(g, key) >= 0) return mm__errf(err, MM_EUSAGE, "%s: both a fixed value and an axis", key);
+    if (find_axis(g, key) >= 0)
+        return mm__errf(err, MM_EUSAGE, "%s: both a fixed value and an axis", key);
     return mm_params_set(&g->base, key, value, err);
 }
 
@@ -242,7 +267,8 @@ int mm_grid_combo(const mm_grid *g, int64_t id, mm_params *p, int32_t *idx)
         int32_t i = (int32_t)(rest % a->n);
         rest /= a->n;
         if (idx) idx[m] = i;
-        if (m > 0) mm__params_copy_key(p, &a->parsed[i], a->key_ix); /* parsed when the axis was added */
+        if (m > 0)
+            mm__params_copy_key(p, &a->parsed[i], a->key_ix); /* parsed when the axis was added */
     }
     return 0;
 }

@@ -1,20 +1,22 @@
 /* The sweep journal: completed chunks, checksummed and fsync'd, beside the output (docs/sweep.md).
  *
  * File (little-endian):
- *   header   "MMSIMJ02" | run id (u64, XXH3 of the identity text) | combinations (i64) | record size (i64, 128)
- *            | pid of the writing process (i64) | identity length L (u32) | 0 (u32) | identity text (L bytes)
- *            | XXH3-64 of the header bytes before it, with the pid field read as 0 (a resumed run rewrites it)
- *   records  "JREC" (4 bytes) | count (u32) | first id (i64) | count x 128 bytes of metrics (mm_metrics)
- *            | XXH3-64 of everything before it in the record
+ *   header   "MMSIMJ02" | run id (u64, XXH3 of the identity text) | combinations (i64) | record
+ * size (i64, 128) | pid of the writing process (i64) | identity length L (u32) | 0 (u32) | identity
+ * text (L bytes) | XXH3-64 of the header bytes before it, with the pid field read as 0 (a resumed
+ * run rewrites it) records  "JREC" (4 bytes) | count (u32) | first id (i64) | count x 128 bytes of
+ * metrics (mm_metrics) | XXH3-64 of everything before it in the record
  *
- * The journal is locked with flock(LOCK_EX | LOCK_NB) for the whole run (the lock belongs to the open file,
- * so it goes away with the process, however it dies): a second run on the same output finds it locked and
- * names the pid in the header. A new journal is written and locked as an unnamed file (O_TMPFILE) and then
- * linked into place, so no other process ever sees it without its header or its lock.
+ * The journal is locked with flock(LOCK_EX | LOCK_NB) for the whole run (the lock belongs to the
+ * open file, so it goes away with the process, however it dies): a second run on the same output
+ * finds it locked and names the pid in the header. A new journal is written and locked as an
+ * unnamed file (O_TMPFILE) and then linked into place, so no other process ever sees it without its
+ * header or its lock.
  *
- * Every record is verified where it is read: on resume (the first bad record and everything after it are
- * cut and recomputed) and again when the results table is built (a bad record is an error: MM_ECHECKSUM).
- * A record's ids are checked only after its checksum, and without overflow (first <= n - count). */
+ * Every record is verified where it is read: on resume (the first bad record and everything after
+ * it are cut and recomputed) and again when the results table is built (a bad record is an error:
+ * MM_ECHECKSUM). A record's ids are checked only after its checksum, and without overflow (first <=
+ * n - count). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -81,12 +83,14 @@ static uint64_t header_sum(const unsigned char *h, size_t len)
     return XXH3_64bits_withSeed(h + HDR_FIXED, len - HDR_FIXED, a);
 }
 
-/* The lock of fd, taken without waiting; MM_ELOCKED naming the holder's pid (from the header) if held. */
+/* The lock of fd, taken without waiting; MM_ELOCKED naming the holder's pid (from the header) if
+ * held. */
 static int lock_fd(int fd, const char *out, mm_error *err)
 {
     while (flock(fd, LOCK_EX | LOCK_NB) != 0) {
         if (errno == EINTR) continue;
-        if (errno != EWOULDBLOCK) return mm__errf(err, -errno, "%s.journal: flock: %s", out, strerror(errno));
+        if (errno != EWOULDBLOCK)
+            return mm__errf(err, -errno, "%s.journal: flock: %s", out, strerror(errno));
         int64_t pid = 0;
         if (pread_all(fd, &pid, 8, PID_OFF) == 1 && pid > 0)
             return mm__errf(err, MM_ELOCKED, "%s is being written by mmsim pid %" PRId64, out, pid);
@@ -97,8 +101,10 @@ static int lock_fd(int fd, const char *out, mm_error *err)
 
 static int exists_error(const char *path, mm_error *err)
 {
-    return mm__errf(err, MM_EUSAGE, "%s: a journal of an interrupted run exists: add --resume to continue it, or delete it",
-                    path);
+    return mm__errf(
+        err, MM_EUSAGE,
+        "%s: a journal of an interrupted run exists: add --resume to continue it, or delete it",
+        path);
 }
 
 int mm__journal_precheck(const char *path, const char *out, int resume, mm_error *err)
@@ -142,8 +148,8 @@ static char *dir_of(const char *path)
     return strndup(path, (size_t)(slash - path));
 }
 
-static int create(mm__journal *j, const char *path, const char *out, uint64_t run_id, const char *ident, int64_t n_combos,
-                  mm_error *err)
+static int create(mm__journal *j, const char *path, const char *out, uint64_t run_id,
+                  const char *ident, int64_t n_combos, mm_error *err)
 {
     size_t len = 0;
     unsigned char *h = make_header(run_id, ident, n_combos, &len);
@@ -153,8 +159,8 @@ static int create(mm__journal *j, const char *path, const char *out, uint64_t ru
         rc = mm__errf(err, -ENOMEM, "%s: out of memory", path);
         goto out;
     }
-    /* An unnamed file, written, synced and locked, then linked in: linkat fails with EEXIST if a journal
-     * appeared meanwhile, so two runs can never both create one. */
+    /* An unnamed file, written, synced and locked, then linked in: linkat fails with EEXIST if a
+     * journal appeared meanwhile, so two runs can never both create one. */
     fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0644);
     if (fd >= 0) {
         char proc[64];
@@ -167,7 +173,9 @@ static int create(mm__journal *j, const char *path, const char *out, uint64_t ru
         fd = -1;
         if (rc == -EEXIST) {
             rc = mm__journal_precheck(path, out, 0, err);
-            if (rc == 0) rc = exists_error(path, err); /* removed again meanwhile: still refuse, never race */
+            if (rc == 0)
+                rc =
+                    exists_error(path, err); /* removed again meanwhile: still refuse, never race */
             goto out;
         }
         if (rc != -ENOENT && rc != -EPERM && rc != -EXDEV) {
@@ -179,11 +187,13 @@ static int create(mm__journal *j, const char *path, const char *out, uint64_t ru
         rc = mm__errf(err, -errno, "%s: %s", path, strerror(errno));
         goto out;
     }
-    /* No O_TMPFILE on this file system: create in place, lock at once. (Another run that opens it in the
-     * moment before the lock is taken finds its header incomplete and refuses it as not a journal.) */
+    /* No O_TMPFILE on this file system: create in place, lock at once. (Another run that opens it
+     * in the moment before the lock is taken finds its header incomplete and refuses it as not a
+     * journal.) */
     fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd < 0) {
-        rc = errno == EEXIST ? mm__journal_precheck(path, out, 0, err) : mm__errf(err, -errno, "%s: %s", path, strerror(errno));
+        rc = errno == EEXIST ? mm__journal_precheck(path, out, 0, err)
+                             : mm__errf(err, -errno, "%s: %s", path, strerror(errno));
         if (rc == 0) rc = exists_error(path, err);
         goto out;
     }
@@ -197,7 +207,7 @@ static int create(mm__journal *j, const char *path, const char *out, uint64_t ru
         rc = mm__errf(err, rc, "%s: %s", path, strerror(-rc));
         goto out;
     }
-linked: {
+linked : {
     /* The new name is durable once the directory is synced. */
     int dfd = open(dir, O_RDONLY | O_CLOEXEC);
     if (dfd >= 0) {
@@ -242,21 +252,23 @@ static void explain(const char *there, const char *here, char *buf, size_t cap)
         int ha = next_line(&a, &na, &nal, &va, &val), hb = next_line(&b, &nb, &nbl, &vb, &vbl);
         if (!ha && !hb) break;
         if (!ha || !hb || nal != nbl || memcmp(na, nb, nal)) {
-            snprintf(buf, cap, "%.*s there, %.*s here", ha ? (int)nal : 7, ha ? na : "nothing", hb ? (int)nbl : 7,
-                     hb ? nb : "nothing");
+            snprintf(buf, cap, "%.*s there, %.*s here", ha ? (int)nal : 7, ha ? na : "nothing",
+                     hb ? (int)nbl : 7, hb ? nb : "nothing");
             return;
         }
         if (val == vbl && !memcmp(va, vb, val)) continue;
         int n = (int)nal;
         if (nal > 5 && !memcmp(na, "axis ", 5)) /* "--grid spread=0,1,2 there, spread=0,1 here" */
-            snprintf(buf, cap, "--grid %.*s=%.*s there, %.*s=%.*s here", n - 5, na + 5, (int)val, va, n - 5, na + 5,
-                     (int)vbl, vb);
+            snprintf(buf, cap, "--grid %.*s=%.*s there, %.*s=%.*s here", n - 5, na + 5, (int)val,
+                     va, n - 5, na + 5, (int)vbl, vb);
         else if (nal > 12 && !memcmp(na, "axis-values ", 12))
-            snprintf(buf, cap, "--grid %.*s: same count and ends, different values (hash %.*s there, %.*s here)", n - 12,
-                     na + 12, (int)val, va, (int)vbl, vb);
+            snprintf(
+                buf, cap,
+                "--grid %.*s: same count and ends, different values (hash %.*s there, %.*s here)",
+                n - 12, na + 12, (int)val, va, (int)vbl, vb);
         else if (nal > 4 && !memcmp(na, "set ", 4))
-            snprintf(buf, cap, "%.*s=%.*s there, %.*s=%.*s here", n - 4, na + 4, (int)val, va, n - 4, na + 4, (int)vbl,
-                     vb);
+            snprintf(buf, cap, "%.*s=%.*s there, %.*s=%.*s here", n - 4, na + 4, (int)val, va,
+                     n - 4, na + 4, (int)vbl, vb);
         else if (nal == 4 && !memcmp(na, "axes", 4))
             snprintf(buf, cap, "grid axes %.*s there, %.*s here", (int)val, va, (int)vbl, vb);
         else
@@ -268,11 +280,11 @@ static void explain(const char *there, const char *here, char *buf, size_t cap)
 
 /* ---- records ---- */
 
-/* Read and verify the record at off of a file of `size` bytes into *buf (grown as needed; the whole record).
- * Returns 1 for a good record, 0 at the end of the file, or -1 for a torn or bad record (*why says which),
- * or -errno (read error, out of memory). */
-static int read_record(int fd, off_t off, off_t size, int64_t n_combos, unsigned char **buf, size_t *cap, int64_t *first,
-                       uint32_t *count, const char **why)
+/* Read and verify the record at off of a file of `size` bytes into *buf (grown as needed; the whole
+ * record). Returns 1 for a good record, 0 at the end of the file, or -1 for a torn or bad record
+ * (*why says which), or -errno (read error, out of memory). */
+static int read_record(int fd, off_t off, off_t size, int64_t n_combos, unsigned char **buf,
+                       size_t *cap, int64_t *first, uint32_t *count, const char **why)
 {
     if (off == size) return 0;
     unsigned char rh[REC_HDR];
@@ -306,8 +318,9 @@ static int read_record(int fd, off_t off, off_t size, int64_t n_combos, unsigned
     return 1;
 }
 
-int mm__journal_open(mm__journal *j, const char *path, const char *out, int resume, uint64_t run_id, const char *ident,
-                     int64_t n_combos, uint8_t *done, int64_t *n_done, mm_error *err)
+int mm__journal_open(mm__journal *j, const char *path, const char *out, int resume, uint64_t run_id,
+                     const char *ident, int64_t n_combos, uint8_t *done, int64_t *n_done,
+                     mm_error *err)
 {
     memset(j, 0, sizeof *j);
     j->fd = -1;
@@ -324,9 +337,12 @@ int mm__journal_open(mm__journal *j, const char *path, const char *out, int resu
             return mm__errf(err, -errno, "%s: %s", path, strerror(errno));
         }
         if ((rc = lock_fd(fd, out, err))) goto fail;
-        /* Locked; but the run that held the lock may have finished and removed the journal meanwhile. */
+        /* Locked; but the run that held the lock may have finished and removed the journal
+         * meanwhile. */
         struct stat a, b;
-        if (fstat(fd, &a) == 0 && stat(path, &b) == 0 && a.st_ino == b.st_ino && a.st_dev == b.st_dev) break;
+        if (fstat(fd, &a) == 0 && stat(path, &b) == 0 && a.st_ino == b.st_ino &&
+            a.st_dev == b.st_dev)
+            break;
         close(fd);
         fd = -1;
         if (attempt == 3) return mm__errf(err, -EAGAIN, "%s: replaced while being opened", path);
@@ -340,13 +356,16 @@ int mm__journal_open(mm__journal *j, const char *path, const char *out, int resu
     uint32_t il = 0;
     int r = pread_all(fd, fixed, 8, 0);
     if (r == 1 && !memcmp(fixed, "MMSIMJ01", 8)) {
-        rc = mm__errf(err, MM_EFORMAT, "%s: a journal of an older mmsim (MMSIMJ01): delete it and run again", path);
+        rc = mm__errf(err, MM_EFORMAT,
+                      "%s: a journal of an older mmsim (MMSIMJ01): delete it and run again", path);
         goto fail;
     }
     if (r == 1) r = pread_all(fd, fixed, HDR_FIXED, 0);
     if (r == 1) memcpy(&il, fixed + 40, 4);
-    if (r != 1 || memcmp(fixed, MAGIC, 8) || il > IDENT_MAX || (off_t)(HDR_FIXED + il + 8) > st.st_size) {
-        rc = mm__errf(err, MM_EFORMAT, "%s: not an mmsim journal (or its header is damaged): delete it", path);
+    if (r != 1 || memcmp(fixed, MAGIC, 8) || il > IDENT_MAX ||
+        (off_t)(HDR_FIXED + il + 8) > st.st_size) {
+        rc = mm__errf(err, MM_EFORMAT,
+                      "%s: not an mmsim journal (or its header is damaged): delete it", path);
         goto fail;
     }
     size_t hlen = HDR_FIXED + il + 8;
@@ -356,8 +375,10 @@ int mm__journal_open(mm__journal *j, const char *path, const char *out, int resu
         goto fail;
     }
     uint64_t sum;
-    if (pread_all(fd, h, hlen, 0) != 1 || (memcpy(&sum, h + HDR_FIXED + il, 8), sum != header_sum(h, HDR_FIXED + il))) {
-        rc = mm__errf(err, MM_EFORMAT, "%s: not an mmsim journal (or its header is damaged): delete it", path);
+    if (pread_all(fd, h, hlen, 0) != 1 ||
+        (memcpy(&sum, h + HDR_FIXED + il, 8), sum != header_sum(h, HDR_FIXED + il))) {
+        rc = mm__errf(err, MM_EFORMAT,
+                      "%s: not an mmsim journal (or its header is damaged): delete it", path);
         goto fail;
     }
     uint64_t id;
@@ -369,7 +390,8 @@ int mm__journal_open(mm__journal *j, const char *path, const char *out, int resu
         h[HDR_FIXED + il] = 0;
         char why[600];
         explain((const char *)h + HDR_FIXED, ident, why, sizeof why);
-        rc = mm__errf(err, MM_EUSAGE, "%s: --resume does not match the interrupted run: %s", path, why);
+        rc = mm__errf(err, MM_EUSAGE, "%s: --resume does not match the interrupted run: %s", path,
+                      why);
         goto fail;
     }
     int64_t pid = (int64_t)getpid();
@@ -390,9 +412,11 @@ int mm__journal_open(mm__journal *j, const char *path, const char *out, int resu
             goto fail;
         }
         int dup = 0;
-        for (uint32_t k = 0; k < count; k++) dup |= done[first + k];
+        for (uint32_t k = 0; k < count; k++)
+            dup |= done[first + k];
         if (dup) break; /* never happens with one writer; treat as corruption */
-        for (uint32_t k = 0; k < count; k++) done[first + k] = 1;
+        for (uint32_t k = 0; k < count; k++)
+            done[first + k] = 1;
         *n_done += count;
         j->records++;
         good += REC_HDR + (off_t)count * 128 + 8;
@@ -443,7 +467,8 @@ int mm__journal_sync(mm__journal *j)
     return fsync(j->fd) == 0 ? 0 : -errno;
 }
 
-int mm__journal_scan(const mm__journal *j, const char *path, mm__journal_cb cb, void *user, mm_error *err)
+int mm__journal_scan(const mm__journal *j, const char *path, mm__journal_cb cb, void *user,
+                     mm_error *err)
 {
     struct stat st;
     if (fstat(j->fd, &st) != 0) return mm__errf(err, -errno, "%s: %s", path, strerror(errno));
@@ -459,7 +484,8 @@ int mm__journal_scan(const mm__journal *j, const char *path, mm__journal_cb cb, 
         if (r == 0) break;
         if (r == -1) {
             rc = mm__errf(err, MM_ECHECKSUM,
-                          "%s: record %" PRId64 " at byte %lld: %s (the journal changed after it was written): run again "
+                          "%s: record %" PRId64
+                          " at byte %lld: %s (the journal changed after it was written): run again "
                           "with --resume to recompute its chunks",
                           path, rec, (long long)off, why);
             break;

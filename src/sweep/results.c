@@ -222,10 +222,10 @@ static int create_table(mm_results_writer *w, mm_error *err)
     return 0;
 }
 
-/* Point the descriptor under an HDF5 file at /dev/null. Used only when a flush has failed (a full disk):
- * HDF5 1.10 keeps a file whose close failed half-closed in its ID table and crashes on it at exit, so the
- * data it still holds is written to /dev/null instead and the close succeeds. The temporary file is being
- * removed anyway; its blocks are freed when its last descriptor goes. */
+/* Point the descriptor under an HDF5 file at /dev/null. Used only when a flush has failed (a full
+ * disk): HDF5 1.10 keeps a file whose close failed half-closed in its ID table and crashes on it at
+ * exit, so the data it still holds is written to /dev/null instead and the close succeeds. The
+ * temporary file is being removed anyway; its blocks are freed when its last descriptor goes. */
 static void divert_to_null(hid_t file)
 {
     void *h = NULL;
@@ -309,7 +309,8 @@ int mm_results_create(const char *path, const mm_results_axis *axes, int32_t n_a
         return mm__errf(err, -ENAMETOOLONG, "%s: path too long", path);
     }
     w->path = strdup(path);
-    /* The temporary's name is copied before the file exists: from then on writer_free removes it. */
+    /* The temporary's name is copied before the file exists: from then on writer_free removes it.
+     */
     w->tmp = strdup(tmp);
     const char **keys = calloc((size_t)n_axes + 1, sizeof *keys);
     int *types = calloc((size_t)n_axes + 1, sizeof *types);
@@ -427,7 +428,8 @@ int mm_results_write(mm_results_writer *w, int64_t first, int64_t n, const int32
             w->written[r >> 6] |= UINT64_C(1) << (r & 63);
     }
     mm__h5quiet_end(&q);
-    if (rc && q.sys_errno) rc = mm__errf(err, -q.sys_errno, "%s: %s", w->path, strerror(q.sys_errno));
+    if (rc && q.sys_errno)
+        rc = mm__errf(err, -q.sys_errno, "%s: %s", w->path, strerror(q.sys_errno));
     return rc;
 }
 
@@ -591,7 +593,8 @@ int mm_results_commit(mm_results_writer *w, const mm_results_meta *meta, mm_erro
     return mm__results_commit_hash(w, meta, NULL, err);
 }
 
-int mm__results_commit_hash(mm_results_writer *w, const mm_results_meta *meta, uint64_t *hash_out, mm_error *err)
+int mm__results_commit_hash(mm_results_writer *w, const mm_results_meta *meta, uint64_t *hash_out,
+                            mm_error *err)
 {
     if (!w) return mm__errf(err, -EINVAL, "mm_results_commit: NULL writer");
     int rc = 0, obj_col = -1;
@@ -618,7 +621,8 @@ int mm__results_commit_hash(mm_results_writer *w, const mm_results_meta *meta, u
     uint64_t hash = 0;
     if (rc == 0) rc = build_index_and_hash(w, obj_col, &hash, err);
     if (rc == 0) rc = write_meta(w, meta, w->lay.cols[obj_col].name, hash, err);
-    /* Flush first: a flush that fails (a full disk) leaves every ID valid, and writer_free closes them safely. */
+    /* Flush first: a flush that fails (a full disk) leaves every ID valid, and writer_free closes
+     * them safely. */
     if (rc == 0 && H5Fflush(w->file, H5F_SCOPE_LOCAL) < 0)
         rc = mm__errf(err, MM_EHDF5, "%s: cannot write %s", w->path, w->tmp);
     if (rc == 0) {
@@ -629,13 +633,15 @@ int mm__results_commit_hash(mm_results_writer *w, const mm_results_meta *meta, u
         if (a < 0 || b < 0) rc = mm__errf(err, MM_EHDF5, "%s: error closing %s", w->path, w->tmp);
     }
     mm__h5quiet_end(&q);
-    if (rc && q.sys_errno) rc = mm__errf(err, -q.sys_errno, "%s: %s", w->path, strerror(q.sys_errno));
-    if (rc == 0 && (rc = mm__fsync_path(w->tmp)) != 0) mm__errf(err, rc, "%s: %s", w->path, mm_strerror(rc));
+    if (rc && q.sys_errno)
+        rc = mm__errf(err, -q.sys_errno, "%s: %s", w->path, strerror(q.sys_errno));
+    if (rc == 0 && (rc = mm__fsync_path(w->tmp)) != 0)
+        mm__errf(err, rc, "%s: %s", w->path, mm_strerror(rc));
     if (rc == 0 && rename(w->tmp, w->path) != 0)
         rc = mm__errf(err, -errno, "%s: rename from %s: %s", w->path, w->tmp, strerror(errno));
     if (rc == 0) {
-        /* The rename is durable once the directory is synced (no allocation here: the path is shorter than
-         * the temporary's name, which fit in 4096 bytes). */
+        /* The rename is durable once the directory is synced (no allocation here: the path is
+         * shorter than the temporary's name, which fit in 4096 bytes). */
         char dir[4096];
         snprintf(dir, sizeof dir, "%s", w->path);
         char *slash = strrchr(dir, '/');

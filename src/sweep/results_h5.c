@@ -1,5 +1,6 @@
-/* HDF5 helpers of the results file: block reads and writes, and the streaming pass that hashes the table
- * (docs/results.md, "Content hash"). The quiet error stack and the attributes are src/io's (mm_h5util.h). */
+/* HDF5 helpers of the results file: block reads and writes, and the streaming pass that hashes the
+ * table (docs/results.md, "Content hash"). The quiet error stack and the attributes are src/io's
+ * (mm_h5util.h). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>

@@ -61,10 +61,11 @@ int mm__results_stream(hid_t ds, hid_t mtype, size_t row_bytes, int64_t n, uint6
 /* Read/write n elements of 1-D dataset ds starting at first, with memory type mtype. */
 int mm__ds_rw(hid_t ds, hid_t mtype, int64_t first, int64_t n, void *buf, int write);
 
-/* The objective index (docs/results.md). mm__index_key_* map a value to a key whose ascending unsigned
- * order is the index order (largest value first, NaN last, -0 == +0). mm__index_sort sorts the n (key,
- * row) pairs, built in row order, stably by key (so equal keys keep ascending rows), using tmp (room for n
- * pairs), then packs the row numbers to the front of p: on return ((int64_t *)p)[i] is the i-th best row. */
+/* The objective index (docs/results.md). mm__index_key_* map a value to a key whose ascending
+ * unsigned order is the index order (largest value first, NaN last, -0 == +0). mm__index_sort sorts
+ * the n (key, row) pairs, built in row order, stably by key (so equal keys keep ascending rows),
+ * using tmp (room for n pairs), then packs the row numbers to the front of p: on return ((int64_t
+ * *)p)[i] is the i-th best row. */
 typedef struct mm__ipair {
     uint64_t key;
     int64_t row;
@@ -75,8 +76,9 @@ void mm__index_sort(mm__ipair *p, mm__ipair *tmp, int64_t n);
 
 int mm__fsync_path(const char *path);
 
-/* mm_results_commit that also returns the content hash it wrote (hash may be NULL): a caller needing the hash
- * does not reopen the file, which could fail after the table is in place. */
-int mm__results_commit_hash(mm_results_writer *w, const mm_results_meta *meta, uint64_t *hash, mm_error *err);
+/* mm_results_commit that also returns the content hash it wrote (hash may be NULL): a caller
+ * needing the hash does not reopen the file, which could fail after the table is in place. */
+int mm__results_commit_hash(mm_results_writer *w, const mm_results_meta *meta, uint64_t *hash,
+                            mm_error *err);
 
 #endif

@@ -8,8 +8,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "mm_internal.h"
 #include "mm_h5guard.h"
+#include "mm_internal.h"
 #include "results_int.h"
 
 /* A numeric axis value and its index, sorted by value for the value -> index lookup. */
@@ -194,10 +194,11 @@ static int read_axis(mm_results_reader *r, int a, mm_error *err)
         goto out;
     }
     for (hsize_t i = 0; i < n; i++) {
-        /* The writer stores finite values only; a NaN would also compare equal to everything below. */
+        /* The writer stores finite values only; a NaN would also compare equal to everything below.
+         */
         if (f && !isfinite(x->f64[i])) {
-            rc = mm__errf(err, MM_EFORMAT, "%s: /%s: value %llu is %s (axis values must be finite)", p, name,
-                          (unsigned long long)i, isnan(x->f64[i]) ? "NaN" : "infinite");
+            rc = mm__errf(err, MM_EFORMAT, "%s: /%s: value %llu is %s (axis values must be finite)",
+                          p, name, (unsigned long long)i, isnan(x->f64[i]) ? "NaN" : "infinite");
             goto out;
         }
         lk[i].idx = (int32_t)i;
@@ -210,9 +211,11 @@ static int read_axis(mm_results_reader *r, int a, mm_error *err)
     for (hsize_t i = 1; i < n; i++)
         if ((f ? cmp_lookup_f : cmp_lookup_i)(&lk[i], &lk[i - 1]) == 0) {
             if (f)
-                rc = mm__errf(err, MM_EFORMAT, "%s: /%s: the value %.17g appears twice", p, name, lk[i].f);
+                rc = mm__errf(err, MM_EFORMAT, "%s: /%s: the value %.17g appears twice", p, name,
+                              lk[i].f);
             else
-                rc = mm__errf(err, MM_EFORMAT, "%s: /%s: the value %" PRId64 " appears twice", p, name, lk[i].i);
+                rc = mm__errf(err, MM_EFORMAT, "%s: /%s: the value %" PRId64 " appears twice", p,
+                              name, lk[i].i);
             goto out;
         }
 out:
@@ -283,7 +286,8 @@ static int read_columns(mm_results_reader *r, const int64_t markout_ns[MM_MARKOU
 /* a: the attribute reader's code (-1 missing, -2 wrong type or shape, -3 out of memory). */
 static int attr_err(const char *path, const char *name, int a, const char *want, mm_error *err)
 {
-    if (a == -3) return mm__errf(err, -ENOMEM, "%s: out of memory reading attribute %s", path, name);
+    if (a == -3)
+        return mm__errf(err, -ENOMEM, "%s: out of memory reading attribute %s", path, name);
     return mm__errf(err, MM_EFORMAT, "%s: not a results file: attribute %s of /results %s", path,
                     name, a == -1 ? "is missing" : want);
 }
@@ -384,10 +388,12 @@ int mm_results_open(const char *path, mm_results_reader **out, mm_error *err)
         rc = mm__errf(err, MM_EHDF5, "%s: cannot open HDF5 file", path);
         goto out;
     }
-    if ((rc = mm__h5_guard(r->file, path, err)) != 0) goto out; /* before any variable-length string */
+    if ((rc = mm__h5_guard(r->file, path, err)) != 0)
+        goto out; /* before any variable-length string */
     if ((a = mm__attr_get_str(r->file, "mmsim_format", &tag)) != 0) {
-        rc = a == -3 ? mm__errf(err, -ENOMEM, "%s: out of memory reading attribute mmsim_format", path)
-                     : mm__errf(err, MM_EFORMAT, "%s: not a results file (no mmsim_format tag)", path);
+        rc = a == -3
+                 ? mm__errf(err, -ENOMEM, "%s: out of memory reading attribute mmsim_format", path)
+                 : mm__errf(err, MM_EFORMAT, "%s: not a results file (no mmsim_format tag)", path);
         goto out;
     }
     if (strcmp(tag, MM_RESULTS_FORMAT)) {

@@ -1,12 +1,15 @@
-/* mm_sweep_run: check everything, plan chunks, run them with an engine, journal them, write the results table.
+/* mm_sweep_run: check everything, plan chunks, run them with an engine, journal them, write the
+ * results table.
  *
- * Every engine produces the same journal records in the same order (chunk order), so the results table,
- * built from the journal at the end, is byte-identical whatever the engine, the worker count or the chunk
- * size: each combination's metrics depend only on its parameters and its tape (docs/sweep.md).
+ * Every engine produces the same journal records in the same order (chunk order), so the results
+ * table, built from the journal at the end, is byte-identical whatever the engine, the worker count
+ * or the chunk size: each combination's metrics depend only on its parameters and its tape
+ * (docs/sweep.md).
  *
- * The engines (serial, threads, process) live in engine_*.c behind the table of mm_engine.h; this file
- * keeps validation, chunk planning, the journal, the results table and the run's identity, and is the one
- * place engine names are parsed and printed (mm_sweep_engine_name, mm_sweep_engine_parse). */
+ * The engines (serial, threads, process) live in engine_*.c behind the table of mm_engine.h; this
+ * file keeps validation, chunk planning, the journal, the results table and the run's identity, and
+ * is the one place engine names are parsed and printed (mm_sweep_engine_name,
+ * mm_sweep_engine_parse). */
 #include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -19,14 +22,14 @@
 #include <unistd.h>
 #include <xxhash.h>
 
-#include "mm_internal.h"
-#include "sim_tape.h"
-#include "mm_stale_tmp.h"
-#include "mm_engine.h"
 #include "mm_config.h"
+#include "mm_engine.h"
+#include "mm_internal.h"
+#include "mm_stale_tmp.h"
 #include "mmsim/results.h"
-#include "results_int.h"
 #include "mmsim/sweep.h"
+#include "results_int.h"
+#include "sim_tape.h"
 
 void mm_sweep_opts_defaults(mm_sweep_opts *o)
 {
@@ -71,9 +74,11 @@ static double now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-int mm__run_compute(const mm__run *r, const mm__chunk *c, mm_params *params, mm_metrics *m, mm_error *err)
+int mm__run_compute(const mm__run *r, const mm__chunk *c, mm_params *params, mm_metrics *m,
+                    mm_error *err)
 {
-    for (int32_t k = 0; k < c->count; k++) mm_grid_combo(r->g, c->first + k, &params[k], NULL);
+    for (int32_t k = 0; k < c->count; k++)
+        mm_grid_combo(r->g, c->first + k, &params[k], NULL);
     return mm__sim_batch_tape(&r->tapes[c->tape], &r->o->sim, params, c->count, m, err);
 }
 
@@ -92,10 +97,13 @@ static void progress(mm__run *r, int64_t done, int force)
     }
     double rate = el > 0 ? (double)combos / el : 0, eta = 0;
     int64_t left = 0;
-    for (int64_t c = done; c < r->n_chunks; c++) left += r->chunks[c].count;
+    for (int64_t c = done; c < r->n_chunks; c++)
+        left += r->chunks[c].count;
     if (rate > 0) eta = (double)left / rate;
-    fprintf(stderr, "\rsweep: chunks %" PRId64 "/%" PRId64 ", %.0f combos/s, %.3g event x combo/s, ETA %.0f s   ", done,
-            r->n_chunks, rate, el > 0 ? (double)upd / el : 0.0, eta);
+    fprintf(stderr,
+            "\rsweep: chunks %" PRId64 "/%" PRId64
+            ", %.0f combos/s, %.3g event x combo/s, ETA %.0f s   ",
+            done, r->n_chunks, rate, el > 0 ? (double)upd / el : 0.0, eta);
     if (force) fputc('\n', stderr);
 }
 
@@ -139,7 +147,8 @@ static int build_cb(int64_t first, uint32_t count, const mm_metrics *m, void *us
         }
     }
     mm_params p;
-    for (uint32_t k = 0; k < count; k++) mm_grid_combo(g, first + k, &p, b->idx + (size_t)k * na);
+    for (uint32_t k = 0; k < count; k++)
+        mm_grid_combo(g, first + k, &p, b->idx + (size_t)k * na);
     return mm_results_write(b->w, first, count, b->idx, m, b->err);
 }
 
@@ -148,7 +157,8 @@ static int commit_results(mm__run *r, mm_results_writer *w, mm_sweep_report *rep
 {
     const mm_grid *g = r->g;
     int32_t nt = r->n_tapes;
-    const char **paths = calloc((size_t)nt, sizeof *paths), **syms = calloc((size_t)nt, sizeof *syms);
+    const char **paths = calloc((size_t)nt, sizeof *paths),
+               **syms = calloc((size_t)nt, sizeof *syms);
     uint64_t *fps = calloc((size_t)nt, sizeof *fps);
     char **pathbuf = calloc((size_t)nt, sizeof *pathbuf);
     int rc = paths && syms && fps && pathbuf ? 0 : mm__errf(err, -ENOMEM, "out of memory");
@@ -182,7 +192,8 @@ static int commit_results(mm__run *r, mm_results_writer *w, mm_sweep_report *rep
         meta.objective = r->o->objective ? r->o->objective : "pnl";
         rc = mm__results_commit_hash(w, &meta, &rep->content_hash, err);
     }
-    for (int32_t t = 0; t < nt && pathbuf; t++) free(pathbuf[t]);
+    for (int32_t t = 0; t < nt && pathbuf; t++)
+        free(pathbuf[t]);
     free(pathbuf);
     free(paths);
     free(syms);
@@ -191,7 +202,8 @@ static int commit_results(mm__run *r, mm_results_writer *w, mm_sweep_report *rep
 }
 
 /* Build the table from the journal (every record verified again) and commit it. */
-static int write_results(mm__run *r, const char *out, const char *jpath, mm_sweep_report *rep, mm_error *err)
+static int write_results(mm__run *r, const char *out, const char *jpath, mm_sweep_report *rep,
+                         mm_error *err)
 {
     const mm_grid *g = r->g;
     mm_results_axis ax[MM_GRID_AXES_MAX];
@@ -211,7 +223,8 @@ static int write_results(mm__run *r, const char *out, const char *jpath, mm_swee
                 rc = mm__errf(err, -ENOMEM, "out of memory");
                 break;
             }
-            for (int32_t i = 0; i < a->n; i++) i64s[m][i] = strtoll(a->text[i], NULL, 10);
+            for (int32_t i = 0; i < a->n; i++)
+                i64s[m][i] = strtoll(a->text[i], NULL, 10);
             ax[m].i64 = i64s[m];
         } else {
             ax[m].type = MM_COL_F64;
@@ -219,7 +232,8 @@ static int write_results(mm__run *r, const char *out, const char *jpath, mm_swee
         }
     }
     mm_results_writer *w = NULL;
-    if (rc == 0) rc = mm_results_create(out, ax, g->n_axes, g->n_combos, r->o->sim.markout_ns, &w, err);
+    if (rc == 0)
+        rc = mm_results_create(out, ax, g->n_axes, g->n_combos, r->o->sim.markout_ns, &w, err);
     if (rc == 0) {
         build_ctx b = {r, w, NULL, 0, err};
         rc = mm__journal_scan(&r->j, jpath, build_cb, &b, err);
@@ -229,7 +243,8 @@ static int write_results(mm__run *r, const char *out, const char *jpath, mm_swee
         else
             rc = commit_results(r, w, rep, err);
     }
-    for (int32_t m = 0; m < g->n_axes; m++) free(i64s[m]);
+    for (int32_t m = 0; m < g->n_axes; m++)
+        free(i64s[m]);
     return rc;
 }
 
@@ -269,33 +284,38 @@ static void sb_printf(sbuf *b, const char *fmt, ...)
     }
 }
 
-/* Everything that changes the table's content, one "name<TAB>value" line each, in an order where an earlier
- * difference explains the later ones (the tapes, then which axes, then each axis, then the fixed parameters
- * and the settings). The journal stores this text; its XXH3 is the run id. An axis is described by its first
- * values and count; a separate line holds the hash of all its values. */
+/* Everything that changes the table's content, one "name<TAB>value" line each, in an order where an
+ * earlier difference explains the later ones (the tapes, then which axes, then each axis, then the
+ * fixed parameters and the settings). The journal stores this text; its XXH3 is the run id. An axis
+ * is described by its first values and count; a separate line holds the hash of all its values. */
 static char *build_identity(const mm__run *r)
 {
     const mm_grid *g = r->g;
     sbuf b = {0};
     sb_printf(&b, "tapes\t%d\n", (int)r->n_tapes);
     for (int32_t t = 0; t < r->n_tapes; t++)
-        sb_printf(&b, "tape %d\t%s (fingerprint %016" PRIx64 ")\n", (int)t, g->axes[0].text[t], r->ticks[t].inst.fingerprint);
+        sb_printf(&b, "tape %d\t%s (fingerprint %016" PRIx64 ")\n", (int)t, g->axes[0].text[t],
+                  r->ticks[t].inst.fingerprint);
     sb_printf(&b, "axes\t");
-    for (int32_t m = 1; m < g->n_axes; m++) sb_printf(&b, "%s%s", m > 1 ? "," : "", g->axes[m].key);
+    for (int32_t m = 1; m < g->n_axes; m++)
+        sb_printf(&b, "%s%s", m > 1 ? "," : "", g->axes[m].key);
     sb_printf(&b, "\n");
     for (int32_t m = 1; m < g->n_axes; m++) {
         const mm_grid_axis *a = &g->axes[m];
         sb_printf(&b, "axis %s\t", a->key);
-        for (int32_t i = 0; i < a->n && i < 6; i++) sb_printf(&b, "%s%s", i ? "," : "", a->text[i]);
+        for (int32_t i = 0; i < a->n && i < 6; i++)
+            sb_printf(&b, "%s%s", i ? "," : "", a->text[i]);
         if (a->n > 6) sb_printf(&b, ",...,%s (%d values)", a->text[a->n - 1], (int)a->n);
         uint64_t h = 0;
-        for (int32_t i = 0; i < a->n; i++) h = XXH3_64bits_withSeed(a->text[i], strlen(a->text[i]) + 1, h);
+        for (int32_t i = 0; i < a->n; i++)
+            h = XXH3_64bits_withSeed(a->text[i], strlen(a->text[i]) + 1, h);
         sb_printf(&b, "\naxis-values %s\t%016" PRIx64 "\n", a->key, h);
     }
     for (int k = 0; k < mm_params_key_count(); k++) {
         const char *key = mm_params_key_name(k, NULL);
         int on_axis = 0;
-        for (int32_t m = 1; m < g->n_axes; m++) on_axis |= !strcmp(g->axes[m].key, key);
+        for (int32_t m = 1; m < g->n_axes; m++)
+            on_axis |= !strcmp(g->axes[m].key, key);
         if (on_axis) continue;
         char buf[64] = "";
         mm_params_get(&g->base, key, buf, sizeof buf);
@@ -305,8 +325,8 @@ static char *build_identity(const mm__run *r)
     sb_printf(&b, "objective\t%s\n", r->o->objective ? r->o->objective : "pnl");
     sb_printf(&b, "sample_ns\t%" PRId64 "\n", r->o->sim.sample_ns);
     sb_printf(&b, "year_seconds\t%.17g\n", r->o->sim.year_s);
-    sb_printf(&b, "markout_ns\t%" PRId64 ",%" PRId64 ",%" PRId64 "\n", r->o->sim.markout_ns[0], r->o->sim.markout_ns[1],
-              r->o->sim.markout_ns[2]);
+    sb_printf(&b, "markout_ns\t%" PRId64 ",%" PRId64 ",%" PRId64 "\n", r->o->sim.markout_ns[0],
+              r->o->sim.markout_ns[1], r->o->sim.markout_ns[2]);
     if (b.oom) {
         free(b.p);
         return NULL;
@@ -316,7 +336,8 @@ static char *build_identity(const mm__run *r)
 
 /* ---- checks before any state ---- */
 
-/* Markout horizons give distinct column names; the objective names a metric column (float or integer). */
+/* Markout horizons give distinct column names; the objective names a metric column (float or
+ * integer). */
 static int check_columns(const mm_sweep_opts *o, mm_error *err)
 {
     char names[MM_RESULTS_METRICS][32];
@@ -325,8 +346,10 @@ static int check_columns(const mm_sweep_opts *o, mm_error *err)
         for (int j = 0; j < i; j++)
             if (!strcmp(names[i], names[j]))
                 return mm__errf(err, MM_EUSAGE,
-                                "markout_ns: the horizons %" PRId64 ",%" PRId64 ",%" PRId64 " give the column %s twice",
-                                o->sim.markout_ns[0], o->sim.markout_ns[1], o->sim.markout_ns[2], names[i]);
+                                "markout_ns: the horizons %" PRId64 ",%" PRId64 ",%" PRId64
+                                " give the column %s twice",
+                                o->sim.markout_ns[0], o->sim.markout_ns[1], o->sim.markout_ns[2],
+                                names[i]);
     }
     const char *obj = o->objective ? o->objective : "pnl";
     if (mm_results_metric_find(obj, o->sim.markout_ns) >= 0) return 0;
@@ -335,9 +358,10 @@ static int check_columns(const mm_sweep_opts *o, mm_error *err)
     return mm__errf(err, MM_EUSAGE, "objective: '%s' is not a metric column (%s)", obj, list);
 }
 
-/* Memory the run needs beyond its tapes, per combination: the done map (1 byte), the results writer's row
- * bitmap (1/8) and, at commit, the objective index's (key, row) pairs and the sort's scratch (2 x 16 bytes);
- * per chunk, its plan (16 bytes) and the process engine's state words (8). */
+/* Memory the run needs beyond its tapes, per combination: the done map (1 byte), the results
+ * writer's row bitmap (1/8) and, at commit, the objective index's (key, row) pairs and the sort's
+ * scratch (2 x 16 bytes); per chunk, its plan (16 bytes) and the process engine's state words (8).
+ */
 #define BYTES_PER_COMBO 34
 #define BYTES_PER_CHUNK 24
 
@@ -345,14 +369,17 @@ static void fmt_bytes(double b, char *buf, size_t cap)
 {
     const char *u[] = {"bytes", "KB", "MB", "GB", "TB", "PB"};
     int i = 0;
-    while (b >= 1000 && i < 5) b /= 1000, i++;
+    while (b >= 1000 && i < 5)
+        b /= 1000, i++;
     snprintf(buf, cap, i ? "%.1f %s" : "%.0f %s", b, u[i]);
 }
 
-/* The run's memory against the machine's: refused before anything is allocated when it cannot fit. */
+/* The run's memory against the machine's: refused before anything is allocated when it cannot fit.
+ */
 static int check_memory(const mm_grid *g, int64_t chunk, mm_error *err)
 {
-    double need = (double)g->n_combos * BYTES_PER_COMBO + ((double)g->n_combos / (double)chunk + 2.0 * g->axes[0].n) * BYTES_PER_CHUNK;
+    double need = (double)g->n_combos * BYTES_PER_COMBO +
+                  ((double)g->n_combos / (double)chunk + 2.0 * g->axes[0].n) * BYTES_PER_CHUNK;
     long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
     double have = pages > 0 && psz > 0 ? (double)pages * (double)psz : 0;
     if (have > 0 && need > have) {
@@ -360,23 +387,25 @@ static int check_memory(const mm_grid *g, int64_t chunk, mm_error *err)
         fmt_bytes(need, n, sizeof n);
         fmt_bytes(have, h, sizeof h);
         return mm__errf(err, MM_EUSAGE,
-                        "grid: %" PRId64 " combinations need %s of memory (%d bytes per combination for the journal "
+                        "grid: %" PRId64
+                        " combinations need %s of memory (%d bytes per combination for the journal "
                         "map and the results index), more than this machine's %s",
                         g->n_combos, n, BYTES_PER_COMBO, h);
     }
     return 0;
 }
 
-/* Every combination's parameters, before anything runs. Parameters do not depend on the tape, so this walks
- * the distinct parameter sets (the grid without the tape axis) in id order, changing one axis value per step
- * (an odometer: no table of combinations is built), and stops at the first invalid one. A cross-parameter
- * rule (inv_limit >= quote_size, ...) can fail on any combination, so every one is checked: about 10 ns
- * each, a small fraction of simulating it. */
+/* Every combination's parameters, before anything runs. Parameters do not depend on the tape, so
+ * this walks the distinct parameter sets (the grid without the tape axis) in id order, changing one
+ * axis value per step (an odometer: no table of combinations is built), and stops at the first
+ * invalid one. A cross-parameter rule (inv_limit >= quote_size, ...) can fail on any combination,
+ * so every one is checked: about 10 ns each, a small fraction of simulating it. */
 static int check_combos(const mm_grid *g, mm_error *err)
 {
     int32_t na = g->n_axes, idx[MM_GRID_AXES_MAX] = {0};
     mm_params p = g->base;
-    for (int32_t m = 1; m < na; m++) mm__params_copy_key(&p, &g->axes[m].parsed[0], g->axes[m].key_ix);
+    for (int32_t m = 1; m < na; m++)
+        mm__params_copy_key(&p, &g->axes[m].parsed[0], g->axes[m].key_ix);
     int64_t count = g->n_combos / g->axes[0].n;
     for (int64_t c = 0; c < count; c++) {
         if (c > 0) {
@@ -394,35 +423,43 @@ static int check_combos(const mm_grid *g, mm_error *err)
         char at[400] = "";
         size_t len = 0;
         for (int32_t m = 1; m < na && len < sizeof at; m++)
-            len += (size_t)snprintf(at + len, sizeof at - len, "%s%s=%s", m > 1 ? " " : "", g->axes[m].key,
-                                    g->axes[m].text[idx[m]]);
+            len += (size_t)snprintf(at + len, sizeof at - len, "%s%s=%s", m > 1 ? " " : "",
+                                    g->axes[m].key, g->axes[m].text[idx[m]]);
         return mm__errf(err, rc, "grid: combination %s: %s", at, e.msg);
     }
     return 0;
 }
 
-int mm_sweep_run(const mm_grid *g, const mm_sweep_opts *o, const char *out_path, mm_sweep_report *rep, mm_error *err)
+int mm_sweep_run(const mm_grid *g, const mm_sweep_opts *o, const char *out_path,
+                 mm_sweep_report *rep, mm_error *err)
 {
     mm_error e_local = {0};
     if (!err) err = &e_local;
     if (!rep) return mm__errf(err, -EINVAL, "mm_sweep_run: NULL argument");
     memset(rep, 0, sizeof *rep);
     if (!g || !o || !out_path) return mm__errf(err, -EINVAL, "mm_sweep_run: NULL argument");
-    /* ---- everything is checked before any state exists (journal, temporary file, shared memory) ---- */
-    if (g->n_axes < 1 || strcmp(g->axes[0].key, "tape")) return mm__errf(err, MM_EUSAGE, "tape: no input tick file");
+    /* ---- everything is checked before any state exists (journal, temporary file, shared memory)
+     * ---- */
+    if (g->n_axes < 1 || strcmp(g->axes[0].key, "tape"))
+        return mm__errf(err, MM_EUSAGE, "tape: no input tick file");
     if (g->n_combos <= 0) return mm__errf(err, MM_EUSAGE, "grid: empty");
-    if (o->chunk < 0 || o->chunk > 1000000) return mm__errf(err, MM_EUSAGE, "chunk: %" PRId64 " must be in [1, 1e6] (0: auto)", o->chunk);
+    if (o->chunk < 0 || o->chunk > 1000000)
+        return mm__errf(err, MM_EUSAGE, "chunk: %" PRId64 " must be in [1, 1e6] (0: auto)",
+                        o->chunk);
     const mm__engine *engine = mm__engine_get(o->engine);
     if (!engine) return mm__errf(err, MM_EUSAGE, "engine: unknown");
     assert(!((engine->flags & MM__ENGINE_FORKS) && (engine->flags & MM__ENGINE_NO_FORK)));
-    if (o->workers < 0 || o->workers > 4096) return mm__errf(err, MM_EUSAGE, "workers: %d must be in [0, 4096]", o->workers);
+    if (o->workers < 0 || o->workers > 4096)
+        return mm__errf(err, MM_EUSAGE, "workers: %d must be in [0, 4096]", o->workers);
     int rc = mm_sim_config_check(&o->sim, NULL, err);
     if (rc == 0) rc = check_columns(o, err);
     if (rc) return rc;
     struct stat ost;
     if (!*out_path) return mm__errf(err, MM_EUSAGE, "output: empty path");
-    if (strlen(out_path) > 4000) return mm__errf(err, MM_EUSAGE, "%.60s...: output path too long", out_path);
-    if (stat(out_path, &ost) == 0 && S_ISDIR(ost.st_mode)) return mm__errf(err, MM_EUSAGE, "%s: is a directory", out_path);
+    if (strlen(out_path) > 4000)
+        return mm__errf(err, MM_EUSAGE, "%.60s...: output path too long", out_path);
+    if (stat(out_path, &ost) == 0 && S_ISDIR(ost.st_mode))
+        return mm__errf(err, MM_EUSAGE, "%s: is a directory", out_path);
     int workers = o->workers;
     if (workers == 0) {
         long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -430,17 +467,19 @@ int mm_sweep_run(const mm_grid *g, const mm_sweep_opts *o, const char *out_path,
     }
     if (engine->flags & MM__ENGINE_ONE_WORKER) workers = 1;
     rep->workers = workers;
-    /* Chunk size: as given, or automatic: about 16 chunks per core of the machine and tape, so that dynamic
-     * scheduling evens out chunks of unequal cost, but at least 64 combinations (the batched kernel amortises
-     * each event over a chunk) and at most 256. It depends on the machine, not on --workers, so runs with
-     * different worker counts do the same work in the same chunks; the serial engine, which has nothing to
-     * balance, takes 256. Results depend on none of this. */
+    /* Chunk size: as given, or automatic: about 16 chunks per core of the machine and tape, so that
+     * dynamic scheduling evens out chunks of unequal cost, but at least 64 combinations (the
+     * batched kernel amortises each event over a chunk) and at most 256. It depends on the machine,
+     * not on --workers, so runs with different worker counts do the same work in the same chunks;
+     * the serial engine, which has nothing to balance, takes 256. Results depend on none of this.
+     */
     int64_t chunk_sz = o->chunk;
     if (chunk_sz == 0) {
         long cores = sysconf(_SC_NPROCESSORS_ONLN);
         if (cores < 1) cores = 1;
         int64_t per = g->n_combos / g->axes[0].n;
-        chunk_sz = engine->flags & MM__ENGINE_BIG_CHUNKS ? 256 : (per + 16 * cores - 1) / (16 * cores);
+        chunk_sz =
+            engine->flags & MM__ENGINE_BIG_CHUNKS ? 256 : (per + 16 * cores - 1) / (16 * cores);
         if (chunk_sz < 64) chunk_sz = 64;
         if (chunk_sz > 256) chunk_sz = 256;
     }
@@ -461,7 +500,8 @@ int mm_sweep_run(const mm_grid *g, const mm_sweep_opts *o, const char *out_path,
     if (!jpath) return mm__errf(err, -ENOMEM, "out of memory");
     snprintf(jpath, jlen, "%s.journal", out_path);
     r.jpath = jpath;
-    /* A live run on this output, or an interrupted one without --resume: say so now, before loading. */
+    /* A live run on this output, or an interrupted one without --resume: say so now, before
+     * loading. */
     if ((rc = mm__journal_precheck(jpath, out_path, o->resume, err))) goto out;
     r.ticks = calloc((size_t)r.n_tapes, sizeof *r.ticks);
     r.tapes = calloc((size_t)r.n_tapes, sizeof *r.tapes);
@@ -473,7 +513,8 @@ int mm_sweep_run(const mm_grid *g, const mm_sweep_opts *o, const char *out_path,
     if (!done) {
         char n[32];
         fmt_bytes((double)g->n_combos, n, sizeof n);
-        rc = mm__errf(err, -ENOMEM, "grid: cannot allocate the %s map of %" PRId64 " combinations", n, g->n_combos);
+        rc = mm__errf(err, -ENOMEM, "grid: cannot allocate the %s map of %" PRId64 " combinations",
+                      n, g->n_combos);
         goto out;
     }
     /* Load every tape once (shared memory for the process engine) and prepare its tables. */
@@ -503,8 +544,8 @@ int mm_sweep_run(const mm_grid *g, const mm_sweep_opts *o, const char *out_path,
         goto out;
     }
     int64_t n_done = 0;
-    rc = mm__journal_open(&r.j, jpath, out_path, o->resume, XXH3_64bits(ident, strlen(ident)), ident, g->n_combos, done,
-                          &n_done, err);
+    rc = mm__journal_open(&r.j, jpath, out_path, o->resume, XXH3_64bits(ident, strlen(ident)),
+                          ident, g->n_combos, done, &n_done, err);
     if (rc) goto out;
     mm__remove_stale_tmps(out_path); /* we hold the lock: nobody else is writing this output */
     int64_t records_before = r.j.records;
@@ -512,7 +553,8 @@ int mm_sweep_run(const mm_grid *g, const mm_sweep_opts *o, const char *out_path,
     {
         int64_t cap = g->n_combos / o->chunk + 2 * r.n_tapes + 16, n = 0;
         int64_t gaps = 0;
-        for (int64_t i = 0; i < g->n_combos; i++) gaps += !done[i] && (i == 0 || done[i - 1]);
+        for (int64_t i = 0; i < g->n_combos; i++)
+            gaps += !done[i] && (i == 0 || done[i - 1]);
         cap += gaps;
         r.chunks = malloc((size_t)cap * sizeof *r.chunks);
         if (!r.chunks) {
@@ -526,7 +568,8 @@ int mm_sweep_run(const mm_grid *g, const mm_sweep_opts *o, const char *out_path,
             }
             int32_t tape = (int32_t)(i / r.per_tape);
             int64_t end = (int64_t)(tape + 1) * r.per_tape, k = i;
-            while (k < end && k - i < o->chunk && !done[k]) k++;
+            while (k < end && k - i < o->chunk && !done[k])
+                k++;
             if (n == cap) {
                 cap *= 2;
                 mm__chunk *nc = realloc(r.chunks, (size_t)cap * sizeof *nc);
@@ -540,14 +583,16 @@ int mm_sweep_run(const mm_grid *g, const mm_sweep_opts *o, const char *out_path,
             i = k;
         }
         r.n_chunks = n;
-        for (int64_t c = 0; c < n; c++) r.events_total += (int64_t)r.chunks[c].count * r.ticks[r.chunks[c].tape].n;
+        for (int64_t c = 0; c < n; c++)
+            r.events_total += (int64_t)r.chunks[c].count * r.ticks[r.chunks[c].tape].n;
     }
     free(done);
     done = NULL;
     rep->chunks_resumed = n_done;
     rep->chunks_total = records_before + r.n_chunks;
     rc = engine->run(&r, workers, err);
-    if (rc == 0 && (rc = mm__journal_sync(&r.j))) mm__errf(err, rc, "%s: fsync: %s", r.jpath, strerror(-rc));
+    if (rc == 0 && (rc = mm__journal_sync(&r.j)))
+        mm__errf(err, rc, "%s: fsync: %s", r.jpath, strerror(-rc));
     progress(&r, r.done_chunks, 1);
     rep->chunks_saved = r.j.records;
     if (rc) goto out;
@@ -556,7 +601,8 @@ int mm_sweep_run(const mm_grid *g, const mm_sweep_opts *o, const char *out_path,
     rep->chunks = r.n_chunks;
     rep->chunks_rerun = r.rerun;
     int64_t computed = 0;
-    for (int64_t c = 0; c < r.n_chunks; c++) computed += r.chunks[c].count;
+    for (int64_t c = 0; c < r.n_chunks; c++)
+        computed += r.chunks[c].count;
     rep->combos_per_s = rep->wall_s > 0 ? (double)computed / rep->wall_s : 0;
     rep->updates_per_s = rep->wall_s > 0 ? (double)r.events_total / rep->wall_s : 0;
     /* The table, from the journal; the journal stays locked until it is removed. */
@@ -564,10 +610,12 @@ int mm_sweep_run(const mm_grid *g, const mm_sweep_opts *o, const char *out_path,
     if (rc == 0) unlink(jpath); /* the table is in place: the journal has served its purpose */
 out:
     if (rc == MM_EINTERRUPTED)
-        mm__errf(err, rc, "interrupted: %" PRId64 " of %" PRId64 " chunks saved; rerun with --resume", rep->chunks_saved,
-                 rep->chunks_total);
-    /* A run that failed before journaling anything leaves nothing to resume: no journal (we still hold its
-     * lock, so it is ours to remove). A stop keeps it, even empty: the message says to resume. */
+        mm__errf(err, rc,
+                 "interrupted: %" PRId64 " of %" PRId64 " chunks saved; rerun with --resume",
+                 rep->chunks_saved, rep->chunks_total);
+    /* A run that failed before journaling anything leaves nothing to resume: no journal (we still
+     * hold its lock, so it is ours to remove). A stop keeps it, even empty: the message says to
+     * resume. */
     if (r.j.fd >= 0 && rc && rc != MM_EINTERRUPTED && r.j.records == 0) unlink(jpath);
     mm__journal_close(&r.j);
     for (int32_t t = 0; t < r.n_tapes && r.tapes && r.ticks; t++) {

@@ -1,13 +1,14 @@
 /* The counting allocator of alloc_fail.h. Linked with
  *   -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=free,--wrap=strdup,--wrap=strndup,
  *   --wrap=aligned_alloc,--wrap=posix_memalign,--wrap=XXH3_createState,--wrap=XXH3_freeState
- * the linker sends every undefined reference to malloc in the program's own objects (this program and the
- * static libraries libmm_core/io/sweep) to __wrap_malloc, and __real_malloc to the C library's (or, in a
- * sanitizer build, ASan's) malloc. Shared libraries (HDF5, zlib, libxxhash, libc) keep their own calls.
+ * the linker sends every undefined reference to malloc in the program's own objects (this program
+ * and the static libraries libmm_core/io/sweep) to __wrap_malloc, and __real_malloc to the C
+ * library's (or, in a sanitizer build, ASan's) malloc. Shared libraries (HDF5, zlib, libxxhash,
+ * libc) keep their own calls.
  *
- * The live-block table is an open-addressing hash set with linear probing and backward-shift deletion
- * (no tombstones), grown with the real calloc so that it never counts itself. One mutex guards all state:
- * the threads engine may allocate from several threads. */
+ * The live-block table is an open-addressing hash set with linear probing and backward-shift
+ * deletion (no tombstones), grown with the real calloc so that it never counts itself. One mutex
+ * guards all state: the threads engine may allocate from several threads. */
 #include "alloc_fail.h"
 
 #include <errno.h>
@@ -74,13 +75,15 @@ static void tab_put(const block *b)
         for (size_t i = 0; i < ocap; i++) {
             if (!old[i].p) continue;
             size_t s = slot_of(old[i].p);
-            while (g_tab[s].p) s = (s + 1) & (g_cap - 1);
+            while (g_tab[s].p)
+                s = (s + 1) & (g_cap - 1);
             g_tab[s] = old[i];
         }
         __real_free(old);
     }
     size_t s = slot_of(b->p);
-    while (g_tab[s].p) s = (s + 1) & (g_cap - 1);
+    while (g_tab[s].p)
+        s = (s + 1) & (g_cap - 1);
     g_tab[s] = *b;
     g_live++;
 }
@@ -89,7 +92,8 @@ static void tab_del(const void *p)
 {
     if (!p || !g_cap) return;
     size_t s = slot_of(p);
-    while (g_tab[s].p && g_tab[s].p != p) s = (s + 1) & (g_cap - 1);
+    while (g_tab[s].p && g_tab[s].p != p)
+        s = (s + 1) & (g_cap - 1);
     if (!g_tab[s].p) return; /* not ours: allocated before af_arm or by a library */
     g_tab[s].p = NULL;
     g_live--;
@@ -143,12 +147,21 @@ static void arm(int64_t fail_at, int observe)
     pthread_mutex_unlock(&g_mu);
 }
 
-/* A forked child (a process-engine worker) neither counts nor refuses: its calls would interleave with the
- * parent's numbering in no fixed order. */
-static void disarm_in_child(void) { g_armed = 0; }
+/* A forked child (a process-engine worker) neither counts nor refuses: its calls would interleave
+ * with the parent's numbering in no fixed order. */
+static void disarm_in_child(void)
+{
+    g_armed = 0;
+}
 
-void af_arm(int64_t fail_at) { arm(fail_at, 0); }
-void af_arm_observe(int64_t at) { arm(at, 1); }
+void af_arm(int64_t fail_at)
+{
+    arm(fail_at, 0);
+}
+void af_arm_observe(int64_t at)
+{
+    arm(at, 1);
+}
 
 void af_disarm(void)
 {
@@ -157,11 +170,26 @@ void af_disarm(void)
     pthread_mutex_unlock(&g_mu);
 }
 
-int64_t af_count(void) { return g_count; }
-int af_hit(void) { return (int)g_hit; }
-const char *af_hit_fn(void) { return g_hit_fn; }
-void *af_hit_caller(void) { return g_hit_caller; }
-int64_t af_live(void) { return (int64_t)g_live; }
+int64_t af_count(void)
+{
+    return g_count;
+}
+int af_hit(void)
+{
+    return (int)g_hit;
+}
+const char *af_hit_fn(void)
+{
+    return g_hit_fn;
+}
+void *af_hit_caller(void)
+{
+    return g_hit_caller;
+}
+int64_t af_live(void)
+{
+    return (int64_t)g_live;
+}
 
 int af_live_block(int64_t i, size_t *size, int64_t *call, const char **fn, void **caller)
 {
@@ -176,7 +204,8 @@ int af_live_block(int64_t i, size_t *size, int64_t *call, const char **fn, void 
     return -1;
 }
 
-/* The wrappers. Each takes the lock, counts, and either fails (errno ENOMEM) or allocates and tracks. */
+/* The wrappers. Each takes the lock, counts, and either fails (errno ENOMEM) or allocates and
+ * tracks. */
 #define CALLER __builtin_extract_return_addr(__builtin_return_address(0))
 
 void *__wrap_malloc(size_t n)
@@ -184,8 +213,10 @@ void *__wrap_malloc(size_t n)
     void *caller = CALLER;
     pthread_mutex_lock(&g_mu);
     void *p = NULL;
-    if (tick("malloc", caller)) errno = ENOMEM;
-    else track(p = __real_malloc(n), n, "malloc", caller);
+    if (tick("malloc", caller))
+        errno = ENOMEM;
+    else
+        track(p = __real_malloc(n), n, "malloc", caller);
     pthread_mutex_unlock(&g_mu);
     return p;
 }
@@ -195,8 +226,10 @@ void *__wrap_calloc(size_t n, size_t sz)
     void *caller = CALLER;
     pthread_mutex_lock(&g_mu);
     void *p = NULL;
-    if (tick("calloc", caller)) errno = ENOMEM;
-    else track(p = __real_calloc(n, sz), n * sz, "calloc", caller);
+    if (tick("calloc", caller))
+        errno = ENOMEM;
+    else
+        track(p = __real_calloc(n, sz), n * sz, "calloc", caller);
     pthread_mutex_unlock(&g_mu);
     return p;
 }
@@ -230,8 +263,10 @@ char *__wrap_strdup(const char *s)
     void *caller = CALLER;
     pthread_mutex_lock(&g_mu);
     char *p = NULL;
-    if (tick("strdup", caller)) errno = ENOMEM;
-    else track(p = __real_strdup(s), strlen(s) + 1, "strdup", caller);
+    if (tick("strdup", caller))
+        errno = ENOMEM;
+    else
+        track(p = __real_strdup(s), strlen(s) + 1, "strdup", caller);
     pthread_mutex_unlock(&g_mu);
     return p;
 }
@@ -241,7 +276,8 @@ char *__wrap_strndup(const char *s, size_t n)
     void *caller = CALLER;
     pthread_mutex_lock(&g_mu);
     char *p = NULL;
-    if (tick("strndup", caller)) errno = ENOMEM;
+    if (tick("strndup", caller))
+        errno = ENOMEM;
     else {
         p = __real_strndup(s, n);
         track(p, p ? strlen(p) + 1 : 0, "strndup", caller);
@@ -255,8 +291,10 @@ void *__wrap_aligned_alloc(size_t al, size_t n)
     void *caller = CALLER;
     pthread_mutex_lock(&g_mu);
     void *p = NULL;
-    if (tick("aligned_alloc", caller)) errno = ENOMEM;
-    else track(p = __real_aligned_alloc(al, n), n, "aligned_alloc", caller);
+    if (tick("aligned_alloc", caller))
+        errno = ENOMEM;
+    else
+        track(p = __real_aligned_alloc(al, n), n, "aligned_alloc", caller);
     pthread_mutex_unlock(&g_mu);
     return p;
 }

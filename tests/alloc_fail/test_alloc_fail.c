@@ -1,23 +1,24 @@
 /* Allocation-failure injection over the public API (docs/alloc-fail.md).
  *
- * Each scenario (load a tick file, run one combination, a serial sweep, a resume, write and read a results
- * table, the three importers) is first run once counting the allocations of mmsim's code (alloc_fail.c),
- * then once for every k = 1, 2, ... with allocation number k refused, until a run completes without reaching
- * k. Every run happens in a forked child, so a crash is reported with its k and the next k still runs. A run
- * passes when:
- *   - it failed with a negative code, a non-empty one-line message, and either -ENOMEM or a message that says
- *     "memory" or "allocate" (anything else misleads: "not a results file" because a malloc failed), and
- *     err->code == rc; a command-line run (test_alloc_fail_cli) exits 1 with one line "mmsim: ..." saying so;
- *     or it succeeded with exactly the result of the reference run (a refused allocation was worked around);
- *   - every block allocated during the run was freed, no HDF5 identifier and no file descriptor is left
- *     open, no shared-memory segment of the process is left in /dev/shm;
- *   - no temporary file is left beside the output and a failed run leaves no output; a failed sweep may
- *     leave its journal, and then a --resume without injection must give the reference table;
+ * Each scenario (load a tick file, run one combination, a serial sweep, a resume, write and read a
+ * results table, the three importers) is first run once counting the allocations of mmsim's code
+ * (alloc_fail.c), then once for every k = 1, 2, ... with allocation number k refused, until a run
+ * completes without reaching k. Every run happens in a forked child, so a crash is reported with
+ * its k and the next k still runs. A run passes when:
+ *   - it failed with a negative code, a non-empty one-line message, and either -ENOMEM or a message
+ * that says "memory" or "allocate" (anything else misleads: "not a results file" because a malloc
+ * failed), and err->code == rc; a command-line run (test_alloc_fail_cli) exits 1 with one line
+ * "mmsim: ..." saying so; or it succeeded with exactly the result of the reference run (a refused
+ * allocation was worked around);
+ *   - every block allocated during the run was freed, no HDF5 identifier and no file descriptor is
+ * left open, no shared-memory segment of the process is left in /dev/shm;
+ *   - no temporary file is left beside the output and a failed run leaves no output; a failed sweep
+ * may leave its journal, and then a --resume without injection must give the reference table;
  *   - under ASan/UBSan (the sanitizer build), no report: ASan and LeakSanitizer run in each child.
  *
  * Usage: test_alloc_fail [-v] [--from K] [--to K] [SCENARIO...]   (no scenario: all of them)
- * Exit 0 when every run passes, 1 otherwise (each failing k is printed with the refused call's source
- * line and, for leaks, where the leaked block was allocated). */
+ * Exit 0 when every run passes, 1 otherwise (each failing k is printed with the refused call's
+ * source line and, for leaks, where the leaked block was allocated). */
 #define _GNU_SOURCE /* dladdr */
 #include <dirent.h>
 #include <dlfcn.h>
@@ -83,7 +84,8 @@ static void write_file(const char *path, const char *data, size_t n)
 
 static int copy_file(const char *from, const char *to)
 {
-    int in = open(from, O_RDONLY), out = in >= 0 ? open(to, O_WRONLY | O_CREAT | O_TRUNC, 0644) : -1;
+    int in = open(from, O_RDONLY),
+        out = in >= 0 ? open(to, O_WRONLY | O_CREAT | O_TRUNC, 0644) : -1;
     char buf[65536];
     ssize_t r;
     int rc = in >= 0 && out >= 0 ? 0 : -1;
@@ -120,7 +122,8 @@ static int count_fds(void)
     DIR *d = opendir("/proc/self/fd");
     if (!d) return -1;
     int n = 0;
-    while (readdir(d)) n++;
+    while (readdir(d))
+        n++;
     closedir(d);
     return n;
 }
@@ -134,12 +137,14 @@ static int count_own_shm(void)
     snprintf(pre, sizeof pre, "mmsim.%ld.", (long)getpid());
     int n = 0;
     struct dirent *e;
-    while ((e = readdir(d))) n += !strncmp(e->d_name, pre, strlen(pre));
+    while ((e = readdir(d)))
+        n += !strncmp(e->d_name, pre, strlen(pre));
     closedir(d);
     return n;
 }
 
-/* Live processes whose parent is this process (/proc/PID/stat field 4); zombies count too (not reaped). */
+/* Live processes whose parent is this process (/proc/PID/stat field 4); zombies count too (not
+ * reaped). */
 static int count_children(void)
 {
     DIR *d = opendir("/proc");
@@ -165,23 +170,28 @@ static int count_children(void)
     return n;
 }
 
-/* ---- the result of a run, hashed, so that a run that succeeded despite a refused allocation can be
- * compared with the reference ---- */
+/* ---- the result of a run, hashed, so that a run that succeeded despite a refused allocation can
+ * be compared with the reference ---- */
 
 static void hash_metrics(XXH3_state_t *s, const mm_metrics *m)
 {
     double d[6 + MM_MARKOUTS] = {m->pnl, m->fees, m->mean_abs_q, m->sharpe, m->max_drawdown, 0};
-    for (int k = 0; k < MM_MARKOUTS; k++) d[6 + k] = m->markout[k];
-    int64_t i[8] = {m->volume, m->fills_bid, m->fills_ask, m->orders, m->cancels, m->rejects, m->final_q, m->max_abs_q};
+    for (int k = 0; k < MM_MARKOUTS; k++)
+        d[6 + k] = m->markout[k];
+    int64_t i[8] = {m->volume,  m->fills_bid, m->fills_ask, m->orders,
+                    m->cancels, m->rejects,   m->final_q,   m->max_abs_q};
     XXH3_64bits_update(s, d, sizeof d);
     XXH3_64bits_update(s, i, sizeof i);
 }
 
-/* A string, or a marker for NULL (a reader must not hand out NULL, but the harness must not crash on it). */
+/* A string, or a marker for NULL (a reader must not hand out NULL, but the harness must not crash
+ * on it). */
 static void upd_str(XXH3_state_t *s, const char *str)
 {
-    if (str) XXH3_64bits_update(s, str, strlen(str) + 1);
-    else XXH3_64bits_update(s, "\xff(null)", 7);
+    if (str)
+        XXH3_64bits_update(s, str, strlen(str) + 1);
+    else
+        XXH3_64bits_update(s, "\xff(null)", 7);
 }
 
 /* The harness's own hashing uses the real libxxhash allocator: these states are not mmsim's. */
@@ -204,23 +214,27 @@ static uint64_t hdone(XXH3_state_t *s)
 }
 
 /* ---- scenarios ----
- * body(): runs with injection armed; returns 0 or the error code (err filled), sets *res to a hash of what
- * it produced, and releases everything it acquired whatever happens. Its outputs go to g_work. */
+ * body(): runs with injection armed; returns 0 or the error code (err filled), sets *res to a hash
+ * of what it produced, and releases everything it acquired whatever happens. Its outputs go to
+ * g_work. */
 
 typedef struct scenario {
     const char *name;
     const char *what;
-    void (*setup)(void);        /* parent, once, before the reference run (may be NULL) */
-    void (*prepare)(void);      /* child, before arming (may be NULL) */
+    void (*setup)(void);   /* parent, once, before the reference run (may be NULL) */
+    void (*prepare)(void); /* child, before arming (may be NULL) */
     int (*body)(mm_error *err, uint64_t *res);
-    const char *output;         /* the output in g_work (named in messages; a failed run leaves no new file) */
-    const char *journal;        /* file in g_work a failed run may leave; then resumable (NULL: none) */
+    const char
+        *output; /* the output in g_work (named in messages; a failed run leaves no new file) */
+    const char *journal; /* file in g_work a failed run may leave; then resumable (NULL: none) */
     int (*check_after_fail)(char *why, size_t cap); /* extra check after a failure (may be NULL) */
-    int (*resume)(mm_error *err, uint64_t *res); /* resumes a journal a failed run left (with .journal) */
-    int cli; /* 1: body runs the mmsim command line (test_alloc_fail_cli): a failure is exit status 1 and one
-              * line "mmsim: ..." on stderr (in err->msg), not a negative code */
-    uint64_t (*digest)(void); /* after a success, not armed: a hash of what the run wrote (may be NULL), so that
-                               * a refusal worked around by writing less (empty provenance) is seen */
+    int (*resume)(mm_error *err,
+                  uint64_t *res); /* resumes a journal a failed run left (with .journal) */
+    int cli; /* 1: body runs the mmsim command line (test_alloc_fail_cli): a failure is exit status
+              * 1 and one line "mmsim: ..." on stderr (in err->msg), not a negative code */
+    uint64_t (*digest)(
+        void); /* after a success, not armed: a hash of what the run wrote (may be NULL), so that
+                * a refusal worked around by writing less (empty provenance) is seen */
 } scenario;
 
 static mm_ticks g_tape; /* t.h5 loaded by the parent (run scenarios) */
@@ -266,8 +280,10 @@ static uint64_t hash_tape(const mm_ticks *t)
     if (t->n > 0) {
         size_t n = (size_t)t->n;
         XXH3_64bits_update(s, t->ts_ns, n * 8);
-        const int32_t *c[6] = {t->bid_px, t->ask_px, t->bid_sz, t->ask_sz, t->trade_px, t->trade_sz};
-        for (int i = 0; i < 6; i++) XXH3_64bits_update(s, c[i], n * 4);
+        const int32_t *c[6] = {t->bid_px, t->ask_px,   t->bid_sz,
+                               t->ask_sz, t->trade_px, t->trade_sz};
+        for (int i = 0; i < 6; i++)
+            XXH3_64bits_update(s, c[i], n * 4);
         XXH3_64bits_update(s, t->trade_side, n);
     }
     return hdone(s);
@@ -359,7 +375,8 @@ static int check_append(char *why, size_t cap)
     return 0;
 }
 
-/* run_c: the reference engine, with a trace callback, then once more with Avellaneda-Stoikov quotes. */
+/* run_c: the reference engine, with a trace callback, then once more with Avellaneda-Stoikov
+ * quotes. */
 static void trace_cb(const mm_trace_rec *r, void *user)
 {
     XXH3_64bits_update(user, &r->ts_ns, sizeof r->ts_ns);
@@ -404,13 +421,14 @@ static int body_run_batch(mm_error *err, uint64_t *res)
     int rc = mm_sim_run_batch(&g_tape, &c, p, 6, m, err);
     if (rc) return rc;
     XXH3_state_t *s = hstate();
-    for (int i = 0; i < 6; i++) hash_metrics(s, &m[i]);
+    for (int i = 0; i < 6; i++)
+        hash_metrics(s, &m[i]);
     *res = hdone(s);
     return 0;
 }
 
-/* sweep: build a 2x2x2 grid (spread, a real axis; inv_limit and requote, two integer axes) over t.h5 and run
- * it serially, one combination per chunk, into r.h5 with its journal. */
+/* sweep: build a 2x2x2 grid (spread, a real axis; inv_limit and requote, two integer axes) over
+ * t.h5 and run it serially, one combination per chunk, into r.h5 with its journal. */
 static int g_engine = MM_ENGINE_SERIAL, g_workers = 1; /* of the sweep scenarios */
 
 static int sweep_once(int resume, mm_error *err, uint64_t *res)
@@ -432,7 +450,8 @@ static int sweep_once(int resume, mm_error *err, uint64_t *res)
         o.workers = g_workers;
         o.chunk = 1;
         o.seed = 3;
-        o.config_text = "[grid]\nspread = 1,2\ninv_limit = 10,20\nrequote = 1:2:1\n[set]\nskew = 0.1\n";
+        o.config_text =
+            "[grid]\nspread = 1,2\ninv_limit = 10,20\nrequote = 1:2:1\n[set]\nskew = 0.1\n";
         o.resume = resume;
         mm_sweep_report rep;
         rc = mm_sweep_run(&g, &o, out_path("r.h5"), &rep, err);
@@ -442,7 +461,10 @@ static int sweep_once(int resume, mm_error *err, uint64_t *res)
     return rc;
 }
 
-static int body_sweep(mm_error *err, uint64_t *res) { return sweep_once(0, err, res); }
+static int body_sweep(mm_error *err, uint64_t *res)
+{
+    return sweep_once(0, err, res);
+}
 
 /* grid: two tapes, an enum axis, a range and a list, fixed values; every combination enumerated. */
 static int body_grid(mm_error *err, uint64_t *res)
@@ -463,7 +485,9 @@ static int body_grid(mm_error *err, uint64_t *res)
             mm_params p;
             int32_t idx[MM_GRID_AXES_MAX];
             rc = mm_grid_combo(&g, id, &p, idx);
-            if (rc) snprintf(err->msg, sizeof err->msg, "mm_grid_combo(%lld) failed", (long long)id), err->code = rc;
+            if (rc)
+                snprintf(err->msg, sizeof err->msg, "mm_grid_combo(%lld) failed", (long long)id),
+                    err->code = rc;
             XXH3_64bits_update(s, idx, (size_t)g.n_axes * sizeof *idx);
             XXH3_64bits_update(s, &p.spread_ticks, sizeof p.spread_ticks);
             XXH3_64bits_update(s, &p.latency_ns, sizeof p.latency_ns);
@@ -475,8 +499,9 @@ static int body_grid(mm_error *err, uint64_t *res)
     return rc;
 }
 
-/* sweep_process: the same sweep on the process engine with 2 workers. Only the parent's allocations are
- * counted and refused (alloc_fail.c disarms forked children); a failure must also leave no worker behind. */
+/* sweep_process: the same sweep on the process engine with 2 workers. Only the parent's allocations
+ * are counted and refused (alloc_fail.c disarms forked children); a failure must also leave no
+ * worker behind. */
 static void setup_process(void)
 {
     setup_ticks();
@@ -484,20 +509,23 @@ static void setup_process(void)
     g_workers = 2;
 }
 
-/* sweep_threads: the threads engine with 2 workers. Its worker threads allocate in no fixed order, so the
- * k-th allocation is not always the same call: a failure's k may not reproduce, every failure must still be
- * clean. */
+/* sweep_threads: the threads engine with 2 workers. Its worker threads allocate in no fixed order,
+ * so the k-th allocation is not always the same call: a failure's k may not reproduce, every
+ * failure must still be clean. */
 static void setup_threads(void)
 {
     setup_ticks();
     g_engine = MM_ENGINE_THREADS;
     g_workers = 2;
 }
-static int body_resume(mm_error *err, uint64_t *res) { return sweep_once(1, err, res); }
+static int body_resume(mm_error *err, uint64_t *res)
+{
+    return sweep_once(1, err, res);
+}
 
-/* The resume scenario starts from the journal of an interrupted run: found by running the sweep with each
- * allocation refused in turn and keeping a journal of middle size among those failures leave behind (some
- * chunks saved, not all). */
+/* The resume scenario starts from the journal of an interrupted run: found by running the sweep
+ * with each allocation refused in turn and keeping a journal of middle size among those failures
+ * leave behind (some chunks saved, not all). */
 static char g_resume_journal[400];
 
 static int64_t run_child_plain(const scenario *sc, int64_t k, int keep_journal_as, int64_t *jsize);
@@ -507,7 +535,8 @@ static void setup_resume(void)
     setup_ticks();
     snprintf(g_resume_journal, sizeof g_resume_journal, "%s", in_path("resume.journal"));
     if (exists(g_resume_journal)) return;
-    static const scenario sw = {.name = "sweep", .body = body_sweep, .output = "r.h5", .journal = "r.h5.journal"};
+    static const scenario sw = {
+        .name = "sweep", .body = body_sweep, .output = "r.h5", .journal = "r.h5.journal"};
     int64_t n = run_child_plain(&sw, 0, 0, NULL);
     if (n <= 0) die("resume setup: the reference sweep failed");
     int64_t *size = calloc((size_t)n + 1, sizeof *size), smin = INT64_MAX, smax = -1;
@@ -519,7 +548,8 @@ static void setup_resume(void)
     /* the middle size strictly between the smallest (header only) and the largest (every chunk) */
     int64_t best = 0, target = (smin + smax) / 2, bestd = INT64_MAX;
     for (int64_t k = 1; k <= n; k++)
-        if (size[k] > smin && size[k] < smax && llabs(size[k] - target) < bestd) best = k, bestd = llabs(size[k] - target);
+        if (size[k] > smin && size[k] < smax && llabs(size[k] - target) < bestd)
+            best = k, bestd = llabs(size[k] - target);
     if (!best)
         for (int64_t k = 1; k <= n; k++)
             if (size[k] > 0) best = k; /* no partial journal: take the fullest */
@@ -531,10 +561,12 @@ static void setup_resume(void)
 
 static void prepare_resume(void)
 {
-    if (copy_file(g_resume_journal, out_path("r.h5.journal"))) die("cannot copy the resume journal");
+    if (copy_file(g_resume_journal, out_path("r.h5.journal")))
+        die("cannot copy the resume journal");
 }
 
-/* results_write: a 2x3 table with a float and an enum axis, written in two calls, committed, hashed. */
+/* results_write: a 2x3 table with a float and an enum axis, written in two calls, committed,
+ * hashed. */
 static int body_results_write(mm_error *err, uint64_t *res)
 {
     static const double spread[2] = {0.5, 1.5};
@@ -565,13 +597,21 @@ static int body_results_write(mm_error *err, uint64_t *res)
     }
     const char *paths[1] = {"t.h5"}, *syms[1] = {"SYN"};
     uint64_t fps[1] = {42};
-    mm_results_meta meta = {.config_text = "[grid]\n", .seed = 1, .engine = "serial", .workers = 1,
-                            .n_inputs = 1, .input_paths = paths, .input_symbols = syms,
-                            .input_fingerprints = fps, .objective = "pnl"};
+    mm_results_meta meta = {.config_text = "[grid]\n",
+                            .seed = 1,
+                            .engine = "serial",
+                            .workers = 1,
+                            .n_inputs = 1,
+                            .input_paths = paths,
+                            .input_symbols = syms,
+                            .input_fingerprints = fps,
+                            .objective = "pnl"};
     rc = mm_results_commit(w, &meta, err);
     if (rc) return rc;
     rc = mm_results_hash(out_path("x.h5"), res, err);
-    if (rc) unlink(out_path("x.h5")); /* committed, then the hash failed: the caller gives up on the table */
+    if (rc)
+        unlink(out_path(
+            "x.h5")); /* committed, then the hash failed: the caller gives up on the table */
     return rc;
 }
 
@@ -600,12 +640,14 @@ static int body_results_read(mm_error *err, uint64_t *res)
         XXH3_64bits_update(s, &in->axes[a].n, sizeof in->axes[a].n);
     }
     upd_str(s, in->meta.config_text);
-    for (int32_t i = 0; i < in->meta.n_inputs; i++) upd_str(s, in->meta.input_paths[i]);
+    for (int32_t i = 0; i < in->meta.n_inputs; i++)
+        upd_str(s, in->meta.input_paths[i]);
     int32_t idx[8 * MM_GRID_AXES_MAX];
     mm_metrics m[8];
     int64_t rows[8];
     uint64_t h = 0;
-    if (in->n_rows != 8 || in->n_axes > MM_GRID_AXES_MAX) { /* not the reference table: a wrong result */
+    if (in->n_rows != 8 ||
+        in->n_axes > MM_GRID_AXES_MAX) { /* not the reference table: a wrong result */
         hdone(s);
         mm_results_close(r);
         *res = 0;
@@ -616,7 +658,8 @@ static int body_results_read(mm_error *err, uint64_t *res)
     if (rc == 0) rc = mm_results_hash(in_path("r.h5"), &h, err);
     if (rc == 0) {
         XXH3_64bits_update(s, idx, 8 * (size_t)in->n_axes * sizeof *idx);
-        for (int i = 0; i < 8; i++) hash_metrics(s, &m[i]);
+        for (int i = 0; i < 8; i++)
+            hash_metrics(s, &m[i]);
         XXH3_64bits_update(s, rows, sizeof rows);
         XXH3_64bits_update(s, &h, sizeof h);
     }
@@ -625,7 +668,8 @@ static int body_results_read(mm_error *err, uint64_t *res)
     return rc;
 }
 
-/* Importers on the small valid inputs of the importer fuzz replay (tests/import/fuzz_import_replay.c). */
+/* Importers on the small valid inputs of the importer fuzz replay
+ * (tests/import/fuzz_import_replay.c). */
 static const char LOB_MSG[] =
     "34200.1,1,1,100,1000000,1\n34200.2,1,2,30,1000100,-1\n34200.3,4,1,40,1000000,1\n"
     "34200.4,5,0,10,1000050,-1\n34200.5,3,2,80,1000100,-1\n34200.6,7,0,0,-1,-1\n";
@@ -633,14 +677,23 @@ static const char LOB_BOOK[] =
     "1000100,50,1000000,100\n1000100,80,1000000,100\n1000100,80,1000000,60\n"
     "1000100,80,1000000,60\n9999999999,0,1000000,60\n9999999999,0,1000000,60\n";
 static const char BIN[] =
-    "1000 {\"lastUpdateId\":100,\"E\":1000,\"T\":1000,\"bids\":[[\"10.0\",\"1.000\"]],\"asks\":[[\"10.2\",\"2.000\"]]}\n"
-    "1001 {\"stream\":\"t@depth\",\"data\":{\"e\":\"depthUpdate\",\"E\":1001,\"T\":1001,\"s\":\"TST\",\"U\":95,"
+    "1000 "
+    "{\"lastUpdateId\":100,\"E\":1000,\"T\":1000,\"bids\":[[\"10.0\",\"1.000\"]],\"asks\":[[\"10."
+    "2\",\"2.000\"]]}\n"
+    "1001 "
+    "{\"stream\":\"t@depth\",\"data\":{\"e\":\"depthUpdate\",\"E\":1001,\"T\":1001,\"s\":\"TST\","
+    "\"U\":95,"
     "\"u\":105,\"pu\":90,\"b\":[[\"10.1\",\"0.500\"]],\"a\":[]}}\n"
-    "1002 {\"stream\":\"t@bookTicker\",\"data\":{\"e\":\"bookTicker\",\"u\":105,\"s\":\"TST\",\"b\":\"10.1\","
+    "1002 "
+    "{\"stream\":\"t@bookTicker\",\"data\":{\"e\":\"bookTicker\",\"u\":105,\"s\":\"TST\",\"b\":"
+    "\"10.1\","
     "\"B\":\"0.500\",\"a\":\"10.2\",\"A\":\"2.000\",\"T\":1001,\"E\":1001}}\n"
-    "999 {\"stream\":\"t@trade\",\"data\":{\"e\":\"trade\",\"E\":1002,\"T\":1002,\"s\":\"TST\",\"t\":1,"
+    "999 "
+    "{\"stream\":\"t@trade\",\"data\":{\"e\":\"trade\",\"E\":1002,\"T\":1002,\"s\":\"TST\",\"t\":1,"
     "\"p\":\"10.2\",\"q\":\"0.100\",\"X\":\"MARKET\",\"m\":false}}\n"
-    "1004 {\"stream\":\"t@depth\",\"data\":{\"e\":\"depthUpdate\",\"E\":1003,\"T\":1003,\"s\":\"TST\",\"U\":106,"
+    "1004 "
+    "{\"stream\":\"t@depth\",\"data\":{\"e\":\"depthUpdate\",\"E\":1003,\"T\":1003,\"s\":\"TST\","
+    "\"U\":106,"
     "\"u\":110,\"pu\":105,\"b\":[],\"a\":[[\"10.2\",\"1.900\"],[\"10.3\",\"0\"]]}}\n";
 static const char CSV[] =
     "time,bp,bq,ap,aq,px,qty,side\n1.000000001,100.01,5,100.03,7,,,\n1.5,,,,,100.03,2,B\n"
@@ -671,7 +724,8 @@ static int body_import_lobster(mm_error *err, uint64_t *res)
     o.date = "2012-06-21";
     mm_ticks t = {0};
     mm_import_report rep;
-    int rc = mm_import_lobster(in_path("lob_message.csv"), in_path("lob_orderbook.csv"), &o, &t, &rep, err);
+    int rc = mm_import_lobster(in_path("lob_message.csv"), in_path("lob_orderbook.csv"), &o, &t,
+                               &rep, err);
     return import_done(rc, &t, res);
 }
 
@@ -704,19 +758,21 @@ static int body_import_csv(mm_error *err, uint64_t *res)
 }
 
 #ifdef AF_WITH_CLI
-/* ---- the command line (test_alloc_fail_cli: mmsim's own objects, its main included, linked in) ---- */
+/* ---- the command line (test_alloc_fail_cli: mmsim's own objects, its main included, linked in)
+ * ---- */
 
 int main(int argc, char **argv); /* mmsim's */
 
-/* Runs mmsim with args (NULL-terminated, without "mmsim") in this process, stdout and stderr in files of
- * g_base. Returns the exit status; err->msg gets stderr (its final newline removed), *res a hash of stdout
- * without the lines that carry timings. */
+/* Runs mmsim with args (NULL-terminated, without "mmsim") in this process, stdout and stderr in
+ * files of g_base. Returns the exit status; err->msg gets stderr (its final newline removed), *res
+ * a hash of stdout without the lines that carry timings. */
 static int cli_run(const char *const *args, mm_error *err, uint64_t *res)
 {
     char *argv[32];
     int argc = 0;
     argv[argc++] = (char *)"mmsim";
-    for (; *args && argc < 31; args++) argv[argc++] = (char *)*args;
+    for (; *args && argc < 31; args++)
+        argv[argc++] = (char *)*args;
     argv[argc] = NULL;
     fflush(stdout);
     fflush(stderr);
@@ -745,7 +801,8 @@ static int cli_run(const char *const *args, mm_error *err, uint64_t *res)
     f = fopen(in_path("cli.out"), "r");
     char line[1024];
     while (f && fgets(line, sizeof line, f))
-        if (strncmp(line, "wall", 4) && strncmp(line, "sweep:", 6)) XXH3_64bits_update(s, line, strlen(line));
+        if (strncmp(line, "wall", 4) && strncmp(line, "sweep:", 6))
+            XXH3_64bits_update(s, line, strlen(line));
     if (f) fclose(f);
     *res = hdone(s);
     return rc;
@@ -753,21 +810,26 @@ static int cli_run(const char *const *args, mm_error *err, uint64_t *res)
 
 static int body_cli_sweep(mm_error *err, uint64_t *res)
 {
-    const char *a[] = {"sweep", in_path("t.h5"), "--grid", "spread=1,2", "--grid", "inv_limit=10,20", "--set", "skew=0.1",
-                       "--engine", "serial", "--chunk", "1", "-o", out_path("r.h5"), "--quiet", NULL};
+    const char *a[] = {"sweep",    in_path("t.h5"),   "--grid",  "spread=1,2",
+                       "--grid",   "inv_limit=10,20", "--set",   "skew=0.1",
+                       "--engine", "serial",          "--chunk", "1",
+                       "-o",       out_path("r.h5"),  "--quiet", NULL};
     return cli_run(a, err, res);
 }
 
 static int body_cli_sweep_resume(mm_error *err, uint64_t *res)
 {
-    const char *a[] = {"sweep", in_path("t.h5"), "--grid", "spread=1,2", "--grid", "inv_limit=10,20", "--set", "skew=0.1",
-                       "--engine", "serial", "--chunk", "1", "-o", out_path("r.h5"), "--quiet", "--resume", NULL};
+    const char *a[] = {
+        "sweep", in_path("t.h5"),  "--grid",   "spread=1,2", "--grid",  "inv_limit=10,20",
+        "--set", "skew=0.1",       "--engine", "serial",     "--chunk", "1",
+        "-o",    out_path("r.h5"), "--quiet",  "--resume",   NULL};
     return cli_run(a, err, res);
 }
 
 static int body_cli_run(mm_error *err, uint64_t *res)
 {
-    const char *a[] = {"run", in_path("t.h5"), "--spread", "1", "--trace", out_path("trace.csv"), NULL};
+    const char *a[] = {"run",     in_path("t.h5"),       "--spread", "1",
+                       "--trace", out_path("trace.csv"), NULL};
     return cli_run(a, err, res);
 }
 
@@ -791,7 +853,8 @@ static int body_cli_export(mm_error *err, uint64_t *res)
 
 static int body_cli_gen(mm_error *err, uint64_t *res)
 {
-    const char *a[] = {"gen", "--seed", "5", "--events", "1000", "--symbol", "GEN", "-o", out_path("g.h5"), NULL};
+    const char *a[] = {"gen",      "--seed", "5",  "--events",       "1000",
+                       "--symbol", "GEN",    "-o", out_path("g.h5"), NULL};
     return cli_run(a, err, res);
 }
 
@@ -802,13 +865,20 @@ static uint64_t digest_file(const char *path)
     XXH3_state_t *s = hstate();
     char buf[65536];
     size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0) XXH3_64bits_update(s, buf, n);
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+        XXH3_64bits_update(s, buf, n);
     fclose(f);
     return hdone(s);
 }
 
-static uint64_t digest_cli_run(void) { return digest_file(out_path("trace.csv")); }
-static uint64_t digest_cli_export(void) { return digest_file(out_path("r.csv")); }
+static uint64_t digest_cli_run(void)
+{
+    return digest_file(out_path("trace.csv"));
+}
+static uint64_t digest_cli_export(void)
+{
+    return digest_file(out_path("r.csv"));
+}
 #endif
 
 /* Digests of written files: every stored field but the timings. */
@@ -824,7 +894,8 @@ static uint64_t digest_results(const char *path)
     XXH3_64bits_update(s, &in->content_hash, sizeof in->content_hash);
     XXH3_64bits_update(s, &in->n_rows, sizeof in->n_rows);
     const char *str[4] = {m->config_text, m->engine, m->objective, in->mmsim_version};
-    for (int i = 0; i < 4; i++) upd_str(s, str[i]);
+    for (int i = 0; i < 4; i++)
+        upd_str(s, str[i]);
     XXH3_64bits_update(s, &m->seed, sizeof m->seed);
     XXH3_64bits_update(s, &m->workers, sizeof m->workers);
     XXH3_64bits_update(s, m->markout_ns, sizeof m->markout_ns);
@@ -837,17 +908,26 @@ static uint64_t digest_results(const char *path)
         const mm_results_axis *ax = &in->axes[a];
         upd_str(s, ax->key);
         for (int32_t i = 0; i < ax->n; i++) {
-            if (ax->type == MM_COL_F64) XXH3_64bits_update(s, &ax->f64[i], 8);
-            else if (ax->type == MM_COL_I64) XXH3_64bits_update(s, &ax->i64[i], 8);
-            else upd_str(s, ax->names[i]);
+            if (ax->type == MM_COL_F64)
+                XXH3_64bits_update(s, &ax->f64[i], 8);
+            else if (ax->type == MM_COL_I64)
+                XXH3_64bits_update(s, &ax->i64[i], 8);
+            else
+                upd_str(s, ax->names[i]);
         }
     }
     mm_results_close(r);
     return hdone(s);
 }
 
-static uint64_t digest_sweep(void) { return digest_results(out_path("r.h5")); }
-static uint64_t digest_results_write(void) { return digest_results(out_path("x.h5")); }
+static uint64_t digest_sweep(void)
+{
+    return digest_results(out_path("r.h5"));
+}
+static uint64_t digest_results_write(void)
+{
+    return digest_results(out_path("x.h5"));
+}
 
 static uint64_t digest_ticks(const char *path)
 {
@@ -871,51 +951,141 @@ static uint64_t digest_ticks(const char *path)
     return hdone(s);
 }
 
-static uint64_t digest_gen_write(void) { return digest_ticks(out_path("g.h5")); }
-static uint64_t digest_append(void) { return digest_ticks(out_path("a.h5")); }
+static uint64_t digest_gen_write(void)
+{
+    return digest_ticks(out_path("g.h5"));
+}
+static uint64_t digest_append(void)
+{
+    return digest_ticks(out_path("a.h5"));
+}
 
 static const scenario g_scenarios[] = {
-    {.name = "load", .what = "mm_ticks_list + mm_ticks_load (heap)", .setup = setup_ticks, .body = body_load},
-    {.name = "load_shm", .what = "mm_ticks_load into shared memory + mm_ticks_seal", .setup = setup_ticks,
+    {.name = "load",
+     .what = "mm_ticks_list + mm_ticks_load (heap)",
+     .setup = setup_ticks,
+     .body = body_load},
+    {.name = "load_shm",
+     .what = "mm_ticks_load into shared memory + mm_ticks_seal",
+     .setup = setup_ticks,
      .body = body_load_shm},
-    {.name = "gen_write", .what = "mm_gen_ticks + mm_ticks_write (new file)", .body = body_gen_write,
-     .output = "g.h5", .digest = digest_gen_write},
-    {.name = "write_append", .what = "mm_ticks_write (second instrument into an existing file)",
-     .setup = setup_ticks, .prepare = prepare_append, .body = body_write_append, .check_after_fail = check_append,
+    {.name = "gen_write",
+     .what = "mm_gen_ticks + mm_ticks_write (new file)",
+     .body = body_gen_write,
+     .output = "g.h5",
+     .digest = digest_gen_write},
+    {.name = "write_append",
+     .what = "mm_ticks_write (second instrument into an existing file)",
+     .setup = setup_ticks,
+     .prepare = prepare_append,
+     .body = body_write_append,
+     .check_after_fail = check_append,
      .digest = digest_append},
-    {.name = "run_c", .what = "mm_sim_run_c (fixed with a trace, then Avellaneda-Stoikov)", .setup = setup_tape,
+    {.name = "run_c",
+     .what = "mm_sim_run_c (fixed with a trace, then Avellaneda-Stoikov)",
+     .setup = setup_tape,
      .body = body_run_c},
-    {.name = "run_batch", .what = "mm_sim_run_batch (6 combinations)", .setup = setup_tape, .body = body_run_batch},
-    {.name = "grid", .what = "mm_grid_set_tapes/add_axis (enum, range, list)/set/combo over every id/free",
+    {.name = "run_batch",
+     .what = "mm_sim_run_batch (6 combinations)",
+     .setup = setup_tape,
+     .body = body_run_batch},
+    {.name = "grid",
+     .what = "mm_grid_set_tapes/add_axis (enum, range, list)/set/combo over every id/free",
      .body = body_grid},
-    {.name = "sweep", .what = "mm_grid_* + serial mm_sweep_run (2x2x2, chunk 1, journal, results table)",
-     .setup = setup_ticks, .body = body_sweep, .output = "r.h5", .journal = "r.h5.journal", .resume = body_resume, .digest = digest_sweep},
-    {.name = "sweep_process", .what = "the sweep on the process engine, 2 workers (the parent's allocations)",
-     .setup = setup_process, .body = body_sweep, .output = "r.h5", .journal = "r.h5.journal", .resume = body_resume, .digest = digest_sweep},
-    {.name = "sweep_threads", .what = "the sweep on the threads engine, 2 workers", .setup = setup_threads,
-     .body = body_sweep, .output = "r.h5", .journal = "r.h5.journal", .resume = body_resume, .digest = digest_sweep},
-    {.name = "resume", .what = "serial mm_sweep_run --resume from an interrupted run's journal",
-     .setup = setup_resume, .prepare = prepare_resume, .body = body_resume, .output = "r.h5",
-     .journal = "r.h5.journal", .resume = body_resume, .digest = digest_sweep},
-    {.name = "results_write", .what = "mm_results_create/write/commit + mm_results_hash", .body = body_results_write,
-     .output = "x.h5", .digest = digest_results_write},
-    {.name = "results_read", .what = "mm_results_open/describe/read/read_index/hash/close", .setup = setup_results,
+    {.name = "sweep",
+     .what = "mm_grid_* + serial mm_sweep_run (2x2x2, chunk 1, journal, results table)",
+     .setup = setup_ticks,
+     .body = body_sweep,
+     .output = "r.h5",
+     .journal = "r.h5.journal",
+     .resume = body_resume,
+     .digest = digest_sweep},
+    {.name = "sweep_process",
+     .what = "the sweep on the process engine, 2 workers (the parent's allocations)",
+     .setup = setup_process,
+     .body = body_sweep,
+     .output = "r.h5",
+     .journal = "r.h5.journal",
+     .resume = body_resume,
+     .digest = digest_sweep},
+    {.name = "sweep_threads",
+     .what = "the sweep on the threads engine, 2 workers",
+     .setup = setup_threads,
+     .body = body_sweep,
+     .output = "r.h5",
+     .journal = "r.h5.journal",
+     .resume = body_resume,
+     .digest = digest_sweep},
+    {.name = "resume",
+     .what = "serial mm_sweep_run --resume from an interrupted run's journal",
+     .setup = setup_resume,
+     .prepare = prepare_resume,
+     .body = body_resume,
+     .output = "r.h5",
+     .journal = "r.h5.journal",
+     .resume = body_resume,
+     .digest = digest_sweep},
+    {.name = "results_write",
+     .what = "mm_results_create/write/commit + mm_results_hash",
+     .body = body_results_write,
+     .output = "x.h5",
+     .digest = digest_results_write},
+    {.name = "results_read",
+     .what = "mm_results_open/describe/read/read_index/hash/close",
+     .setup = setup_results,
      .body = body_results_read},
-    {.name = "import_lobster", .what = "mm_import_lobster (6 messages)", .setup = setup_import,
+    {.name = "import_lobster",
+     .what = "mm_import_lobster (6 messages)",
+     .setup = setup_import,
      .body = body_import_lobster},
-    {.name = "import_binance", .what = "mm_import_binance (USD-M capture, 5 lines)", .setup = setup_import,
+    {.name = "import_binance",
+     .what = "mm_import_binance (USD-M capture, 5 lines)",
+     .setup = setup_import,
      .body = body_import_binance},
-    {.name = "import_csv", .what = "mm_import_csv (5 lines)", .setup = setup_import, .body = body_import_csv},
+    {.name = "import_csv",
+     .what = "mm_import_csv (5 lines)",
+     .setup = setup_import,
+     .body = body_import_csv},
 #ifdef AF_WITH_CLI
-    {.name = "cli_sweep", .what = "mmsim sweep (serial, 2x2, chunk 1)", .setup = setup_ticks, .body = body_cli_sweep,
-     .output = "r.h5", .journal = "r.h5.journal", .resume = body_cli_sweep_resume, .cli = 1, .digest = digest_sweep},
-    {.name = "cli_run", .what = "mmsim run --trace", .setup = setup_ticks, .body = body_cli_run, .output = "trace.csv",
-     .cli = 1, .digest = digest_cli_run},
-    {.name = "cli_info", .what = "mmsim info", .setup = setup_ticks, .body = body_cli_info, .cli = 1},
-    {.name = "cli_show", .what = "mmsim show", .setup = setup_results, .body = body_cli_show, .cli = 1},
-    {.name = "cli_export", .what = "mmsim export --csv", .setup = setup_results, .body = body_cli_export,
-     .output = "r.csv", .cli = 1, .digest = digest_cli_export},
-    {.name = "cli_gen", .what = "mmsim gen", .body = body_cli_gen, .output = "g.h5", .cli = 1, .digest = digest_gen_write},
+    {.name = "cli_sweep",
+     .what = "mmsim sweep (serial, 2x2, chunk 1)",
+     .setup = setup_ticks,
+     .body = body_cli_sweep,
+     .output = "r.h5",
+     .journal = "r.h5.journal",
+     .resume = body_cli_sweep_resume,
+     .cli = 1,
+     .digest = digest_sweep},
+    {.name = "cli_run",
+     .what = "mmsim run --trace",
+     .setup = setup_ticks,
+     .body = body_cli_run,
+     .output = "trace.csv",
+     .cli = 1,
+     .digest = digest_cli_run},
+    {.name = "cli_info",
+     .what = "mmsim info",
+     .setup = setup_ticks,
+     .body = body_cli_info,
+     .cli = 1},
+    {.name = "cli_show",
+     .what = "mmsim show",
+     .setup = setup_results,
+     .body = body_cli_show,
+     .cli = 1},
+    {.name = "cli_export",
+     .what = "mmsim export --csv",
+     .setup = setup_results,
+     .body = body_cli_export,
+     .output = "r.csv",
+     .cli = 1,
+     .digest = digest_cli_export},
+    {.name = "cli_gen",
+     .what = "mmsim gen",
+     .body = body_cli_gen,
+     .output = "g.h5",
+     .cli = 1,
+     .digest = digest_gen_write},
 #endif
 };
 
@@ -925,8 +1095,8 @@ static const scenario g_scenarios[] = {
 #define MAX_LEAK 6
 
 typedef struct site {
-    char fn[20];      /* the allocation function */
-    uintptr_t addr;   /* its caller's return address, as addr2line wants it (0: unknown) */
+    char fn[20];    /* the allocation function */
+    uintptr_t addr; /* its caller's return address, as addr2line wants it (0: unknown) */
 } site;
 
 typedef struct report {
@@ -949,7 +1119,8 @@ typedef struct report {
 
 static int g_verbose;
 static int g_observe; /* the next child only observes allocation k (af_arm_observe) */
-static int g_quick;   /* the next child exits with _exit: no LeakSanitizer scan (setup runs, not checked) */
+static int
+    g_quick; /* the next child exits with _exit: no LeakSanitizer scan (setup runs, not checked) */
 static uint64_t g_ref_res;    /* the reference run's result */
 static uint64_t g_ref_digest; /* and the digest of what it wrote */
 static int g_pie = 1;
@@ -960,7 +1131,8 @@ static void to_site(site *s, const char *fn, void *caller)
     s->addr = 0;
     Dl_info info;
     if (caller && dladdr(caller, &info) && info.dli_fbase)
-        s->addr = (uintptr_t)caller - (g_pie ? (uintptr_t)info.dli_fbase : 0) - 1; /* the call, not the return */
+        s->addr = (uintptr_t)caller - (g_pie ? (uintptr_t)info.dli_fbase : 0) -
+                  1; /* the call, not the return */
 }
 
 static void viol(report *r, const char *fmt, ...)
@@ -1018,8 +1190,10 @@ static void child_run(const scenario *sc, int64_t k, int keep_journal, report *r
     mm_error err = {0};
     uint64_t res = 0;
     alarm(60);
-    if (g_observe) af_arm_observe(k);
-    else af_arm(k);
+    if (g_observe)
+        af_arm_observe(k);
+    else
+        af_arm(k);
     int rc = sc->body(&err, &res);
     af_disarm();
     if (rc == 0 && sc->digest) {
@@ -1036,10 +1210,13 @@ static void child_run(const scenario *sc, int64_t k, int keep_journal, report *r
 
     /* The outcome. */
     if (rc == 0) {
-        if (k > 0 && res != g_ref_res) viol(r, "succeeded after the refusal with a different result (the failure was ignored)");
+        if (k > 0 && res != g_ref_res)
+            viol(r,
+                 "succeeded after the refusal with a different result (the failure was ignored)");
     } else if (sc->cli) {
         if (!r->hit) viol(r, "exit status %d although no allocation was refused: %s", rc, err.msg);
-        if (rc != 1) viol(r, "exit status %d for a refused allocation (want 1: a runtime error)", rc);
+        if (rc != 1)
+            viol(r, "exit status %d for a refused allocation (want 1: a runtime error)", rc);
         if (strncmp(err.msg, "mmsim: ", 7) || strchr(err.msg, '\n'))
             viol(r, "stderr is not one line \"mmsim: ...\": \"%s\"", err.msg);
         else if (!strstr(err.msg, "memory") && !strstr(err.msg, "allocate"))
@@ -1047,11 +1224,14 @@ static void child_run(const scenario *sc, int64_t k, int keep_journal, report *r
     } else {
         if (!r->hit) viol(r, "failed although no allocation was refused: %d %s", rc, err.msg);
         if (rc > 0) viol(r, "positive return code %d", rc);
-        if (!err.msg[0]) viol(r, "error %d (%s) without a message", rc, mm_strerror(rc));
-        else if (strchr(err.msg, '\n')) viol(r, "message of several lines");
+        if (!err.msg[0])
+            viol(r, "error %d (%s) without a message", rc, mm_strerror(rc));
+        else if (strchr(err.msg, '\n'))
+            viol(r, "message of several lines");
         if (err.code != rc) viol(r, "err.code %d differs from the return code %d", err.code, rc);
         if (rc != -ENOMEM && !strstr(err.msg, "memory") && !strstr(err.msg, "allocate"))
-            viol(r, "misleading error for a refused allocation: %d (%s) \"%s\"", rc, mm_strerror(rc), err.msg);
+            viol(r, "misleading error for a refused allocation: %d (%s) \"%s\"", rc,
+                 mm_strerror(rc), err.msg);
     }
     /* Nothing left behind. */
     r->n_leak = af_live();
@@ -1073,12 +1253,16 @@ static void child_run(const scenario *sc, int64_t k, int keep_journal, report *r
     for (int i = 0; i < after.n; i++) {
         const char *n = after.name[i];
         int is_journal = sc->journal && !strcmp(n, sc->journal);
-        if (strstr(n, ".tmp.")) viol(r, "temporary file %s left", n);
+        if (strstr(n, ".tmp."))
+            viol(r, "temporary file %s left", n);
         else if (rc != 0 && !in_names(&before, n) && !is_journal)
-            viol(r, "failed run left %s%s", n, sc->output && !strcmp(n, sc->output) ? " (its output)" : "");
-        else if (rc == 0 && is_journal) viol(r, "succeeded but left its journal %s", n);
+            viol(r, "failed run left %s%s", n,
+                 sc->output && !strcmp(n, sc->output) ? " (its output)" : "");
+        else if (rc == 0 && is_journal)
+            viol(r, "succeeded but left its journal %s", n);
     }
-    if (rc != 0 && journal_before && !exists(out_path(sc->journal))) viol(r, "the interrupted run's journal was removed");
+    if (rc != 0 && journal_before && !exists(out_path(sc->journal)))
+        viol(r, "the interrupted run's journal was removed");
     if (rc != 0 && sc->check_after_fail) {
         char why[300];
         if (sc->check_after_fail(why, sizeof why)) viol(r, "%s", why);
@@ -1086,14 +1270,15 @@ static void child_run(const scenario *sc, int64_t k, int keep_journal, report *r
     /* A failed sweep keeps its journal: it must resume to the reference table. */
     if (rc != 0 && sc->journal && exists(out_path(sc->journal))) {
         r->jsize = file_size(out_path(sc->journal));
-        if (keep_journal && copy_file(out_path(sc->journal), g_resume_journal)) die("cannot keep the journal");
+        if (keep_journal && copy_file(out_path(sc->journal), g_resume_journal))
+            die("cannot keep the journal");
     }
     alarm(0);
 }
 
-/* A failed sweep keeps its journal: resumed with nothing refused, in a process of its own (forked from the
- * harness, not from the failed run: mmsim's main closes stdout, so it cannot run twice in one process), it
- * must give the reference table. */
+/* A failed sweep keeps its journal: resumed with nothing refused, in a process of its own (forked
+ * from the harness, not from the failed run: mmsim's main closes stdout, so it cannot run twice in
+ * one process), it must give the reference table. */
 static void check_resume(const scenario *sc, report *r)
 {
     struct {
@@ -1123,12 +1308,14 @@ static void check_resume(const scenario *sc, report *r)
     close(p[0]);
     while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {
     }
-    if (out.rc) viol(r, "the journal left by the failure does not resume: %s", out.msg);
-    else if (sc->digest && out.digest != g_ref_digest) viol(r, "the resumed table differs from the reference");
+    if (out.rc)
+        viol(r, "the journal left by the failure does not resume: %s", out.msg);
+    else if (sc->digest && out.digest != g_ref_digest)
+        viol(r, "the resumed table differs from the reference");
 }
 
-/* Runs scenario sc with allocation k refused (0: none) in a child; fills *r; returns the child's wait
- * status. */
+/* Runs scenario sc with allocation k refused (0: none) in a child; fills *r; returns the child's
+ * wait status. */
 static int run_child(const scenario *sc, int64_t k, int keep_journal, report *r)
 {
     snprintf(g_work, sizeof g_work, "%s/w", g_base);
@@ -1161,13 +1348,16 @@ static int run_child(const scenario *sc, int64_t k, int keep_journal, report *r)
     char *b = (char *)r;
     size_t got = 0;
     ssize_t n;
-    while (got < sizeof *r && (n = read(p[0], b + got, sizeof *r - got)) > 0) got += (size_t)n;
+    while (got < sizeof *r && (n = read(p[0], b + got, sizeof *r - got)) > 0)
+        got += (size_t)n;
     close(p[0]);
     int st;
     while (waitpid(pid, &st, 0) < 0)
         if (errno != EINTR) die("waitpid: %s", strerror(errno));
-    if (got != sizeof *r) r->n_viol = -1; /* no report: crashed or killed */
-    else if (r->rc && r->jsize >= 0 && sc->resume && !g_quick && !g_observe) check_resume(sc, r);
+    if (got != sizeof *r)
+        r->n_viol = -1; /* no report: crashed or killed */
+    else if (r->rc && r->jsize >= 0 && sc->resume && !g_quick && !g_observe)
+        check_resume(sc, r);
     rm_dir(g_work);
     return st;
 }
@@ -1187,7 +1377,8 @@ static int64_t run_child_plain(const scenario *sc, int64_t k, int keep_journal_a
 
 static char g_exe[512];
 
-/* "function (file:line)" of an address in this program, by addr2line; the bare address without it. */
+/* "function (file:line)" of an address in this program, by addr2line; the bare address without it.
+ */
 static void describe_site(const site *s, char *out, size_t cap)
 {
     snprintf(out, cap, "%s at 0x%" PRIxPTR, s->fn, s->addr);
@@ -1201,10 +1392,14 @@ static void describe_site(const site *s, char *out, size_t cap)
         fn[strcspn(fn, "\n")] = 0;
         line[strcspn(line, "\n ")] = 0;
         const char *l = line, *cut;
-        if ((cut = strstr(line, "/src/"))) l = cut + 1;
-        else if ((cut = strstr(line, "/tests/"))) l = cut + 1;
-        if (strcmp(fn, "??") && l[0] != '?' && l[0] != ':') snprintf(out, cap, "%s in %s (%s)", s->fn, fn, l);
-        else if (strcmp(fn, "??")) snprintf(out, cap, "%s in %s", s->fn, fn); /* no debug information */
+        if ((cut = strstr(line, "/src/")))
+            l = cut + 1;
+        else if ((cut = strstr(line, "/tests/")))
+            l = cut + 1;
+        if (strcmp(fn, "??") && l[0] != '?' && l[0] != ':')
+            snprintf(out, cap, "%s in %s (%s)", s->fn, fn, l);
+        else if (strcmp(fn, "??"))
+            snprintf(out, cap, "%s in %s", s->fn, fn); /* no debug information */
     }
     pclose(f);
 }
@@ -1213,12 +1408,14 @@ static void print_failure(const scenario *sc, int64_t k, int st, const report *r
 {
     char where[600] = "";
     if (r->n_viol >= 0 && r->hit) describe_site(&r->refused, where, sizeof where);
-    if (r->n_viol < 0) { /* crashed before reporting: find the site with a run that lets the call succeed */
+    if (r->n_viol <
+        0) { /* crashed before reporting: find the site with a run that lets the call succeed */
         report o;
         g_observe = 1;
         int ost = run_child(sc, k, 0, &o);
         g_observe = 0;
-        if (WIFEXITED(ost) && o.n_viol >= 0 && o.hit) describe_site(&o.refused, where, sizeof where);
+        if (WIFEXITED(ost) && o.n_viol >= 0 && o.hit)
+            describe_site(&o.refused, where, sizeof where);
     }
     printf("FAIL %s k=%" PRId64 "%s%s", sc->name, k, where[0] ? ": refused " : "", where);
     if (r->n_viol >= 0 && r->rc) printf(" -> %d \"%s\"", r->rc, r->msg);
@@ -1227,16 +1424,19 @@ static void print_failure(const scenario *sc, int64_t k, int st, const report *r
         printf("    crashed: signal %d (%s)%s\n", WTERMSIG(st), strsignal(WTERMSIG(st)),
                WTERMSIG(st) == SIGALRM ? ": no result within 60 s" : "");
     else if (WEXITSTATUS(st))
-        printf("    exit status %d (a sanitizer report above: ASan/UBSan 1, LeakSanitizer 23)\n", WEXITSTATUS(st));
+        printf("    exit status %d (a sanitizer report above: ASan/UBSan 1, LeakSanitizer 23)\n",
+               WEXITSTATUS(st));
     if (r->n_viol < 0) {
         printf("    the child sent no report\n");
         return;
     }
-    for (int i = 0; i < r->n_viol; i++) printf("    %s\n", r->viol[i]);
+    for (int i = 0; i < r->n_viol; i++)
+        printf("    %s\n", r->viol[i]);
     for (int64_t i = 0; i < r->n_leak && i < MAX_LEAK; i++) {
         char at[600];
         describe_site(&r->leak[i].at, at, sizeof at);
-        printf("    leaked: %zu bytes from allocation #%" PRId64 ", %s\n", r->leak[i].size, r->leak[i].call, at);
+        printf("    leaked: %zu bytes from allocation #%" PRId64 ", %s\n", r->leak[i].size,
+               r->leak[i].call, at);
     }
 }
 
@@ -1269,15 +1469,17 @@ static int run_scenario(const scenario *sc, int64_t from, int64_t to)
             print_failure(sc, k, st, &r);
         } else if (r.rc) {
             clean++;
-            /* Clean, but a message that names neither a file nor an operation helps little overnight: noted,
-             * not failed (docs/alloc-fail.md). */
+            /* Clean, but a message that names neither a file nor an operation helps little
+             * overnight: noted, not failed (docs/alloc-fail.md). */
             if (!strcmp(r.msg, "out of memory")) {
                 bare++;
                 char where[600];
                 describe_site(&r.refused, where, sizeof where);
                 int seen = 0;
-                for (int i = 0; i < n_bare_sites; i++) seen |= !strcmp(bare_sites[i], where);
-                if (!seen && n_bare_sites < 8) snprintf(bare_sites[n_bare_sites++], sizeof bare_sites[0], "%s", where);
+                for (int i = 0; i < n_bare_sites; i++)
+                    seen |= !strcmp(bare_sites[i], where);
+                if (!seen && n_bare_sites < 8)
+                    snprintf(bare_sites[n_bare_sites++], sizeof bare_sites[0], "%s", where);
             }
         } else {
             worked++;
@@ -1285,29 +1487,34 @@ static int run_scenario(const scenario *sc, int64_t from, int64_t to)
         if (g_verbose && ok) {
             char where[600];
             describe_site(&r.refused, where, sizeof where);
-            printf("  ok %s k=%" PRId64 ": refused %s -> %d \"%s\"\n", sc->name, k, where, r.rc, r.rc ? r.msg : "(worked around)");
+            printf("  ok %s k=%" PRId64 ": refused %s -> %d \"%s\"\n", sc->name, k, where, r.rc,
+                   r.rc ? r.msg : "(worked around)");
         }
         if (k > 4 * total + 100) {
-            printf("FAIL %s: still allocating at k=%" PRId64 " although the reference run made %" PRId64 " allocations\n",
+            printf("FAIL %s: still allocating at k=%" PRId64
+                   " although the reference run made %" PRId64 " allocations\n",
                    sc->name, k, total);
             bad++;
             break;
         }
     }
-    printf("%-15s %4" PRId64 " allocations; refused one at a time: %" PRId64 " clean errors, %" PRId64
-           " worked around, %" PRId64 " FAILED   (%s)\n",
+    printf("%-15s %4" PRId64 " allocations; refused one at a time: %" PRId64
+           " clean errors, %" PRId64 " worked around, %" PRId64 " FAILED   (%s)\n",
            sc->name, total, clean, worked, bad, sc->what);
     if (bare) {
-        printf("    note: %" PRId64 " of the clean errors say only \"out of memory\" (no file or operation named), e.g. after:\n", bare);
-        for (int i = 0; i < n_bare_sites; i++) printf("      %s\n", bare_sites[i]);
+        printf("    note: %" PRId64 " of the clean errors say only \"out of memory\" (no file or "
+               "operation named), e.g. after:\n",
+               bare);
+        for (int i = 0; i < n_bare_sites; i++)
+            printf("      %s\n", bare_sites[i]);
     }
     fflush(stdout);
     return bad > 0;
 }
 
 #ifdef AF_WITH_CLI
-/* mmsim's main is linked in: the harness runs from a constructor and exits before it. (glibc passes argc and
- * argv to constructors.) */
+/* mmsim's main is linked in: the harness runs from a constructor and exits before it. (glibc passes
+ * argc and argv to constructors.) */
 static int af_main(int argc, char **argv);
 __attribute__((constructor)) static void af_cli_entry(int argc, char **argv, char **envp)
 {
@@ -1323,18 +1530,25 @@ int main(int argc, char **argv)
     const char *only[64];
     int n_only = 0, jobs = 1;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "-v")) g_verbose = 1;
-        else if (!strcmp(argv[i], "-j") && i + 1 < argc) jobs = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--from") && i + 1 < argc) from = strtoll(argv[++i], NULL, 10);
-        else if (!strcmp(argv[i], "--to") && i + 1 < argc) to = strtoll(argv[++i], NULL, 10);
+        if (!strcmp(argv[i], "-v"))
+            g_verbose = 1;
+        else if (!strcmp(argv[i], "-j") && i + 1 < argc)
+            jobs = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--from") && i + 1 < argc)
+            from = strtoll(argv[++i], NULL, 10);
+        else if (!strcmp(argv[i], "--to") && i + 1 < argc)
+            to = strtoll(argv[++i], NULL, 10);
         else if (!strcmp(argv[i], "--list")) {
             for (size_t s = 0; s < sizeof g_scenarios / sizeof *g_scenarios; s++)
                 printf("%-15s %s\n", g_scenarios[s].name, g_scenarios[s].what);
             return 0;
         } else if (argv[i][0] == '-') {
-            fprintf(stderr, "usage: test_alloc_fail [-v] [-j N] [--list] [--from K] [--to K] [SCENARIO...]\n");
+            fprintf(
+                stderr,
+                "usage: test_alloc_fail [-v] [-j N] [--list] [--from K] [--to K] [SCENARIO...]\n");
             return 2;
-        } else if (n_only < 64) only[n_only++] = argv[i];
+        } else if (n_only < 64)
+            only[n_only++] = argv[i];
     }
     ssize_t len = readlink("/proc/self/exe", g_exe, sizeof g_exe - 1);
     if (len <= 0) die("/proc/self/exe: %s", strerror(errno));
@@ -1348,14 +1562,16 @@ int main(int argc, char **argv)
     size_t pick[64];
     for (size_t s = 0; s < sizeof g_scenarios / sizeof *g_scenarios && ran < 64; s++) {
         int want = n_only == 0;
-        for (int i = 0; i < n_only; i++) want |= !strcmp(only[i], g_scenarios[s].name);
+        for (int i = 0; i < n_only; i++)
+            want |= !strcmp(only[i], g_scenarios[s].name);
         if (want) pick[ran++] = s;
     }
     if (jobs <= 1) {
-        for (int i = 0; i < ran; i++) failed += run_scenario(&g_scenarios[pick[i]], from, to);
+        for (int i = 0; i < ran; i++)
+            failed += run_scenario(&g_scenarios[pick[i]], from, to);
     } else {
-        /* Scenarios in parallel, up to `jobs` at a time: each in a process of its own with its own input
-         * directory, its report in a file, printed in order at the end. */
+        /* Scenarios in parallel, up to `jobs` at a time: each in a process of its own with its own
+         * input directory, its report in a file, printed in order at the end. */
         pid_t pids[64] = {0};
         int next = 0, running = 0, done = 0;
         char top[256];
@@ -1390,7 +1606,9 @@ int main(int argc, char **argv)
             for (int i = 0; i < ran; i++)
                 if (pids[i] == pid) {
                     failed += !WIFEXITED(st) || WEXITSTATUS(st) != 0;
-                    if (!WIFEXITED(st)) printf("FAIL %s: the scenario's process died (signal %d)\n", g_scenarios[pick[i]].name, WTERMSIG(st));
+                    if (!WIFEXITED(st))
+                        printf("FAIL %s: the scenario's process died (signal %d)\n",
+                               g_scenarios[pick[i]].name, WTERMSIG(st));
                     running--;
                     done++;
                 }
@@ -1401,7 +1619,8 @@ int main(int argc, char **argv)
             FILE *f = fopen(path, "r");
             char buf[4096];
             size_t n;
-            while (f && (n = fread(buf, 1, sizeof buf, f)) > 0) fwrite(buf, 1, n, stdout);
+            while (f && (n = fread(buf, 1, sizeof buf, f)) > 0)
+                fwrite(buf, 1, n, stdout);
             if (f) fclose(f);
             unlink(path);
         }

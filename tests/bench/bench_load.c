@@ -1,10 +1,10 @@
 /* Benchmark: HDF5 tick file -> POSIX shared memory, page cache warm.
  *
- * Writes a generated tape (default 8M rows, about 264 MB of columns) uncompressed and gzip-compressed,
- * checks that a load returns the same fingerprint, then times mm_ticks_load(MM_LOAD_SHM) several times
- * and prints GB/s of column bytes for: the raw read (no validation, no fingerprint), and the full load
- * (validation + XXH3 fingerprint verification), and the compressed file. Also prints peak RSS.
- * Usage: bench_load [rows] [repeats] [dir] */
+ * Writes a generated tape (default 8M rows, about 264 MB of columns) uncompressed and
+ * gzip-compressed, checks that a load returns the same fingerprint, then times
+ * mm_ticks_load(MM_LOAD_SHM) several times and prints GB/s of column bytes for: the raw read (no
+ * validation, no fingerprint), and the full load (validation + XXH3 fingerprint verification), and
+ * the compressed file. Also prints peak RSS. Usage: bench_load [rows] [repeats] [dir] */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,7 +28,8 @@ static int cmp_d(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static void bench(const char *label, const char *path, int flags, int reps, uint64_t fp, double bytes)
+static void bench(const char *label, const char *path, int flags, int reps, uint64_t fp,
+                  double bytes)
 {
     double t[64];
     for (int r = 0; r < reps; r++) {
@@ -47,8 +48,8 @@ static void bench(const char *label, const char *path, int flags, int reps, uint
         mm_ticks_free(&l);
     }
     qsort(t, (size_t)reps, sizeof t[0], cmp_d);
-    printf("%-44s best %6.2f GB/s  median %6.2f GB/s  (%.1f ms median)\n", label, bytes / t[0] * 1e-9,
-           bytes / t[reps / 2] * 1e-9, t[reps / 2] * 1e3);
+    printf("%-44s best %6.2f GB/s  median %6.2f GB/s  (%.1f ms median)\n", label,
+           bytes / t[0] * 1e-9, bytes / t[reps / 2] * 1e-9, t[reps / 2] * 1e3);
 }
 
 int main(int argc, char **argv)
@@ -80,14 +81,18 @@ int main(int argc, char **argv)
     double bytes = (double)rows * (8 + 6 * 4 + 1);
     uint64_t fp = t.inst.fingerprint;
     mm_ticks_free(&t);
-    printf("bench_load: %" PRId64 " rows, %.1f MB of columns, %d repeats, page cache warm\n", rows, bytes * 1e-6, reps);
-    bench("hdf5 -> shm, raw read (no checks)", up, MM_LOAD_SHM | MM_LOAD_NO_VERIFY | MM_LOAD_NO_VALIDATE, reps, fp, bytes);
+    printf("bench_load: %" PRId64 " rows, %.1f MB of columns, %d repeats, page cache warm\n", rows,
+           bytes * 1e-6, reps);
+    bench("hdf5 -> shm, raw read (no checks)", up,
+          MM_LOAD_SHM | MM_LOAD_NO_VERIFY | MM_LOAD_NO_VALIDATE, reps, fp, bytes);
     bench("hdf5 -> shm, validate + verify fingerprint", up, MM_LOAD_SHM, reps, fp, bytes);
     bench("hdf5 -> heap, validate + verify fingerprint", up, 0, reps, fp, bytes);
-    bench("hdf5 (gzip 1 + shuffle) -> shm, full checks", cp, MM_LOAD_SHM, reps < 3 ? reps : 3, fp, bytes);
+    bench("hdf5 (gzip 1 + shuffle) -> shm, full checks", cp, MM_LOAD_SHM, reps < 3 ? reps : 3, fp,
+          bytes);
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
-    printf("peak RSS %.1f MB (generation buffer + one loaded copy)\n", (double)ru.ru_maxrss / 1024.0);
+    printf("peak RSS %.1f MB (generation buffer + one loaded copy)\n",
+           (double)ru.ru_maxrss / 1024.0);
     unlink(up);
     unlink(cp);
     return 0;

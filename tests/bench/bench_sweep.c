@@ -2,17 +2,17 @@
  *
  *   bench_sweep MMSIM_BIN [events] [big_combos]
  *
- * 1. The bare batched kernel (mm_sim_run_batch, one thread) on a generated tape and the canonical grid
- *    (spread 1..32 x inv_limit 1..64 = 2048 combinations): event x combination updates per second.
- * 2. `mmsim sweep` on the same tape and grid with the serial engine, and with the process engine and 1 and 2
- *    workers: wall time of the whole command (load, run, journal, results table), updates per second, the
- *    overhead of the serial sweep over the bare kernel, the 2-worker speed-up, and the peak of the summed
- *    PSS (and Pss_Shmem) over the sweep's process tree, sampled every 100 ms.
- * 3. A 1,000,000-combination sweep (spread 0..99 x inv_limit 1..100 x requote 1..100) on a short tape:
- *    wall time and peak summed PSS.
- * `bench_sweep --bare TAPE` only runs step 1 on an existing tape file (to pair with `mmsim sweep` in
- * farm-bench). 
- * Each sweep's table is checked: the serial and process tables must have the same content hash. */
+ * 1. The bare batched kernel (mm_sim_run_batch, one thread) on a generated tape and the canonical
+ * grid (spread 1..32 x inv_limit 1..64 = 2048 combinations): event x combination updates per
+ * second.
+ * 2. `mmsim sweep` on the same tape and grid with the serial engine, and with the process engine
+ * and 1 and 2 workers: wall time of the whole command (load, run, journal, results table), updates
+ * per second, the overhead of the serial sweep over the bare kernel, the 2-worker speed-up, and the
+ * peak of the summed PSS (and Pss_Shmem) over the sweep's process tree, sampled every 100 ms.
+ * 3. A 1,000,000-combination sweep (spread 0..99 x inv_limit 1..100 x requote 1..100) on a short
+ * tape: wall time and peak summed PSS. `bench_sweep --bare TAPE` only runs step 1 on an existing
+ * tape file (to pair with `mmsim sweep` in farm-bench). Each sweep's table is checked: the serial
+ * and process tables must have the same content hash. */
 #include <dirent.h>
 #include <inttypes.h>
 #include <signal.h>
@@ -110,7 +110,8 @@ static run_result run_cmd(char *const argv[], const char *dir)
         tree_pss(pid, &p, &s);
         if (p > r.peak_pss) r.peak_pss = p;
         if (s > r.peak_shm) r.peak_shm = s;
-        struct timespec ts = {0, 100000000}; /* 100 ms: sampling smaps_rollup takes the workers' mmap lock */
+        struct timespec ts = {
+            0, 100000000}; /* 100 ms: sampling smaps_rollup takes the workers' mmap lock */
         nanosleep(&ts, NULL);
     }
     r.wall = now() - t0;
@@ -135,8 +136,8 @@ static uint64_t hash_of(const char *p)
     return h;
 }
 
-/* The canonical grid of this benchmark: spread 1..32 x inventory limit 1..64, default parameters otherwise.
- * Runs the batched kernel on it once (one thread) and returns the seconds taken. */
+/* The canonical grid of this benchmark: spread 1..32 x inventory limit 1..64, default parameters
+ * otherwise. Runs the batched kernel on it once (one thread) and returns the seconds taken. */
 #define GRID_N 2048
 static double bare_kernel(const mm_ticks *t)
 {
@@ -169,7 +170,8 @@ int main(int argc, char **argv)
         return 2;
     }
     if (!strcmp(argv[1], "--bare") && argc > 2) {
-        /* The bare kernel on an existing tape, same grid: a yardstick for the whole `mmsim sweep` command. */
+        /* The bare kernel on an existing tape, same grid: a yardstick for the whole `mmsim sweep`
+         * command. */
         mm_ticks t = {0};
         mm_error e = {0};
         if (mm_ticks_load(argv[2], NULL, 0, &t, &e)) {
@@ -203,34 +205,55 @@ int main(int argc, char **argv)
     }
     double bare = bare_kernel(&t);
     double updates = (double)events * GRID_N;
-    printf("bench_sweep: %" PRId64 "-event tape, 2048 combinations (spread 1..32 x inv_limit 1..64)\n", events);
-    printf("  bare batched kernel, 1 thread        %7.3f s  %.3e updates/s\n", bare, updates / bare);
+    printf("bench_sweep: %" PRId64
+           "-event tape, 2048 combinations (spread 1..32 x inv_limit 1..64)\n",
+           events);
+    printf("  bare batched kernel, 1 thread        %7.3f s  %.3e updates/s\n", bare,
+           updates / bare);
     mm_ticks_free(&t);
 
     /* 2. Sweeps. */
     struct {
         const char *label, *engine, *workers;
-    } runs[3] = {{"sweep serial", "serial", "1"}, {"sweep process, 1 worker", "process", "1"},
+    } runs[3] = {{"sweep serial", "serial", "1"},
+                 {"sweep process, 1 worker", "process", "1"},
                  {"sweep process, 2 workers", "process", "2"}};
     run_result rr[3];
     uint64_t hashes[3];
     for (int k = 0; k < 3; k++) {
         snprintf(out, sizeof out, "%s/r%d.h5", dir, k);
-        char *av[] = {bin, "sweep", tape, "--grid", "spread=1:32:1", "--grid", "inv_limit=1:64:1", "--engine",
-                      (char *)runs[k].engine, "--workers", (char *)runs[k].workers, "--quiet", "-o", out, NULL};
+        char *av[] = {bin,
+                      "sweep",
+                      tape,
+                      "--grid",
+                      "spread=1:32:1",
+                      "--grid",
+                      "inv_limit=1:64:1",
+                      "--engine",
+                      (char *)runs[k].engine,
+                      "--workers",
+                      (char *)runs[k].workers,
+                      "--quiet",
+                      "-o",
+                      out,
+                      NULL};
         rr[k] = run_cmd(av, dir);
         hashes[k] = hash_of(out);
-        printf("  %-28s %6.3f s (chunks %6.3f s)  %.3e updates/s  peak PSS %6.1f MB (shared memory %5.1f MB)\n",
-               runs[k].label, rr[k].wall, rr[k].run_s, updates / rr[k].wall, rr[k].peak_pss / 1024.0, rr[k].peak_shm / 1024.0);
+        printf("  %-28s %6.3f s (chunks %6.3f s)  %.3e updates/s  peak PSS %6.1f MB (shared memory "
+               "%5.1f MB)\n",
+               runs[k].label, rr[k].wall, rr[k].run_s, updates / rr[k].wall,
+               rr[k].peak_pss / 1024.0, rr[k].peak_shm / 1024.0);
     }
     if (hashes[0] != hashes[1] || hashes[0] != hashes[2]) {
         fprintf(stderr, "bench_sweep: engines disagree\n");
         return 1;
     }
-    printf("  sweep overhead over the bare kernel (serial, whole command): %+.1f%%\n", (rr[0].wall / bare - 1) * 100);
-    printf("  2 workers vs 1: %.2fx for the whole command, %.2fx for the chunks\n", rr[1].wall / rr[2].wall,
-           rr[1].run_s / rr[2].run_s);
-    printf("  tape size %.1f MB: counted once in PSS with 1 and 2 workers if the shared-memory figures match\n",
+    printf("  sweep overhead over the bare kernel (serial, whole command): %+.1f%%\n",
+           (rr[0].wall / bare - 1) * 100);
+    printf("  2 workers vs 1: %.2fx for the whole command, %.2fx for the chunks\n",
+           rr[1].wall / rr[2].wall, rr[1].run_s / rr[2].run_s);
+    printf("  tape size %.1f MB: counted once in PSS with 1 and 2 workers if the shared-memory "
+           "figures match\n",
            (double)events * 33 / 1e6);
 
     /* 3. One million combinations. */
@@ -241,11 +264,25 @@ int main(int argc, char **argv)
         if (mm_gen_ticks(&gp, &t, &e) || mm_ticks_write(small, &t, NULL, &e)) return 1;
         mm_ticks_free(&t);
         snprintf(out, sizeof out, "%s/big.h5", dir);
-        char *av[] = {bin, "sweep", small, "--grid", "spread=0:99:1", "--grid", "inv_limit=1:100:1", "--grid",
-                      "requote=1:100:1", "--chunk", "4096", "--quiet", "-o", out, NULL};
+        char *av[] = {bin,
+                      "sweep",
+                      small,
+                      "--grid",
+                      "spread=0:99:1",
+                      "--grid",
+                      "inv_limit=1:100:1",
+                      "--grid",
+                      "requote=1:100:1",
+                      "--chunk",
+                      "4096",
+                      "--quiet",
+                      "-o",
+                      out,
+                      NULL};
         run_result b = run_cmd(av, dir);
-        printf("  1,000,000 combinations x 2,000 events, process engine, all cores: %.2f s, peak PSS %.1f MB\n", b.wall,
-               b.peak_pss / 1024.0);
+        printf("  1,000,000 combinations x 2,000 events, process engine, all cores: %.2f s, peak "
+               "PSS %.1f MB\n",
+               b.wall, b.peak_pss / 1024.0);
     }
     char cmd[512];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);

@@ -9,16 +9,15 @@
  * field of mm_state: I for integers, D for doubles; ck_check_field_list() verifies at start-up that
  * their sizes add up to sizeof(mm_state), so a field added to mm_state and not here stops the
  * checker. */
+/* clang-format off */
 #define CK_SIDE_FIELDS(I, k)                                                                       \
     I(s[k].px) I(s[k].qty) I(s[k].ahead) I(s[k].deep) I(s[k].land_ns) I(s[k].new_px) I(s[k].new_qty)
 #define CK_STATE_FIELDS(I, D)                                                                      \
-    CK_SIDE_FIELDS(I, 0)                                                                           \
-    CK_SIDE_FIELDS(I, 1)                                                                           \
-    I(q)                                                                                           \
-    I(cash2)                                                                                       \
-    D(fees) I(volume) I(fills[0]) I(fills[1]) I(orders) I(cancels) I(rejects) I(max_abs_q) D(twq)  \
-        I(t_q) I(mk2[0]) I(mk2[1]) I(mk2[2]) I(ovf_event) D(pnl_prev) D(ret_mean) D(ret_m2)        \
-            D(pnl_peak) D(max_dd) I(n_ret)
+    CK_SIDE_FIELDS(I, 0) CK_SIDE_FIELDS(I, 1)                                                      \
+    I(q) I(cash2) D(fees) I(volume) I(fills[0]) I(fills[1]) I(orders) I(cancels) I(rejects)        \
+    I(max_abs_q) D(twq) I(t_q) I(mk2[0]) I(mk2[1]) I(mk2[2]) I(ovf_event)                          \
+    D(pnl_prev) D(ret_mean) D(ret_m2) D(pnl_peak) D(max_dd) I(n_ret)
+/* clang-format on */
 _Static_assert(MM_MARKOUTS == 3, "CK_STATE_FIELDS lists mk2[0..2]");
 
 int ck_check_field_list(void)
@@ -80,13 +79,12 @@ int ck_metrics_diff(const mm_metrics *r, const mm_metrics *b, const char *kname,
         snprintf(what, cap, "metric %s: c %.17g, %s %.17g", #f, r->f, kname, b->f);                \
         return 1;                                                                                  \
     }
-    D(pnl)
-    D(fees)
-    I(volume)
-    I(fills_bid)
-    I(fills_ask) I(orders) I(cancels) I(rejects) I(final_q) I(max_abs_q) D(mean_abs_q) D(sharpe)
-        D(max_drawdown) D(markout[0]) D(markout[1]) D(markout[2])
+    /* clang-format off */
+    D(pnl) D(fees) I(volume) I(fills_bid) I(fills_ask) I(orders) I(cancels) I(rejects)
+    I(final_q) I(max_abs_q) D(mean_abs_q) D(sharpe) D(max_drawdown)
+    D(markout[0]) D(markout[1]) D(markout[2])
 #undef I
 #undef D
-            return 0;
+    return 0;
+    /* clang-format on */
 }

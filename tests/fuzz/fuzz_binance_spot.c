@@ -1,11 +1,12 @@
-/* Fuzz target for the Binance spot path of the importer (docs/import-binance.md), through the public API
- * mm_import_binance_files. Input: byte 0 holds option bits (1 skip_bad, 2 skip_gaps, 4 --market spot, else
- * detected from the messages, 8 no_snapshot); the rest is a capture ("<receive ns> <JSON>" lines, plain or
- * gzip), cut into up to 4 consecutive files at each line "--next-file--". Each file reaches the importer as a
- * memfd path. Checked: a failure is one line starting with the path of one of the files; a success is a
- * tape that passes mm_ticks_validate, whose report counts every file, and, when the market was forced,
- * says "spot". Seeds: fixtures/fuzz/binance_spot/ (the spot capture of tests/import/test_import_binance.c,
- * whole, forced, split into two days, the second day alone, and gzip). */
+/* Fuzz target for the Binance spot path of the importer (docs/import-binance.md), through the
+ * public API mm_import_binance_files. Input: byte 0 holds option bits (1 skip_bad, 2 skip_gaps, 4
+ * --market spot, else detected from the messages, 8 no_snapshot); the rest is a capture ("<receive
+ * ns> <JSON>" lines, plain or gzip), cut into up to 4 consecutive files at each line
+ * "--next-file--". Each file reaches the importer as a memfd path. Checked: a failure is one line
+ * starting with the path of one of the files; a success is a tape that passes mm_ticks_validate,
+ * whose report counts every file, and, when the market was forced, says "spot". Seeds:
+ * fixtures/fuzz/binance_spot/ (the spot capture of tests/import/test_import_binance.c, whole,
+ * forced, split into two days, the second day alone, and gzip). */
 #include "fuzz_mem_file.h"
 
 #include <errno.h>
@@ -59,7 +60,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int rc = mm_import_binance_files(files, n, &o, &t, &rep, &e);
     if (rc) {
         int named = 0;
-        for (int i = 0; i < n; i++) named |= !strncmp(e.msg, paths[i], strlen(paths[i]));
+        for (int i = 0; i < n; i++)
+            named |= !strncmp(e.msg, paths[i], strlen(paths[i]));
         if (!e.msg[0] || strchr(e.msg, '\n') || (!named && rc != -ENOMEM)) {
             fprintf(stderr, "fuzz_binance_spot: bad error message (rc %d): '%s'\n", rc, e.msg);
             abort();
@@ -71,12 +73,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             abort();
         }
         if (rep.files != n || ((bits & 4) && strcmp(rep.market, "spot"))) {
-            fprintf(stderr, "fuzz_binance_spot: report says %d files (of %d), market '%s'\n", rep.files, n,
-                    rep.market);
+            fprintf(stderr, "fuzz_binance_spot: report says %d files (of %d), market '%s'\n",
+                    rep.files, n, rep.market);
             abort();
         }
         mm_ticks_free(&t);
     }
-    for (int i = 0; i < n; i++) close(fds[i]);
+    for (int i = 0; i < n; i++)
+        close(fds[i]);
     return 0;
 }

@@ -1,11 +1,12 @@
-/* Replays a fuzz target without libFuzzer: runs LLVMFuzzerTestOneInput over every regular file of each
- * directory given (not recursing; a missing directory is an error) and over each file given by name.
- * Linked with one target's source into `fuzz_<target>_replay`, a Meson test of the normal build (gcc or
- * clang, under ASan/UBSan in the sanitizer build), over fixtures/fuzz/<target>/ (the seeds) and
- * fixtures/fuzz/<target>/regress/ (inputs that once crashed or misbehaved; docs/fuzzing.md).
- * Usage: fuzz_<target>_replay DIR_OR_FILE... ; exit 0 when every input ran (the target aborts otherwise),
- * 1 when a path cannot be read or no input was found. Compiled with -DMM_FUZZ_REPLAY_NO_MAIN it only
- * provides mm_fuzz_replay_path (fuzz_replay_dir.h) to the older replay programs that also mutate seeds. */
+/* Replays a fuzz target without libFuzzer: runs LLVMFuzzerTestOneInput over every regular file of
+ * each directory given (not recursing; a missing directory is an error) and over each file given by
+ * name. Linked with one target's source into `fuzz_<target>_replay`, a Meson test of the normal
+ * build (gcc or clang, under ASan/UBSan in the sanitizer build), over fixtures/fuzz/<target>/ (the
+ * seeds) and fixtures/fuzz/<target>/regress/ (inputs that once crashed or misbehaved;
+ * docs/fuzzing.md). Usage: fuzz_<target>_replay DIR_OR_FILE... ; exit 0 when every input ran (the
+ * target aborts otherwise), 1 when a path cannot be read or no input was found. Compiled with
+ * -DMM_FUZZ_REPLAY_NO_MAIN it only provides mm_fuzz_replay_path (fuzz_replay_dir.h) to the older
+ * replay programs that also mutate seeds. */
 #include <dirent.h>
 #include <errno.h>
 #include <stdint.h>
@@ -18,7 +19,8 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* Reads the whole file into a fresh buffer (*size bytes; never NULL on success). Returns 0 or -errno. */
+/* Reads the whole file into a fresh buffer (*size bytes; never NULL on success). Returns 0 or
+ * -errno. */
 static int slurp(const char *path, uint8_t **data, size_t *size)
 {
     FILE *f = fopen(path, "rb");
@@ -38,8 +40,10 @@ static int slurp(const char *path, uint8_t **data, size_t *size)
         b = nb;
         cap *= 2;
     }
-    if (!b) rc = -ENOMEM;
-    else if (ferror(f)) rc = -EIO;
+    if (!b)
+        rc = -ENOMEM;
+    else if (ferror(f))
+        rc = -EIO;
     fclose(f);
     if (rc) {
         free(b);
@@ -65,7 +69,10 @@ static int run_file(const char *path, long *runs)
     return 0;
 }
 
-static int cmp_names(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+static int cmp_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
 
 /* Every regular file of dir, in name order (the same order on every machine). */
 static int run_dir(const char *dir, long *runs)
@@ -82,7 +89,8 @@ static int run_dir(const char *dir, long *runs)
         if (e->d_name[0] == '.') continue;
         size_t len = strlen(dir) + strlen(e->d_name) + 2;
         char *p = malloc(len);
-        if (!p || (n == cap && !(names = realloc(names, (cap = cap ? cap * 2 : 64) * sizeof *names)))) {
+        if (!p ||
+            (n == cap && !(names = realloc(names, (cap = cap ? cap * 2 : 64) * sizeof *names)))) {
             fprintf(stderr, "fuzz replay: out of memory\n");
             exit(1);
         }
@@ -123,7 +131,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: %s DIR_OR_FILE...\n", argv[0]);
         return 2;
     }
-    for (int i = 1; i < argc; i++) bad |= mm_fuzz_replay_path(argv[i], &runs);
+    for (int i = 1; i < argc; i++)
+        bad |= mm_fuzz_replay_path(argv[i], &runs);
     printf("%s: %ld inputs replayed, no crash\n", argv[0], runs);
     if (!runs) fprintf(stderr, "fuzz replay: no input found\n");
     return bad || !runs;

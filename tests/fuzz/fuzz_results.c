@@ -1,9 +1,10 @@
-/* Fuzz target for the results reader (docs/results.md): the input is the bytes of an HDF5 file, opened
- * through a scratch file in $TMPDIR (fuzz_mem_file.h) with mm_results_open. When it opens: the description
- * must be consistent (axes with n >= 1 values, a name per enum value), every row is read in blocks of up to
- * 64 (the first 4096 rows), the stored index of meta.objective is read, and mm_results_hash recomputes the
- * content hash. Any input must give 0 or an error whose message is one line starting with the path. Seeds:
- * fixtures/fuzz/results/ (files written by `mmsim sweep`, docs/fuzzing.md). */
+/* Fuzz target for the results reader (docs/results.md): the input is the bytes of an HDF5 file,
+ * opened through a scratch file in $TMPDIR (fuzz_mem_file.h) with mm_results_open. When it opens:
+ * the description must be consistent (axes with n >= 1 values, a name per enum value), every row is
+ * read in blocks of up to 64 (the first 4096 rows), the stored index of meta.objective is read, and
+ * mm_results_hash recomputes the content hash. Any input must give 0 or an error whose message is
+ * one line starting with the path. Seeds: fixtures/fuzz/results/ (files written by `mmsim sweep`,
+ * docs/fuzzing.md). */
 #include "fuzz_mem_file.h"
 
 #include "mmsim/mmsim.h"
@@ -21,8 +22,9 @@ static void check(int rc, const mm_error *e, const char *path)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    /* Findings F1 and F4 (HDF5 1.10.8 hangs or crashes on such heaps) are no longer skipped: mmsim's
-     * mm__h5_guard reports those files (src/io/h5guard.c), and the regress inputs check that it does. */
+    /* Findings F1 and F4 (HDF5 1.10.8 hangs or crashes on such heaps) are no longer skipped:
+     * mmsim's mm__h5_guard reports those files (src/io/h5guard.c), and the regress inputs check
+     * that it does. */
     if (size > (1 << 20)) return 0;
     const char *path = mm_fuzz_tmp_file(data, size);
     mm_results_reader *r = NULL;
@@ -63,7 +65,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             if (rc && rc != MM_ENOTFOUND) check(rc, &e, path);
             if (rc == 0)
                 for (int64_t i = 0; i < n; i++)
-                    if (order[i] < 0 || order[i] >= in->n_rows) abort(); /* index entries are rows */
+                    if (order[i] < 0 || order[i] >= in->n_rows)
+                        abort(); /* index entries are rows */
         }
         free(idx);
         free(m);

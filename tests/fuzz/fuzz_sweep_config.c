@@ -1,11 +1,12 @@
-/* Fuzz target for the sweep configuration (src/cli/sweep_config.c, docs/sweep.md "Config file"): the INI
- * reader and the flags that add to it. Input: INI text, then optionally a 0x00 byte and command-line
- * additions, one per line: "grid key=value", "set key=value" (as --grid/--set), "run key value" (a [run]
- * flag), "file PATH", "symbol S". Then cli_sweep_config_check, and every axis and fixed value goes into an
- * mm_grid as `mmsim sweep` does. Checked:
- *  - every failure is a non-empty one-line message, a config error starting with the name "fuzz.ini";
- *  - parsing the same text a second time into the same config fails when the first parse read any key
- *    (a key given twice across files is an error) and names a line of "again.ini";
+/* Fuzz target for the sweep configuration (src/cli/sweep_config.c, docs/sweep.md "Config file"):
+ * the INI reader and the flags that add to it. Input: INI text, then optionally a 0x00 byte and
+ * command-line additions, one per line: "grid key=value", "set key=value" (as --grid/--set), "run
+ * key value" (a [run] flag), "file PATH", "symbol S". Then cli_sweep_config_check, and every axis
+ * and fixed value goes into an mm_grid as `mmsim sweep` does. Checked:
+ *  - every failure is a non-empty one-line message, a config error starting with the name
+ * "fuzz.ini";
+ *  - parsing the same text a second time into the same config fails when the first parse read any
+ * key (a key given twice across files is an error) and names a line of "again.ini";
  *  - after a successful parse every stored key, value and origin is a string;
  *  - nothing leaks (ASan's leak check) and nothing reads out of bounds. */
 #include <stdint.h>
@@ -21,8 +22,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static void one_line(const char *msg, const char *prefix)
 {
-    if (!msg[0] || strchr(msg, '\n') || (prefix && strncmp(msg, prefix, strlen(prefix)) &&
-                                         strcmp(msg, "out of memory"))) {
+    if (!msg[0] || strchr(msg, '\n') ||
+        (prefix && strncmp(msg, prefix, strlen(prefix)) && strcmp(msg, "out of memory"))) {
         fprintf(stderr, "fuzz_sweep_config: bad message (want one line starting with %s): '%s'\n",
                 prefix ? prefix : "anything", msg);
         abort();
@@ -74,9 +75,11 @@ static void to_grid(const cli_sweep_config *c)
     mm_error e = {0};
     if (mm_grid_set_tapes(&g, tapes, 1, &e)) abort();
     for (int i = 0; i < c->n_grid && g.n_combos <= 100000; i++) {
-        /* Ranges of more than 10,000 values are legal but slow under the sanitizers (as in fuzz_grid.c). */
+        /* Ranges of more than 10,000 values are legal but slow under the sanitizers (as in
+         * fuzz_grid.c). */
         double lo, hi, step;
-        if (sscanf(c->grid[i].val, "%lf:%lf:%lf", &lo, &hi, &step) == 3 && step > 0 && (hi - lo) / step > 10000)
+        if (sscanf(c->grid[i].val, "%lf:%lf:%lf", &lo, &hi, &step) == 3 && step > 0 &&
+            (hi - lo) / step > 10000)
             continue;
         memset(&e, 0, sizeof e);
         if (mm_grid_add_axis(&g, c->grid[i].key, c->grid[i].val, &e)) one_line(e.msg, NULL);
@@ -112,7 +115,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (cli_sweep_config_parse_mem(&again, (const char *)data, ini_len, "fuzz.ini")) abort();
         int rc2 = cli_sweep_config_parse_mem(&again, (const char *)data, ini_len, "again.ini");
         if (rc2 == 0) {
-            fprintf(stderr, "fuzz_sweep_config: the same %d keys read twice were accepted\n", c.n_seen);
+            fprintf(stderr, "fuzz_sweep_config: the same %d keys read twice were accepted\n",
+                    c.n_seen);
             abort();
         }
         one_line(again.err, "again.ini:");

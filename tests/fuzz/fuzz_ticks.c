@@ -1,9 +1,10 @@
-/* Fuzz target for the tick-file reader (docs/formats.md): the input is the bytes of an HDF5 file, handed to
- * the public API through a scratch file in $TMPDIR (fuzz_mem_file.h). mm_ticks_list, then mm_ticks_load of
- * each listed instrument (at most 4) twice: with every check (format, validation, fingerprint) and with
- * MM_LOAD_NO_VERIFY, so mutated column data reaches the validator. Any input must give 0 or an error whose
- * message is one line starting with the path; a tape that loads must pass mm_ticks_validate again and
- * summarise without a crash. Seeds: fixtures/fuzz/ticks/ (files written by `mmsim gen`, docs/fuzzing.md). */
+/* Fuzz target for the tick-file reader (docs/formats.md): the input is the bytes of an HDF5 file,
+ * handed to the public API through a scratch file in $TMPDIR (fuzz_mem_file.h). mm_ticks_list, then
+ * mm_ticks_load of each listed instrument (at most 4) twice: with every check (format, validation,
+ * fingerprint) and with MM_LOAD_NO_VERIFY, so mutated column data reaches the validator. Any input
+ * must give 0 or an error whose message is one line starting with the path; a tape that loads must
+ * pass mm_ticks_validate again and summarise without a crash. Seeds: fixtures/fuzz/ticks/ (files
+ * written by `mmsim gen`, docs/fuzzing.md). */
 #include "fuzz_mem_file.h"
 
 #include "mmsim/mmsim.h"
@@ -37,8 +38,9 @@ static void load_one(const char *path, const char *sym, int flags)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    /* Findings F1 and F4 (HDF5 1.10.8 hangs or crashes on such heaps) are no longer skipped: mmsim's
-     * mm__h5_guard reports those files (src/io/h5guard.c), and the regress inputs check that it does. */
+    /* Findings F1 and F4 (HDF5 1.10.8 hangs or crashes on such heaps) are no longer skipped:
+     * mmsim's mm__h5_guard reports those files (src/io/h5guard.c), and the regress inputs check
+     * that it does. */
     if (size > (1 << 20)) return 0;
     const char *path = mm_fuzz_tmp_file(data, size);
     char syms[4][MM_SYMBOL_MAX];

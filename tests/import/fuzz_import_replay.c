@@ -106,8 +106,10 @@ int main(int argc, char **argv)
     }
     long stored = 0;
     int bad = 0;
-    for (int i = 3; i < argc; i++) bad |= mm_fuzz_replay_path(argv[i], &stored);
-    printf("fuzz_import_replay: %ld mutated inputs and %ld stored inputs, no crash, every error one line "
+    for (int i = 3; i < argc; i++)
+        bad |= mm_fuzz_replay_path(argv[i], &stored);
+    printf("fuzz_import_replay: %ld mutated inputs and %ld stored inputs, no crash, every error "
+           "one line "
            "naming its file\n",
            runs, stored);
     return bad;

@@ -1,8 +1,9 @@
-/* A program that embeds libmmsim the way a user's program would: only the installed headers, compiled and
- * linked with `pkg-config --cflags --libs mmsim` (or `--static`) against an installed copy of the library
- * (tests/install/check_install.sh). It writes a synthetic tape through HDF5, lists and loads it back, and
- * prints the library's version and the tape's fingerprint: the shared library works, HDF5 included.
- * Usage: embed DIR. Exit 0 on success, 1 with one line on stderr on failure. */
+/* A program that embeds libmmsim the way a user's program would: only the installed headers,
+ * compiled and linked with `pkg-config --cflags --libs mmsim` (or `--static`) against an installed
+ * copy of the library (tests/install/check_install.sh). It writes a synthetic tape through HDF5,
+ * lists and loads it back, and prints the library's version and the tape's fingerprint: the shared
+ * library works, HDF5 included. Usage: embed DIR. Exit 0 on success, 1 with one line on stderr on
+ * failure. */
 #include <inttypes.h>
 #include <stdio.h>
 
@@ -39,8 +40,8 @@ int main(int argc, char **argv)
     if ((rc = mm_ticks_list(path, syms, 4, &count, &err)) != 0) return fail("list", rc, &err);
     if ((rc = mm_ticks_load(path, NULL, 0, &back, &err)) != 0) return fail("load", rc, &err);
     int same = count == 1 && back.n == t.n && back.inst.fingerprint == t.inst.fingerprint;
-    printf("mmsim %s: %d instrument %s, %" PRId64 " rows, fingerprint %016" PRIx64 "%s\n", mm_version(), count,
-           syms[0], back.n, back.inst.fingerprint, same ? "" : " (DIFFERS)");
+    printf("mmsim %s: %d instrument %s, %" PRId64 " rows, fingerprint %016" PRIx64 "%s\n",
+           mm_version(), count, syms[0], back.n, back.inst.fingerprint, same ? "" : " (DIFFERS)");
     mm_ticks_free(&t);
     mm_ticks_free(&back);
     return same ? 0 : 1;

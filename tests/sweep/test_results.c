@@ -780,7 +780,8 @@ Test(results, export_csv_round_trips_every_value)
     cr_assert_eq(tu_run(hs, &out, NULL), 0);
     cr_assert(strstr(out, "usage: mmsim show") && strstr(out, "--where"), "%s", out);
     free(out);
-    /* An output in a directory that does not exist: a usage error found before any work (exit 2), no file. */
+    /* An output in a directory that does not exist: a usage error found before any work (exit 2),
+     * no file. */
     const char *d[] = {"mmsim", "export", p, "--csv", "-o", "/nonexistent-dir/x.csv", NULL};
     cr_assert_eq(tu_run(d, NULL, &err), 2);
     cr_assert(tu_lines(err) == 1 && strstr(err, "/nonexistent-dir/x.csv"), "%s", err);

@@ -33,8 +33,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mm_internal.h"
 #include "import_internal.h"
+#include "mm_internal.h"
 
 /* The dense book spans at most 32M price ticks between the lowest and highest price seen (two
  * arrays of 128 MiB at most, two more with --skip-gaps; calloc'd, so pages never touched cost

@@ -2,8 +2,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "mm_internal.h"
 #include "import_internal.h"
+#include "mm_internal.h"
 
 void mm_import_opts_init(mm_import_opts *o)
 {

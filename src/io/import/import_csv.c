@@ -13,8 +13,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "mm_internal.h"
 #include "import_internal.h"
+#include "mm_internal.h"
 
 enum { F_TS, F_BID, F_BID_SZ, F_ASK, F_ASK_SZ, F_TPX, F_TSZ, F_SIDE, F_N };
 static const char *const FIELD[F_N] = {"ts",     "bid",      "bid_sz",   "ask",

@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mm_internal.h"
 #include "import_internal.h"
+#include "mm_internal.h"
 
 #define LINES_CHUNK (1u << 20)
 #define LINES_MAX ((size_t)256 << 20)

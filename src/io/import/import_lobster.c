@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mm_internal.h"
 #include "import_internal.h"
+#include "mm_internal.h"
 
 #define LOB_MAX_LEVELS 200
 #define LOB_EMPTY 9999999999LL /* price of an unoccupied level: -this for bids, +this for asks */

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mm_internal.h"
 #include "import_internal.h"
+#include "mm_internal.h"
 
 static int grow(void **p, int64_t cap, size_t elem)
 {
@@ -44,7 +44,8 @@ int mm__imp_tape_finish(mm__imp_tape *t, const mm_instrument *inst, mm_ticks *ou
     int rc = mm_ticks_alloc(out, t->n, MM_MEM_HEAP);
     if (rc) {
         /* The message before the free: it reads the row count. */
-        mm__errf(err, rc, "%s: out of memory for the tape's %lld rows", inst->symbol, (long long)t->n);
+        mm__errf(err, rc, "%s: out of memory for the tape's %lld rows", inst->symbol,
+                 (long long)t->n);
         mm__imp_tape_free(t);
         return rc;
     }
