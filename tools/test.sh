@@ -25,5 +25,5 @@ fi
 ninja -C build-asan
 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1 \
   meson test -C build-asan --print-errorlogs --num-processes "$jobs" --timeout-multiplier 3
-tools/fuzz.sh
+FUZZ_RUNS=2000 tools/fuzz.sh
 tools/tsan.sh
