@@ -15,6 +15,7 @@
 #include "mm_h5util.h"
 
 #include "cli.h"
+#include "mm_internal.h"
 #include "mmsim/results.h"
 
 void cli_err(const char *fmt, ...)
@@ -35,49 +36,14 @@ int cli_fail(const mm_error *e)
     return e->code == MM_EUSAGE ? MM_EXIT_USAGE : MM_EXIT_RUNTIME;
 }
 
-/* Decimal digits with an optional leading '-' (neg_ok) and nothing else: no blanks, no '+', no
- * "0x", no octal (a leading 0 is decimal). */
-static int is_decimal_int(const char *s, int neg_ok)
-{
-    if (neg_ok && *s == '-') s++;
-    if (!*s) return 0;
-    for (; *s; s++)
-        if (*s < '0' || *s > '9') return 0;
-    return 1;
-}
-
-/* A decimal floating-point number: [+-] digits [. digits] [(e|E) [+-] digits], or with the digits
- * after the point only; no blanks, no hex, no inf or nan. */
-static int is_decimal_real(const char *s)
-{
-    int digits = 0;
-    if (*s == '+' || *s == '-') s++;
-    while (*s >= '0' && *s <= '9')
-        s++, digits++;
-    if (*s == '.') {
-        s++;
-        while (*s >= '0' && *s <= '9')
-            s++, digits++;
-    }
-    if (!digits) return 0;
-    if (*s == 'e' || *s == 'E') {
-        s++;
-        if (*s == '+' || *s == '-') s++;
-        if (*s < '0' || *s > '9') return 0;
-        while (*s >= '0' && *s <= '9')
-            s++;
-    }
-    return *s == 0;
-}
-
 int cli_is_decimal(const char *s, int integer)
 {
-    return integer ? is_decimal_int(s, 1) : is_decimal_real(s);
+    return mm__is_decimal(s, integer);
 }
 
 int cli_i64(const char *cmd, const char *flag, const char *s, int64_t lo, int64_t hi, int64_t *out)
 {
-    if (!is_decimal_int(s, 1)) {
+    if (!mm__is_decimal(s, 1)) {
         cli_err("%s: %s: '%s' is not a decimal integer", cmd, flag, s);
         return -1;
     }
@@ -93,11 +59,11 @@ int cli_i64(const char *cmd, const char *flag, const char *s, int64_t lo, int64_
 
 int cli_u64(const char *cmd, const char *flag, const char *s, uint64_t *out)
 {
-    if (*s == '-' && is_decimal_int(s, 1)) {
+    if (*s == '-' && mm__is_decimal(s, 1)) {
         cli_err("%s: %s: '%s' must not be negative", cmd, flag, s);
         return -1;
     }
-    if (!is_decimal_int(s, 0)) {
+    if (*s == '-' || !mm__is_decimal(s, 1)) {
         cli_err("%s: %s: '%s' is not a decimal integer", cmd, flag, s);
         return -1;
     }
@@ -114,7 +80,7 @@ int cli_u64(const char *cmd, const char *flag, const char *s, uint64_t *out)
 int cli_f64(const char *cmd, const char *flag, const char *s, double lo, double hi, double *out)
 {
     errno = 0;
-    double v = is_decimal_real(s) ? strtod(s, NULL) : NAN;
+    double v = mm__is_decimal(s, 0) ? strtod(s, NULL) : NAN;
     if (!isfinite(v)) {
         cli_err("%s: %s: '%s' is not a finite decimal number", cmd, flag, s);
         return -1;

@@ -11,6 +11,11 @@
  * the formatted text are replaced by spaces so the message stays on one line. */
 int mm__errf(mm_error *err, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* A strict decimal number, nothing around it (no blanks, hex, octal, inf or nan). integer:
+ * [-]digits; otherwise [+-] digits [. digits] [(e|E) [+-] digits], or with digits after the point
+ * only. The one check the CLI and the results queries share (params_keys.c). */
+int mm__is_decimal(const char *s, int integer);
+
 /* 1 if s is a valid instrument symbol: [A-Za-z0-9._-]+, shorter than MM_SYMBOL_MAX. */
 int mm__valid_symbol(const char *s);
 

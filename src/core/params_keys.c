@@ -149,6 +149,11 @@ static int is_decimal(const char *s, int integer)
     return !*s;
 }
 
+int mm__is_decimal(const char *s, int integer)
+{
+    return integer ? *s != '+' && is_decimal(s, 1) : is_decimal(s, 0);
+}
+
 int mm_params_set(mm_params *p, const char *key, const char *value, mm_error *err)
 {
     const key_desc *k = NULL;

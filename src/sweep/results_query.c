@@ -49,40 +49,6 @@ int mm_results_axis_find(const mm_results_info *info, const char *key)
     return MM_ENOTFOUND;
 }
 
-/* [-]digits and nothing else. */
-static int is_decimal_int(const char *s)
-{
-    if (*s == '-') s++;
-    if (!*s) return 0;
-    for (; *s; s++)
-        if (*s < '0' || *s > '9') return 0;
-    return 1;
-}
-
-/* [+-] digits [. digits] [(e|E) [+-] digits], or with the digits after the point only: what strtod
- * would read, less blanks, hex, inf and nan. */
-static int is_decimal_real(const char *s)
-{
-    int digits = 0;
-    if (*s == '+' || *s == '-') s++;
-    while (*s >= '0' && *s <= '9')
-        s++, digits++;
-    if (*s == '.') {
-        s++;
-        while (*s >= '0' && *s <= '9')
-            s++, digits++;
-    }
-    if (!digits) return 0;
-    if (*s == 'e' || *s == 'E') {
-        s++;
-        if (*s == '+' || *s == '-') s++;
-        if (*s < '0' || *s > '9') return 0;
-        while (*s >= '0' && *s <= '9')
-            s++;
-    }
-    return *s == 0;
-}
-
 int mm_results_axis_value(const mm_results_axis *a, const char *text, int32_t *idx)
 {
     char *end;
@@ -94,14 +60,14 @@ int mm_results_axis_value(const mm_results_axis *a, const char *text, int32_t *i
     }
     errno = 0;
     if (a->type == MM_COL_I64) {
-        if (!is_decimal_int(text)) return MM_ENOTFOUND;
+        if (!mm__is_decimal(text, 1)) return MM_ENOTFOUND;
         long long v = strtoll(text, &end, 10);
         if (*end || errno) return MM_ENOTFOUND; /* out of range */
         for (int32_t k = 0; k < a->n; k++)
             if (a->i64[k] == v) return *idx = k, 0;
         return MM_ENOTFOUND;
     }
-    if (a->type != MM_COL_F64 || !is_decimal_real(text)) return MM_ENOTFOUND;
+    if (a->type != MM_COL_F64 || !mm__is_decimal(text, 0)) return MM_ENOTFOUND;
     double v = strtod(text, &end);
     if (*end || errno || !isfinite(v)) return MM_ENOTFOUND; /* "1e999" overflows */
     int32_t near = -1, n_near = 0;
