@@ -6,10 +6,13 @@
  * size (8), data padded to a multiple of 8. Index 0 is the free space at the end; its size field
  * counts the whole remainder. HDF5 1.10.8 steps from one object to the next by 16 + padded size,
  * but by the size field alone for index 0, so a free-space object whose size is 0 never advances
- * and the decoder loops forever (finding F1); and it copies an object of the size it claims even
+ * and the decoder loops forever (finding F1); it adds that size to a pointer without a bound, so a
+ * free-space size near 2^64 wraps the pointer to just before the object and the decoder again never
+ * leaves the collection (finding F8); and it copies an object of the size it claims even
  * when that runs past the end of its collection, reading beyond its buffer and crashing (finding
  * F4). This walk makes the same steps and reports the first collection where a step would be 0 or
- * an object (index > 0) would end past the collection.
+ * an object (free space included: in a valid file it is exactly the rest) would end past the
+ * collection.
  *
  * A heap collection is metadata: it never lies inside a dataset's raw data, so for files over 64
  * MiB the scan skips those byte ranges (contiguous storage: H5Dget_offset / H5Dget_storage_size;
@@ -134,6 +137,10 @@ static int64_t scan(const unsigned char *d, size_t n, size_t from, size_t to, co
             if (idx &&
                 osz > end - p - 16) { /* an object past its collection: HDF5 copies it whole */
                 *why = "has an object past its end";
+                return (int64_t)off;
+            }
+            if (!idx && osz > end - p) { /* free space past its collection: HDF5's pointer wraps */
+                *why = "has free space past its end";
                 return (int64_t)off;
             }
             if (step >= end - p) break;

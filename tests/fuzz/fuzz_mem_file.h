@@ -42,7 +42,8 @@ static void mm__fuzz_tmp_remove(void)
 }
 
 /* Writes n bytes of p to this process's scratch file (created on first use,
- * "<dir>/mmsim-fuzz-<pid>.h5"); returns its path. Aborts when the file cannot be written (the
+ * "<dir>/mmsim-fuzz-<pid, 7 digits>.h5": a fixed length, so that a run's coverage does not depend on
+ * the pid's width, tools/fuzz.sh makes <dir> a fixed-length mktemp name); returns its path. Aborts when the file cannot be written (the
  * harness failing, not the target). */
 static inline const char *mm_fuzz_tmp_file(const uint8_t *p, size_t n)
 {
@@ -50,7 +51,7 @@ static inline const char *mm_fuzz_tmp_file(const uint8_t *p, size_t n)
         /* Not /dev/shm: a crashing run leaves the file behind (atexit does not run), and the sweep
          * tests check that /dev/shm holds nothing after mmsim exits. */
         const char *dir = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-        snprintf(mm__fuzz_tmp_path, sizeof mm__fuzz_tmp_path, "%s/mmsim-fuzz-%ld.h5", dir,
+        snprintf(mm__fuzz_tmp_path, sizeof mm__fuzz_tmp_path, "%s/mmsim-fuzz-%07ld.h5", dir,
                  (long)getpid());
         atexit(mm__fuzz_tmp_remove);
     }
