@@ -30,8 +30,13 @@ static inline int mm_fuzz_mem_file(const uint8_t *p, size_t n, char *path, size_
         if (w <= 0) abort();
         off += (size_t)w;
     }
-    snprintf(path, cap, "/proc/self/fd/%d", fd);
-    return fd;
+    /* A descriptor of three digits, whatever the process inherited: the path is in the messages the
+     * targets check byte by byte, and its length must not change a run's coverage. */
+    int high = fcntl(fd, F_DUPFD_CLOEXEC, 100);
+    if (high < 0 || high > 999) abort();
+    close(fd);
+    snprintf(path, cap, "/proc/self/fd/%d", high);
+    return high;
 }
 
 static char mm__fuzz_tmp_path[256];
@@ -42,9 +47,9 @@ static void mm__fuzz_tmp_remove(void)
 }
 
 /* Writes n bytes of p to this process's scratch file (created on first use,
- * "<dir>/mmsim-fuzz-<pid, 7 digits>.h5": a fixed length, so that a run's coverage does not depend on
- * the pid's width, tools/fuzz.sh makes <dir> a fixed-length mktemp name); returns its path. Aborts when the file cannot be written (the
- * harness failing, not the target). */
+ * "<dir>/mmsim-fuzz-<pid, 7 digits>.h5": a fixed length, so that a run's coverage does not depend
+ * on the pid's width, tools/fuzz.sh makes <dir> a fixed-length mktemp name); returns its path.
+ * Aborts when the file cannot be written (the harness failing, not the target). */
 static inline const char *mm_fuzz_tmp_file(const uint8_t *p, size_t n)
 {
     if (!mm__fuzz_tmp_path[0]) {

@@ -18,22 +18,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "../fuzz/fuzz_mem_file.h"
 #include "mmsim/import.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static int mem_file(const uint8_t *p, size_t n, char *path, size_t cap)
-{
-    int fd = memfd_create("mmsim-fuzz", 0);
-    if (fd < 0) abort();
-    for (size_t off = 0; off < n;) {
-        ssize_t w = write(fd, p + off, n - off);
-        if (w <= 0) abort();
-        off += (size_t)w;
-    }
-    snprintf(path, cap, "/proc/self/fd/%d", fd);
-    return fd;
-}
 
 static void check(int rc, const mm_ticks *t, const mm_error *e, const char *path)
 {
@@ -68,9 +56,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (kind == 0) {
         const uint8_t *sep = memchr(data, 0, size);
         size_t n1 = sep ? (size_t)(sep - data) : size;
-        fd1 = mem_file(data, n1, p1, sizeof p1);
-        fd2 = sep ? mem_file(sep + 1, size - n1 - 1, p2, sizeof p2)
-                  : mem_file(data, 0, p2, sizeof p2);
+        fd1 = mm_fuzz_mem_file(data, n1, p1, sizeof p1);
+        fd2 = sep ? mm_fuzz_mem_file(sep + 1, size - n1 - 1, p2, sizeof p2)
+                  : mm_fuzz_mem_file(data, 0, p2, sizeof p2);
         o.date = "2012-06-21";
         rc = mm_import_lobster(p1, p2, &o, &t, &rep, &e);
         /* errors name either file */
@@ -79,14 +67,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         else
             check(rc, &t, &e, p1);
     } else if (kind == 1) {
-        fd1 = mem_file(data, size, p1, sizeof p1);
+        fd1 = mm_fuzz_mem_file(data, size, p1, sizeof p1);
         o.tick = "0.1";
         o.lot = "0.001";
         o.skip_gaps = o.skip_bad;
         rc = mm_import_binance(p1, &o, &t, &rep, &e);
         check(rc, &t, &e, p1);
     } else {
-        fd1 = mem_file(data, size, p1, sizeof p1);
+        fd1 = mm_fuzz_mem_file(data, size, p1, sizeof p1);
         o.tick = "0.01";
         o.lot = "1";
         o.csv_map = "ts=time,bid=bp,bid_sz=bq,ask=ap,ask_sz=aq,trade_px=px,trade_sz=qty,side=side";
