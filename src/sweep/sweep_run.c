@@ -74,14 +74,6 @@ static double now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-int mm__run_compute(const mm__run *r, const mm__chunk *c, mm_params *params, mm_metrics *m,
-                    mm_error *err)
-{
-    for (int32_t k = 0; k < c->count; k++)
-        mm_grid_combo(r->g, c->first + k, &params[k], NULL);
-    return mm__sim_batch_tape(&r->tapes[c->tape], &r->o->sim, params, c->count, m, err);
-}
-
 static void progress(mm__run *r, int64_t done, int force)
 {
     static double last;
