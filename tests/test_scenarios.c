@@ -1,0 +1,462 @@
+/* Scenario tests: tiny hand-built tapes whose every expected number was worked out by hand from
+ * docs/model.md (the arithmetic is in the comment beside each assertion), not taken from a run.
+ * checkmodel compares engines that share mm_step.h, so only tests like these catch a wrong rule;
+ * tools/mutants plants realistic bugs one at a time and checks that some test fails
+ * (docs/testing.md).
+ *
+ * Every tape here has tick_size 0.25 and lot_size 2, so money = 0.5 per tick x lot and a half-tick
+ * x lot (cash2, mk2 units) is worth 0.25: the final metrics are exact binary fractions. Times are
+ * in ms from the first row. Every scenario runs through the reference (with a trace) and the
+ * batched engine, which must agree on every metric bit for bit. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+
+#include "mmsim/mmsim.h"
+
+#define T0_NS INT64_C(1000000000000)
+#define MS(x) (T0_NS + (int64_t)(x)*1000000)
+
+/* A tape row: time (ms), bid px x size, ask px x size, trade px x size x side. */
+typedef struct row {
+    double ms;
+    int32_t b, bs, a, as, tpx, tsz, tside;
+} row;
+
+static mm_ticks make_tape(const row *r, int n)
+{
+    mm_ticks t = {0};
+    cr_assert_eq(mm_ticks_alloc(&t, n, MM_MEM_HEAP), 0);
+    strcpy(t.inst.symbol, "SCEN");
+    t.inst.tick_size = 0.25;
+    t.inst.lot_size = 2;
+    for (int i = 0; i < n; i++) {
+        t.ts_ns[i] = T0_NS + (int64_t)(r[i].ms * 1e6);
+        t.bid_px[i] = r[i].bs ? r[i].b : MM_PX_NONE_BID;
+        t.bid_sz[i] = r[i].bs;
+        t.ask_px[i] = r[i].as ? r[i].a : MM_PX_NONE_ASK;
+        t.ask_sz[i] = r[i].as;
+        t.trade_px[i] = r[i].tpx;
+        t.trade_sz[i] = r[i].tsz;
+        t.trade_side[i] = (int8_t)r[i].tside;
+    }
+    t.inst.allow_crossed = 1;
+    return t;
+}
+
+#define MAXREC 256
+typedef struct trace_log {
+    int n;
+    mm_trace_rec r[MAXREC];
+} trace_log;
+
+static void on_trace(const mm_trace_rec *r, void *user)
+{
+    trace_log *l = user;
+    cr_assert_lt(l->n, MAXREC);
+    l->r[l->n++] = *r;
+}
+
+/* Fixed strategy, spread 1, 1 lot, limit 5, requote 1, risk-averse queue, no latency, no fees. */
+static mm_params base(void)
+{
+    mm_params p;
+    mm_params_defaults(&p);
+    p.spread_ticks = 1;
+    p.quote_size = 1;
+    p.inv_limit = 5;
+    p.queue_rule = MM_QUEUE_RISK_AVERSE;
+    return p;
+}
+
+static mm_sim_config config(void)
+{
+    mm_sim_config c;
+    mm_sim_config_defaults(&c);
+    return c;
+}
+
+/* Both engines, the reference with a trace; every metric must agree bit for bit. */
+static mm_metrics run(const row *rows, int n, const mm_params *p, const mm_sim_config *c,
+                      trace_log *log)
+{
+    mm_ticks t = make_tape(rows, n);
+    mm_metrics m, b;
+    mm_error e = {0};
+    log->n = 0;
+    cr_assert_eq(mm_sim_run_c(&t, c, p, &m, on_trace, log, &e), 0, "%s", e.msg);
+    cr_assert_eq(mm_sim_run_batch(&t, c, p, 1, &b, &e), 0, "%s", e.msg);
+    cr_assert(m.pnl == b.pnl && m.fees == b.fees && m.sharpe == b.sharpe &&
+              m.max_drawdown == b.max_drawdown && m.mean_abs_q == b.mean_abs_q);
+    cr_assert(m.volume == b.volume && m.fills_bid == b.fills_bid && m.fills_ask == b.fills_ask &&
+              m.orders == b.orders && m.cancels == b.cancels && m.rejects == b.rejects &&
+              m.final_q == b.final_q && m.max_abs_q == b.max_abs_q);
+    for (int k = 0; k < MM_MARKOUTS; k++)
+        cr_assert(m.markout[k] == b.markout[k]);
+    mm_ticks_free(&t);
+    return m;
+}
+
+/* Records of one kind and side (+1 bid, -1 ask), in order; returns how many. */
+static int recs(const trace_log *l, int kind, int side, const mm_trace_rec **out, int max)
+{
+    int k = 0;
+    for (int i = 0; i < l->n; i++)
+        if (l->r[i].kind == kind && l->r[i].side == side) {
+            if (k < max) out[k] = &l->r[i];
+            k++;
+        }
+    return k;
+}
+
+/* The prices of the orders sent on a side must be exactly want[0..n). */
+static void expect_orders(const trace_log *l, int side, const int32_t *want, int n)
+{
+    const mm_trace_rec *o[32];
+    int got = recs(l, MM_TR_ORDER, side, o, 32);
+    cr_assert_eq(got, n, "side %d: %d orders, want %d", side, got, n);
+    for (int i = 0; i < n; i++)
+        cr_assert_eq(o[i]->px, want[i], "side %d order %d: px %d, want %d", side, i, o[i]->px,
+                     want[i]);
+}
+
+#define EXPECT_ORDERS(l, side, ...)                                                                \
+    do {                                                                                           \
+        const int32_t want_[] = {__VA_ARGS__};                                                     \
+        expect_orders(l, side, want_, (int)(sizeof want_ / sizeof *want_));                        \
+    } while (0)
+
+/* ---- Quotes (docs/model.md, sections 1.1 and 6) ---- */
+
+Test(quotes, fixed_targets_round_away_from_fair_and_skew_by_inventory)
+{
+    /* spread 1.5, skew 0.75 ticks/lot; mid 102 throughout. */
+    row r[] = {{0, 100, 10, 104, 10, 0, 0, 0},
+               {1, 100, 10, 104, 10, 99, 1, -1},  /* through our bid 100: buy 1, q = 1 */
+               {2, 100, 10, 104, 10, 98, 1, -1}}; /* through our new bid 99: buy 1, q = 2 */
+    mm_params p = base();
+    p.spread_ticks = 1.5;
+    p.skew_ticks = 0.75;
+    mm_sim_config c = config();
+    trace_log l;
+    mm_metrics m = run(r, 3, &p, &c, &l);
+    /* q = 0: bid floor(102 - 1.5) = floor(100.5) = 100, ask ceil(102 + 1.5) = ceil(103.5) = 104.
+     * q = 1: shift 0.75: bid floor(102 - 1.5 - 0.75) = floor(99.75) = 99, ask ceil(102.75) = 103.
+     * q = 2: shift 1.5: bid floor(99.0) = 99 (an integer target stays), ask ceil(102.0) = 102. */
+    EXPECT_ORDERS(&l, 1, 100, 99, 99);
+    EXPECT_ORDERS(&l, -1, 104, 103, 102);
+    cr_assert_eq(m.cancels, 2, "the ask moved 104 -> 103 -> 102: two replaces");
+    cr_assert_eq(m.final_q, 2);
+}
+
+Test(quotes, microprice_weights_each_side_by_the_other_sides_size)
+{
+    /* bid 100 x 1, ask 104 x 3: micro = (100 x 3 + 104 x 1) / (1 + 3) = 404 / 4 = 101 (close to
+     * the thin bid, which is about to go); mid = 102. */
+    row r[] = {{0, 100, 1, 104, 3, 0, 0, 0}, {1, 100, 1, 104, 3, 0, 0, 0}};
+    mm_params p = base();
+    p.spread_ticks = 0.5;
+    p.fair_micro = 1;
+    mm_sim_config c = config();
+    trace_log l;
+    run(r, 2, &p, &c, &l);
+    /* micro: bid floor(101 - 0.5) = 100, ask ceil(101 + 0.5) = 102. */
+    EXPECT_ORDERS(&l, 1, 100);
+    EXPECT_ORDERS(&l, -1, 102);
+    p.fair_micro = 0;
+    run(r, 2, &p, &c, &l);
+    /* mid: bid floor(102 - 0.5) = 101, ask ceil(102.5) = 103. */
+    EXPECT_ORDERS(&l, 1, 101);
+    EXPECT_ORDERS(&l, -1, 103);
+}
+
+Test(quotes, avellaneda_stoikov_with_a_rolling_horizon)
+{
+    /* gamma 0.1, k 1.5, sigma 2, H 60 s (the defaults):
+     * c = (1/0.1) ln(1 + 0.1/1.5) = 10 x ln(1.0666667) = 10 x 0.0645385 = 0.645385;
+     * hs0 = c + gamma sigma^2 H / 2 = 0.645385 + 0.1 x 4 x 60 / 2 = 12.645385;
+     * sk0 = gamma sigma^2 H = 24 ticks/lot. Mid 1001. */
+    row r[] = {{0, 1000, 10, 1002, 10, 0, 0, 0},
+               {1, 1000, 10, 1002, 10, 987, 1, -1}}; /* through our bid 988: q = 1 */
+    mm_params p = base();
+    p.strategy = MM_STRAT_AS;
+    mm_sim_config c = config();
+    trace_log l;
+    mm_metrics m = run(r, 2, &p, &c, &l);
+    /* q = 0: bid floor(1001 - 12.645385) = floor(988.354615) = 988,
+     *        ask ceil(1001 + 12.645385) = ceil(1013.645385) = 1014.
+     * q = 1: bid floor(1001 - 12.645385 - 24) = floor(964.354615) = 964,
+     *        ask ceil(1001 + 12.645385 - 24) = ceil(989.645385) = 990. */
+    EXPECT_ORDERS(&l, 1, 988, 964);
+    EXPECT_ORDERS(&l, -1, 1014, 990);
+    cr_assert_eq(m.final_q, 1);
+}
+
+Test(quotes, avellaneda_stoikov_until_the_end_of_the_tape_shrinks_with_tau)
+{
+    /* Horizon 0: tau = seconds to the tape's last event (10 s after the first).
+     * gamma 0.1, k 1.5, sigma 2: c = 0.645385, hs1 = gamma sigma^2 / 2 = 0.2, sk1 = gamma sigma^2 =
+     * 0.4. Mid 1001 throughout. */
+    row r[] = {{0, 1000, 10, 1002, 10, 0, 0, 0},
+               {6000, 1000, 10, 1002, 10, 997, 1, -1}, /* through our bid 998: q = 1 */
+               {10000, 1000, 10, 1002, 10, 0, 0, 0}};
+    mm_params p = base();
+    p.strategy = MM_STRAT_AS;
+    p.as_horizon_s = 0;
+    mm_sim_config c = config();
+    trace_log l;
+    mm_metrics m = run(r, 3, &p, &c, &l);
+    /* t = 0, tau 10: hs = 0.645385 + 0.2 x 10 = 2.645385, q = 0:
+     *   bid floor(998.354615) = 998, ask ceil(1003.645385) = 1004.
+     * t = 6 s, tau 4: hs = 0.645385 + 0.8 = 1.445385, sk = 0.4 x 4 = 1.6, q = 1:
+     *   bid floor(1001 - 1.445385 - 1.6) = floor(997.954615) = 997,
+     *   ask ceil(1001 + 1.445385 - 1.6) = ceil(1000.845385) = 1001.
+     * t = 10 s, tau 0: hs = c = 0.645385, sk = 0:
+     *   bid floor(1000.354615) = 1000, ask ceil(1001.645385) = 1002. */
+    EXPECT_ORDERS(&l, 1, 998, 997, 1000);
+    EXPECT_ORDERS(&l, -1, 1004, 1001, 1002);
+    cr_assert_eq(m.final_q, 1);
+}
+
+Test(quotes, glft_half_spread_skew_per_quote_size_and_inventory_bound)
+{
+    /* gamma 0.1, k 1.5, A 1, sigma 2, size 2 lots:
+     * c1 = 0.645385 (as AS);
+     * x = sigma^2 gamma / (2 k A) x exp((1 + k/gamma) ln(1 + gamma/k))
+     *   = 0.4 / 3 x exp(16 x 0.0645385) = 0.133333 x exp(1.032616) = 0.133333 x 2.808404 =
+     * 0.374454; sqrt(x) = 0.611926; hs0 = c1 + sqrt(x)/2 = 0.951348; sk0 = sqrt(x) / size =
+     * 0.305963. Mid 1001 throughout. */
+    row r[] = {{0, 1000, 10, 1002, 10, 0, 0, 0},
+               {1, 1000, 10, 1002, 10, 999, 1, -1},  /* through our bid 1000: buy 2, q = 2 */
+               {2, 1000, 10, 1002, 10, 998, 1, -1}}; /* through a bid at 999, if any */
+    mm_params p = base();
+    p.strategy = MM_STRAT_GLFT;
+    p.quote_size = 2;
+    p.inv_limit = 10;
+    p.glft_Q = 2; /* limit min(10, 2 x 2) = 4 lots */
+    mm_sim_config c = config();
+    trace_log l;
+    mm_metrics m = run(r, 3, &p, &c, &l);
+    /* q = 0: bid floor(1001 - 0.951348) = floor(1000.048652) = 1000,
+     *        ask ceil(1001.951348) = 1002.
+     * q = 2: shift 2 x 0.305963 = 0.611926: bid floor(1001 - 0.951348 - 0.611926) =
+     *        floor(999.436726) = 999; ask ceil(1001.339422) = 1002 (unchanged: no order).
+     * q = 4 (the bid at 999 fills 2): shift 1.223853: bid size min(2, 4 - 4) = 0, no order;
+     *        ask ceil(1001 + 0.951348 - 1.223853) = ceil(1000.727495) = 1001. */
+    EXPECT_ORDERS(&l, 1, 1000, 999);
+    EXPECT_ORDERS(&l, -1, 1002, 1001);
+    cr_assert_eq(m.final_q, 4);
+    cr_assert_eq(m.max_abs_q, 4);
+    /* glft_Q 1: the limit is min(10, 1 x 2) = 2: at q = 2 no bid is sent, the trade at 998 finds
+     * none, and q stays 2 (the ask target stays ceil(1001.339422) = 1002: no replace). */
+    p.glft_Q = 1;
+    m = run(r, 3, &p, &c, &l);
+    EXPECT_ORDERS(&l, 1, 1000);
+    EXPECT_ORDERS(&l, -1, 1002);
+    cr_assert_eq(m.final_q, 2);
+}
+
+/* ---- Requote threshold (section 6) ---- */
+
+Test(requote, a_target_that_moved_less_than_requote_is_left_and_one_that_moved_requote_is_replaced)
+{
+    /* requote 2, spread 1: the ask side of the book moves away, the mid up by 1 then 2. */
+    row r[] = {{0, 100, 10, 102, 10, 0, 0, 0},  /* mid 101: bid 100, ask 102 */
+               {1, 100, 10, 104, 10, 0, 0, 0},  /* mid 102: targets 101, 103: 1 tick < 2, kept */
+               {2, 100, 10, 106, 10, 0, 0, 0},  /* mid 103: targets 102, 104: 2 ticks, replaced */
+               {3, 100, 10, 106, 10, 0, 0, 0}}; /* nothing moves */
+    mm_params p = base();
+    p.requote_ticks = 2;
+    mm_sim_config c = config();
+    trace_log l;
+    mm_metrics m = run(r, 4, &p, &c, &l);
+    EXPECT_ORDERS(&l, 1, 100, 102);
+    EXPECT_ORDERS(&l, -1, 102, 104);
+    cr_assert_eq(m.orders, 4);
+    cr_assert_eq(m.cancels, 2);
+    const mm_trace_rec *x[4];
+    cr_assert_eq(recs(&l, MM_TR_CANCEL, 1, x, 4), 1);
+    cr_assert_eq(x[0]->event, 2, "the replace comes when the distance reaches 2, not before");
+    cr_assert_eq(x[0]->px, 100);
+    cr_assert_eq(m.fills_bid + m.fills_ask, 0);
+}
+
+/* ---- Queue position (sections 3.1 and 4.4) ---- */
+
+Test(queue, queue_ahead_is_capped_at_the_visible_size_of_the_level)
+{
+    /* 5-lot bid at 100 joins behind 10 lots. The level shrinks to 3: risk-averse, so no cancel is
+     * credited as ahead of us, but at most the 3 lots shown can be ahead: ahead = min(10, 3) = 3.
+     * A 4-lot sell at 100 then takes the 3 ahead and fills 4 - 3 = 1 lot of ours. */
+    row r[] = {{0, 100, 10, 102, 10, 0, 0, 0},
+               {1, 100, 10, 102, 10, 0, 0, 0}, /* lands: ahead 10 */
+               {2, 100, 3, 102, 10, 0, 0, 0},  /* 7 lots gone: ahead min(10, 3) = 3 */
+               {3, 100, 1, 102, 10, 100, 4, -1}};
+    mm_params p = base();
+    p.quote_size = 5;
+    mm_sim_config c = config();
+    trace_log l;
+    mm_metrics m = run(r, 4, &p, &c, &l);
+    const mm_trace_rec *f[4];
+    cr_assert_eq(recs(&l, MM_TR_FILL, 1, f, 4), 1);
+    cr_assert_eq(f[0]->qty, 1, "4 traded - 3 ahead = 1 lot (got %d)", f[0]->qty);
+    cr_assert_eq(f[0]->px, 100);
+    cr_assert_eq(f[0]->event, 3);
+    cr_assert_eq(m.volume, 1);
+    cr_assert_eq(m.fills_bid, 1);
+}
+
+Test(queue, a_deep_order_whose_level_becomes_best_goes_behind_the_whole_level)
+{
+    /* spread 2 around mid 101: bid 99 lands below the best bid 100 (deep, queue unknown). The 100
+     * level goes and 99 becomes best with 6 lots: we are behind all 6 (ahead = 6), not at the
+     * front. A 7-lot sell at 99 takes the 6 and fills 7 - 6 = 1 lot of our 5. */
+    row r[] = {{0, 100, 10, 102, 10, 0, 0, 0},
+               {1, 100, 10, 102, 10, 0, 0, 0}, /* lands deep */
+               {2, 99, 6, 103, 10, 0, 0, 0},   /* mid still 101: 99 is best, ahead = 6 */
+               {3, 99, 2, 103, 10, 99, 7, -1}};
+    mm_params p = base();
+    p.spread_ticks = 2;
+    p.quote_size = 5;
+    mm_sim_config c = config();
+    trace_log l;
+    mm_metrics m = run(r, 4, &p, &c, &l);
+    EXPECT_ORDERS(&l, 1, 99);
+    const mm_trace_rec *f[4];
+    cr_assert_eq(recs(&l, MM_TR_FILL, 1, f, 4), 1);
+    cr_assert_eq(f[0]->qty, 1, "7 traded - 6 ahead = 1 lot (got %d)", f[0]->qty);
+    cr_assert_eq(f[0]->event, 3);
+    cr_assert_eq(m.volume, 1);
+}
+
+/* ---- Metrics (section 7) ---- */
+
+Test(metrics, pnl_samples_sharpe_drawdown_mean_abs_q_and_every_markout_horizon)
+{
+    /* 1-lot quotes, limit 1, requote 100 (orders stay where they are). We buy 1 at 100 at 2 ms and
+     * hold it: the bid has no room left, the ask at 102 never trades. Money 0.5 per tick x lot. */
+    row r[] = {{0, 100, 10, 102, 10, 0, 0, 0},     /* mid2 202 */
+               {1, 100, 10, 102, 10, 0, 0, 0},     /* both land */
+               {2, 100, 10, 102, 10, 99, 1, -1},   /* buy 1 at 100: q 1, cash2 -200 */
+               {1000, 99, 10, 101, 10, 0, 0, 0},   /* mid2 200; sample 1 before it */
+               {2000, 98, 10, 100, 10, 0, 0, 0},   /* mid2 198; sample 2 */
+               {3000, 98, 10, 100, 10, 0, 0, 0},   /* sample 3 */
+               {3500, 101, 10, 103, 10, 0, 0, 0}}; /* mid2 204; no boundary */
+    mm_params p = base();
+    p.inv_limit = 1;
+    p.requote_ticks = 100;
+    mm_sim_config c = config();
+    c.year_s = 1e4;               /* sqrt(1e4 / 1 s) = 100 */
+    c.markout_ns[0] = 500000000;  /* 0.5 s */
+    c.markout_ns[1] = 1998000000; /* 1.998 s: 2 ms + 1.998 s falls exactly on the 2000 ms row */
+    c.markout_ns[2] = INT64_C(60000000000);
+    trace_log l;
+    mm_metrics m = run(r, 7, &p, &c, &l);
+    cr_assert_eq(m.fills_bid, 1);
+    cr_assert_eq(m.fills_ask, 0);
+    cr_assert_eq(m.volume, 1);
+    cr_assert_eq(m.final_q, 1);
+    cr_assert_eq(m.max_abs_q, 1);
+    cr_assert_eq(m.orders, 2);
+    cr_assert_eq(m.cancels, 0);
+    /* Final PnL: (cash2 + q x mid2_end) x 0.5 x money = (-200 + 204) x 0.25 = 1.0. */
+    cr_assert_eq(m.pnl, 1.0);
+    cr_assert_eq(m.fees, 0.0);
+    /* Samples, each with the state and the mid BEFORE the event that crosses the boundary:
+     *   1 s (row 1000 ms): (-200 + 202) x 0.25 =  0.5   (mid of the 2 ms row, not the new 200)
+     *   2 s (row 2000 ms): (-200 + 200) x 0.25 =  0
+     *   3 s (row 3000 ms): (-200 + 198) x 0.25 = -0.5
+     * Returns from pnl_0 = 0: 0.5, -0.5, -0.5. Mean -1/6; M2 = (2/3)^2 + (1/3)^2 + (1/3)^2 = 2/3;
+     * population sd = sqrt(2/3 / 3) = sqrt(2)/3.
+     * Sharpe = (-1/6) / (sqrt(2)/3) x sqrt(1e4 / 1) = -1 / (2 sqrt 2) x 100 = -35.35533905932738.
+     */
+    cr_assert_float_eq(m.sharpe, -25.0 * sqrt(2.0), 1e-9, "sharpe %.17g", m.sharpe);
+    /* Drawdown: the peak 0.5 falls to -0.5 (1.0); the final 1.0 is a new peak, not a fall. */
+    cr_assert_eq(m.max_drawdown, 1.0, "max_drawdown %.17g", m.max_drawdown);
+    /* |q| = 1 from 2 ms to 3500 ms over a 3500 ms span: 3498 / 3500. */
+    cr_assert_float_eq(m.mean_abs_q, 3498.0 / 3500.0, 1e-15, "mean_abs_q %.17g", m.mean_abs_q);
+    /* Markouts of the buy of 1 at 100 at 2 ms, side x (mid2(t + h) - 2 px) x qty x 0.25:
+     *   0.5 s   -> last row at or before 502 ms is the 2 ms row, mid2 202: (202 - 200) x 0.25 = 0.5
+     *   1.998 s -> 2000 ms exactly: the 2000 ms row, mid2 198:             (198 - 200) x 0.25 =
+     * -0.5 60 s    -> beyond the tape: its last mid2 204:                     (204 - 200) x 0.25
+     * = 1.0 */
+    cr_assert_eq(m.markout[0], 0.5, "markout[0] %.17g", m.markout[0]);
+    cr_assert_eq(m.markout[1], -0.5, "markout[1] %.17g", m.markout[1]);
+    cr_assert_eq(m.markout[2], 1.0, "markout[2] %.17g", m.markout[2]);
+}
+
+Test(metrics, a_short_position_marks_sells_and_default_annualisation)
+{
+    /* The ask at 102 is lifted by a buy through it at 2 ms, then the market rises: short 1. */
+    row r[] = {{0, 100, 10, 102, 10, 0, 0, 0},
+               {1, 100, 10, 102, 10, 0, 0, 0},
+               {2, 100, 10, 102, 10, 103, 1, 1},   /* sell 1 at 102: q -1, cash2 +204 */
+               {1000, 102, 10, 104, 10, 0, 0, 0},  /* mid2 206; sample 1 */
+               {2500, 104, 10, 106, 10, 0, 0, 0}}; /* mid2 210; sample 2 */
+    mm_params p = base();
+    p.inv_limit = 1;
+    p.requote_ticks = 100;
+    mm_sim_config c = config(); /* year_s = 252 x 6.5 x 3600 = 5,896,800 s */
+    c.markout_ns[0] = 500000000;
+    c.markout_ns[1] = 1000000000;
+    c.markout_ns[2] = 3000000000;
+    trace_log l;
+    mm_metrics m = run(r, 5, &p, &c, &l);
+    cr_assert_eq(m.fills_ask, 1);
+    cr_assert_eq(m.fills_bid, 0);
+    cr_assert_eq(m.final_q, -1);
+    /* PnL: (204 - 210) x 0.25 = -1.5. */
+    cr_assert_eq(m.pnl, -1.5);
+    /* Markouts of the sell at 102 (side -1): -(mid2(t + h) - 204) x 0.25:
+     *   0.5 s -> 502 ms: 2 ms row, mid2 202:      -(202 - 204) x 0.25 =  0.5
+     *   1 s   -> 1002 ms: 1000 ms row, mid2 206:  -(206 - 204) x 0.25 = -0.5
+     *   3 s   -> beyond the tape: mid2 210:       -(210 - 204) x 0.25 = -1.5 */
+    cr_assert_eq(m.markout[0], 0.5, "markout[0] %.17g", m.markout[0]);
+    cr_assert_eq(m.markout[1], -0.5, "markout[1] %.17g", m.markout[1]);
+    cr_assert_eq(m.markout[2], -1.5, "markout[2] %.17g", m.markout[2]);
+    /* |q| = 1 from 2 ms to 2500 ms: 2498 / 2500. */
+    cr_assert_float_eq(m.mean_abs_q, 2498.0 / 2500.0, 1e-15, "mean_abs_q %.17g", m.mean_abs_q);
+    /* Samples: 1 s: (204 - 202) x 0.25 = 0.5; 2 s: (204 - 206) x 0.25 = -0.5. Returns 0.5, -1.0:
+     * mean -0.25, population sd 0.75; Sharpe = -1/3 x sqrt(5896800 / 1) = -809.44425... */
+    cr_assert_float_eq(m.sharpe, -sqrt(5896800.0) / 3.0, 1e-9, "sharpe %.17g", m.sharpe);
+    /* Drawdown: peak 0.5, samples down to -0.5, final -1.5: 2.0. */
+    cr_assert_eq(m.max_drawdown, 2.0, "max_drawdown %.17g", m.max_drawdown);
+}
+
+/* ---- Fees (sections 1.1, 3.1 and 5) ---- */
+
+Test(fees, maker_and_taker_rates_on_notional_and_pnl_after_fees)
+{
+    /* 2-lot quotes, limit 3, latency 1 ms, no post-only; maker 2 bps, taker 10 bps.
+     * maker_rate = 2 x 1e-4 x 0.5 = 1e-4 per tick x lot of notional; taker_rate = 5e-4. */
+    row r[] = {{0, 100, 10, 102, 10, 0, 0, 0},   /* bid 100 x 2, ask 102 x 2 sent */
+               {1, 100, 10, 102, 10, 0, 0, 0},   /* both land */
+               {2, 100, 10, 102, 10, 99, 1, -1}, /* maker buy 2 at 100; bid 100 x 1 sent */
+               {2.5, 99, 10, 100, 10, 0, 0, 0},  /* the ask comes down to 100 */
+               {3, 99, 10, 100, 10, 0, 0, 0},    /* our bid lands on it: taker buy 1 at 100 */
+               {3.5, 99, 10, 100, 10, 0, 0, 0}}; /* mid2 199 */
+    mm_params p = base();
+    p.quote_size = 2;
+    p.inv_limit = 3;
+    p.latency_ns = 1000000;
+    p.post_only = 0;
+    p.maker_fee_bps = 2;
+    p.taker_fee_bps = 10;
+    mm_sim_config c = config();
+    trace_log l;
+    mm_metrics m = run(r, 6, &p, &c, &l);
+    const mm_trace_rec *f[4];
+    cr_assert_eq(recs(&l, MM_TR_FILL, 1, f, 4), 2);
+    cr_assert(f[0]->qty == 2 && f[0]->px == 100 && f[0]->taker == 0 && f[0]->event == 2);
+    cr_assert(f[1]->qty == 1 && f[1]->px == 100 && f[1]->taker == 1 && f[1]->event == 4);
+    /* fees = 1e-4 x (100 x 2) + 5e-4 x (100 x 1) = 0.02 + 0.05 = 0.07 */
+    cr_assert_float_eq(m.fees, 0.07, 1e-15, "fees %.17g", m.fees);
+    /* q 3, cash2 = -2 x 100 x 2 - 2 x 100 x 1 = -600; pnl = (-600 + 3 x 199) x 0.25 - 0.07 =
+     * -0.75 - 0.07 = -0.82. */
+    cr_assert_eq(m.final_q, 3);
+    cr_assert_float_eq(m.pnl, -0.82, 1e-12, "pnl %.17g", m.pnl);
+    /* Every horizon (1, 10, 60 s) is past the tape: mid2 199. (199 - 200) x 2 + (199 - 200) x 1 =
+     * -3 half-ticks x lots: -0.75. */
+    for (int k = 0; k < MM_MARKOUTS; k++)
+        cr_assert_eq(m.markout[k], -0.75, "markout[%d] %.17g", k, m.markout[k]);
+}
