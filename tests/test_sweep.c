@@ -157,8 +157,9 @@ Test(sweep, killed_worker_chunk_is_rerun, .timeout = 240)
     o.workers = 2;
     o.chunk = 2;
     o.config_text = "test";
-    o.test_kill_worker = 0;
-    o.test_kill_worker_after = 3; /* worker 0 dies with SIGKILL holding its 4th chunk */
+    /* Test hook of the process engine (engine_process.c): worker 0 dies with SIGKILL holding its
+     * 4th chunk. Criterion runs each test in its own process, so the variable stays here. */
+    cr_assert_eq(setenv("MMSIM_TEST_KILL_WORKER", "0:3", 1), 0);
     mm_sweep_report rep;
     mm_error e = {0};
     cr_assert_eq(mm_sweep_run(&g, &o, tu_path("killed.h5"), &rep, &e), 0, "%s", e.msg);
@@ -576,6 +577,114 @@ TestSuite(journal, .fini = tu_cleanup);
 
 static const char IDENT[] = "tapes\t1\nseed\t1\n";
 
+/* What the progress callback saw, call by call. */
+typedef struct progress_log {
+    int n;
+    mm_sweep_progress p[64];
+} progress_log;
+
+static void log_progress(const mm_sweep_progress *p, void *user)
+{
+    progress_log *l = user;
+    cr_assert_lt(l->n, 64);
+    l->p[l->n++] = *p;
+}
+
+Test(sweep, progress_is_a_callback_with_the_run_s_counts)
+{
+    const char *t = make_ticks(2000);
+    mm_grid g;
+    grid_small(&g, t);
+    mm_ticks tk;
+    mm_error e = {0};
+    cr_assert_eq(mm_ticks_load(t, "AAA", 0, &tk, &e), 0, "%s", e.msg);
+    int64_t events = tk.n;
+    mm_ticks_free(&tk);
+    static progress_log l; /* zeroed */
+    mm_sweep_opts o;
+    mm_sweep_opts_defaults(&o);
+    cr_assert_eq(o.progress, NULL);
+    cr_assert(o.progress_interval_s == 0.5);
+    o.engine = MM_ENGINE_SERIAL;
+    o.chunk = 5; /* 24 combinations per tape: chunks of 5, 5, 5, 5, 4 on each of the 2 tapes */
+    o.config_text = "test";
+    o.progress = log_progress;
+    o.progress_user = &l;
+    o.progress_interval_s = 0; /* every chunk */
+    mm_sweep_report rep;
+    cr_assert_eq(mm_sweep_run(&g, &o, tu_path("p.h5"), &rep, &e), 0, "%s", e.msg);
+    cr_assert_eq(l.n, 10 + 1, "one call per chunk, then the final one");
+    int64_t combos = 0;
+    for (int i = 0; i < l.n; i++) {
+        const mm_sweep_progress *p = &l.p[i];
+        int final = i == l.n - 1;
+        if (!final) combos += i % 5 == 4 ? 4 : 5;
+        cr_assert_eq(p->final, final, "call %d", i);
+        cr_assert_eq(p->chunks_done, final ? 10 : i + 1, "call %d", i);
+        cr_assert_eq(p->chunks_total, 10);
+        cr_assert_eq(p->combos_total, 48);
+        cr_assert_eq(p->combos_done, combos, "call %d", i);
+        cr_assert_geq(p->elapsed_s, 0);
+        if (i > 0) cr_assert_geq(p->elapsed_s, l.p[i - 1].elapsed_s);
+    }
+    cr_assert_eq(l.p[l.n - 1].combos_done, 48);
+    /* The first 5 chunks are tape AAA's 24 combinations. */
+    cr_assert_eq(l.p[4].updates_done, 24 * events);
+
+    /* The library throttles: with the default interval a fast run reports its first chunk and the
+     * final call only. */
+    static progress_log l2;
+    o.progress_user = &l2;
+    o.progress_interval_s = 3600;
+    cr_assert_eq(mm_sweep_run(&g, &o, tu_path("p2.h5"), &rep, &e), 0, "%s", e.msg);
+    cr_assert_eq(l2.n, 2);
+    cr_assert_eq(l2.p[0].chunks_done, 1);
+    cr_assert_eq(l2.p[0].final, 0);
+    cr_assert_eq(l2.p[1].final, 1);
+    cr_assert_eq(l2.p[1].chunks_done, 10);
+    mm_grid_free(&g);
+}
+
+Test(sweep, grid_numbers_are_checked_as_the_command_line_checks_them)
+{
+    const char *tapes[1] = {"t.h5#AAA"};
+    struct {
+        const char *key, *spec, *msg; /* msg NULL: accepted */
+    } cases[] = {
+        {"inv_limit", "+5", "inv_limit: '+5' is not a decimal integer"},
+        {"inv_limit", "1e3", "inv_limit: '1e3' is not a decimal integer"},
+        {"inv_limit", "5.0", "inv_limit: '5.0' is not a decimal integer"},
+        {"inv_limit", "-0,5", NULL},
+        {"inv_limit", "+1:5:1", NULL}, /* range bounds are decimal numbers, as for a real axis */
+        {"spread", "+0.5", NULL},
+        {"spread", "0x10", "spread: '0x10' is not a decimal number"},
+        {"spread", " +1 , 2e0", NULL},
+        {"spread", "1:+5:1", NULL},
+        {"spread", "1::1",
+         "spread: '1::1' is not a range a:b:step of decimal numbers with step > 0 and b >= a"},
+        {"spread", "1:2:1:",
+         "spread: '1:2:1:' is not a range a:b:step of decimal numbers with step > 0 and b >= a"},
+        {"spread", "1:2",
+         "spread: '1:2' is not a range a:b:step of decimal numbers with step > 0 "
+         "and b >= a"},
+        {"sprad", "1", "sprad: unknown key"}, /* no command-line hint from the library */
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        mm_grid g;
+        mm_error e = {0};
+        mm_grid_init(&g);
+        cr_assert_eq(mm_grid_set_tapes(&g, tapes, 1, &e), 0, "%s", e.msg);
+        int rc = mm_grid_add_axis(&g, cases[k].key, cases[k].spec, &e);
+        if (cases[k].msg) {
+            cr_assert_eq(rc, MM_EUSAGE, "%s=%s", cases[k].key, cases[k].spec);
+            cr_assert_str_eq(e.msg, cases[k].msg);
+        } else {
+            cr_assert_eq(rc, 0, "%s=%s: %s", cases[k].key, cases[k].spec, e.msg);
+        }
+        mm_grid_free(&g);
+    }
+}
+
 Test(journal, a_failed_open_leaves_no_descriptor_to_close_twice)
 {
     /* A file that is not a journal: the open fails after opening the file. Closing the journal
@@ -858,7 +967,7 @@ Test(sweep, a_stop_keeps_the_journal_in_every_engine_and_resume_is_identical, .t
         cr_assert_eq(journal_records(j, 2), rep.chunks_saved,
                      "engine %d: the journal does not hold what was reported", engines[k]);
         char want[96];
-        snprintf(want, sizeof want, "interrupted: %ld of 12 chunks saved; rerun with --resume",
+        snprintf(want, sizeof want, "interrupted: %ld of 12 chunks saved in the journal",
                  (long)rep.chunks_saved);
         cr_assert_str_eq(e.msg, want);
         cr_assert_neq(access(o, F_OK), 0, "engine %d: a table exists after a stop", engines[k]);

@@ -69,21 +69,36 @@ MM_API const char *mm_sweep_engine_name(int e);
 /* The enum mm_engine value named name, or -1 (name unknown or NULL). */
 MM_API int mm_sweep_engine_parse(const char *name);
 
+/* Progress of a running sweep, as passed to mm_sweep_opts.progress. Counts are of this run: a
+ * resumed run counts only the chunks it computes, not those found in the journal. */
+typedef struct mm_sweep_progress {
+    int64_t chunks_done, chunks_total; /* chunks journaled so far / planned */
+    int64_t combos_done, combos_total; /* combinations in those chunks */
+    int64_t updates_done;              /* event x combination updates in those chunks */
+    double elapsed_s;                  /* seconds since the tapes were loaded */
+    int final;                         /* 1 on the last call, once the engine has stopped */
+} mm_sweep_progress;
+
+typedef void (*mm_sweep_progress_fn)(const mm_sweep_progress *p, void *user);
+
 typedef struct mm_sweep_opts {
     int engine;              /* enum mm_engine */
     int workers;             /* processes or threads; 0 = number of online cores */
     int64_t chunk;           /* combinations per chunk; 0 = automatic (docs/sweep.md) */
     uint64_t seed;           /* master seed */
     const char *objective;   /* metric for the index ("pnl") */
-    const char *config_text; /* recorded in the results; also identifies the run for --resume */
+    const char *config_text; /* recorded in the results; also identifies the run for a resume */
     int resume;              /* 1: continue from the journal beside the output */
-    int progress;            /* 1: progress lines on stderr */
     int load_flags;          /* MM_LOAD_NO_VERIFY ... for the input tapes */
     mm_sim_config sim;
-    /* Testing hook: the process engine's worker w (0-based) kills itself with SIGKILL after
-     * finishing this many chunks (0 = never). Lets tests prove that a lost chunk is rerun. */
-    int64_t test_kill_worker_after;
-    int test_kill_worker;
+    /* Progress (may be NULL): called from the thread that called mm_sweep_run, after a chunk is
+     * journaled, at most once per progress_interval_s seconds (the library throttles; the first
+     * chunk always reports), and once more with p->final = 1 when the engine has stopped (also on
+     * an error or a stop). It must not call back into the sweep. Nothing is printed by the library.
+     * progress_interval_s: 0.5 after mm_sweep_opts_defaults; 0 calls after every chunk. */
+    mm_sweep_progress_fn progress;
+    void *progress_user;
+    double progress_interval_s;
     /* Cancellation (may be NULL): once *cancel is non-zero (a signal handler may set it) the sweep
      * stops its workers, keeps every finished chunk in the journal and returns MM_EINTERRUPTED with
      * rep->chunks_saved and rep->chunks_total filled in. */
@@ -112,9 +127,11 @@ typedef struct mm_sweep_report {
  * are MM_EUSAGE naming what is wrong, and leave no journal. Other outcomes: MM_ELOCKED ("OUT is
  * being written by mmsim pid N": another process holds the journal); MM_EINTERRUPTED (o->cancel was
  * set; rep->chunks_saved of rep->chunks_total chunks are in the journal, err says "interrupted: N
- * of M chunks saved; rerun with --resume"); MM_ECHECKSUM (a journal record changed during the run;
- * --resume recomputes it); -ENOSPC and other system errors as "PATH: <strerror>". On any failure
- * the journal of the completed chunks is kept and no temporary file is left. */
+ * of M chunks saved in the journal", and a run with o->resume set continues from them);
+ * MM_ECHECKSUM (a journal record changed during the run; a resumed run recomputes it); -ENOSPC and
+ * other system errors as "PATH: <strerror>". On any failure the journal of the completed chunks is
+ * kept and no temporary file is left. Messages in err name no command-line flag: a program adds its
+ * own hints. */
 MM_API int mm_sweep_run(const mm_grid *g, const mm_sweep_opts *o, const char *out_path,
                         mm_sweep_report *rep, mm_error *err);
 

@@ -94,10 +94,10 @@ static int sweep_oom(const char *C, const char *what)
 }
 
 /* A grid or parameter error, named by where the key came from: "--grid spread: ..." or "f.ini:4:
- * spread: ...". */
-static int origin_fail(const char *C, const char *origin, const mm_error *e)
+ * spread: ...", with hint (may be "") after the library's message. */
+static int origin_fail(const char *C, const char *origin, const mm_error *e, const char *hint)
 {
-    cli_err("%s: %s%s%s", C, origin, origin[0] == '-' ? " " : ": ", e->msg);
+    cli_err("%s: %s%s%s%s", C, origin, origin[0] == '-' ? " " : ": ", e->msg, hint);
     return e->code == MM_EUSAGE ? MM_EXIT_USAGE : MM_EXIT_RUNTIME;
 }
 
@@ -110,6 +110,22 @@ static int check_objective(const char *C, const char *obj, const int64_t markout
     mm_results_metric_list(markout_ns, list, sizeof list);
     cli_err("%s: objective: '%s' is not a metric column (%s)", C, obj, list);
     return -1;
+}
+
+/* Progress on stderr (a terminal): one line rewritten in place, ended by a newline on the final
+ * call. The library throttles the calls (mm_sweep_opts.progress_interval_s, 0.5 s by default). */
+static void print_progress(const mm_sweep_progress *p, void *user)
+{
+    (void)user;
+    double el = p->elapsed_s;
+    double rate = el > 0 ? (double)p->combos_done / el : 0, eta = 0;
+    if (rate > 0) eta = (double)(p->combos_total - p->combos_done) / rate;
+    fprintf(stderr,
+            "\rsweep: chunks %" PRId64 "/%" PRId64
+            ", %.0f combos/s, %.3g event x combo/s, ETA %.0f s   ",
+            p->chunks_done, p->chunks_total, rate, el > 0 ? (double)p->updates_done / el : 0.0,
+            eta);
+    if (p->final) fputc('\n', stderr);
 }
 
 /* Set by SIGINT or SIGTERM during the sweep (the signal number); the library polls it. */
@@ -280,7 +296,7 @@ int cmd_sweep(int argc, char **argv)
 
     mm_sweep_opts o;
     mm_sweep_opts_defaults(&o);
-    o.progress = !quiet && isatty(2);
+    if (!quiet && isatty(2)) o.progress = print_progress;
     o.resume = resume;
     o.load_flags = no_verify ? MM_LOAD_NO_VERIFY : 0;
     int64_t v64;
@@ -413,8 +429,13 @@ int cmd_sweep(int argc, char **argv)
         free(tapes[i]);
     free(tapes);
     for (int i = 0; i < c.n_grid && rc == 0; i++)
-        if (mm_grid_add_axis(&g, c.grid[i].key, c.grid[i].val, &e))
-            rc = origin_fail(C, c.grid[i].origin, &e);
+        if (mm_grid_add_axis(&g, c.grid[i].key, c.grid[i].val, &e)) {
+            /* The library says "KEY: unknown key"; the CLI says where the keys are listed. */
+            int unknown =
+                strcmp(c.grid[i].key, "tape") && mm_params_key_kind(c.grid[i].key, NULL) < 0;
+            rc = origin_fail(C, c.grid[i].origin, &e,
+                             unknown ? " (see 'mmsim run --help' for the keys)" : "");
+        }
     for (int i = 0; i < c.n_sets && rc == 0; i++) {
         /* A fixed number is decimal and complete, as an axis value is (grid.c checks those). */
         int kind = mm_params_key_kind(c.sets[i].key, NULL);
@@ -423,9 +444,9 @@ int cmd_sweep(int argc, char **argv)
             e.code = MM_EUSAGE;
             snprintf(e.msg, sizeof e.msg, "%s: '%s' is not a decimal %s", c.sets[i].key,
                      c.sets[i].val, kind == MM_KEY_INT ? "integer" : "number");
-            rc = origin_fail(C, c.sets[i].origin, &e);
+            rc = origin_fail(C, c.sets[i].origin, &e, "");
         } else if (mm_grid_set(&g, c.sets[i].key, c.sets[i].val, &e)) {
-            rc = origin_fail(C, c.sets[i].origin, &e);
+            rc = origin_fail(C, c.sets[i].origin, &e, "");
         }
     }
     /* The effective configuration, as INI: recorded in the results for reruns. */

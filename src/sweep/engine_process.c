@@ -83,7 +83,30 @@ static void nap(void)
     nap_ns(100000);
 }
 
-static void worker_main(mm__run *r, shm_view *v, int index)
+/* Test hook (not an API): MMSIM_TEST_KILL_WORKER="W:N" makes worker W (0-based) kill itself with
+ * SIGKILL, holding a claimed chunk, after finishing N >= 1 chunks, so that tests can prove that a
+ * lost chunk is rerun (tests/test_sweep.c sweep::killed_worker_chunk_is_rerun). Read once, in the
+ * parent before it forks; unset or malformed: no worker is killed. */
+typedef struct kill_hook {
+    long worker, after; /* after = 0: off */
+} kill_hook;
+
+static kill_hook kill_hook_get(void)
+{
+    kill_hook k = {0, 0};
+    const char *s = getenv("MMSIM_TEST_KILL_WORKER");
+    char *end;
+    if (!s || *s < '0' || *s > '9') return k;
+    long w = strtol(s, &end, 10);
+    if (*end != ':' || end[1] < '0' || end[1] > '9') return k;
+    long n = strtol(end + 1, &end, 10);
+    if (*end || n < 1) return k;
+    k.worker = w;
+    k.after = n;
+    return k;
+}
+
+static void worker_main(mm__run *r, shm_view *v, int index, kill_hook hook)
 {
     int64_t cap = v->h->cap;
     mm_params *p = malloc((size_t)cap * sizeof *p);
@@ -101,8 +124,7 @@ static void worker_main(mm__run *r, shm_view *v, int index)
         int expect = C_TODO;
         if (!atomic_compare_exchange_strong(&v->state[c], &expect, C_CLAIMED))
             continue; /* the parent took it */
-        if (r->o->test_kill_worker_after > 0 && index == r->o->test_kill_worker &&
-            finished >= r->o->test_kill_worker_after)
+        if (hook.after > 0 && index == hook.worker && finished >= hook.after)
             raise(SIGKILL); /* test hook: die holding a claimed chunk */
         mm_error e = {0};
         if (mm__run_compute(r, &r->chunks[c], p, m, &e)) {
@@ -169,6 +191,7 @@ static int run_process(mm__run *r, int workers, mm_error *err)
         rc = mm__errf(err, -ENOMEM, "out of memory");
         goto out;
     }
+    const kill_hook kill_test = kill_hook_get();
     fflush(NULL);
     int alive = 0;
     pid_t parent = getpid();
@@ -188,7 +211,7 @@ static int run_process(mm__run *r, int workers, mm_error *err)
              * copy would hold the lock after the parent died, until it exits itself. Only the
              * parent holds it. */
             close(r->j.fd);
-            worker_main(r, &v, w);
+            worker_main(r, &v, w, kill_test);
         }
         pids[w] = pid;
         alive++;

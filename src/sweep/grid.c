@@ -100,31 +100,6 @@ static int find_axis(const mm_grid *g, const char *key)
 
 #define AXIS_MAX_VALUES 1000000
 
-/* A number as the grid accepts it: decimal, complete, nothing around it ([+-] digits [. digits]
- * [(e|E) [+-] digits], digits on at least one side of the point). No blanks, hex, inf or nan. */
-static int is_decimal(const char *s, size_t n)
-{
-    const char *e = s + n;
-    int digits = 0;
-    if (s < e && (*s == '+' || *s == '-')) s++;
-    while (s < e && *s >= '0' && *s <= '9')
-        s++, digits++;
-    if (s < e && *s == '.') {
-        s++;
-        while (s < e && *s >= '0' && *s <= '9')
-            s++, digits++;
-    }
-    if (!digits) return 0;
-    if (s < e && (*s == 'e' || *s == 'E')) {
-        s++;
-        if (s < e && (*s == '+' || *s == '-')) s++;
-        if (s == e || *s < '0' || *s > '9') return 0;
-        while (s < e && *s >= '0' && *s <= '9')
-            s++;
-    }
-    return s == e;
-}
-
 /* Add one value given as text: checked by mm_params_set; numeric value recorded. sorted: the caller
  * adds non-decreasing values (a range), so a duplicate can only equal the previous value. */
 static int add_value(mm_grid_axis *a, const char *key, const char *text, int sorted, mm_error *err)
@@ -132,8 +107,11 @@ static int add_value(mm_grid_axis *a, const char *key, const char *text, int sor
     if (a->n >= AXIS_MAX_VALUES)
         return mm__errf(err, MM_EUSAGE, "%s: more than %d values on the axis", key,
                         AXIS_MAX_VALUES);
-    if (a->kind != MM_KEY_ENUM && !is_decimal(text, strlen(text)))
-        return mm__errf(err, MM_EUSAGE, "%s: '%s' is not a decimal number", key, text);
+    /* A number is decimal and complete, as for mm_params_set from the command line (mm__is_decimal:
+     * no blanks, hex, inf or nan; an integer has no '+' and no point or exponent). */
+    if (a->kind != MM_KEY_ENUM && !mm__is_decimal(text, a->kind == MM_KEY_INT))
+        return mm__errf(err, MM_EUSAGE, "%s: '%s' is not a decimal %s", key, text,
+                        a->kind == MM_KEY_INT ? "integer" : "number");
     mm_params p;
     mm_params_defaults(&p);
     int rc = mm_params_set(&p, key, text, err);
@@ -161,9 +139,7 @@ int mm_grid_add_axis(mm_grid *g, const char *key, const char *spec, mm_error *er
     if (!strcmp(key, "tape"))
         return mm__errf(err, MM_EUSAGE, "tape: the tape axis comes from the input files");
     int kind = mm_params_key_kind(key, NULL);
-    if (kind < 0)
-        return mm__errf(err, MM_EUSAGE, "%s: unknown key (see 'mmsim run --help' for the keys)",
-                        key);
+    if (kind < 0) return mm__errf(err, MM_EUSAGE, "%s: unknown key", key);
     if (find_axis(g, key) >= 0) return mm__errf(err, MM_EUSAGE, "%s: axis given twice", key);
     if (g->n_axes >= MM_GRID_AXES_MAX)
         return mm__errf(err, MM_EUSAGE, "%s: more than %d axes", key, MM_GRID_AXES_MAX);
@@ -177,17 +153,23 @@ int mm_grid_add_axis(mm_grid *g, const char *key, const char *spec, mm_error *er
     const char *c1 = strchr(spec, ':');
     if (c1 && kind != MM_KEY_ENUM) {
         /* a:b:step, inclusive; values a + k step for k = 0 .. floor((b - a) / step + 1e-9). Each
-         * bound is a complete decimal number (an empty bound is an error, not 0). */
-        const char *c2 = strchr(c1 + 1, ':');
+         * bound is a complete decimal number, an integer axis's too (an empty bound is an error,
+         * not 0). */
+        char *b1 = strdup(spec);
+        if (!b1) return mm__errf(err, -ENOMEM, "%s: out of memory", key);
+        char *b2 = b1 + (c1 - spec) + 1, *b3 = strchr(b2, ':');
+        b2[-1] = 0;
         double lo = 0, hi = 0, step = 0;
-        int ok = c2 && !strchr(c2 + 1, ':') && is_decimal(spec, (size_t)(c1 - spec)) &&
-                 is_decimal(c1 + 1, (size_t)(c2 - c1 - 1)) && is_decimal(c2 + 1, strlen(c2 + 1));
+        int ok = b3 && !strchr(b3 + 1, ':');
+        if (ok) *b3++ = 0;
+        ok = ok && mm__is_decimal(b1, 0) && mm__is_decimal(b2, 0) && mm__is_decimal(b3, 0);
         if (ok) {
-            lo = strtod(spec, NULL);
-            hi = strtod(c1 + 1, NULL);
-            step = strtod(c2 + 1, NULL);
+            lo = strtod(b1, NULL);
+            hi = strtod(b2, NULL);
+            step = strtod(b3, NULL);
             ok = step > 0 && hi >= lo && isfinite(lo) && isfinite(hi) && isfinite(step);
         }
+        free(b1);
         if (!ok) {
             axis_free(&a);
             return mm__errf(

@@ -45,7 +45,12 @@ typedef struct mm__run {
     int64_t done_chunks; /* chunks emitted so far */
     /* Chunks an engine recomputed after a worker died (mm_sweep_report.chunks_rerun). */
     int64_t rerun;
+    int64_t combos_total; /* sum over chunks of count */
     int64_t events_total; /* sum over chunks of count x tape events, for updates/s */
+    /* Progress (mm_sweep_opts.progress): what the emitted chunks hold, and the throttle's state. */
+    int64_t done_combos, done_updates;
+    int64_t progress_calls;
+    double progress_last; /* when progress was last reported (CLOCK_MONOTONIC seconds) */
 } mm__run;
 
 /* Engine flags. */

@@ -38,6 +38,7 @@ void mm_sweep_opts_defaults(mm_sweep_opts *o)
     o->chunk = 0;
     o->seed = 1;
     o->objective = "pnl";
+    o->progress_interval_s = 0.5;
     mm_sim_config_defaults(&o->sim);
 }
 
@@ -74,29 +75,26 @@ static double now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static void progress(mm__run *r, int64_t done, int force)
+/* Report progress to o->progress: after a chunk (final = 0), throttled to one call per
+ * o->progress_interval_s (the first chunk always reports), or once at the end (final = 1). The
+ * counts are kept up to date by mm__run_emit, so a call costs O(1). */
+static void progress(mm__run *r, int final)
 {
-    static double last;
-    if (!r->o->progress) return;
+    const mm_sweep_opts *o = r->o;
+    if (!o->progress) return;
     double t = now();
-    if (!force && t - last < 0.5) return;
-    last = t;
-    double el = t - r->t0;
-    int64_t combos = 0, upd = 0;
-    for (int64_t c = 0; c < done; c++) {
-        combos += r->chunks[c].count;
-        upd += (int64_t)r->chunks[c].count * r->ticks[r->chunks[c].tape].n;
-    }
-    double rate = el > 0 ? (double)combos / el : 0, eta = 0;
-    int64_t left = 0;
-    for (int64_t c = done; c < r->n_chunks; c++)
-        left += r->chunks[c].count;
-    if (rate > 0) eta = (double)left / rate;
-    fprintf(stderr,
-            "\rsweep: chunks %" PRId64 "/%" PRId64
-            ", %.0f combos/s, %.3g event x combo/s, ETA %.0f s   ",
-            done, r->n_chunks, rate, el > 0 ? (double)upd / el : 0.0, eta);
-    if (force) fputc('\n', stderr);
+    if (!final && r->progress_calls > 0 && t - r->progress_last < o->progress_interval_s) return;
+    r->progress_last = t;
+    r->progress_calls++;
+    mm_sweep_progress p = {0};
+    p.chunks_done = r->done_chunks;
+    p.chunks_total = r->n_chunks;
+    p.combos_done = r->done_combos;
+    p.combos_total = r->combos_total;
+    p.updates_done = r->done_updates;
+    p.elapsed_s = t - r->t0;
+    p.final = final;
+    o->progress(&p, o->progress_user);
 }
 
 int mm__run_emit(mm__run *r, const mm__chunk *c, const mm_metrics *m, mm_error *err)
@@ -104,7 +102,9 @@ int mm__run_emit(mm__run *r, const mm__chunk *c, const mm_metrics *m, mm_error *
     int rc = mm__journal_append(&r->j, c->first, (uint32_t)c->count, m);
     if (rc) return mm__errf(err, rc, "%s: %s", r->jpath, strerror(-rc));
     r->done_chunks++;
-    progress(r, r->done_chunks, 0);
+    r->done_combos += c->count;
+    r->done_updates += (int64_t)c->count * r->ticks[c->tape].n;
+    progress(r, 0);
     return 0;
 }
 
@@ -575,8 +575,10 @@ int mm_sweep_run(const mm_grid *g, const mm_sweep_opts *o, const char *out_path,
             i = k;
         }
         r.n_chunks = n;
-        for (int64_t c = 0; c < n; c++)
+        for (int64_t c = 0; c < n; c++) {
+            r.combos_total += r.chunks[c].count;
             r.events_total += (int64_t)r.chunks[c].count * r.ticks[r.chunks[c].tape].n;
+        }
     }
     free(done);
     done = NULL;
@@ -585,25 +587,21 @@ int mm_sweep_run(const mm_grid *g, const mm_sweep_opts *o, const char *out_path,
     rc = engine->run(&r, workers, err);
     if (rc == 0 && (rc = mm__journal_sync(&r.j)))
         mm__errf(err, rc, "%s: fsync: %s", r.jpath, strerror(-rc));
-    progress(&r, r.done_chunks, 1);
+    progress(&r, 1);
     rep->chunks_saved = r.j.records;
     if (rc) goto out;
     rep->wall_s = now() - r.t0;
     rep->combos = g->n_combos;
     rep->chunks = r.n_chunks;
     rep->chunks_rerun = r.rerun;
-    int64_t computed = 0;
-    for (int64_t c = 0; c < r.n_chunks; c++)
-        computed += r.chunks[c].count;
-    rep->combos_per_s = rep->wall_s > 0 ? (double)computed / rep->wall_s : 0;
+    rep->combos_per_s = rep->wall_s > 0 ? (double)r.combos_total / rep->wall_s : 0;
     rep->updates_per_s = rep->wall_s > 0 ? (double)r.events_total / rep->wall_s : 0;
     /* The table, from the journal; the journal stays locked until it is removed. */
     rc = write_results(&r, out_path, jpath, rep, err);
     if (rc == 0) unlink(jpath); /* the table is in place: the journal has served its purpose */
 out:
     if (rc == MM_EINTERRUPTED)
-        mm__errf(err, rc,
-                 "interrupted: %" PRId64 " of %" PRId64 " chunks saved; rerun with --resume",
+        mm__errf(err, rc, "interrupted: %" PRId64 " of %" PRId64 " chunks saved in the journal",
                  rep->chunks_saved, rep->chunks_total);
     /* A run that failed before journaling anything leaves nothing to resume: no journal (we still
      * hold its lock, so it is ours to remove). A stop keeps it, even empty: the message says to
