@@ -423,6 +423,33 @@ Test(metrics, a_short_position_marks_sells_and_default_annualisation)
     cr_assert_eq(m.max_drawdown, 2.0, "max_drawdown %.17g", m.max_drawdown);
 }
 
+Test(metrics, a_gap_over_several_sampling_boundaries_gives_equal_samples)
+{
+    /* Long 1 (bought at 100 at 2 ms), then no event until 3500 ms: the boundaries at 1, 2 and 3 s
+     * are all sampled at the start of the 3500 ms row, each with the state and mid before it. */
+    row r[] = {{0, 100, 10, 102, 10, 0, 0, 0},   {1, 100, 10, 102, 10, 0, 0, 0},
+               {2, 100, 10, 102, 10, 99, 1, -1},  /* buy 1 at 100: cash2 -200; mid2 202 */
+               {3500, 99, 10, 101, 10, 0, 0, 0},  /* samples 1, 2, 3 s; mid2 200 */
+               {4000, 99, 10, 102, 10, 0, 0, 0},  /* sample 4 s; mid2 201 */
+               {5000, 99, 10, 102, 10, 0, 0, 0}}; /* sample 5 s */
+    mm_params p = base();
+    p.inv_limit = 1;
+    p.requote_ticks = 100;
+    mm_sim_config c = config();
+    c.year_s = 1e4; /* sqrt(1e4 / 1 s) = 100 */
+    trace_log l;
+    mm_metrics m = run(r, 6, &p, &c, &l);
+    cr_assert_eq(m.final_q, 1);
+    /* Samples: 1, 2, 3 s: (-200 + 202) x 0.25 = 0.5 each; 4 s (mid of the 3500 ms row): 0;
+     * 5 s (mid of the 4000 ms row): (-200 + 201) x 0.25 = 0.25. Returns 0.5, 0, 0, -0.5, 0.25:
+     * mean 0.05; squared deviations 0.2025 + 0.0025 + 0.0025 + 0.3025 + 0.04 = 0.55, population
+     * variance 0.11; Sharpe = 0.05 / sqrt(0.11) x 100 = 15.075567... */
+    cr_assert_float_eq(m.sharpe, 5.0 / sqrt(0.11), 1e-9, "sharpe %.17g", m.sharpe);
+    /* Drawdown: peak 0.5, down to 0 at 4 s: 0.5. Final PnL (-200 + 201) x 0.25 = 0.25. */
+    cr_assert_eq(m.max_drawdown, 0.5, "max_drawdown %.17g", m.max_drawdown);
+    cr_assert_eq(m.pnl, 0.25);
+}
+
 /* ---- Fees (sections 1.1, 3.1 and 5) ---- */
 
 Test(fees, maker_and_taker_rates_on_notional_and_pnl_after_fees)
