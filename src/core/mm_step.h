@@ -77,6 +77,10 @@ typedef struct mm_state {
     /* PnL sampling (Welford over the returns between samples). */
     double pnl_prev, ret_mean, ret_m2, pnl_peak, max_dd;
     int64_t n_ret;
+    /* The key of this state's random streams (docs/model.md, section 3): the combination id in
+     * its sweep (0 for a single run) and the path. Set by mm__state_init; the replay model reads
+     * neither. */
+    int64_t id, path;
 } mm_state;
 
 /* Trace sink: the reference passes one; the batched kernel and the GPU pass NULL. */

@@ -18,11 +18,11 @@ int mm_sim_run_c(const mm_ticks *t, const mm_sim_config *c, const mm_params *p, 
     mm_derived d;
     mm__derive(p, &t->inst, &d);
     mm_state st;
-    mm__state_init(&st, &tp);
+    mm__state_init(&st, &tp, 0, 0);
     mm_trace_sink sink = {trace, user};
     mm_event ev;
     for (int64_t i = 0; i < t->n; i++) {
-        mm__event(&tp, i, &ev);
+        mm__event(&tp.v, i, &ev);
         mm_step_c(&st, &ev, &d, trace ? &sink : NULL);
     }
     mm__finish(&st, &tp, &d, c, out);

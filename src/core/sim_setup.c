@@ -204,9 +204,23 @@ int mm__tape_init(mm__tape *tp, const mm_ticks *t, const mm_sim_config *c)
         mm__tape_free(tp);
         return -ENOMEM;
     }
+    mm__tape_view *v = &tp->v;
+    v->n = n;
+    v->ts_ns = t->ts_ns;
+    v->bid_px = t->bid_px;
+    v->ask_px = t->ask_px;
+    v->bid_sz = t->bid_sz;
+    v->ask_sz = t->ask_sz;
+    v->trade_px = t->trade_px;
+    v->trade_sz = t->trade_sz;
+    v->trade_side = t->trade_side;
+    v->mid2 = tp->mid2;
+    v->nsamp = tp->nsamp;
+    for (int k = 0; k < MM_MARKOUTS; k++)
+        v->mid2_h[k] = tp->mid2_h[k];
     if (n == 0) return 0;
-    tp->t0 = t->ts_ns[0];
-    tp->t_end = t->ts_ns[n - 1];
+    tp->t0 = v->t0 = t->ts_ns[0];
+    tp->t_end = v->t_end = t->ts_ns[n - 1];
     int64_t last = 0, kprev = 0;
     for (int64_t i = 0; i < n; i++) {
         if (t->bid_sz[i] > 0 && t->ask_sz[i] > 0) last = (int64_t)t->bid_px[i] + t->ask_px[i];
@@ -237,9 +251,11 @@ void mm__tape_free(mm__tape *tp)
     memset(tp, 0, sizeof *tp);
 }
 
-void mm__state_init(mm_state *st, const mm__tape *tp)
+void mm__state_init(mm_state *st, const mm__tape *tp, int64_t id, int32_t path)
 {
     memset(st, 0, sizeof *st);
+    st->id = id;
+    st->path = path;
     for (int k = 0; k < 2; k++)
         st->s[k].land_ns = MM_NEVER;
     st->t_q = tp->t0;

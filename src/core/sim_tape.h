@@ -3,6 +3,7 @@
 #ifndef MM_SIM_TAPE_H
 #define MM_SIM_TAPE_H
 
+#include "mm_event.h"
 #include "mm_step.h"
 #include "mmsim/ticks.h"
 
@@ -12,51 +13,19 @@ typedef struct mm__tape {
     int64_t *mid2_h[MM_MARKOUTS]; /* [n] twice the mid at ts_i + horizon k */
     int32_t *nsamp;               /* [n] sampling boundaries crossed since event i-1 */
     int64_t t0, t_end;
+    mm__tape_view v; /* the columns of t and the tables above, as the kernels read them */
 } mm__tape;
 
 int mm__tape_init(mm__tape *tp, const mm_ticks *t, const mm_sim_config *c);
 void mm__tape_free(mm__tape *tp);
 
-/* Build event i (0 <= i < n). */
-static inline void mm__event(const mm__tape *tp, int64_t i, mm_event *ev)
-{
-    const mm_ticks *t = tp->t;
-    ev->i = i;
-    ev->ts = t->ts_ns[i];
-    if (i > 0) {
-        ev->pb = t->bid_px[i - 1];
-        ev->pa = t->ask_px[i - 1];
-        ev->pbs = t->bid_sz[i - 1];
-        ev->pas = t->ask_sz[i - 1];
-        ev->prev_mid2 = tp->mid2[i - 1];
-    } else {
-        ev->pb = MM_PX_NONE_BID;
-        ev->pa = MM_PX_NONE_ASK;
-        ev->pbs = ev->pas = 0;
-        ev->prev_mid2 = 0;
-    }
-    ev->b = t->bid_px[i];
-    ev->a = t->ask_px[i];
-    ev->bs = t->bid_sz[i];
-    ev->as = t->ask_sz[i];
-    ev->tpx = t->trade_px[i];
-    ev->tsz = t->trade_sz[i];
-    ev->tside = t->trade_side[i];
-    ev->n_samples = tp->nsamp[i];
-    ev->mid2 = tp->mid2[i];
-    for (int k = 0; k < MM_MARKOUTS; k++)
-        ev->mid2_h[k] = tp->mid2_h[k][i];
-    ev->tau_end_s = (double)(tp->t_end - ev->ts) * 1e-9;
-}
-
 /* Derived constants of a combination; tick/lot sizes from the tape. */
 void mm__derive(const mm_params *p, const mm_instrument *inst, mm_derived *d);
-void mm__state_init(mm_state *st, const mm__tape *tp);
-/* The batched kernel's per-combination guards, dense arrays of m entries each (25 bytes per
- * combination): lo   = price of the live buy, or INT64_MIN when there is none; hi   = price of the
- * live sell, or INT64_MAX when there is none; land = earliest land_ns of the actions in flight
- * (MM_NEVER: none); kind = 0: needs every event (time-varying strategy), 1: fair = mid, 2: fair =
- * microprice. */
+/* The state of combination id on path `path` before the first event (docs/model.md, section 3):
+ * nothing live, flat, (id, path) recorded as the key of the combination's random streams. */
+void mm__state_init(mm_state *st, const mm__tape *tp, int64_t id, int32_t path);
+/* The batched kernel's per-combination guards (mm__guard, mm_event.h), dense arrays of m entries
+ * each (25 bytes per combination); kind: mm__guard_kind. */
 typedef struct mm__guards {
     int64_t *lo, *hi, *land;
     uint8_t *kind;
@@ -68,9 +37,15 @@ typedef struct mm__guards {
  * compares the whole states at checkpoints. */
 void mm__sim_batch_advance(const mm__tape *tp, const mm_derived *d, mm_state *st,
                            const mm__guards *g, int64_t m, int64_t i0, int64_t i1);
-/* The batched engine on a prepared tape (the sweep prepares each tape once and shares it). */
+/* The batched engine on a prepared tape (the sweep prepares each tape once and shares it):
+ * combinations first_id .. first_id + n - 1 (params p[0..n)), each on paths path0 .. path0 +
+ * n_paths - 1; out[k * n_paths + (path - path0)] receives combination first_id + k on that path.
+ * The replay model draws no random number, so every path of a combination gives the same metrics
+ * today; the ids and paths reach the states (mm_state.id, .path) for the random streams of the
+ * Monte Carlo model (docs/model.md, section 3). n_paths >= 1. */
 int mm__sim_batch_tape(const mm__tape *tp, const mm_sim_config *c, const mm_params *p, int64_t n,
-                       mm_metrics *out, mm_error *err);
+                       int64_t first_id, int32_t path0, int32_t n_paths, mm_metrics *out,
+                       mm_error *err);
 void mm__finish(const mm_state *st, const mm__tape *tp, const mm_derived *d, const mm_sim_config *c,
                 mm_metrics *m);
 /* The -ERANGE error of a run whose accounting passed MM_CASH2_MAX (ovf_event = 1 + event; combo -1:

@@ -8,5 +8,8 @@ int mm__run_compute(const mm__run *r, const mm__chunk *c, mm_params *params, mm_
 {
     for (int32_t k = 0; k < c->count; k++)
         mm_grid_combo(r->g, c->first + k, &params[k], NULL);
-    return mm__sim_batch_tape(&r->tapes[c->tape], &r->o->sim, params, c->count, m, err);
+    /* One path (path 0) per combination: the replay model is deterministic. The Monte Carlo model
+     * will pass its path range here. */
+    return mm__sim_batch_tape(&r->tapes[c->tape], &r->o->sim, params, c->count, c->first, 0, 1, m,
+                              err);
 }

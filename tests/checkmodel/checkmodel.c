@@ -55,6 +55,19 @@ static int g_skipped[CK_MAX_KERNELS]; /* advance returned -ENODEV (the kernel ca
 static int
     g_bad[CK_MAX_KERNELS]; /* cases in which the kernel differed from the reference or failed */
 
+/* The (combination id, path) that state j of a case starts with: spread over large ids and
+ * several paths, so a kernel that loses or mixes up the key of a state's random streams
+ * (mm_state.id, .path) differs from the reference. */
+static int64_t ck_state_id(int64_t j)
+{
+    return j * 1000003 + 17;
+}
+
+static int32_t ck_state_path(int64_t j)
+{
+    return (int32_t)(j % 7);
+}
+
 static double now(void)
 {
     struct timespec ts;
@@ -133,7 +146,7 @@ static int check_case(const ck_case *cs, int only, int64_t *overflowed, int with
             fail = 1;
         else
             for (int64_t j = 0; j < m; j++)
-                mm__state_init(&st[k][j], cs->tp);
+                mm__state_init(&st[k][j], cs->tp, ck_state_id(j), ck_state_path(j));
         alive[k] = 1;
     }
     if (fail) {
@@ -345,7 +358,7 @@ static int bench(int64_t events, int combos)
         int m = (ck_kernels[k].flags & CK_PER_COMBO) ? ns : combos;
         const mm_derived *dk = (ck_kernels[k].flags & CK_PER_COMBO) ? ds : d;
         for (int j = 0; j < m; j++)
-            mm__state_init(&st[j], &tp);
+            mm__state_init(&st[j], &tp, ck_state_id(j), ck_state_path(j));
         double t0 = now();
         int r = ck_kernels[k].advance(&tp, dk, st, m, 0, t.n);
         double dt = now() - t0;

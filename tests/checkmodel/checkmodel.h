@@ -13,7 +13,7 @@
 /* The kernel registry: one ck_kernel per implementation of the model's step.
  *
  * advance: moves the m states st[0..m) (derived constants d[0..m), from mm__derive) through events
- * [i0, i1) of the prepared tape tp (mm__tape_init), 0 <= i0 <= i1 <= tp->t->n. States start from
+ * [i0, i1) of the prepared tape tp (mm__tape_init), 0 <= i0 <= i1 <= tp->v.n. States start from
  * mm__state_init. Advancing over [0, a) then [a, n) must give the same states as over [0, n), and
  * each combination's state must not depend on the others (the checker re-runs one combination
  * alone, one event at a time, to find the first differing event). Returns 0; -ENODEV when the

@@ -11,7 +11,7 @@ static int advance_c(const mm__tape *tp, const mm_derived *d, mm_state *st, int6
 {
     mm_event ev;
     for (int64_t i = i0; i < i1; i++) {
-        mm__event(tp, i, &ev);
+        mm__event(&tp->v, i, &ev);
         for (int64_t j = 0; j < m; j++)
             mm_step_c(&st[j], &ev, &d[j], NULL);
     }

@@ -16,7 +16,7 @@
     CK_SIDE_FIELDS(I, 0) CK_SIDE_FIELDS(I, 1)                                                      \
     I(q) I(cash2) D(fees) I(volume) I(fills[0]) I(fills[1]) I(orders) I(cancels) I(rejects)        \
     I(max_abs_q) D(twq) I(t_q) I(mk2[0]) I(mk2[1]) I(mk2[2]) I(ovf_event)                          \
-    D(pnl_prev) D(ret_mean) D(ret_m2) D(pnl_peak) D(max_dd) I(n_ret)
+    D(pnl_prev) D(ret_mean) D(ret_m2) D(pnl_peak) D(max_dd) I(n_ret) I(id) I(path)
 /* clang-format on */
 _Static_assert(MM_MARKOUTS == 3, "CK_STATE_FIELDS lists mk2[0..2]");
 

@@ -1,0 +1,125 @@
+/* Events and the batched kernel's skip test, written once for the host compiler and nvcc (MM_HD):
+ * every kernel (reference, batched, and the CUDA engine) builds event i the same way, from a flat
+ * view of the tape's columns (33 bytes a row: ts_ns 8, bid/ask price and size 4 x 4, trade price
+ * and size 4 x 2, trade side 1) and of the per-tape tables that mm__tape_init computes once per
+ * tape (mid2 8, mid2_h 8 x MM_MARKOUTS, nsamp 4 bytes a row), never from prebuilt event records.
+ * The view holds only pointers and numbers, so a copy of it whose pointers are device addresses is
+ * what a GPU kernel receives. docs/model.md, sections 2 (events) and 8 (the skip test), is the
+ * specification. */
+#ifndef MM_EVENT_H
+#define MM_EVENT_H
+
+#include <stdint.h>
+
+#include "mm_step.h"
+
+/* One tape as the kernels read it: n rows; the columns of mm_ticks; the tables of mm__tape. */
+typedef struct mm__tape_view {
+    int64_t n;
+    int64_t t0, t_end; /* ts_ns of the first and last row (0 when n = 0) */
+    const int64_t *ts_ns;
+    const int32_t *bid_px, *ask_px, *bid_sz, *ask_sz; /* ticks, lots (size 0: empty side) */
+    const int32_t *trade_px, *trade_sz;               /* ticks, lots (size 0: no trade) */
+    const int8_t *trade_side;                         /* +1 buyer-initiated, -1 seller, 0 none */
+    const int64_t *mid2;                /* [n] twice the last valid mid after row i (0: none yet) */
+    const int64_t *mid2_h[MM_MARKOUTS]; /* [n] twice the mid at ts_i + horizon k */
+    const int32_t *nsamp;               /* [n] sampling boundaries crossed since row i-1 */
+} mm__tape_view;
+
+/* Build event i (0 <= i < v->n): the book before (row i-1; "no book" for i = 0) and after (row
+ * i), the trade of row i and the tables' values at i. */
+MM_HD void mm__event(const mm__tape_view *v, int64_t i, mm_event *ev)
+{
+    MM_HD_ASSERT(i >= 0 && i < v->n);
+    ev->i = i;
+    ev->ts = v->ts_ns[i];
+    if (i > 0) {
+        ev->pb = v->bid_px[i - 1];
+        ev->pa = v->ask_px[i - 1];
+        ev->pbs = v->bid_sz[i - 1];
+        ev->pas = v->ask_sz[i - 1];
+        ev->prev_mid2 = v->mid2[i - 1];
+    } else {
+        ev->pb = MM_PX_NONE_BID;
+        ev->pa = MM_PX_NONE_ASK;
+        ev->pbs = ev->pas = 0;
+        ev->prev_mid2 = 0;
+    }
+    ev->b = v->bid_px[i];
+    ev->a = v->ask_px[i];
+    ev->bs = v->bid_sz[i];
+    ev->as = v->ask_sz[i];
+    ev->tpx = v->trade_px[i];
+    ev->tsz = v->trade_sz[i];
+    ev->tside = v->trade_side[i];
+    ev->n_samples = v->nsamp[i];
+    ev->mid2 = v->mid2[i];
+    for (int k = 0; k < MM_MARKOUTS; k++)
+        ev->mid2_h[k] = v->mid2_h[k][i];
+    ev->tau_end_s = (double)(v->t_end - ev->ts) * 1e-9;
+}
+
+/* ---- The skip test (docs/model.md, section 8) ----
+ *
+ * A combination may skip event ev (its state stays exactly as mm_step_c would leave it) when all
+ * of these hold: its kind does not have to see the event (mm__gate.must), nothing it sent is due
+ * to land (land > ts), its live buy is below tb and its live sell above ta (mm__can_skip). The
+ * guards (lo, hi, land) are a pure function of the state, the kind of the constants. */
+
+/* What a combination's state says about skipping (its guards): lo = price of the live buy, or
+ * INT64_MIN when there is none; hi = price of the live sell, or INT64_MAX when there is none; land
+ * = earliest land_ns of the actions in flight (MM_NEVER: none). Written through pointers so that a
+ * kernel can keep them in arrays or registers (a returned struct cost the CPU kernel 5% more
+ * instructions). */
+MM_HD void mm__guard_of(const mm_state *st, int64_t *lo, int64_t *hi, int64_t *land)
+{
+    *lo = st->s[0].qty > 0 ? st->s[0].px : INT64_MIN;
+    *hi = st->s[1].qty > 0 ? st->s[1].px : INT64_MAX;
+    *land = st->s[0].land_ns < st->s[1].land_ns ? st->s[0].land_ns : st->s[1].land_ns;
+}
+
+/* Kind of a combination: 0 needs every event (time-varying strategy), 1 fair = mid, 2 fair =
+ * microprice. */
+MM_HD uint8_t mm__guard_kind(const mm_derived *d)
+{
+    return (uint8_t)(d->time_varying ? 0 : d->fair_micro ? 2 : 1);
+}
+
+/* What an event says about skipping: must[kind] = 1 when every combination of that kind runs the
+ * step; a live buy at p is quiet when p < tb, a live sell at p when p > ta. A side absent before
+ * or after the event makes every live order on it non-quiet (INT32_MIN / INT32_MAX are below /
+ * above every price, and above / below the "no order" guard values). */
+typedef struct mm__gate {
+    int64_t tb, ta, ts;
+    uint8_t must[3];
+} mm__gate;
+
+MM_HD void mm__gate_of(const mm_event *ev, mm__gate *gt)
+{
+    int px_changed = ev->b != ev->pb || ev->a != ev->pa || (ev->bs == 0) != (ev->pbs == 0) ||
+                     (ev->as == 0) != (ev->pas == 0);
+    int book_changed = px_changed || ev->bs != ev->pbs || ev->as != ev->pas;
+    gt->must[0] = 1;
+    gt->must[1] = (uint8_t)(px_changed || ev->n_samples);
+    gt->must[2] = (uint8_t)(book_changed || ev->n_samples);
+    int64_t b = (ev->pbs > 0 && ev->bs > 0) ? (ev->pb < ev->b ? ev->pb : ev->b) : INT32_MIN;
+    if (ev->tsz > 0 && ev->tside < 0 && ev->tpx < b) b = ev->tpx;
+    if (ev->as > 0 && ev->a < b) b = ev->a;
+    int64_t a = (ev->pas > 0 && ev->as > 0) ? (ev->pa > ev->a ? ev->pa : ev->a) : INT32_MAX;
+    if (ev->tsz > 0 && ev->tside > 0 && ev->tpx > a) a = ev->tpx;
+    if (ev->bs > 0 && ev->b > a) a = ev->b;
+    gt->tb = b;
+    gt->ta = a;
+    gt->ts = ev->ts;
+}
+
+/* Non-zero when a combination whose kind must not see the event (must = gt->must[kind]) and whose
+ * guards are (lo, hi, land) may skip the event of gt. Scalars, so that the CPU kernel's loop keeps
+ * the event's values in registers (copy them out of the gate first: see sim_batch.c). */
+MM_HD int mm__can_skip(uint8_t must, int64_t lo, int64_t hi, int64_t land, int64_t ts, int64_t tb,
+                       int64_t ta)
+{
+    return !must && land > ts && lo < tb && hi > ta;
+}
+
+#endif
