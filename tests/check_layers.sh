@@ -1,8 +1,11 @@
 #!/bin/sh
 # The layers of src/ (docs/architecture.md): core <- io <- sweep <- cli, each folder including only its own
 # headers, those of the layers below it and the public ones (mmsim/...), by plain name through the include
-# directories Meson exports (never "../core/x.h"). cuda/ sits on core alone. Usage: check_layers.sh SRC_DIR.
-# Prints each offending include as FILE:LINE: #include "..." (why) and exits 1; exits 0 when there is none.
+# directories Meson exports (never "../core/x.h"). cuda/ sits on core alone. Also the length of a file: no
+# .c, .h, .cu or .cuh file in src/ or cuda/ (next to SRC_DIR) over 600 lines, unless one of its first 15 lines
+# says why, with the words "over 600 lines because". Usage: check_layers.sh SRC_DIR.
+# Prints each offending include as FILE:LINE: #include "..." (why), each long file as FILE: N lines (...), and
+# exits 1; exits 0 when there is none.
 set -eu
 src=$1
 [ -d "$src/core" ] || { echo "check_layers: $src/core: no such folder"; exit 1; }
@@ -32,15 +35,37 @@ check() { # LAYER, then the layers above it
         done
     done
 }
+# Files over max_lines lines, unless their first 15 lines say why (a file you can read top to bottom).
+max_lines=600
+check_length() {
+    root=$(dirname "$src")
+    for d in "$src" "$root/cuda"; do
+        [ -d "$d" ] || continue
+        for f in $(find "$d" -name '*.c' -o -name '*.h' -o -name '*.cu' -o -name '*.cuh' | sort); do
+            n=$(awk 'END { print NR }' "$f")
+            [ "$n" -gt "$max_lines" ] || continue
+            head -n 15 "$f" | grep -qi "over $max_lines lines because" && continue
+            echo "${f#"$root"/}: $n lines, over $max_lines (split it, or say why in its first 15 lines:" \
+                "\"over $max_lines lines because ...\")"
+            echo x >>"$long"
+        done
+    done
+}
 tmp=$(mktemp)
-trap 'rm -f "$tmp"' EXIT
+long=$(mktemp)
+trap 'rm -f "$tmp" "$long"' EXIT
 check core io sweep cli
 check io sweep cli
 check sweep cli
 check cli
-[ -s "$tmp" ] && bad=1
-if [ "$bad" -ne 0 ]; then
+check_length
+if [ -s "$tmp" ]; then
     echo "check_layers: $(wc -l <"$tmp") include(s) break the layering"
-    exit 1
+    bad=1
 fi
+if [ -s "$long" ]; then
+    echo "check_layers: $(wc -l <"$long") file(s) over $max_lines lines"
+    bad=1
+fi
+[ "$bad" -eq 0 ] || exit 1
 echo "check_layers: ok"
