@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mm_grid_int.h"
 #include "mm_internal.h"
 #include "mm_rng.h"
 #include "mmsim/sweep.h"
@@ -251,6 +252,41 @@ int mm_grid_combo(const mm_grid *g, int64_t id, mm_params *p, int32_t *idx)
         if (idx) idx[m] = i;
         if (m > 0)
             mm__params_copy_key(p, &a->parsed[i], a->key_ix); /* parsed when the axis was added */
+    }
+    return 0;
+}
+
+/* Every combination's parameters, before anything runs. Parameters do not depend on the tape, so
+ * this walks the distinct parameter sets (the grid without the tape axis) in id order, changing one
+ * axis value per step (an odometer: no table of combinations is built), and stops at the first
+ * invalid one. A cross-parameter rule (inv_limit >= quote_size, ...) can fail on any combination,
+ * so every one is checked: about 10 ns each, a small fraction of simulating it. */
+int mm__grid_check_combos(const mm_grid *g, mm_error *err)
+{
+    int32_t na = g->n_axes, idx[MM_GRID_AXES_MAX] = {0};
+    mm_params p = g->base;
+    for (int32_t m = 1; m < na; m++)
+        mm__params_copy_key(&p, &g->axes[m].parsed[0], g->axes[m].key_ix);
+    int64_t count = g->n_combos / g->axes[0].n;
+    for (int64_t c = 0; c < count; c++) {
+        if (c > 0) {
+            int32_t m = na - 1;
+            while (++idx[m] == g->axes[m].n) {
+                idx[m] = 0;
+                mm__params_copy_key(&p, &g->axes[m].parsed[0], g->axes[m].key_ix);
+                m--;
+            }
+            mm__params_copy_key(&p, &g->axes[m].parsed[idx[m]], g->axes[m].key_ix);
+        }
+        mm_error e = {0};
+        int rc = mm_params_check(&p, &e);
+        if (rc == 0) continue;
+        char at[400] = "";
+        size_t len = 0;
+        for (int32_t m = 1; m < na && len < sizeof at; m++)
+            len += (size_t)snprintf(at + len, sizeof at - len, "%s%s=%s", m > 1 ? " " : "",
+                                    g->axes[m].key, g->axes[m].text[idx[m]]);
+        return mm__errf(err, rc, "grid: combination %s: %s", at, e.msg);
     }
     return 0;
 }

@@ -24,6 +24,7 @@
 
 #include "mm_config.h"
 #include "mm_engine.h"
+#include "mm_grid_int.h"
 #include "mm_internal.h"
 #include "mm_stale_tmp.h"
 #include "mmsim/results.h"
@@ -387,41 +388,6 @@ static int check_memory(const mm_grid *g, int64_t chunk, mm_error *err)
     return 0;
 }
 
-/* Every combination's parameters, before anything runs. Parameters do not depend on the tape, so
- * this walks the distinct parameter sets (the grid without the tape axis) in id order, changing one
- * axis value per step (an odometer: no table of combinations is built), and stops at the first
- * invalid one. A cross-parameter rule (inv_limit >= quote_size, ...) can fail on any combination,
- * so every one is checked: about 10 ns each, a small fraction of simulating it. */
-static int check_combos(const mm_grid *g, mm_error *err)
-{
-    int32_t na = g->n_axes, idx[MM_GRID_AXES_MAX] = {0};
-    mm_params p = g->base;
-    for (int32_t m = 1; m < na; m++)
-        mm__params_copy_key(&p, &g->axes[m].parsed[0], g->axes[m].key_ix);
-    int64_t count = g->n_combos / g->axes[0].n;
-    for (int64_t c = 0; c < count; c++) {
-        if (c > 0) {
-            int32_t m = na - 1;
-            while (++idx[m] == g->axes[m].n) {
-                idx[m] = 0;
-                mm__params_copy_key(&p, &g->axes[m].parsed[0], g->axes[m].key_ix);
-                m--;
-            }
-            mm__params_copy_key(&p, &g->axes[m].parsed[idx[m]], g->axes[m].key_ix);
-        }
-        mm_error e = {0};
-        int rc = mm_params_check(&p, &e);
-        if (rc == 0) continue;
-        char at[400] = "";
-        size_t len = 0;
-        for (int32_t m = 1; m < na && len < sizeof at; m++)
-            len += (size_t)snprintf(at + len, sizeof at - len, "%s%s=%s", m > 1 ? " " : "",
-                                    g->axes[m].key, g->axes[m].text[idx[m]]);
-        return mm__errf(err, rc, "grid: combination %s: %s", at, e.msg);
-    }
-    return 0;
-}
-
 int mm_sweep_run(const mm_grid *g, const mm_sweep_opts *o, const char *out_path,
                  mm_sweep_report *rep, mm_error *err)
 {
@@ -475,7 +441,7 @@ int mm_sweep_run(const mm_grid *g, const mm_sweep_opts *o, const char *out_path,
         if (chunk_sz < 64) chunk_sz = 64;
         if (chunk_sz > 256) chunk_sz = 256;
     }
-    if ((rc = check_memory(g, chunk_sz, err)) || (rc = check_combos(g, err))) return rc;
+    if ((rc = check_memory(g, chunk_sz, err)) || (rc = mm__grid_check_combos(g, err))) return rc;
     mm_sweep_opts oo = *o;
     oo.chunk = chunk_sz;
     o = &oo;
