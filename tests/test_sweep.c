@@ -60,20 +60,22 @@ static const char *make_ticks(int64_t events)
     return p;
 }
 
-static void grid_small(mm_grid *g, const char *ticks)
+static mm_grid *grid_small(const char *ticks)
 {
+    mm_grid *g = NULL;
     mm_error e = {0};
     char a[512], b[512];
     snprintf(a, sizeof a, "%s#AAA", ticks);
     snprintf(b, sizeof b, "%s#BBB", ticks);
     const char *tapes[2] = {a, b};
-    mm_grid_init(g);
+    cr_assert_eq(mm_grid_new(&g, NULL), 0);
     cr_assert_eq(mm_grid_set_tapes(g, tapes, 2, &e), 0, "%s", e.msg);
     cr_assert_eq(mm_grid_add_axis(g, "spread", "0:3:1", &e), 0, "%s", e.msg);
     cr_assert_eq(mm_grid_add_axis(g, "inv_limit", "1,2,5", &e), 0, "%s", e.msg);
     cr_assert_eq(mm_grid_add_axis(g, "queue", "risk-averse,power", &e), 0, "%s", e.msg);
     cr_assert_eq(mm_grid_set(g, "latency_ns", "20000", &e), 0, "%s", e.msg);
-    cr_assert_eq(g->n_combos, 2 * 4 * 3 * 2);
+    cr_assert_eq(mm_grid_combo_count(g), 2 * 4 * 3 * 2);
+    return g;
 }
 
 static uint64_t sweep_hash(const mm_grid *g, int engine, int workers, int64_t chunk,
@@ -88,7 +90,7 @@ static uint64_t sweep_hash(const mm_grid *g, int engine, int workers, int64_t ch
     mm_sweep_report rep;
     mm_error e = {0};
     cr_assert_eq(mm_sweep_run(g, &o, tu_path(name), &rep, &e), 0, "%s", e.msg);
-    cr_assert_eq(rep.combos, g->n_combos);
+    cr_assert_eq(rep.combos, mm_grid_combo_count(g));
     uint64_t h;
     cr_assert_eq(mm_results_hash(tu_path(name), &h, &e), 0, "%s", e.msg);
     cr_assert_eq(h, rep.content_hash);
@@ -102,12 +104,11 @@ static uint64_t sweep_hash(const mm_grid *g, int engine, int workers, int64_t ch
 Test(sweep, mixed_radix_ids)
 {
     const char *t = make_ticks(2000);
-    mm_grid g;
-    grid_small(&g, t);
+    mm_grid *g = grid_small(t);
     mm_params p;
     int32_t idx[8];
     /* id = ((tape * 4 + spread) * 3 + inv) * 2 + queue */
-    cr_assert_eq(mm_grid_combo(&g, ((1 * 4 + 2) * 3 + 2) * 2 + 1, &p, idx), 0);
+    cr_assert_eq(mm_grid_combo(g, ((1 * 4 + 2) * 3 + 2) * 2 + 1, &p, idx), 0);
     cr_assert_eq(idx[0], 1);
     cr_assert_eq(idx[1], 2);
     cr_assert_eq(idx[2], 2);
@@ -116,20 +117,44 @@ Test(sweep, mixed_radix_ids)
     cr_assert_eq(p.inv_limit, 5);
     cr_assert_eq(p.queue_rule, MM_QUEUE_POWER);
     cr_assert_eq(p.latency_ns, 20000);
-    cr_assert_eq(mm_grid_combo(&g, g.n_combos, &p, idx), -EINVAL);
+    cr_assert_eq(mm_grid_combo(g, mm_grid_combo_count(g), &p, idx), -EINVAL);
+    cr_assert_eq(mm_grid_combo(g, -1, &p, idx), -EINVAL);
+    /* The opaque grid's accessors. */
+    cr_assert_eq(mm_grid_axis_count(g), 4);
+    cr_assert_str_eq(mm_grid_axis_key(g, 0), "tape");
+    cr_assert_eq(mm_grid_axis_kind(g, 0), MM_KEY_ENUM);
+    cr_assert_eq(mm_grid_axis_size(g, 0), 2);
+    char want[600];
+    snprintf(want, sizeof want, "%s#BBB", t);
+    cr_assert_str_eq(mm_grid_axis_text(g, 0, 1), want);
+    cr_assert_str_eq(mm_grid_axis_key(g, 1), "spread");
+    cr_assert_eq(mm_grid_axis_kind(g, 1), MM_KEY_REAL);
+    cr_assert_str_eq(mm_grid_axis_text(g, 1, 3), "3");
+    cr_assert_str_eq(mm_grid_axis_key(g, 2), "inv_limit");
+    cr_assert_eq(mm_grid_axis_kind(g, 2), MM_KEY_INT);
+    cr_assert_eq(mm_grid_axis_size(g, 2), 3);
+    cr_assert_str_eq(mm_grid_axis_text(g, 2, 2), "5");
+    cr_assert_str_eq(mm_grid_axis_text(g, 3, 0), "risk-averse");
+    cr_assert_eq(mm_grid_base(g)->latency_ns, 20000);
+    cr_assert_null(mm_grid_axis_key(g, 4));
+    cr_assert_null(mm_grid_axis_key(g, -1));
+    cr_assert_eq(mm_grid_axis_kind(g, 4), -1);
+    cr_assert_eq(mm_grid_axis_size(g, 4), 0);
+    cr_assert_null(mm_grid_axis_text(g, 2, 3));
+    cr_assert_null(mm_grid_axis_text(g, 2, -1));
+    mm_grid_free(NULL); /* nothing */
     /* Per-combination seeds depend on (seed, id) only, and differ between ids. */
     cr_assert_eq(mm_sweep_combo_seed(7, 5), mm_sweep_combo_seed(7, 5));
     cr_assert_neq(mm_sweep_combo_seed(7, 5), mm_sweep_combo_seed(7, 6));
     cr_assert_neq(mm_sweep_combo_seed(7, 5), mm_sweep_combo_seed(8, 5));
-    mm_grid_free(&g);
+    mm_grid_free(g);
 }
 
 Test(sweep, engines_workers_and_chunks_give_identical_tables, .timeout = 240)
 {
     const char *t = make_ticks(20000);
-    mm_grid g;
-    grid_small(&g, t);
-    uint64_t ref = sweep_hash(&g, MM_ENGINE_SERIAL, 1, 48, "serial.h5", NULL);
+    mm_grid *g = grid_small(t);
+    uint64_t ref = sweep_hash(g, MM_ENGINE_SERIAL, 1, 48, "serial.h5", NULL);
     struct {
         int engine, workers;
         int64_t chunk;
@@ -138,19 +163,18 @@ Test(sweep, engines_workers_and_chunks_give_identical_tables, .timeout = 240)
     for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
         char name[64];
         snprintf(name, sizeof name, "r%zu.h5", i);
-        uint64_t h = sweep_hash(&g, runs[i].engine, runs[i].workers, runs[i].chunk, name, NULL);
+        uint64_t h = sweep_hash(g, runs[i].engine, runs[i].workers, runs[i].chunk, name, NULL);
         cr_assert_eq(h, ref, "engine %d, %d workers, chunk %ld: %016lx vs %016lx", runs[i].engine,
                      runs[i].workers, (long)runs[i].chunk, (unsigned long)h, (unsigned long)ref);
     }
-    mm_grid_free(&g);
+    mm_grid_free(g);
 }
 
 Test(sweep, killed_worker_chunk_is_rerun, .timeout = 240)
 {
     const char *t = make_ticks(20000);
-    mm_grid g;
-    grid_small(&g, t);
-    uint64_t ref = sweep_hash(&g, MM_ENGINE_SERIAL, 1, 4, "ref.h5", NULL);
+    mm_grid *g = grid_small(t);
+    uint64_t ref = sweep_hash(g, MM_ENGINE_SERIAL, 1, 4, "ref.h5", NULL);
     mm_sweep_opts o;
     mm_sweep_opts_defaults(&o);
     o.engine = MM_ENGINE_PROCESS;
@@ -162,10 +186,10 @@ Test(sweep, killed_worker_chunk_is_rerun, .timeout = 240)
     cr_assert_eq(setenv("MMSIM_TEST_KILL_WORKER", "0:3", 1), 0);
     mm_sweep_report rep;
     mm_error e = {0};
-    cr_assert_eq(mm_sweep_run(&g, &o, tu_path("killed.h5"), &rep, &e), 0, "%s", e.msg);
+    cr_assert_eq(mm_sweep_run(g, &o, tu_path("killed.h5"), &rep, &e), 0, "%s", e.msg);
     cr_assert_geq(rep.chunks_rerun, 1, "the lost chunk was not rerun");
     cr_assert_eq(rep.content_hash, ref, "a killed worker changed the table");
-    mm_grid_free(&g);
+    mm_grid_free(g);
 }
 
 /* Whole records in a journal whose chunks all hold `chunk` combinations (header: 48 bytes, the
@@ -485,24 +509,24 @@ Test(sweep, every_metric_of_every_row_is_the_reference_engine_s, .timeout = 240)
 {
     char t[512];
     snprintf(t, sizeof t, "%s", make_ticks(20000));
-    mm_grid g;
-    grid_small(&g, t);
-    sweep_hash(&g, MM_ENGINE_PROCESS, 2, 5, "v.h5", NULL);
+    mm_grid *g = grid_small(t);
+    sweep_hash(g, MM_ENGINE_PROCESS, 2, 5, "v.h5", NULL);
     /* The table has exactly id, the axes and these metrics. */
     hid_t f = H5Fopen(tu_path("v.h5"), H5F_ACC_RDONLY, H5P_DEFAULT);
     hid_t ds = H5Dopen2(f, "results", H5P_DEFAULT);
     hid_t ft = H5Dget_type(ds);
     cr_assert_eq(H5Tget_nmembers(ft),
-                 1 + g.n_axes + (int)(sizeof METRIC_COLS / sizeof METRIC_COLS[0]));
+                 1 + mm_grid_axis_count(g) + (int)(sizeof METRIC_COLS / sizeof METRIC_COLS[0]));
     H5Tclose(ft);
     H5Dclose(ds);
     H5Fclose(f);
     const size_t nc = sizeof METRIC_COLS / sizeof METRIC_COLS[0];
     void *cols[sizeof METRIC_COLS / sizeof METRIC_COLS[0]];
     for (size_t c = 0; c < nc; c++)
-        cols[c] = read_col(tu_path("v.h5"), METRIC_COLS[c].name, METRIC_COLS[c].is_int, g.n_combos);
-    double *spread = read_col(tu_path("v.h5"), "spread", 0, g.n_combos);
-    int64_t *inv = read_col(tu_path("v.h5"), "inv_limit", 1, g.n_combos);
+        cols[c] = read_col(tu_path("v.h5"), METRIC_COLS[c].name, METRIC_COLS[c].is_int,
+                           mm_grid_combo_count(g));
+    double *spread = read_col(tu_path("v.h5"), "spread", 0, mm_grid_combo_count(g));
+    int64_t *inv = read_col(tu_path("v.h5"), "inv_limit", 1, mm_grid_combo_count(g));
     mm_sim_config cfg;
     mm_sim_config_defaults(&cfg);
     mm_ticks tk[2];
@@ -511,10 +535,10 @@ Test(sweep, every_metric_of_every_row_is_the_reference_engine_s, .timeout = 240)
     cr_assert_eq(mm_ticks_load(t, "AAA", 0, &tk[0], &e), 0, "%s", e.msg);
     cr_assert_eq(mm_ticks_load(t, "BBB", 0, &tk[1], &e), 0, "%s", e.msg);
     int64_t differ = 0; /* rows where the two sides' fill counts differ: a swap must be visible */
-    for (int64_t id = 0; id < g.n_combos; id++) {
+    for (int64_t id = 0; id < mm_grid_combo_count(g); id++) {
         mm_params p;
         int32_t idx[8];
-        mm_grid_combo(&g, id, &p, idx);
+        mm_grid_combo(g, id, &p, idx);
         mm_metrics m;
         cr_assert_eq(mm_sim_run_c(&tk[idx[0]], &cfg, &p, &m, NULL, NULL, &e), 0, "%s", e.msg);
         for (size_t c = 0; c < nc; c++)
@@ -532,7 +556,7 @@ Test(sweep, every_metric_of_every_row_is_the_reference_engine_s, .timeout = 240)
     free(inv);
     mm_ticks_free(&tk[0]);
     mm_ticks_free(&tk[1]);
-    mm_grid_free(&g);
+    mm_grid_free(g);
 }
 
 Test(sweep, progress_only_on_a_terminal)
@@ -593,8 +617,7 @@ static void log_progress(const mm_sweep_progress *p, void *user)
 Test(sweep, progress_is_a_callback_with_the_run_s_counts)
 {
     const char *t = make_ticks(2000);
-    mm_grid g;
-    grid_small(&g, t);
+    mm_grid *g = grid_small(t);
     mm_ticks tk;
     mm_error e = {0};
     cr_assert_eq(mm_ticks_load(t, "AAA", 0, &tk, &e), 0, "%s", e.msg);
@@ -612,7 +635,7 @@ Test(sweep, progress_is_a_callback_with_the_run_s_counts)
     o.progress_user = &l;
     o.progress_interval_s = 0; /* every chunk */
     mm_sweep_report rep;
-    cr_assert_eq(mm_sweep_run(&g, &o, tu_path("p.h5"), &rep, &e), 0, "%s", e.msg);
+    cr_assert_eq(mm_sweep_run(g, &o, tu_path("p.h5"), &rep, &e), 0, "%s", e.msg);
     cr_assert_eq(l.n, 10 + 1, "one call per chunk, then the final one");
     int64_t combos = 0;
     for (int i = 0; i < l.n; i++) {
@@ -636,13 +659,41 @@ Test(sweep, progress_is_a_callback_with_the_run_s_counts)
     static progress_log l2;
     o.progress_user = &l2;
     o.progress_interval_s = 3600;
-    cr_assert_eq(mm_sweep_run(&g, &o, tu_path("p2.h5"), &rep, &e), 0, "%s", e.msg);
+    cr_assert_eq(mm_sweep_run(g, &o, tu_path("p2.h5"), &rep, &e), 0, "%s", e.msg);
     cr_assert_eq(l2.n, 2);
     cr_assert_eq(l2.p[0].chunks_done, 1);
     cr_assert_eq(l2.p[0].final, 0);
     cr_assert_eq(l2.p[1].final, 1);
     cr_assert_eq(l2.p[1].chunks_done, 10);
-    mm_grid_free(&g);
+    mm_grid_free(g);
+}
+
+Test(sweep, every_key_can_be_an_axis_and_the_grid_has_no_fixed_axis_limit)
+{
+    const char *tapes[1] = {"t.h5#AAA"};
+    mm_grid *g = NULL;
+    mm_error e = {0};
+    cr_assert_eq(mm_grid_new(&g, &e), 0, "%s", e.msg);
+    cr_assert_eq(mm_grid_set_tapes(g, tapes, 1, &e), 0, "%s", e.msg);
+    mm_params d;
+    mm_params_defaults(&d);
+    int n = mm_params_key_count();
+    for (int k = 0; k < n; k++) {
+        const char *key = mm_params_key_name(k, NULL);
+        char v[64];
+        cr_assert_eq(mm_params_get(&d, key, v, sizeof v), 0, "%s", key);
+        cr_assert_eq(mm_grid_add_axis(g, key, v, &e), 0, "%s=%s: %s", key, v, e.msg);
+    }
+    cr_assert_eq(mm_grid_axis_count(g), n + 1);
+    cr_assert_eq(mm_grid_combo_count(g), 1);
+    cr_assert_str_eq(mm_grid_axis_key(g, n), mm_params_key_name(n - 1, NULL));
+    int32_t *idx = calloc((size_t)n + 1, sizeof *idx);
+    mm_params p;
+    cr_assert_eq(mm_grid_combo(g, 0, &p, idx), 0);
+    free(idx);
+    cr_assert_eq(mm_grid_add_axis(g, "spread", "1", &e), MM_EUSAGE);
+    cr_assert_str_eq(e.msg, "spread: axis given twice");
+    mm_grid_free(g);
 }
 
 Test(sweep, grid_numbers_are_checked_as_the_command_line_checks_them)
@@ -670,18 +721,18 @@ Test(sweep, grid_numbers_are_checked_as_the_command_line_checks_them)
         {"sprad", "1", "sprad: unknown key"}, /* no command-line hint from the library */
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-        mm_grid g;
+        mm_grid *g = NULL;
         mm_error e = {0};
-        mm_grid_init(&g);
-        cr_assert_eq(mm_grid_set_tapes(&g, tapes, 1, &e), 0, "%s", e.msg);
-        int rc = mm_grid_add_axis(&g, cases[k].key, cases[k].spec, &e);
+        cr_assert_eq(mm_grid_new(&g, NULL), 0);
+        cr_assert_eq(mm_grid_set_tapes(g, tapes, 1, &e), 0, "%s", e.msg);
+        int rc = mm_grid_add_axis(g, cases[k].key, cases[k].spec, &e);
         if (cases[k].msg) {
             cr_assert_eq(rc, MM_EUSAGE, "%s=%s", cases[k].key, cases[k].spec);
             cr_assert_str_eq(e.msg, cases[k].msg);
         } else {
             cr_assert_eq(rc, 0, "%s=%s: %s", cases[k].key, cases[k].spec, e.msg);
         }
-        mm_grid_free(&g);
+        mm_grid_free(g);
     }
 }
 
@@ -834,17 +885,19 @@ Test(journal, a_flipped_byte_fails_the_final_scan)
 /* ---- sweeps: flipped records, stops, dead parents, locks, full disks ---- */
 
 /* A 4 x 3 x 2 grid on one tape of the given file (24 combinations). */
-static void grid_one(mm_grid *g, const char *ticks)
+static mm_grid *grid_one(const char *ticks)
 {
+    mm_grid *g = NULL;
     mm_error e = {0};
     char a[512];
     snprintf(a, sizeof a, "%s#AAA", ticks);
     const char *tapes[1] = {a};
-    mm_grid_init(g);
+    cr_assert_eq(mm_grid_new(&g, NULL), 0);
     cr_assert_eq(mm_grid_set_tapes(g, tapes, 1, &e), 0, "%s", e.msg);
     cr_assert_eq(mm_grid_add_axis(g, "spread", "0:3:1", &e), 0, "%s", e.msg);
     cr_assert_eq(mm_grid_add_axis(g, "inv_limit", "1,2,5", &e), 0, "%s", e.msg);
     cr_assert_eq(mm_grid_add_axis(g, "queue", "risk-averse,power", &e), 0, "%s", e.msg);
+    return g;
 }
 
 /* Sets *stop once the journal holds `records` records (a signal handler would do the same). */
@@ -910,15 +963,14 @@ static int resume_run(const mm_grid *g, int engine, int chunk, const char *out,
 Test(sweep, a_flipped_byte_in_a_journal_record_is_recomputed_on_resume, .timeout = 240)
 {
     const char *t = make_ticks(200000);
-    mm_grid g;
-    grid_one(&g, t);
-    uint64_t ref = sweep_hash(&g, MM_ENGINE_SERIAL, 1, 4, "ref.h5", NULL);
+    mm_grid *g = grid_one(t);
+    uint64_t ref = sweep_hash(g, MM_ENGINE_SERIAL, 1, 4, "ref.h5", NULL);
     const char *o = tu_path("flip.h5");
     char j[600];
     snprintf(j, sizeof j, "%s.journal", o);
     mm_sweep_report rep;
     mm_error e = {0};
-    int rc = sweep_stopped(&g, MM_ENGINE_SERIAL, 1, 4, o, 3, &rep, &e);
+    int rc = sweep_stopped(g, MM_ENGINE_SERIAL, 1, 4, o, 3, &rep, &e);
     cr_assert_eq(rc, MM_EINTERRUPTED, "the run was not stopped (%d: %s)", rc, e.msg);
     long kept = journal_records(j, 4);
     cr_assert(kept >= 3 && kept < 6, "%ld records", kept);
@@ -936,20 +988,19 @@ Test(sweep, a_flipped_byte_in_a_journal_record_is_recomputed_on_resume, .timeout
     close(fd);
     /* Resume keeps the first record only, recomputes the rest: the table is the uninterrupted one.
      */
-    cr_assert_eq(resume_run(&g, MM_ENGINE_PROCESS, 4, o, &rep, &e), 0, "%s", e.msg);
+    cr_assert_eq(resume_run(g, MM_ENGINE_PROCESS, 4, o, &rep, &e), 0, "%s", e.msg);
     cr_assert_eq(rep.chunks_resumed, 4, "combinations kept from the journal: %ld",
                  (long)rep.chunks_resumed);
     cr_assert_eq(rep.content_hash, ref, "a damaged record reached the table");
     cr_assert_neq(access(j, F_OK), 0);
-    mm_grid_free(&g);
+    mm_grid_free(g);
 }
 
 Test(sweep, a_stop_keeps_the_journal_in_every_engine_and_resume_is_identical, .timeout = 300)
 {
     const char *t = make_ticks(200000);
-    mm_grid g;
-    grid_one(&g, t);
-    uint64_t ref = sweep_hash(&g, MM_ENGINE_SERIAL, 1, 2, "ref.h5", NULL);
+    mm_grid *g = grid_one(t);
+    uint64_t ref = sweep_hash(g, MM_ENGINE_SERIAL, 1, 2, "ref.h5", NULL);
     int engines[] = {MM_ENGINE_SERIAL, MM_ENGINE_THREADS, MM_ENGINE_PROCESS};
     for (int k = 0; k < 3; k++) {
         char name[32], j[600];
@@ -958,7 +1009,7 @@ Test(sweep, a_stop_keeps_the_journal_in_every_engine_and_resume_is_identical, .t
         snprintf(j, sizeof j, "%s.journal", o);
         mm_sweep_report rep;
         mm_error e = {0};
-        int rc = sweep_stopped(&g, engines[k], 2, 2, o, 2, &rep, &e);
+        int rc = sweep_stopped(g, engines[k], 2, 2, o, 2, &rep, &e);
         cr_assert_eq(rc, MM_EINTERRUPTED, "engine %d was not stopped (%d: %s)", engines[k], rc,
                      e.msg);
         cr_assert_eq(rep.chunks_total, 12, "engine %d", engines[k]);
@@ -971,10 +1022,10 @@ Test(sweep, a_stop_keeps_the_journal_in_every_engine_and_resume_is_identical, .t
                  (long)rep.chunks_saved);
         cr_assert_str_eq(e.msg, want);
         cr_assert_neq(access(o, F_OK), 0, "engine %d: a table exists after a stop", engines[k]);
-        cr_assert_eq(resume_run(&g, engines[k], 2, o, &rep, &e), 0, "%s", e.msg);
+        cr_assert_eq(resume_run(g, engines[k], 2, o, &rep, &e), 0, "%s", e.msg);
         cr_assert_eq(rep.content_hash, ref, "engine %d: stop + resume differs", engines[k]);
     }
-    mm_grid_free(&g);
+    mm_grid_free(g);
 }
 
 /* pids of the children of `parent` (from /proc). */
@@ -1146,8 +1197,7 @@ Test(sweep, resume_names_what_differs, .timeout = 240)
     snprintf(j, sizeof j, "%s.journal", o);
     /* An interrupted run: a journal without records, left by a run stopped before its first chunk.
      */
-    mm_grid g;
-    grid_one(&g, t);
+    mm_grid *g = grid_one(t);
     mm_sweep_opts opt;
     mm_sweep_opts_defaults(&opt);
     volatile sig_atomic_t stop = 1;
@@ -1155,9 +1205,9 @@ Test(sweep, resume_names_what_differs, .timeout = 240)
     opt.engine = MM_ENGINE_SERIAL;
     mm_sweep_report rep;
     mm_error e = {0};
-    cr_assert_eq(mm_sweep_run(&g, &opt, o, &rep, &e), MM_EINTERRUPTED, "%s", e.msg);
+    cr_assert_eq(mm_sweep_run(g, &opt, o, &rep, &e), MM_EINTERRUPTED, "%s", e.msg);
     cr_assert_eq(access(j, F_OK), 0);
-    mm_grid_free(&g);
+    mm_grid_free(g);
     char other[512];
     snprintf(other, sizeof other, "%s", tu_path("other.h5"));
     {
@@ -1190,15 +1240,15 @@ Test(sweep, resume_names_what_differs, .timeout = 240)
         char a[1100];
         snprintf(a, sizeof a, "%s#AAA", strcmp(w, "tape") ? t : other);
         const char *tapes[1] = {a};
-        mm_grid_init(&g);
-        cr_assert_eq(mm_grid_set_tapes(&g, tapes, 1, &e), 0, "%s", e.msg);
-        cr_assert_eq(mm_grid_add_axis(&g, "spread", "0:3:1", &e), 0, "%s", e.msg);
-        cr_assert_eq(mm_grid_add_axis(&g, "inv_limit", strcmp(w, "axis") ? "1,2,5" : "1,2,6", &e),
-                     0, "%s", e.msg);
+        cr_assert_eq(mm_grid_new(&g, NULL), 0);
+        cr_assert_eq(mm_grid_set_tapes(g, tapes, 1, &e), 0, "%s", e.msg);
+        cr_assert_eq(mm_grid_add_axis(g, "spread", "0:3:1", &e), 0, "%s", e.msg);
+        cr_assert_eq(mm_grid_add_axis(g, "inv_limit", strcmp(w, "axis") ? "1,2,5" : "1,2,6", &e), 0,
+                     "%s", e.msg);
         if (strcmp(w, "axes"))
-            cr_assert_eq(mm_grid_add_axis(&g, "queue", "risk-averse,power", &e), 0, "%s", e.msg);
+            cr_assert_eq(mm_grid_add_axis(g, "queue", "risk-averse,power", &e), 0, "%s", e.msg);
         if (!strcmp(w, "set"))
-            cr_assert_eq(mm_grid_set(&g, "latency_ns", "5000", &e), 0, "%s", e.msg);
+            cr_assert_eq(mm_grid_set(g, "latency_ns", "5000", &e), 0, "%s", e.msg);
         mm_sweep_opts_defaults(&opt);
         opt.engine = MM_ENGINE_SERIAL;
         opt.resume = 1;
@@ -1206,13 +1256,13 @@ Test(sweep, resume_names_what_differs, .timeout = 240)
         if (!strcmp(w, "objective")) opt.objective = "sharpe";
         if (!strcmp(w, "markout")) opt.sim.markout_ns[2] = INT64_C(30000000000);
         if (!strcmp(w, "sample")) opt.sim.sample_ns = 500000000;
-        int rc = mm_sweep_run(&g, &opt, o, &rep, &e);
+        int rc = mm_sweep_run(g, &opt, o, &rep, &e);
         cr_assert_eq(rc, MM_EUSAGE, "%s: %d (%s)", w, rc, e.msg);
         char want[700];
         snprintf(want, sizeof want, "%s: --resume does not match the interrupted run: ", j);
         cr_assert(strncmp(e.msg, want, strlen(want)) == 0, "%s: %s", w, e.msg);
         cr_assert(strstr(e.msg, cases[k].want), "%s: '%s' not in %s", w, cases[k].want, e.msg);
-        mm_grid_free(&g);
+        mm_grid_free(g);
     }
     cr_assert_eq(access(j, F_OK), 0, "a refused resume removed the journal");
 }
@@ -1241,12 +1291,12 @@ Test(sweep, usage_errors_leave_no_journal)
         {"spread", "1,2", NULL, NULL, NULL, "adir", 0, "adir: is a directory"},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-        mm_grid g;
-        mm_grid_init(&g);
-        cr_assert_eq(mm_grid_set_tapes(&g, tapes, 1, &e), 0, "%s", e.msg);
-        cr_assert_eq(mm_grid_add_axis(&g, cases[k].key1, cases[k].spec1, &e), 0, "%s", e.msg);
+        mm_grid *g = NULL;
+        cr_assert_eq(mm_grid_new(&g, NULL), 0);
+        cr_assert_eq(mm_grid_set_tapes(g, tapes, 1, &e), 0, "%s", e.msg);
+        cr_assert_eq(mm_grid_add_axis(g, cases[k].key1, cases[k].spec1, &e), 0, "%s", e.msg);
         if (cases[k].key2)
-            cr_assert_eq(mm_grid_add_axis(&g, cases[k].key2, cases[k].spec2, &e), 0, "%s", e.msg);
+            cr_assert_eq(mm_grid_add_axis(g, cases[k].key2, cases[k].spec2, &e), 0, "%s", e.msg);
         mm_sweep_opts o;
         mm_sweep_opts_defaults(&o);
         if (cases[k].objective) o.objective = cases[k].objective;
@@ -1255,14 +1305,14 @@ Test(sweep, usage_errors_leave_no_journal)
                 o.sim.markout_ns[m] = cases[k].markout;
         const char *out = tu_path(cases[k].out);
         mm_sweep_report rep;
-        cr_assert_eq(mm_sweep_run(&g, &o, out, &rep, &e), MM_EUSAGE, "case %zu: %s", k, e.msg);
+        cr_assert_eq(mm_sweep_run(g, &o, out, &rep, &e), MM_EUSAGE, "case %zu: %s", k, e.msg);
         cr_assert(strstr(e.msg, cases[k].want), "case %zu: '%s' not in '%s'", k, cases[k].want,
                   e.msg);
         char j[600];
         snprintf(j, sizeof j, "%s.journal", out);
         cr_assert_neq(access(j, F_OK), 0, "case %zu left %s", k, j);
         if (strcmp(cases[k].out, "adir")) cr_assert_neq(access(out, F_OK), 0);
-        mm_grid_free(&g);
+        mm_grid_free(g);
     }
     DIR *d = opendir(tu_tmpdir());
     struct dirent *de;
@@ -1274,19 +1324,18 @@ Test(sweep, usage_errors_leave_no_journal)
 Test(sweep, any_metric_column_is_an_objective)
 {
     const char *t = make_ticks(2000);
-    mm_grid g;
-    grid_one(&g, t);
+    mm_grid *g = grid_one(t);
     mm_sweep_opts o;
     mm_sweep_opts_defaults(&o);
     o.engine = MM_ENGINE_SERIAL;
     o.objective = "markout_1s";
     mm_sweep_report rep;
     mm_error e = {0};
-    cr_assert_eq(mm_sweep_run(&g, &o, tu_path("mk.h5"), &rep, &e), 0, "%s", e.msg);
+    cr_assert_eq(mm_sweep_run(g, &o, tu_path("mk.h5"), &rep, &e), 0, "%s", e.msg);
     hid_t f = H5Fopen(tu_path("mk.h5"), H5F_ACC_RDONLY, H5P_DEFAULT);
     cr_assert(H5Lexists(f, "index/markout_1s", H5P_DEFAULT) > 0);
     H5Fclose(f);
-    mm_grid_free(&g);
+    mm_grid_free(g);
 }
 
 Test(sweep, a_huge_grid_is_refused_at_once_with_the_memory_it_needs)
@@ -1296,19 +1345,19 @@ Test(sweep, a_huge_grid_is_refused_at_once_with_the_memory_it_needs)
     char a[512];
     snprintf(a, sizeof a, "%s#AAA", t);
     const char *tapes[1] = {a};
-    mm_grid g;
-    mm_grid_init(&g);
-    cr_assert_eq(mm_grid_set_tapes(&g, tapes, 1, &e), 0, "%s", e.msg);
-    cr_assert_eq(mm_grid_add_axis(&g, "spread", "1:1000:1", &e), 0, "%s", e.msg);
-    cr_assert_eq(mm_grid_add_axis(&g, "inv_limit", "1:1000:1", &e), 0, "%s", e.msg);
-    cr_assert_eq(mm_grid_add_axis(&g, "latency_ns", "0:999:1", &e), 0, "%s", e.msg);
-    cr_assert_eq(mm_grid_add_axis(&g, "skew", "0:999:1", &e), 0, "%s", e.msg);
+    mm_grid *g = NULL;
+    cr_assert_eq(mm_grid_new(&g, NULL), 0);
+    cr_assert_eq(mm_grid_set_tapes(g, tapes, 1, &e), 0, "%s", e.msg);
+    cr_assert_eq(mm_grid_add_axis(g, "spread", "1:1000:1", &e), 0, "%s", e.msg);
+    cr_assert_eq(mm_grid_add_axis(g, "inv_limit", "1:1000:1", &e), 0, "%s", e.msg);
+    cr_assert_eq(mm_grid_add_axis(g, "latency_ns", "0:999:1", &e), 0, "%s", e.msg);
+    cr_assert_eq(mm_grid_add_axis(g, "skew", "0:999:1", &e), 0, "%s", e.msg);
     mm_sweep_opts o;
     mm_sweep_opts_defaults(&o);
     mm_sweep_report rep;
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    int rc = mm_sweep_run(&g, &o, tu_path("huge.h5"), &rep, &e);
+    int rc = mm_sweep_run(g, &o, tu_path("huge.h5"), &rep, &e);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     cr_assert_eq(rc, MM_EUSAGE, "%s", e.msg);
     cr_assert(strstr(e.msg, "grid: 1000000000000 combinations need 34.1 TB of memory") &&
@@ -1318,7 +1367,7 @@ Test(sweep, a_huge_grid_is_refused_at_once_with_the_memory_it_needs)
     char j[600];
     snprintf(j, sizeof j, "%s.journal", tu_path("huge.h5"));
     cr_assert_neq(access(j, F_OK), 0);
-    mm_grid_free(&g);
+    mm_grid_free(g);
 }
 
 Test(sweep, stale_temporaries_of_dead_pids_are_removed)
@@ -1498,13 +1547,12 @@ Test(sweep, the_engine_reaps_only_its_own_workers, .timeout = 240)
     pid_t mine = fork();
     if (mine == 0) _exit(7);
     nap_ms(50);
-    mm_grid g;
-    grid_one(&g, t);
-    sweep_hash(&g, MM_ENGINE_PROCESS, 2, 2, "reap.h5", NULL);
+    mm_grid *g = grid_one(t);
+    sweep_hash(g, MM_ENGINE_PROCESS, 2, 2, "reap.h5", NULL);
     int ws;
     cr_assert_eq(waitpid(mine, &ws, WNOHANG), mine, "the sweep reaped the host's child");
     cr_assert(WIFEXITED(ws) && WEXITSTATUS(ws) == 7);
-    mm_grid_free(&g);
+    mm_grid_free(g);
 }
 
 Test(sweep, sigint_and_sigterm_stop_the_run_and_resume_is_identical, .timeout = 300)

@@ -33,8 +33,9 @@ Test(sweep_engines, names_round_trip_and_unknown_names_are_refused)
 }
 
 /* A one-tape grid of four combinations over a small generated tape. */
-static void grid_tiny(mm_grid *g)
+static mm_grid *grid_tiny(void)
 {
+    mm_grid *g = NULL;
     mm_ticks t = {0};
     mm_error e = {0};
     tu_small_tape(&t, 2000, 7);
@@ -44,15 +45,15 @@ static void grid_tiny(mm_grid *g)
     snprintf(spec, sizeof spec, "%s#%s", p, t.inst.symbol);
     mm_ticks_free(&t);
     const char *tapes[1] = {spec};
-    mm_grid_init(g);
+    cr_assert_eq(mm_grid_new(&g, NULL), 0);
     cr_assert_eq(mm_grid_set_tapes(g, tapes, 1, &e), 0, "%s", e.msg);
     cr_assert_eq(mm_grid_add_axis(g, "spread", "1:4:1", &e), 0, "%s", e.msg);
+    return g;
 }
 
 Test(sweep_engines, each_engine_is_recorded_by_name_and_gives_the_same_table, .timeout = 120)
 {
-    mm_grid g;
-    grid_tiny(&g);
+    mm_grid *g = grid_tiny();
     uint64_t ref = 0;
     int n = 0;
     while (mm_sweep_engine_name(n))
@@ -68,7 +69,7 @@ Test(sweep_engines, each_engine_is_recorded_by_name_and_gives_the_same_table, .t
         snprintf(name, sizeof name, "r%d.h5", en);
         mm_sweep_report rep;
         mm_error e = {0};
-        cr_assert_eq(mm_sweep_run(&g, &o, tu_path(name), &rep, &e), 0, "%s: %s",
+        cr_assert_eq(mm_sweep_run(g, &o, tu_path(name), &rep, &e), 0, "%s: %s",
                      mm_sweep_engine_name(en), e.msg);
         cr_assert_eq(rep.chunks, 4);
         if (en == MM_ENGINE_SERIAL)
@@ -81,13 +82,12 @@ Test(sweep_engines, each_engine_is_recorded_by_name_and_gives_the_same_table, .t
         cr_assert_str_eq(mm_results_describe(rd)->meta.engine, mm_sweep_engine_name(en));
         mm_results_close(rd);
     }
-    mm_grid_free(&g);
+    mm_grid_free(g);
 }
 
 Test(sweep_engines, a_value_that_names_no_engine_is_a_usage_error_leaving_no_journal)
 {
-    mm_grid g;
-    grid_tiny(&g);
+    mm_grid *g = grid_tiny();
     int bad[] = {-1, 3, 1000};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         mm_sweep_opts o;
@@ -95,11 +95,11 @@ Test(sweep_engines, a_value_that_names_no_engine_is_a_usage_error_leaving_no_jou
         o.engine = bad[i];
         mm_sweep_report rep;
         mm_error e = {0};
-        cr_assert_eq(mm_sweep_run(&g, &o, tu_path("x.h5"), &rep, &e), MM_EUSAGE, "engine %d",
+        cr_assert_eq(mm_sweep_run(g, &o, tu_path("x.h5"), &rep, &e), MM_EUSAGE, "engine %d",
                      bad[i]);
         cr_assert_str_eq(e.msg, "engine: unknown");
         cr_assert_neq(access(tu_path("x.h5.journal"), F_OK), 0);
         cr_assert_neq(access(tu_path("x.h5"), F_OK), 0);
     }
-    mm_grid_free(&g);
+    mm_grid_free(g);
 }

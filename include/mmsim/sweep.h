@@ -17,28 +17,17 @@
 extern "C" {
 #endif
 
-#define MM_GRID_AXES_MAX 32
-#define MM_KEY_MAX 32
+/* A grid of parameter combinations (opaque): the tape axis, then one axis per swept mm_params key,
+ * and the fixed values of the other keys. Each key is an axis at most once, so a grid has at most
+ * mm_params_key_count() + 1 axes. Not thread-safe while it is built; mm_grid_combo and the
+ * accessors below may be called from any thread once it is built. */
+typedef struct mm_grid mm_grid;
 
-typedef struct mm_grid_axis {
-    char key[MM_KEY_MAX];
-    int32_t kind; /* MM_KEY_INT, MM_KEY_REAL, MM_KEY_ENUM (tape axis: MM_KEY_ENUM) */
-    int32_t n;
-    char **text;       /* n values as text: what mm_params_set receives (tape: "path#symbol") */
-    double *num;       /* n values as numbers (enums: their index; tape: its position) */
-    mm_params *parsed; /* n parameter sets with this axis's field set to each value (internal) */
-    int32_t key_ix;    /* index of the key (internal) */
-} mm_grid_axis;
+/* A new empty grid, its fixed values mm_params_defaults(), in *out (NULL on failure). Returns 0 or
+ * -ENOMEM. Free with mm_grid_free. */
+MM_API int mm_grid_new(mm_grid **out, mm_error *err);
 
-typedef struct mm_grid {
-    int32_t n_axes;
-    mm_grid_axis axes[MM_GRID_AXES_MAX];
-    int64_t n_combos;
-    mm_params base; /* values of the keys that are not axes */
-} mm_grid;
-
-/* An empty grid whose base is mm_params_defaults(). Free with mm_grid_free. */
-MM_API void mm_grid_init(mm_grid *g);
+/* Free g and everything it holds (NULL: nothing). */
 MM_API void mm_grid_free(mm_grid *g);
 
 /* Add the tape axis values: "path#symbol" strings (called before any other axis; once). */
@@ -52,8 +41,28 @@ MM_API int mm_grid_add_axis(mm_grid *g, const char *key, const char *spec, mm_er
 /* Set a fixed (non-axis) parameter value. */
 MM_API int mm_grid_set(mm_grid *g, const char *key, const char *value, mm_error *err);
 
-/* Parameters and axis indices (idx: n_axes entries, may be NULL) of combination id. */
+/* Parameters and axis indices (idx: mm_grid_axis_count(g) entries, may be NULL) of combination id.
+ * Returns 0, or -EINVAL when id is not in [0, mm_grid_combo_count(g)). */
 MM_API int mm_grid_combo(const mm_grid *g, int64_t id, mm_params *p, int32_t *idx);
+
+/* The number of axes, the tape axis included (0 before mm_grid_set_tapes). */
+MM_API int32_t mm_grid_axis_count(const mm_grid *g);
+
+/* The number of combinations: the product of the axis sizes (0 before mm_grid_set_tapes). */
+MM_API int64_t mm_grid_combo_count(const mm_grid *g);
+
+/* Axis m (0 <= m < mm_grid_axis_count(g); axis 0 is "tape"): its key, its kind (MM_KEY_INT,
+ * MM_KEY_REAL or MM_KEY_ENUM; the tape axis is MM_KEY_ENUM), its number of values, and value i
+ * (0 <= i < size) as text, as mm_params_set received it ("path#symbol" on the tape axis). Out of
+ * range: NULL, -1, 0 and NULL. The strings live as long as the grid. */
+MM_API const char *mm_grid_axis_key(const mm_grid *g, int32_t m);
+MM_API int mm_grid_axis_kind(const mm_grid *g, int32_t m);
+MM_API int32_t mm_grid_axis_size(const mm_grid *g, int32_t m);
+MM_API const char *mm_grid_axis_text(const mm_grid *g, int32_t m, int32_t i);
+
+/* The fixed values: the parameters every combination starts from before its axis values are set
+ * (mm_params_defaults() changed by mm_grid_set). Lives as long as the grid. */
+MM_API const mm_params *mm_grid_base(const mm_grid *g);
 
 /* Per-combination random stream key for stochastic models: Philox4x32-10 of (master seed; id low,
  * id high, 0x5eed, 0). Depends only on the master seed and the combination id, never on the engine,

@@ -380,9 +380,9 @@ int cmd_sweep(int argc, char **argv)
     }
 
     /* Tapes: each file x each symbol given, or every instrument of each file. */
-    mm_grid g;
-    mm_grid_init(&g);
+    mm_grid *g = NULL;
     mm_error e = {0};
+    if (mm_grid_new(&g, &e)) rc = sweep_oom(C, "the grid");
     char **tapes = NULL;
     int nt = 0, cap_t = 0;
     sbuf cf = {0};
@@ -424,12 +424,12 @@ int cmd_sweep(int argc, char **argv)
         }
         free(syms);
     }
-    if (rc == 0 && mm_grid_set_tapes(&g, (const char *const *)tapes, nt, &e)) rc = cli_fail(&e);
+    if (rc == 0 && mm_grid_set_tapes(g, (const char *const *)tapes, nt, &e)) rc = cli_fail(&e);
     for (int i = 0; i < nt; i++)
         free(tapes[i]);
     free(tapes);
     for (int i = 0; i < c.n_grid && rc == 0; i++)
-        if (mm_grid_add_axis(&g, c.grid[i].key, c.grid[i].val, &e)) {
+        if (mm_grid_add_axis(g, c.grid[i].key, c.grid[i].val, &e)) {
             /* The library says "KEY: unknown key"; the CLI says where the keys are listed. */
             int unknown =
                 strcmp(c.grid[i].key, "tape") && mm_params_key_kind(c.grid[i].key, NULL) < 0;
@@ -445,7 +445,7 @@ int cmd_sweep(int argc, char **argv)
             snprintf(e.msg, sizeof e.msg, "%s: '%s' is not a decimal %s", c.sets[i].key,
                      c.sets[i].val, kind == MM_KEY_INT ? "integer" : "number");
             rc = origin_fail(C, c.sets[i].origin, &e, "");
-        } else if (mm_grid_set(&g, c.sets[i].key, c.sets[i].val, &e)) {
+        } else if (mm_grid_set(g, c.sets[i].key, c.sets[i].val, &e)) {
             rc = origin_fail(C, c.sets[i].origin, &e, "");
         }
     }
@@ -472,7 +472,7 @@ int cmd_sweep(int argc, char **argv)
                 on_axis |= !strcmp(c.grid[i].key, key);
             if (on_axis) continue;
             char buf[64];
-            mm_params_get(&g.base, key, buf, sizeof buf);
+            mm_params_get(mm_grid_base(g), key, buf, sizeof buf);
             sb_printf(&cf, "%s = %s\n", key, buf);
         }
         sb_printf(&cf,
@@ -500,7 +500,7 @@ int cmd_sweep(int argc, char **argv)
         sigaction(SIGINT, &sa, &old_int);
         sigaction(SIGTERM, &sa, &old_term);
         o.cancel = &sweep_signal;
-        int r = mm_sweep_run(&g, &o, c.output, &rep, &e);
+        int r = mm_sweep_run(g, &o, c.output, &rep, &e);
         sigaction(SIGINT, &old_int, NULL);
         sigaction(SIGTERM, &old_term, NULL);
         if (r == MM_EINTERRUPTED) {
@@ -513,7 +513,8 @@ int cmd_sweep(int argc, char **argv)
             printf("sweep: %" PRId64 " combinations (%d tape%s) in %.3f s with %d %s worker%s: "
                    "%.0f combos/s, %.3g event x "
                    "combo updates/s\n",
-                   rep.combos, g.axes[0].n, g.axes[0].n == 1 ? "" : "s", rep.wall_s, rep.workers,
+                   rep.combos, mm_grid_axis_size(g, 0), mm_grid_axis_size(g, 0) == 1 ? "" : "s",
+                   rep.wall_s, rep.workers,
                    o.engine == MM_ENGINE_THREADS
                        ? "thread"
                        : mm_sweep_engine_name(o.engine), /* "2 thread workers" */
@@ -528,7 +529,7 @@ int cmd_sweep(int argc, char **argv)
         }
     }
     free(cf.p);
-    mm_grid_free(&g);
+    mm_grid_free(g);
 out:
     free(configs);
     cli_sweep_config_free(&c);

@@ -10,14 +10,17 @@
 #include "mm_rng.h"
 #include "mmsim/sweep.h"
 
-void mm_grid_init(mm_grid *g)
+int mm_grid_new(mm_grid **out, mm_error *err)
 {
-    memset(g, 0, sizeof *g);
+    if (!out) return mm__errf(err, -EINVAL, "mm_grid_new: NULL argument");
+    mm_grid *g = calloc(1, sizeof *g);
+    *out = g;
+    if (!g) return mm__errf(err, -ENOMEM, "grid: out of memory");
     mm_params_defaults(&g->base);
-    g->n_combos = 0;
+    return 0;
 }
 
-static void axis_free(mm_grid_axis *a)
+static void axis_free(mm__grid_axis *a)
 {
     for (int32_t i = 0; i < a->n; i++)
         free(a->text[i]);
@@ -29,10 +32,24 @@ static void axis_free(mm_grid_axis *a)
 
 void mm_grid_free(mm_grid *g)
 {
+    if (!g) return;
     for (int32_t m = 0; m < g->n_axes; m++)
         axis_free(&g->axes[m]);
-    g->n_axes = 0;
-    g->n_combos = 0;
+    free(g->axes);
+    free(g);
+}
+
+/* Room for one more axis (the array doubles; a grid has at most one axis per key, plus the tape).
+ */
+static int axes_reserve(mm_grid *g)
+{
+    if (g->n_axes < g->cap_axes) return 0;
+    int32_t cap = g->cap_axes ? 2 * g->cap_axes : 8;
+    mm__grid_axis *p = realloc(g->axes, (size_t)cap * sizeof *p);
+    if (!p) return -ENOMEM;
+    g->axes = p;
+    g->cap_axes = cap;
+    return 0;
 }
 
 static int64_t product(const mm_grid *g)
@@ -57,7 +74,7 @@ static int axis_grow(void **arr, int32_t n, size_t elem)
 }
 
 /* Make room for one more value (text, number and, when parsed, its parameter set). */
-static int axis_reserve(mm_grid_axis *a, int parsed)
+static int axis_reserve(mm__grid_axis *a, int parsed)
 {
     if (axis_grow((void **)&a->text, a->n, sizeof *a->text) ||
         axis_grow((void **)&a->num, a->n, sizeof *a->num) ||
@@ -70,7 +87,8 @@ int mm_grid_set_tapes(mm_grid *g, const char *const *tapes, int32_t n, mm_error 
 {
     if (g->n_axes != 0) return mm__errf(err, MM_EUSAGE, "tape: the tape axis must come first");
     if (n <= 0) return mm__errf(err, MM_EUSAGE, "tape: no input tick file");
-    mm_grid_axis *a = &g->axes[0];
+    if (axes_reserve(g)) return mm__errf(err, -ENOMEM, "tape: out of memory");
+    mm__grid_axis *a = &g->axes[0];
     memset(a, 0, sizeof *a);
     snprintf(a->key, sizeof a->key, "tape");
     a->kind = MM_KEY_ENUM;
@@ -103,7 +121,7 @@ static int find_axis(const mm_grid *g, const char *key)
 
 /* Add one value given as text: checked by mm_params_set; numeric value recorded. sorted: the caller
  * adds non-decreasing values (a range), so a duplicate can only equal the previous value. */
-static int add_value(mm_grid_axis *a, const char *key, const char *text, int sorted, mm_error *err)
+static int add_value(mm__grid_axis *a, const char *key, const char *text, int sorted, mm_error *err)
 {
     if (a->n >= AXIS_MAX_VALUES)
         return mm__errf(err, MM_EUSAGE, "%s: more than %d values on the axis", key,
@@ -142,10 +160,8 @@ int mm_grid_add_axis(mm_grid *g, const char *key, const char *spec, mm_error *er
     int kind = mm_params_key_kind(key, NULL);
     if (kind < 0) return mm__errf(err, MM_EUSAGE, "%s: unknown key", key);
     if (find_axis(g, key) >= 0) return mm__errf(err, MM_EUSAGE, "%s: axis given twice", key);
-    if (g->n_axes >= MM_GRID_AXES_MAX)
-        return mm__errf(err, MM_EUSAGE, "%s: more than %d axes", key, MM_GRID_AXES_MAX);
     if (!spec || !*spec) return mm__errf(err, MM_EUSAGE, "%s: empty axis", key);
-    mm_grid_axis a;
+    mm__grid_axis a;
     memset(&a, 0, sizeof a);
     snprintf(a.key, sizeof a.key, "%s", key);
     a.kind = kind;
@@ -228,6 +244,10 @@ int mm_grid_add_axis(mm_grid *g, const char *key, const char *spec, mm_error *er
         axis_free(&a);
         return mm__errf(err, MM_EUSAGE, "%s: the grid would exceed 2^40 combinations", key);
     }
+    if (axes_reserve(g)) {
+        axis_free(&a);
+        return mm__errf(err, -ENOMEM, "%s: out of memory", key);
+    }
     g->axes[g->n_axes++] = a;
     g->n_combos = total;
     return 0;
@@ -246,7 +266,7 @@ int mm_grid_combo(const mm_grid *g, int64_t id, mm_params *p, int32_t *idx)
     *p = g->base;
     int64_t rest = id;
     for (int32_t m = g->n_axes - 1; m >= 0; m--) {
-        const mm_grid_axis *a = &g->axes[m];
+        const mm__grid_axis *a = &g->axes[m];
         int32_t i = (int32_t)(rest % a->n);
         rest /= a->n;
         if (idx) idx[m] = i;
@@ -263,7 +283,8 @@ int mm_grid_combo(const mm_grid *g, int64_t id, mm_params *p, int32_t *idx)
  * so every one is checked: about 10 ns each, a small fraction of simulating it. */
 int mm__grid_check_combos(const mm_grid *g, mm_error *err)
 {
-    int32_t na = g->n_axes, idx[MM_GRID_AXES_MAX] = {0};
+    int32_t na = g->n_axes, *idx = calloc((size_t)na, sizeof *idx);
+    if (!idx) return mm__errf(err, -ENOMEM, "out of memory");
     mm_params p = g->base;
     for (int32_t m = 1; m < na; m++)
         mm__params_copy_key(&p, &g->axes[m].parsed[0], g->axes[m].key_ix);
@@ -286,9 +307,55 @@ int mm__grid_check_combos(const mm_grid *g, mm_error *err)
         for (int32_t m = 1; m < na && len < sizeof at; m++)
             len += (size_t)snprintf(at + len, sizeof at - len, "%s%s=%s", m > 1 ? " " : "",
                                     g->axes[m].key, g->axes[m].text[idx[m]]);
+        free(idx);
         return mm__errf(err, rc, "grid: combination %s: %s", at, e.msg);
     }
+    free(idx);
     return 0;
+}
+
+int32_t mm_grid_axis_count(const mm_grid *g)
+{
+    return g->n_axes;
+}
+
+int64_t mm_grid_combo_count(const mm_grid *g)
+{
+    return g->n_combos;
+}
+
+static const mm__grid_axis *axis_at(const mm_grid *g, int32_t m)
+{
+    return m >= 0 && m < g->n_axes ? &g->axes[m] : NULL;
+}
+
+const char *mm_grid_axis_key(const mm_grid *g, int32_t m)
+{
+    const mm__grid_axis *a = axis_at(g, m);
+    return a ? a->key : NULL;
+}
+
+int mm_grid_axis_kind(const mm_grid *g, int32_t m)
+{
+    const mm__grid_axis *a = axis_at(g, m);
+    return a ? a->kind : -1;
+}
+
+int32_t mm_grid_axis_size(const mm_grid *g, int32_t m)
+{
+    const mm__grid_axis *a = axis_at(g, m);
+    return a ? a->n : 0;
+}
+
+const char *mm_grid_axis_text(const mm_grid *g, int32_t m, int32_t i)
+{
+    const mm__grid_axis *a = axis_at(g, m);
+    return a && i >= 0 && i < a->n ? a->text[i] : NULL;
+}
+
+const mm_params *mm_grid_base(const mm_grid *g)
+{
+    return &g->base;
 }
 
 uint64_t mm_sweep_combo_seed(uint64_t master_seed, int64_t id)

@@ -199,11 +199,11 @@ static int write_results(mm__run *r, const char *out, const char *jpath, mm_swee
                          mm_error *err)
 {
     const mm_grid *g = r->g;
-    mm_results_axis ax[MM_GRID_AXES_MAX];
-    int64_t *i64s[MM_GRID_AXES_MAX] = {0};
-    int rc = 0;
+    mm_results_axis *ax = calloc((size_t)g->n_axes, sizeof *ax);
+    int64_t **i64s = calloc((size_t)g->n_axes, sizeof *i64s);
+    int rc = ax && i64s ? 0 : mm__errf(err, -ENOMEM, "out of memory");
     for (int32_t m = 0; m < g->n_axes && rc == 0; m++) {
-        const mm_grid_axis *a = &g->axes[m];
+        const mm__grid_axis *a = &g->axes[m];
         ax[m] = (mm_results_axis){0};
         ax[m].key = a->key;
         ax[m].n = a->n;
@@ -236,8 +236,10 @@ static int write_results(mm__run *r, const char *out, const char *jpath, mm_swee
         else
             rc = commit_results(r, w, rep, err);
     }
-    for (int32_t m = 0; m < g->n_axes; m++)
+    for (int32_t m = 0; m < g->n_axes && i64s; m++)
         free(i64s[m]);
+    free(i64s);
+    free(ax);
     return rc;
 }
 
@@ -294,7 +296,7 @@ static char *build_identity(const mm__run *r)
         sb_printf(&b, "%s%s", m > 1 ? "," : "", g->axes[m].key);
     sb_printf(&b, "\n");
     for (int32_t m = 1; m < g->n_axes; m++) {
-        const mm_grid_axis *a = &g->axes[m];
+        const mm__grid_axis *a = &g->axes[m];
         sb_printf(&b, "axis %s\t", a->key);
         for (int32_t i = 0; i < a->n && i < 6; i++)
             sb_printf(&b, "%s%s", i ? "," : "", a->text[i]);

@@ -433,16 +433,16 @@ static int g_engine = MM_ENGINE_SERIAL, g_workers = 1; /* of the sweep scenarios
 
 static int sweep_once(int resume, mm_error *err, uint64_t *res)
 {
-    mm_grid g;
-    mm_grid_init(&g);
+    mm_grid *g = NULL;
     char tape[400];
     snprintf(tape, sizeof tape, "%s#SYN", in_path("t.h5"));
     const char *tapes[1] = {tape};
-    int rc = mm_grid_set_tapes(&g, tapes, 1, err);
-    if (rc == 0) rc = mm_grid_add_axis(&g, "spread", "1,2", err);
-    if (rc == 0) rc = mm_grid_add_axis(&g, "inv_limit", "10,20", err);
-    if (rc == 0) rc = mm_grid_add_axis(&g, "requote", "1:2:1", err);
-    if (rc == 0) rc = mm_grid_set(&g, "skew", "0.1", err);
+    int rc = mm_grid_new(&g, err);
+    if (rc == 0) rc = mm_grid_set_tapes(g, tapes, 1, err);
+    if (rc == 0) rc = mm_grid_add_axis(g, "spread", "1,2", err);
+    if (rc == 0) rc = mm_grid_add_axis(g, "inv_limit", "10,20", err);
+    if (rc == 0) rc = mm_grid_add_axis(g, "requote", "1:2:1", err);
+    if (rc == 0) rc = mm_grid_set(g, "skew", "0.1", err);
     if (rc == 0) {
         mm_sweep_opts o;
         mm_sweep_opts_defaults(&o);
@@ -454,10 +454,10 @@ static int sweep_once(int resume, mm_error *err, uint64_t *res)
             "[grid]\nspread = 1,2\ninv_limit = 10,20\nrequote = 1:2:1\n[set]\nskew = 0.1\n";
         o.resume = resume;
         mm_sweep_report rep;
-        rc = mm_sweep_run(&g, &o, out_path("r.h5"), &rep, err);
+        rc = mm_sweep_run(g, &o, out_path("r.h5"), &rep, err);
         if (rc == 0) *res = rep.content_hash;
     }
-    mm_grid_free(&g);
+    mm_grid_free(g);
     return rc;
 }
 
@@ -469,33 +469,34 @@ static int body_sweep(mm_error *err, uint64_t *res)
 /* grid: two tapes, an enum axis, a range and a list, fixed values; every combination enumerated. */
 static int body_grid(mm_error *err, uint64_t *res)
 {
-    mm_grid g;
-    mm_grid_init(&g);
+    mm_grid *g = NULL;
     const char *tapes[2] = {"day1.h5#AAA", "day2.h5#BBB"};
-    int rc = mm_grid_set_tapes(&g, tapes, 2, err);
-    if (rc == 0) rc = mm_grid_add_axis(&g, "queue", "power,log,risk-averse", err);
-    if (rc == 0) rc = mm_grid_add_axis(&g, "spread", "0:2:0.5", err);
-    if (rc == 0) rc = mm_grid_add_axis(&g, "latency_ns", "0,1000,250000", err);
-    if (rc == 0) rc = mm_grid_set(&g, "strategy", "fixed", err);
-    if (rc == 0) rc = mm_grid_set(&g, "inv_limit", "50", err);
+    int rc = mm_grid_new(&g, err);
+    if (rc == 0) rc = mm_grid_set_tapes(g, tapes, 2, err);
+    if (rc == 0) rc = mm_grid_add_axis(g, "queue", "power,log,risk-averse", err);
+    if (rc == 0) rc = mm_grid_add_axis(g, "spread", "0:2:0.5", err);
+    if (rc == 0) rc = mm_grid_add_axis(g, "latency_ns", "0,1000,250000", err);
+    if (rc == 0) rc = mm_grid_set(g, "strategy", "fixed", err);
+    if (rc == 0) rc = mm_grid_set(g, "inv_limit", "50", err);
     if (rc == 0) {
         XXH3_state_t *s = hstate();
-        XXH3_64bits_update(s, &g.n_combos, sizeof g.n_combos);
-        for (int64_t id = 0; id < g.n_combos && rc == 0; id++) {
+        int64_t n_combos = mm_grid_combo_count(g);
+        XXH3_64bits_update(s, &n_combos, sizeof n_combos);
+        for (int64_t id = 0; id < n_combos && rc == 0; id++) {
             mm_params p;
-            int32_t idx[MM_GRID_AXES_MAX];
-            rc = mm_grid_combo(&g, id, &p, idx);
+            int32_t idx[4]; /* the grid's 4 axes */
+            rc = mm_grid_combo(g, id, &p, idx);
             if (rc)
                 snprintf(err->msg, sizeof err->msg, "mm_grid_combo(%lld) failed", (long long)id),
                     err->code = rc;
-            XXH3_64bits_update(s, idx, (size_t)g.n_axes * sizeof *idx);
+            XXH3_64bits_update(s, idx, (size_t)mm_grid_axis_count(g) * sizeof *idx);
             XXH3_64bits_update(s, &p.spread_ticks, sizeof p.spread_ticks);
             XXH3_64bits_update(s, &p.latency_ns, sizeof p.latency_ns);
             XXH3_64bits_update(s, &p.queue_rule, sizeof p.queue_rule);
         }
         *res = hdone(s);
     }
-    mm_grid_free(&g);
+    mm_grid_free(g);
     return rc;
 }
 
@@ -642,12 +643,12 @@ static int body_results_read(mm_error *err, uint64_t *res)
     upd_str(s, in->meta.config_text);
     for (int32_t i = 0; i < in->meta.n_inputs; i++)
         upd_str(s, in->meta.input_paths[i]);
-    int32_t idx[8 * MM_GRID_AXES_MAX];
+    enum { AXES_MAX = 32 }; /* the reference table has 4 */
+    int32_t idx[8 * AXES_MAX];
     mm_metrics m[8];
     int64_t rows[8];
     uint64_t h = 0;
-    if (in->n_rows != 8 ||
-        in->n_axes > MM_GRID_AXES_MAX) { /* not the reference table: a wrong result */
+    if (in->n_rows != 8 || in->n_axes > AXES_MAX) { /* not the reference table: a wrong result */
         hdone(s);
         mm_results_close(r);
         *res = 0;

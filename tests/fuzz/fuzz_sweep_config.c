@@ -69,12 +69,11 @@ static int apply_flags(cli_sweep_config *c, char *text)
 /* As `mmsim sweep` does: the axes, then the fixed values, into a grid over one tape. */
 static void to_grid(const cli_sweep_config *c)
 {
-    mm_grid g;
-    mm_grid_init(&g);
+    mm_grid *g = NULL;
     const char *tapes[1] = {"fuzz.h5#X"};
     mm_error e = {0};
-    if (mm_grid_set_tapes(&g, tapes, 1, &e)) abort();
-    for (int i = 0; i < c->n_grid && g.n_combos <= 100000; i++) {
+    if (mm_grid_new(&g, &e) || mm_grid_set_tapes(g, tapes, 1, &e)) abort();
+    for (int i = 0; i < c->n_grid && mm_grid_combo_count(g) <= 100000; i++) {
         /* Ranges of more than 10,000 values are legal but slow under the sanitizers (as in
          * fuzz_grid.c). */
         double lo, hi, step;
@@ -82,13 +81,13 @@ static void to_grid(const cli_sweep_config *c)
             (hi - lo) / step > 10000)
             continue;
         memset(&e, 0, sizeof e);
-        if (mm_grid_add_axis(&g, c->grid[i].key, c->grid[i].val, &e)) one_line(e.msg, NULL);
+        if (mm_grid_add_axis(g, c->grid[i].key, c->grid[i].val, &e)) one_line(e.msg, NULL);
     }
     for (int i = 0; i < c->n_sets; i++) {
         memset(&e, 0, sizeof e);
-        if (mm_grid_set(&g, c->sets[i].key, c->sets[i].val, &e)) one_line(e.msg, NULL);
+        if (mm_grid_set(g, c->sets[i].key, c->sets[i].val, &e)) one_line(e.msg, NULL);
     }
-    mm_grid_free(&g);
+    mm_grid_free(g);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
