@@ -89,6 +89,8 @@ static mm_metrics run(const row *rows, int n, const mm_params *p, trace_log *log
     cr_assert_eq(m.fills_ask, b.fills_ask);
     cr_assert_eq(m.orders, b.orders);
     cr_assert(m.pnl == b.pnl && m.fees == b.fees && m.markout[0] == b.markout[0]);
+    cr_assert(m.pnl_close == b.pnl_close && m.held == b.held && m.rejects == b.rejects &&
+              m.orders_per_s == b.orders_per_s);
     mm_ticks_free(&t);
     return m;
 }
@@ -107,12 +109,33 @@ static int fills_of(const trace_log *l, int side, int32_t *qty, int32_t *px, int
     return k;
 }
 
-Test(fills, trade_through_fills_whole_order)
+/* Section 4.1, fill_volume = bounded (the default): a trade through our price fills at most its
+ * size: our better-priced order was hit first, but only by what traded. */
+Test(fills, trade_through_fills_at_most_the_traded_size)
+{
+    row r[] = {{0, 100, 10, 102, 10, 0, 0, 0},
+               {1, 100, 10, 102, 10, 0, 0, 0},  /* our bid 100 x 5 is live, 10 ahead */
+               {2, 99, 4, 102, 10, 99, 1, -1},  /* a 1-lot sell prints at 99: through our price */
+               {3, 99, 4, 102, 10, 98, 3, -1}}; /* 3 more lots print through: min(4 left, 3) */
+    mm_params p = base();
+    trace_log l;
+    mm_metrics m = run(r, 4, &p, &l);
+    int32_t q[8], px[8];
+    cr_assert_eq(fills_of(&l, 1, q, px, NULL), 2);
+    cr_assert_eq(q[0], 1, "min(5 remaining, 1 traded) = 1");
+    cr_assert_eq(px[0], 100, "at our limit price");
+    cr_assert_eq(q[1], 3, "min(4 remaining, 3 traded) = 3");
+    cr_assert_eq(m.final_q, 4);
+}
+
+/* Section 4.1, fill_volume = unbounded (the rule before 2026-12): the whole remaining order. */
+Test(fills, trade_through_fills_whole_order_when_unbounded)
 {
     row r[] = {{0, 100, 10, 102, 10, 0, 0, 0},
                {1, 100, 10, 102, 10, 0, 0, 0},  /* our bid 100 x 5 is live, 10 ahead */
                {2, 99, 4, 102, 10, 99, 1, -1}}; /* a 1-lot sell prints at 99: through our price */
     mm_params p = base();
+    p.fill_volume = MM_FILL_UNBOUNDED;
     trace_log l;
     mm_metrics m = run(r, 3, &p, &l);
     int32_t q[8], px[8];
@@ -170,18 +193,52 @@ Test(queue, cancel_shrinks_queue_ahead_by_rule)
     cr_assert_eq(first_fill_after_cancel(MM_QUEUE_LOG, 1), 3);
 }
 
-Test(fills, book_cross_fills)
+/* Section 4.3, bounded: the ask falls to our price with 3 lots shown: 3 of our 5 fill. */
+Test(fills, book_cross_fills_at_most_the_displayed_size)
+{
+    row r[] = {{0, 100, 10, 102, 10, 0, 0, 0},
+               {1, 100, 10, 102, 10, 0, 0, 0},
+               {2, 99, 10, 100, 3, 0, 0, 0}}; /* the ask falls to our price: 3 lots shown */
+    mm_params p = base();
+    trace_log l;
+    mm_metrics m = run(r, 3, &p, &l);
+    int32_t q[8];
+    cr_assert_eq(fills_of(&l, 1, q, NULL, NULL), 1);
+    cr_assert_eq(q[0], 3, "min(5, 3 shown)");
+    cr_assert_eq(m.final_q, 3);
+}
+
+Test(fills, book_cross_fills_whole_order_when_unbounded)
 {
     row r[] = {{0, 100, 10, 102, 10, 0, 0, 0},
                {1, 100, 10, 102, 10, 0, 0, 0},
                {2, 99, 10, 100, 3, 0, 0, 0}}; /* the ask falls to our price: we were taken */
     mm_params p = base();
+    p.fill_volume = MM_FILL_UNBOUNDED;
     trace_log l;
     mm_metrics m = run(r, 3, &p, &l);
     int32_t q[8];
     cr_assert_eq(fills_of(&l, 1, q, NULL, NULL), 1);
     cr_assert_eq(q[0], 5);
     cr_assert_eq(m.final_q, 5);
+}
+
+/* A trade through our price and a cross in one event: 4.1 fills min(5, 2 traded) = 2, then 4.3
+ * min(3 left, 1 shown) = 1: two fills, 3 lots, never more than the 2 + 1 the market offered. */
+Test(fills, trade_through_then_cross_in_one_event_each_bounded)
+{
+    row r[] = {{0, 100, 10, 102, 10, 0, 0, 0},
+               {1, 100, 10, 102, 10, 0, 0, 0},
+               {2, 98, 10, 99, 1, 98, 2, -1}};
+    mm_params p = base();
+    trace_log l;
+    mm_metrics m = run(r, 3, &p, &l);
+    int32_t q[8];
+    cr_assert_eq(fills_of(&l, 1, q, NULL, NULL), 2);
+    cr_assert_eq(q[0], 2);
+    cr_assert_eq(q[1], 1);
+    cr_assert_eq(m.final_q, 3);
+    cr_assert_eq(m.fills_bid, 2);
 }
 
 Test(fills, trade_through_only_ignores_queue_and_cross_fills)
@@ -308,7 +365,7 @@ Test(fees, maker_fee_and_rebate_signs)
 {
     row r[] = {{0, 100, 10, 102, 10, 0, 0, 0},
                {1, 100, 10, 102, 10, 0, 0, 0},
-               {2, 99, 10, 102, 10, 99, 1, -1}};
+               {2, 99, 10, 102, 10, 99, 5, -1}}; /* 5 lots through our bid: all 5 fill */
     mm_params p = base();
     p.maker_fee_bps = -2; /* rebate */
     mm_metrics m = run(r, 3, &p, NULL);
@@ -324,7 +381,7 @@ Test(metrics, markout_is_negative_after_an_adverse_move)
 {
     row r[] = {{0, 100, 10, 102, 10, 0, 0, 0},
                {1, 100, 10, 102, 10, 0, 0, 0},
-               {2, 99, 10, 101, 10, 99, 1, -1}, /* we buy 5 at 100 */
+               {2, 99, 10, 101, 10, 99, 5, -1}, /* we buy 5 at 100 */
                {500, 94, 10, 96, 10, 0, 0, 0},  /* mid falls to 95 */
                {3000, 94, 10, 96, 10, 0, 0, 0}};
     mm_params p = base();
@@ -464,7 +521,7 @@ Test(limits, markout_horizon_is_bounded_and_a_horizon_past_the_tape_takes_the_la
 {
     row r[] = {{0, 100, 10, 102, 10, 0, 0, 0},
                {1, 100, 10, 102, 10, 0, 0, 0},
-               {2, 99, 10, 101, 10, 99, 1, -1}, /* we buy 5 at 100 */
+               {2, 99, 10, 101, 10, 99, 5, -1}, /* we buy 5 at 100 */
                {3, 90, 10, 92, 10, 0, 0, 0}};   /* last mid 91 */
     mm_ticks t = make_tape(r, 4);
     mm_sim_config c;
@@ -608,9 +665,9 @@ Test(requote, distance_from_a_clamped_order_is_exact_and_the_due_requote_is_sent
      * again, 2^31 + 98 ticks away: an int32 distance wrapped negative and the due requote was
      * skipped. */
     row r[] = {{0, 100, 10, 102, 10, 0, 0, 0},
-               {1, 100, 10, 102, 10, 0, 0, 0},      /* bid 100 and ask 102 live */
-               {2, 99, 100000, 102, 10, 99, 1, -1}, /* through our bid: buy 30000 */
-               {3, 99, 100000, 102, 10, 0, 0, 0},   /* the ask at -2147483647 takes 30000: q = 0 */
+               {1, 100, 10, 102, 10, 0, 0, 0},          /* bid 100 and ask 102 live */
+               {2, 99, 100000, 102, 10, 99, 30000, -1}, /* through our bid: buy 30000 */
+               {3, 99, 100000, 102, 10, 0, 0, 0}, /* the ask at -2147483647 takes 30000: q = 0 */
                {4, 99, 100000, 102, 10, 0, 0, 0},
                {5, 98, 100000, 102, 10, 97, 1, -1}}; /* through the requoted bid */
     mm_params p = base();
@@ -618,6 +675,7 @@ Test(requote, distance_from_a_clamped_order_is_exact_and_the_due_requote_is_sent
     p.quote_size = 30000;
     p.inv_limit = 60000;
     p.post_only = 0;
+    p.cross_rule = MM_CROSS_REJECT; /* the clamped ask must take, not join the best ask */
     trace_log l;
     mm_metrics m = run(r, 6, &p, &l);
     int cancelled_clamped = 0, requoted = 0;
@@ -689,7 +747,7 @@ Test(accounting, cash_past_2_pow_62_fails_the_run_instead_of_wrapping)
     r[n++] = (row){1, 100, 200000000, 102, 10, 0, 0, 0};
     for (int c = 0; c < 30; c++) {
         double t0 = 2 + 3 * c;
-        r[n++] = (row){t0, 100, 200000000, 102, 10, 99, 1, -1}; /* through our bid: buy 1e8 */
+        r[n++] = (row){t0, 100, 200000000, 102, 10, 99, 100000000, -1}; /* through: buy 1e8 */
         r[n++] =
             (row){t0 + 1, 100, 200000000, 102, 10, 0, 0, 0}; /* our ask at the bound takes: q = 0 */
         r[n++] =
@@ -703,6 +761,7 @@ Test(accounting, cash_past_2_pow_62_fails_the_run_instead_of_wrapping)
     p.quote_size = 100000000;
     p.inv_limit = 100000000;
     p.post_only = 0;
+    p.cross_rule = MM_CROSS_REJECT; /* quotes at the clamp bounds take instead of joining */
     mm_metrics m;
     mm_error e = {0};
     cr_assert_eq(mm_sim_run_c(&t, &c, &p, &m, NULL, NULL, &e), -ERANGE);
@@ -783,4 +842,134 @@ Test(params, an_unknown_name_lists_the_allowed_ones)
     cr_assert_str_eq(e.msg, "queue: 'fifo' is not one of risk-averse, power, log");
     cr_assert_eq(mm_params_set(&p, "no_such_key", "1", &e), MM_EUSAGE);
     cr_assert_str_eq(e.msg, "no_such_key: unknown parameter");
+}
+
+/* ---- Issue 10: passive quoting (sections 6, 6.1) and pnl_close (7.1) ---- */
+
+/* Fixed quotes, spread 1, skew 2 ticks/lot, 1 lot, book 100 x 10 / 102 x 10 (mid 101): at q = 0
+ * bid floor(101 - 1) = 100, ask ceil(101 + 1) = 102. A 1-lot sell through 99 at 2 ms fills our
+ * bid: q = 1, so bid floor(101 - 1 - 2) = 98 and ask ceil(101 + 1 - 2) = 100, at the bid 100: the
+ * ask target crosses. Rows every 1 ms up to 7 ms. */
+static mm_metrics crossing_ask(int rule, int64_t backoff_ns, int32_t rate, trace_log *l)
+{
+    row r[] = {{0, 100, 10, 102, 10, 0, 0, 0},   {1, 100, 10, 102, 10, 0, 0, 0},
+               {2, 100, 10, 102, 10, 99, 1, -1}, {3, 100, 10, 102, 10, 0, 0, 0},
+               {4, 100, 10, 102, 10, 0, 0, 0},   {5, 100, 10, 102, 10, 0, 0, 0},
+               {6, 100, 10, 102, 10, 0, 0, 0},   {7, 100, 10, 102, 10, 0, 0, 0}};
+    mm_params p = base();
+    p.quote_size = 1;
+    p.skew_ticks = 2;
+    p.cross_rule = rule;
+    p.reject_backoff_ns = backoff_ns;
+    p.max_orders_per_s = rate;
+    return run(r, 8, &p, l);
+}
+
+static int orders_at(const trace_log *l, int side, int32_t px)
+{
+    int k = 0;
+    for (int i = 0; i < l->n; i++)
+        k += l->r[i].kind == MM_TR_ORDER && l->r[i].side == side && l->r[i].px == px;
+    return k;
+}
+
+/* join: the ask target 100 goes to the best ask 102, where our ask already rests: nothing is
+ * sent, nothing rejected. */
+Test(passive, join_places_a_crossing_target_at_the_best_of_its_side)
+{
+    trace_log l;
+    mm_metrics m = crossing_ask(MM_CROSS_JOIN, 0, 0, &l);
+    cr_assert_eq(m.final_q, 1);
+    cr_assert_eq(m.rejects, 0);
+    cr_assert_eq(orders_at(&l, -1, 100), 0);
+    cr_assert_eq(orders_at(&l, -1, 102), 1, "only the first ask");
+}
+
+/* reject: the replace 102 -> 100 lands at 3 ms and is rejected (post-only, 100 <= bid 100); each
+ * later event sends it again: rejected at 3, 4, 5, 6 and 7 ms (5), the 6th in flight at the end. */
+Test(passive, reject_rule_without_back_off_is_a_reject_storm)
+{
+    trace_log l;
+    mm_metrics m = crossing_ask(MM_CROSS_REJECT, 0, 0, &l);
+    cr_assert_eq(m.rejects, 5);
+    cr_assert_eq(orders_at(&l, -1, 100), 6);
+}
+
+/* reject with a 2.5 ms back-off: rejected at 3 ms, so nothing on the ask side before 5.5 ms; sent
+ * at 6 ms, rejected at 7 ms: 2 rejects, 2 orders at 100. */
+Test(passive, back_off_after_a_reject_spaces_the_retries)
+{
+    trace_log l;
+    mm_metrics m = crossing_ask(MM_CROSS_REJECT, 2500000, 0, &l);
+    cr_assert_eq(m.rejects, 2);
+    cr_assert_eq(orders_at(&l, -1, 100), 2);
+}
+
+/* max_orders_per_s = 2 (bucket of 2 orders, refilled one per 0.5 s), cross_rule reject:
+ *   0 ms: bid 100 and ask 102 sent: used 1e9 then 2e9 (= capacity).
+ *   2 ms: q = 1. The bid (none live) wants 98: used(2 ms) = 2e9 - 2e6 x 2 = 1.996e9, + 1e9 >
+ *         2e9: held (held 1), ready at 2 ms + ceil((1.996e9 - 2e9 + 1e9) / 2) = 500 ms. The ask
+ *         wants the replace 102 -> 100: held too (held 2): nothing sent, no cancel.
+ *   600 ms: used = 2e9 - 600e6 x 2 = 0.8e9: the bid 98 goes (used 1.8e9); the ask is still held
+ *         (1.8e9 + 1e9 > 2e9), not counted again.
+ *   601 ms: the ask still waits (used 1.798e9).
+ * orders 3, held 2, cancels 0; orders_per_s = 3 / 0.601 s. */
+Test(passive, order_rate_limit_holds_orders_back_and_counts_them_once)
+{
+    row r[] = {{0, 100, 10, 102, 10, 0, 0, 0},
+               {1, 100, 10, 102, 10, 0, 0, 0},
+               {2, 100, 10, 102, 10, 99, 1, -1},
+               {600, 100, 10, 102, 10, 0, 0, 0},
+               {601, 100, 10, 102, 10, 0, 0, 0}};
+    mm_params p = base();
+    p.quote_size = 1;
+    p.skew_ticks = 2;
+    p.cross_rule = MM_CROSS_REJECT;
+    p.max_orders_per_s = 2;
+    trace_log l;
+    mm_metrics m = run(r, 5, &p, &l);
+    cr_assert_eq(m.orders, 3);
+    cr_assert_eq(m.held, 2);
+    cr_assert_eq(m.cancels, 0);
+    cr_assert_eq(orders_at(&l, 1, 98), 1);
+    cr_assert_eq(m.orders_per_s, 3 / (601000000 * 1e-9)); /* orders / (span_ns x 1e-9) */
+    cr_assert_eq(m.cancels_per_s, 0.0);
+}
+
+/* pnl_close: 5 lots bought at 100 (a 5-lot sell through 99); the last row shows bid 100 x 3. Close
+ * the long: 3 at 100 and 2 at 100 - 10 (close_penalty_ticks) = 90: 480 ticks x 0.01 = 4.80 against
+ * the 5.00 paid; taker fee 10 bps x 4.80 = 0.0048: pnl_close = -0.20 - 0.0048 = -0.2048. Marked to
+ * the mid 101: pnl = 5.05 - 5.00 = 0.05. */
+Test(pnl_close, closes_at_the_touch_then_at_the_penalty_with_the_taker_fee)
+{
+    row r[] = {{0, 100, 10, 102, 10, 0, 0, 0},
+               {1, 100, 10, 102, 10, 0, 0, 0},
+               {2, 100, 10, 102, 10, 99, 5, -1},
+               {3, 100, 3, 102, 10, 0, 0, 0}};
+    mm_params p = base();
+    p.taker_fee_bps = 10;
+    trace_log l;
+    mm_metrics m = run(r, 4, &p, &l);
+    cr_assert_eq(m.final_q, 5);
+    cr_assert_float_eq(m.pnl, 0.05, 1e-12);
+    cr_assert_float_eq(m.pnl_close, -0.2048, 1e-12);
+    p.close_penalty_ticks = 0; /* all 5 at 100: -0.05 x 0 ... 5.00 - 5.00 - 0.0050 */
+    m = run(r, 4, &p, &l);
+    cr_assert_float_eq(m.pnl_close, -0.005, 1e-12);
+}
+
+/* A short closes against the ask: 5 lots sold at 102 (a 5-lot buy through 103), last ask 102 x 10:
+ * buy 5 back at 102: pnl_close = 0 (no fee); pnl marked to 101 = 5.10 - 5.05 = 0.05. */
+Test(pnl_close, a_short_buys_back_at_the_ask)
+{
+    row r[] = {{0, 100, 10, 102, 10, 0, 0, 0},
+               {1, 100, 10, 102, 10, 0, 0, 0},
+               {2, 100, 10, 102, 10, 103, 5, 1},
+               {3, 100, 10, 102, 10, 0, 0, 0}};
+    mm_params p = base();
+    trace_log l;
+    mm_metrics m = run(r, 4, &p, &l);
+    cr_assert_eq(m.final_q, -5);
+    cr_assert_float_eq(m.pnl, 0.05, 1e-12);
+    cr_assert_eq(m.pnl_close, 0.0);
 }

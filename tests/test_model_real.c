@@ -4,6 +4,10 @@
  * is a skipped Criterion test.
  *   - |q| never exceeds the inventory limit, at any step of a trace;
  *   - no fill at a price the market did not reach;
+ *   - fill_volume = bounded: in each event, the passive fills of a side never exceed what the
+ * market offered there: the traded size (a trade at or through our price) plus the displayed
+ * opposite size (when at or through our price); with 1,000-lot quotes too. Under fill_volume =
+ * unbounded the same check must find violations (the check can fail);
  *   - under the trade-through-only rule, a wider spread never gets more fills than a narrower one,
  *     everything else equal (zero latency, a limit that never binds, no skew).
  * Each combination also runs through the batched kernel, which must agree with the reference. */
@@ -64,7 +68,24 @@ static int load_real(const char *which, mm_ticks *t)
 typedef struct check_ctx {
     const mm_ticks *t;
     int64_t limit, fills, max_abs_q;
+    int count_only;        /* 1: count volume-bound violations instead of failing on one */
+    int64_t over;          /* fill events past the volume bound (count_only) */
+    int64_t ev[2], sum[2]; /* per side (0 buy, 1 sell): event of the last passive fill, lots */
 } check_ctx;
+
+/* What the market offered an order of side `side` (+1 buy) at px in event i (section 4). */
+static int64_t offered(const mm_ticks *t, int64_t i, int side, int32_t px)
+{
+    int64_t o = 0;
+    if (side > 0) {
+        if (t->trade_sz[i] > 0 && t->trade_side[i] < 0 && t->trade_px[i] <= px) o += t->trade_sz[i];
+        if (t->ask_sz[i] > 0 && t->ask_px[i] <= px) o += t->ask_sz[i];
+    } else {
+        if (t->trade_sz[i] > 0 && t->trade_side[i] > 0 && t->trade_px[i] >= px) o += t->trade_sz[i];
+        if (t->bid_sz[i] > 0 && t->bid_px[i] >= px) o += t->bid_sz[i];
+    }
+    return o;
+}
 
 static void on_rec(const mm_trace_rec *r, void *user)
 {
@@ -91,6 +112,17 @@ static void on_rec(const mm_trace_rec *r, void *user)
     }
     cr_assert(reached, "fill %s %d @ %d at event %ld: the market never reached that price",
               r->side > 0 ? "buy" : "sell", r->qty, r->px, (long)i);
+    if (r->taker) return;
+    int s = r->side > 0 ? 0 : 1;
+    if (c->ev[s] != i) c->ev[s] = i, c->sum[s] = 0;
+    c->sum[s] += r->qty;
+    int64_t off = offered(t, i, r->side, r->px);
+    if (c->count_only) {
+        c->over += c->sum[s] > off && c->sum[s] - r->qty <= off; /* once per event and side */
+        return;
+    }
+    cr_assert_leq(c->sum[s], off, "%s fills of %ld lots @ %d at event %ld: the market offered %ld",
+                  r->side > 0 ? "buy" : "sell", (long)c->sum[s], r->px, (long)i, (long)off);
 }
 
 static void invariants(const char *which)
@@ -116,7 +148,7 @@ static void invariants(const char *which)
         p.as_sigma = 1;
         p.glft_A = 5;
         p.glft_Q = 1 + k % 4;
-        check_ctx cc = {&t, p.inv_limit, 0, 0};
+        check_ctx cc = {&t, p.inv_limit, 0, 0, 0, 0, {-1, -1}, {0, 0}};
         if (p.strategy == MM_STRAT_GLFT && (int64_t)p.glft_Q * p.quote_size < cc.limit)
             cc.limit = (int64_t)p.glft_Q * p.quote_size;
         mm_metrics m, b;
@@ -131,6 +163,23 @@ static void invariants(const char *which)
         total_fills += cc.fills;
     }
     cr_assert_gt(total_fills, 100, "%s: too few fills to mean anything", which);
+    /* Large quotes (1,000 lots; 1 BTC on the capture): the volume bound holds by default, and the
+     * old unbounded rule breaks it (so the check above can fail). */
+    int64_t over_unbounded = 0;
+    for (int u = 0; u < 2; u++) {
+        mm_params p;
+        mm_params_defaults(&p);
+        p.quote_size = 1000;
+        p.inv_limit = 1000000;
+        p.fill_volume = u ? MM_FILL_UNBOUNDED : MM_FILL_BOUNDED;
+        check_ctx cc = {&t, p.inv_limit, 0, 0, u, 0, {-1, -1}, {0, 0}};
+        mm_metrics m;
+        mm_error e = {0};
+        cr_assert_eq(mm_sim_run_c(&t, &c, &p, &m, on_rec, &cc, &e), 0, "%s", e.msg);
+        cr_assert_gt(cc.fills, 10, "%s: too few fills with 1,000-lot quotes", which);
+        if (u) over_unbounded = cc.over;
+    }
+    cr_assert_gt(over_unbounded, 0, "%s: unbounded fills never passed the market's volume", which);
     /* Monotonicity under trade-through-only. */
     int64_t prev_b = INT64_MAX, prev_a = INT64_MAX;
     for (int s = 0; s <= 6; s++) {

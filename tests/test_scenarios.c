@@ -188,10 +188,15 @@ Test(quotes, avellaneda_stoikov_with_a_rolling_horizon)
     /* q = 0: bid floor(1001 - 12.645385) = floor(988.354615) = 988,
      *        ask ceil(1001 + 12.645385) = ceil(1013.645385) = 1014.
      * q = 1: bid floor(1001 - 12.645385 - 24) = floor(964.354615) = 964,
-     *        ask ceil(1001 + 12.645385 - 24) = ceil(989.645385) = 990. */
+     *        ask ceil(1001 + 12.645385 - 24) = ceil(989.645385) = 990, at or below the bid
+     *        1000: cross_rule join (the default) places it at the best ask, 1002. */
     EXPECT_ORDERS(&l, 1, 988, 964);
-    EXPECT_ORDERS(&l, -1, 1014, 990);
+    EXPECT_ORDERS(&l, -1, 1014, 1002);
     cr_assert_eq(m.final_q, 1);
+    /* cross_rule reject: the target is sent as computed, 990 (post-only rejects it on landing). */
+    p.cross_rule = MM_CROSS_REJECT;
+    m = run(r, 2, &p, &c, &l);
+    EXPECT_ORDERS(&l, -1, 1014, 990);
 }
 
 Test(quotes, avellaneda_stoikov_until_the_end_of_the_tape_shrinks_with_tau)

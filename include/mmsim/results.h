@@ -87,7 +87,7 @@ MM_API int mm_results_hash(const char *path, uint64_t *hash, mm_error *err);
  * The metric columns follow the axis columns, always MM_RESULTS_METRICS of them, in the order of
  * mm_metrics: pnl fees volume fills_bid fills_ask orders cancels rejects final_q max_abs_q
  * mean_abs_q sharpe max_drawdown markout_<h0> markout_<h1> markout_<h2>. */
-#define MM_RESULTS_METRICS 16
+#define MM_RESULTS_METRICS 21
 
 /* Name of metric column i (0 <= i < MM_RESULTS_METRICS) into name (cap bytes; 32 is always enough),
  * the markout columns named from markout_ns (mm_results_horizon_name). Returns its type, MM_COL_F64

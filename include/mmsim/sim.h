@@ -20,6 +20,13 @@ struct mm_ticks; /* <mmsim/ticks.h> */
 
 enum mm_strategy { MM_STRAT_FIXED = 0, MM_STRAT_AS = 1, MM_STRAT_GLFT = 2 };
 enum mm_queue_rule { MM_QUEUE_RISK_AVERSE = 0, MM_QUEUE_POWER = 1, MM_QUEUE_LOG = 2 };
+/* How much a trade through our price or a book cross can fill (docs/model.md, section 4):
+ * BOUNDED (the default) at most what the market offered in that event; UNBOUNDED the whole
+ * remaining order (the rule before 2026-12, kept for comparison). */
+enum mm_fill_volume { MM_FILL_BOUNDED = 0, MM_FILL_UNBOUNDED = 1 };
+/* A quote target that would cross the book (docs/model.md, section 6): JOIN (the default) places it
+ * at the best price on its own side; REJECT sends it as computed (post-only then rejects it). */
+enum mm_cross_rule { MM_CROSS_JOIN = 0, MM_CROSS_REJECT = 1 };
 #define MM_MARKOUTS 3
 
 /* One parameter combination. Every field is a sweepable axis. */
@@ -51,6 +58,11 @@ typedef struct mm_params {
     int64_t feed_latency_ns; /* market-data latency, >= 0 */
     double maker_fee_bps;    /* negative = rebate */
     double taker_fee_bps;
+    int32_t fill_volume;       /* enum mm_fill_volume */
+    int32_t cross_rule;        /* enum mm_cross_rule */
+    int64_t reject_backoff_ns; /* after a reject, no new order on that side for this long, >= 0 */
+    int32_t max_orders_per_s;  /* new orders per second (token bucket, burst = 1 s), 0: no limit */
+    int32_t close_penalty_ticks; /* pnl_close: the part beyond the displayed size, ticks, >= 0 */
 } mm_params;
 
 /* Settings shared by every combination of a run. */
@@ -86,6 +98,9 @@ typedef struct mm_metrics {
     double sharpe;               /* annualised, from PnL sampled every sample_ns */
     double max_drawdown;         /* on the sampled PnL plus the final mark; money, >= 0 */
     double markout[MM_MARKOUTS]; /* sum over fills of side x (mid(t+h) - fill px) x qty; money */
+    double pnl_close; /* pnl after closing final_q at the touch (section 7.1), taker fee; money */
+    int64_t held;     /* new orders held back by max_orders_per_s */
+    double orders_per_s, cancels_per_s, rejects_per_s; /* per second of tape (0 if it spans 0) */
 } mm_metrics;
 
 /* One trace record (see mmsim run --trace). */

@@ -280,12 +280,16 @@ int cmd_run(int argc, char **argv)
     }
     printf("instrument %s: %" PRId64 " events, engine %s\n", t.inst.symbol, t.n,
            batched ? "batched" : "reference");
-    printf("pnl            %.10g\n", m.pnl);
+    printf("pnl            %.10g (marked to the last mid)\n", m.pnl);
+    printf("pnl close      %.10g (final position closed at the touch, taker fee)\n", m.pnl_close);
     printf("fees           %.10g\n", m.fees);
     printf("volume         %" PRId64 " lots\n", m.volume);
     printf("fills          %" PRId64 " bid, %" PRId64 " ask\n", m.fills_bid, m.fills_ask);
-    printf("orders         %" PRId64 " sent, %" PRId64 " cancels, %" PRId64 " rejected\n", m.orders,
-           m.cancels, m.rejects);
+    printf("orders         %" PRId64 " sent, %" PRId64 " cancels, %" PRId64 " rejected, %" PRId64
+           " held back\n",
+           m.orders, m.cancels, m.rejects, m.held);
+    printf("per second     %.6g orders, %.6g cancels, %.6g rejects\n", m.orders_per_s,
+           m.cancels_per_s, m.rejects_per_s);
     printf("position       final %" PRId64 ", max |q| %" PRId64 ", mean |q| %.6g lots\n", m.final_q,
            m.max_abs_q, m.mean_abs_q);
     printf("sharpe         %.6g (annualised, %g s samples, %g s/year)\n", m.sharpe,

@@ -34,6 +34,11 @@ typedef struct mm_derived {
     double sk0, sk1;      /* skew per lot = sk0 + sk1 * tau, ticks/lot */
     int32_t time_varying; /* 1 if tau follows the clock (AS with horizon 0) */
     int32_t fair_micro, queue_rule, tto, post_only;
+    int32_t fill_unbounded; /* 1: fill_volume = unbounded (section 4) */
+    int32_t cross_join;     /* 1: cross_rule = join (section 6) */
+    int32_t rate;           /* max_orders_per_s (0: no limit) */
+    int32_t close_pen;      /* close_penalty_ticks */
+    int64_t backoff_ns;     /* reject_backoff_ns */
     int32_t size, limit, requote;
     double queue_n;
     int64_t delay_ns; /* feed latency + order-entry latency */
@@ -81,6 +86,15 @@ typedef struct mm_state {
      * its sweep (0 for a single run) and the path. Set by mm__state_init; the replay model reads
      * neither. */
     int64_t id, path;
+    /* Section 6.1, pacing: wait_ns[k] = no new order on side k before this time (reject back-off);
+     * the token bucket of max_orders_per_s: tok = credit spent below capacity, in ns x orders/s
+     * (cost of one order 1e9, capacity rate x 1e9), as of time tok_t; hold[k] = 1 while side k's
+     * wanted order is held back (counted once in held); wake_ns = the earliest time a held-back
+     * or backed-off order could go (MM_NEVER: none): the batched kernel must step then. */
+    int64_t wait_ns[2];
+    int64_t tok, tok_t;
+    int64_t held, hold[2];
+    int64_t wake_ns;
 } mm_state;
 
 /* Trace sink: the reference passes one; the batched kernel and the GPU pass NULL. */
@@ -212,6 +226,7 @@ MM_HD void mm__land(mm_state *st, const mm_event *ev, const mm_derived *d, mm_tr
         int64_t room = k == 0 ? d->limit - st->q : d->limit + st->q;
         if (room <= 0) {
             st->rejects += 1;
+            st->wait_ns[k] = ev->ts + d->backoff_ns;
             mm__trace(tr, st, ev, d, MM_TR_REJECT, k, px, qty, 0);
             continue;
         }
@@ -221,6 +236,7 @@ MM_HD void mm__land(mm_state *st, const mm_event *ev, const mm_derived *d, mm_tr
         if (crosses) {
             if (d->post_only) {
                 st->rejects += 1;
+                st->wait_ns[k] = ev->ts + d->backoff_ns;
                 mm__trace(tr, st, ev, d, MM_TR_REJECT, k, px, qty, 0);
             } else {
                 int32_t avail = k == 0 ? ev->pas : ev->pbs;
@@ -260,7 +276,10 @@ MM_HD void mm__match(mm_state *st, const mm_event *ev, const mm_derived *d, int 
     if (ev->tsz > 0 && ev->tside == hit_side) {
         int through = k == 0 ? ev->tpx < px : ev->tpx > px;
         if (through) {
-            mm__fill(st, ev, d, k, px, o->qty, 0, tr); /* 4.1 trade-through: the whole order */
+            /* 4.1 trade-through: our better-priced order was hit first, by at most the traded
+             * size (the whole order when unbounded). */
+            int32_t f = d->fill_unbounded || o->qty < ev->tsz ? o->qty : ev->tsz;
+            mm__fill(st, ev, d, k, px, f, 0, tr);
         } else if (ev->tpx == px) {
             traded_here = ev->tsz;
             if (!o->deep && !d->tto) { /* 4.2 trade at our price: the queue ahead goes first */
@@ -277,8 +296,12 @@ MM_HD void mm__match(mm_state *st, const mm_event *ev, const mm_derived *d, int 
     /* 4.3 book cross: the opposite best reaches our price. */
     int crossed = k == 0 ? (ev->as > 0 && ev->a <= px) : (ev->bs > 0 && ev->b >= px);
     if (crossed && !d->tto) {
-        mm__fill(st, ev, d, k, px, o->qty, 0, tr);
-        return;
+        /* At most the size displayed at the opposite best, which is at or through our price (the
+         * whole order when unbounded). */
+        int32_t shown = k == 0 ? ev->as : ev->bs;
+        int32_t f = d->fill_unbounded || o->qty < shown ? o->qty : shown;
+        mm__fill(st, ev, d, k, px, f, 0, tr);
+        if (o->qty <= 0) return;
     }
     /* 4.4 queue position from the book change on our side. */
     int32_t nb = k == 0 ? ev->b : ev->a, nbs = k == 0 ? ev->bs : ev->as;
@@ -311,6 +334,36 @@ MM_HD void mm__match(mm_state *st, const mm_event *ev, const mm_derived *d, int 
     }
 }
 
+/* Section 6.1: may side k send a new order now? The reject back-off, then the token bucket of
+ * max_orders_per_s (one order costs 1e9 units; the bucket drains `rate` units per ns down to 0 and
+ * holds at most rate x 1e9: a burst of one second's orders). Returns 1 and takes the cost, or 0
+ * and records when to try again (wake_ns) and, for the bucket, one held order per episode. */
+MM_HD int mm__pace(mm_state *st, const mm_event *ev, const mm_derived *d, int k)
+{
+    if (ev->ts < st->wait_ns[k]) {
+        if (st->wait_ns[k] < st->wake_ns) st->wake_ns = st->wait_ns[k];
+        return 0;
+    }
+    if (d->rate > 0) {
+        const int64_t one = 1000000000, cap = (int64_t)d->rate * one;
+        int64_t dt = ev->ts - st->tok_t; /* >= 0: events are in time order */
+        int64_t used = dt > one ? 0 : st->tok - dt * d->rate;
+        if (used < 0) used = 0;
+        if (used + one > cap) {
+            if (!st->hold[k]) st->held += 1;
+            st->hold[k] = 1;
+            /* used - (t - ts) x rate <= cap - one from t = ts + ceil((used - cap + one) / rate). */
+            int64_t ready = ev->ts + (used - cap + one + d->rate - 1) / d->rate;
+            if (ready < st->wake_ns) st->wake_ns = ready;
+            return 0;
+        }
+        st->tok = used + one;
+        st->tok_t = ev->ts;
+    }
+    st->hold[k] = 0;
+    return 1;
+}
+
 /* Section 6: quoting decision after the event. */
 MM_HD void mm__decide(mm_state *st, const mm_event *ev, const mm_derived *d, mm_trace_sink *tr)
 {
@@ -341,6 +394,13 @@ MM_HD void mm__decide(mm_state *st, const mm_event *ev, const mm_derived *d, mm_
     double fa = (double)(int64_t)ta;
     if (fa < ta) fa += 1.0;
     int32_t target[2] = {(int32_t)fb, (int32_t)fa};
+    /* 6: cross_rule = join: a target at or through the opposite best goes to the best of its own
+     * side (never better). */
+    if (d->cross_join) {
+        if (target[0] >= ev->a) target[0] = ev->b;
+        if (target[1] <= ev->b) target[1] = ev->a;
+    }
+    st->wake_ns = MM_NEVER;
     /* Room to the inventory limit: a new order never asks for more than that. */
     int64_t room[2] = {d->limit - st->q, d->limit + st->q};
     for (int k = 0; k < 2; k++) {
@@ -359,7 +419,11 @@ MM_HD void mm__decide(mm_state *st, const mm_event *ev, const mm_derived *d, mm_
         } else if (size > 0) {
             send_order = 1;
         }
-        if (!send_cancel && !send_order) continue;
+        if (!send_cancel && !send_order) {
+            st->hold[k] = 0;
+            continue;
+        }
+        if (send_order && !mm__pace(st, ev, d, k)) continue; /* 6.1: held back, nothing sent */
         o->land_ns = ev->ts + d->delay_ns;
         o->new_px = target[k];
         o->new_qty = send_order ? size : 0;

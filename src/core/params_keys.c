@@ -22,6 +22,8 @@ typedef struct key_desc {
 static const char *const STRATS[] = {"fixed", "as", "glft", NULL};
 static const char *const QUEUES[] = {"risk-averse", "power", "log", NULL};
 static const char *const FAIRS[] = {"mid", "micro", NULL};
+static const char *const FILLVOL[] = {"bounded", "unbounded", NULL};
+static const char *const CROSS[] = {"join", "reject", NULL};
 
 #define K(n, t, f, names, help)                                                                    \
     {                                                                                              \
@@ -40,6 +42,15 @@ static const key_desc KEYS[] = {
     K("trade_through_only", T_I32, trade_through_only, NULL,
       "1: fill only on trades through our price"),
     K("post_only", T_I32, post_only, NULL, "1: reject orders that would cross on arrival; 0: take"),
+    K("fill_volume", T_ENUM, fill_volume, FILLVOL,
+      "trade-through and cross fills: bounded (by the market's size) | unbounded"),
+    K("cross_rule", T_ENUM, cross_rule, CROSS,
+      "a quote that would cross: join (best price on its side) | reject (send as is)"),
+    K("reject_backoff_ns", T_I64, reject_backoff_ns, NULL,
+      "after a reject, no new order on that side for this long, ns"),
+    K("max_orders_per_s", T_I32, max_orders_per_s, NULL, "new orders per second, 0: no limit"),
+    K("close_penalty_ticks", T_I32, close_penalty_ticks, NULL,
+      "pnl_close: ticks beyond the touch for the part past the displayed size"),
     K("latency_ns", T_I64, latency_ns, NULL, "order-entry latency, ns"),
     K("feed_latency_ns", T_I64, feed_latency_ns, NULL, "market-data latency, ns"),
     K("maker_fee_bps", T_F64, maker_fee_bps, NULL, "maker fee, bps of notional (negative: rebate)"),

@@ -30,6 +30,7 @@ void mm_params_defaults(mm_params *p)
     p->queue_rule = MM_QUEUE_POWER;
     p->queue_n = 2;
     p->post_only = 1;
+    p->close_penalty_ticks = 10;
 }
 
 void mm_sim_config_defaults(mm_sim_config *c)
@@ -122,6 +123,16 @@ int mm_params_check(const mm_params *p, mm_error *err)
     if (p->trade_through_only != 0 && p->trade_through_only != 1)
         BAD("trade_through_only", "must be 0 or 1");
     if (p->post_only != 0 && p->post_only != 1) BAD("post_only", "must be 0 or 1");
+    if (p->fill_volume != MM_FILL_BOUNDED && p->fill_volume != MM_FILL_UNBOUNDED)
+        BAD("fill_volume", "%d is not bounded (0) or unbounded (1)", p->fill_volume);
+    if (p->cross_rule != MM_CROSS_JOIN && p->cross_rule != MM_CROSS_REJECT)
+        BAD("cross_rule", "%d is not join (0) or reject (1)", p->cross_rule);
+    if (p->reject_backoff_ns < 0 || p->reject_backoff_ns > INT64_C(3600000000000))
+        BAD("reject_backoff_ns", "%lld must be in [0, 1 h] ns", (long long)p->reject_backoff_ns);
+    if (p->max_orders_per_s < 0 || p->max_orders_per_s > 1000000)
+        BAD("max_orders_per_s", "%d must be in [0, 1e6]", p->max_orders_per_s);
+    if (p->close_penalty_ticks < 0 || p->close_penalty_ticks > 1000000)
+        BAD("close_penalty_ticks", "%d must be in [0, 1e6] ticks", p->close_penalty_ticks);
     if (p->latency_ns < 0 || p->latency_ns > INT64_C(3600000000000))
         BAD("latency_ns", "%lld must be in [0, 1 h] ns", (long long)p->latency_ns);
     if (p->feed_latency_ns < 0 || p->feed_latency_ns > INT64_C(3600000000000))
@@ -176,6 +187,11 @@ void mm__derive(const mm_params *p, const mm_instrument *inst, mm_derived *d)
     d->queue_n = p->queue_n;
     d->tto = p->trade_through_only;
     d->post_only = p->post_only;
+    d->fill_unbounded = p->fill_volume == MM_FILL_UNBOUNDED;
+    d->cross_join = p->cross_rule == MM_CROSS_JOIN;
+    d->backoff_ns = p->reject_backoff_ns;
+    d->rate = p->max_orders_per_s;
+    d->close_pen = p->close_penalty_ticks;
     d->requote = p->requote_ticks;
     d->delay_ns = p->latency_ns + p->feed_latency_ns;
     d->money = inst->tick_size * inst->lot_size;
@@ -259,6 +275,37 @@ void mm__state_init(mm_state *st, const mm__tape *tp, int64_t id, int32_t path)
     for (int k = 0; k < 2; k++)
         st->s[k].land_ns = MM_NEVER;
     st->t_q = tp->t0;
+    st->wake_ns = MM_NEVER;
+    st->wait_ns[0] = st->wait_ns[1] = INT64_MIN;
+    st->tok_t = tp->t0; /* the bucket starts full (tok counted from its capacity) */
+}
+
+/* Section 7.1, pnl_close: the final position closed against the last row of the tape, walking no
+ * deeper than the displayed size: a long sells min(q, bid size) at the bid and the rest at bid -
+ * close_penalty_ticks; a short buys at the ask and ask + penalty. With that side empty, all of it
+ * at the last valid mid -/+ the penalty. The taker fee is paid on the closing notional. Cash in
+ * half-ticks x lots, exact (|q| <= 1e9, prices < 2^31 + 1e6). */
+static double mm__pnl_close(const mm_state *st, const mm__tape *tp, const mm_derived *d)
+{
+    const mm__tape_view *v = &tp->v;
+    int64_t q = st->q, aq = q < 0 ? -q : q;
+    if (q == 0 || v->n == 0) return mm__pnl(st, v->n ? v->mid2[v->n - 1] : 0, d);
+    int64_t i = v->n - 1, s = q > 0 ? -1 : 1; /* the closing trade's side: sell a long */
+    int64_t px2, sz;                          /* twice the touch price, its size */
+    if (q > 0 ? v->bid_sz[i] > 0 : v->ask_sz[i] > 0) {
+        px2 = 2 * (int64_t)(q > 0 ? v->bid_px[i] : v->ask_px[i]);
+        sz = q > 0 ? v->bid_sz[i] : v->ask_sz[i];
+    } else {
+        px2 = v->mid2[i];
+        sz = 0;
+    }
+    int64_t q1 = aq < sz ? aq : sz, q2 = aq - q1;
+    int64_t pen2 = 2 * (int64_t)d->close_pen * s; /* a sell gets less: -2 x penalty */
+    /* Cash of the closing trades: a sell adds price x qty, a buy subtracts it (twice, exact). */
+    int64_t got2 = -s * (px2 * q1 + (px2 + pen2) * q2);
+    double notional = 0.5 * ((double)px2 * (double)q1 + (double)(px2 + pen2) * (double)q2);
+    double fee = d->taker_rate * notional;
+    return (double)mm__wadd(st->cash2, got2) * 0.5 * d->money - st->fees - fee;
 }
 
 void mm__finish(const mm_state *st, const mm__tape *tp, const mm_derived *d, const mm_sim_config *c,
@@ -289,6 +336,14 @@ void mm__finish(const mm_state *st, const mm__tape *tp, const mm_derived *d, con
     m->max_drawdown = st->max_dd > peak - m->pnl ? st->max_dd : peak - m->pnl;
     for (int k = 0; k < MM_MARKOUTS; k++)
         m->markout[k] = (double)st->mk2[k] * 0.5 * d->money;
+    m->pnl_close = mm__pnl_close(st, tp, d);
+    m->held = st->held;
+    double span_s = span * 1e-9;
+    if (span > 0) {
+        m->orders_per_s = (double)st->orders / span_s;
+        m->cancels_per_s = (double)st->cancels / span_s;
+        m->rejects_per_s = (double)st->rejects / span_s;
+    }
 }
 
 int mm__overflow_err(int64_t ovf_event, int64_t combo, mm_error *err)

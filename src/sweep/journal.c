@@ -1,10 +1,10 @@
 /* The sweep journal: completed chunks, checksummed and fsync'd, beside the output (docs/sweep.md).
  *
  * File (little-endian):
- *   header   "MMSIMJ02" | run id (u64, XXH3 of the identity text) | combinations (i64) | record
- * size (i64, 128) | pid of the writing process (i64) | identity length L (u32) | 0 (u32) | identity
+ *   header   "MMSIMJ03" | run id (u64, XXH3 of the identity text) | combinations (i64) | record
+ * size (i64, 168) | pid of the writing process (i64) | identity length L (u32) | 0 (u32) | identity
  * text (L bytes) | XXH3-64 of the header bytes before it, with the pid field read as 0 (a resumed
- * run rewrites it) records  "JREC" (4 bytes) | count (u32) | first id (i64) | count x 128 bytes of
+ * run rewrites it) records  "JREC" (4 bytes) | count (u32) | first id (i64) | count x 168 bytes of
  * metrics (mm_metrics) | XXH3-64 of everything before it in the record
  *
  * The journal is locked with flock(LOCK_EX | LOCK_NB) for the whole run (the lock belongs to the
@@ -33,9 +33,9 @@
 #include "mm_internal.h"
 #include "mm_journal.h"
 
-_Static_assert(sizeof(mm_metrics) == 128, "journal records store mm_metrics as 128 packed bytes");
+_Static_assert(sizeof(mm_metrics) == 168, "journal records store mm_metrics as 168 packed bytes");
 
-#define MAGIC "MMSIMJ02"
+#define MAGIC "MMSIMJ03"
 #define HDR_FIXED 48
 #define PID_OFF 32
 #define IDENT_MAX (1 << 20)
@@ -125,7 +125,7 @@ static unsigned char *make_header(uint64_t run_id, const char *ident, int64_t n_
     *len = HDR_FIXED + il + 8;
     unsigned char *h = calloc(1, *len);
     if (!h) return NULL;
-    int64_t rec = 128, pid = (int64_t)getpid();
+    int64_t rec = (int64_t)sizeof(mm_metrics), pid = (int64_t)getpid();
     uint32_t l32 = (uint32_t)il;
     memcpy(h, MAGIC, 8);
     memcpy(h + 8, &run_id, 8);
@@ -298,8 +298,9 @@ static int read_record(int fd, off_t off, off_t size, int64_t n_combos, unsigned
     memcpy(first, rh + 8, 8);
     /* Bound the read by what the file holds before trusting any field. */
     *why = "torn record";
-    if (*count == 0 || (off_t)*count > (size - off - REC_HDR - 8) / 128) return -1;
-    size_t len = REC_HDR + (size_t)*count * 128 + 8;
+    if (*count == 0 || (off_t)*count > (size - off - REC_HDR - 8) / (off_t)sizeof(mm_metrics))
+        return -1;
+    size_t len = REC_HDR + (size_t)*count * sizeof(mm_metrics) + 8;
     if (len > *cap) {
         unsigned char *nb = realloc(*buf, len);
         if (!nb) return -ENOMEM;
@@ -355,9 +356,10 @@ int mm__journal_open(mm__journal *j, const char *path, const char *out, int resu
     unsigned char fixed[HDR_FIXED];
     uint32_t il = 0;
     int r = pread_all(fd, fixed, 8, 0);
-    if (r == 1 && !memcmp(fixed, "MMSIMJ01", 8)) {
+    if (r == 1 && (!memcmp(fixed, "MMSIMJ01", 8) || !memcmp(fixed, "MMSIMJ02", 8))) {
         rc = mm__errf(err, MM_EFORMAT,
-                      "%s: a journal of an older mmsim (MMSIMJ01): delete it and run again", path);
+                      "%s: a journal of an older mmsim (%.8s): delete it and run again", path,
+                      (const char *)fixed);
         goto fail;
     }
     if (r == 1) r = pread_all(fd, fixed, HDR_FIXED, 0);
@@ -386,7 +388,7 @@ int mm__journal_open(mm__journal *j, const char *path, const char *out, int resu
     memcpy(&id, h + 8, 8);
     memcpy(&nc, h + 16, 8);
     memcpy(&rec, h + 24, 8);
-    if (id != run_id || nc != n_combos || rec != 128) {
+    if (id != run_id || nc != n_combos || rec != (int64_t)sizeof(mm_metrics)) {
         h[HDR_FIXED + il] = 0;
         char why[600];
         explain((const char *)h + HDR_FIXED, ident, why, sizeof why);
@@ -419,7 +421,7 @@ int mm__journal_open(mm__journal *j, const char *path, const char *out, int resu
             done[first + k] = 1;
         *n_done += count;
         j->records++;
-        good += REC_HDR + (off_t)count * 128 + 8;
+        good += REC_HDR + (off_t)count * (off_t)sizeof(mm_metrics) + 8;
     }
     if (ftruncate(fd, good) != 0 || lseek(fd, good, SEEK_SET) != good || fsync(fd) != 0) {
         rc = mm__errf(err, -errno, "%s: %s", path, strerror(errno));
@@ -495,7 +497,7 @@ int mm__journal_scan(const mm__journal *j, const char *path, mm__journal_cb cb, 
             break;
         }
         if ((rc = cb(first, count, (const mm_metrics *)(buf + REC_HDR), user))) break;
-        off += REC_HDR + (off_t)count * 128 + 8;
+        off += REC_HDR + (off_t)count * (off_t)sizeof(mm_metrics) + 8;
     }
     free(buf);
     return rc;

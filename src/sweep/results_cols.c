@@ -12,11 +12,26 @@ static const struct {
     const char *name;
     int type;
 } METRICS[MM_RESULTS_METRICS] = {
-    {"pnl", MM_COL_F64},          {"fees", MM_COL_F64},       {"volume", MM_COL_I64},
-    {"fills_bid", MM_COL_I64},    {"fills_ask", MM_COL_I64},  {"orders", MM_COL_I64},
-    {"cancels", MM_COL_I64},      {"rejects", MM_COL_I64},    {"final_q", MM_COL_I64},
-    {"max_abs_q", MM_COL_I64},    {"mean_abs_q", MM_COL_F64}, {"sharpe", MM_COL_F64},
-    {"max_drawdown", MM_COL_F64}, {NULL, MM_COL_F64},         {NULL, MM_COL_F64},
+    {"pnl", MM_COL_F64},
+    {"fees", MM_COL_F64},
+    {"volume", MM_COL_I64},
+    {"fills_bid", MM_COL_I64},
+    {"fills_ask", MM_COL_I64},
+    {"orders", MM_COL_I64},
+    {"cancels", MM_COL_I64},
+    {"rejects", MM_COL_I64},
+    {"final_q", MM_COL_I64},
+    {"max_abs_q", MM_COL_I64},
+    {"mean_abs_q", MM_COL_F64},
+    {"sharpe", MM_COL_F64},
+    {"max_drawdown", MM_COL_F64},
+    {"pnl_close", MM_COL_F64},
+    {"held", MM_COL_I64},
+    {"orders_per_s", MM_COL_F64},
+    {"cancels_per_s", MM_COL_F64},
+    {"rejects_per_s", MM_COL_F64},
+    {NULL, MM_COL_F64},
+    {NULL, MM_COL_F64},
     {NULL, MM_COL_F64},
 };
 
@@ -81,9 +96,19 @@ void *mm__metric_ptr(mm_metrics *m, int i)
     case 12:
         return &m->max_drawdown;
     case 13:
+        return &m->pnl_close;
     case 14:
+        return &m->held;
     case 15:
-        return &m->markout[i - 13];
+        return &m->orders_per_s;
+    case 16:
+        return &m->cancels_per_s;
+    case 17:
+        return &m->rejects_per_s;
+    case 18:
+    case 19:
+    case 20:
+        return &m->markout[i - 18];
     default:
         return NULL;
     }

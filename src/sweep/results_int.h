@@ -15,7 +15,7 @@
     "the results table is packed little-endian and used as the memory layout; add byte swapping here"
 #endif
 
-#define MM_RESULTS_FORMAT "mmsim-results/1"
+#define MM_RESULTS_FORMAT "mmsim-results/2"
 #define MM_RESULTS_NAME_MAX 64 /* column names, NUL included */
 /* Rows per block when the table is streamed (hash, index, reading): bounded memory whatever n_rows.
  */

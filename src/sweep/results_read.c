@@ -396,6 +396,13 @@ int mm_results_open(const char *path, mm_results_reader **out, mm_error *err)
                  : mm__errf(err, MM_EFORMAT, "%s: not a results file (no mmsim_format tag)", path);
         goto out;
     }
+    if (!strcmp(tag, "mmsim-results/1")) {
+        rc = mm__errf(err, MM_EFORMAT,
+                      "%s: a mmsim-results/1 table from an older mmsim (before pnl_close and the "
+                      "per-second rates): run its sweep again",
+                      path);
+        goto out;
+    }
     if (strcmp(tag, MM_RESULTS_FORMAT)) {
         rc = mm__errf(err, MM_EFORMAT, "%s: not a results file (format '%s', expected '%s')", path,
                       tag, MM_RESULTS_FORMAT);

@@ -66,6 +66,13 @@ void ck_random_params(mm_params *p)
         ck_rnd() % 4 ? 0.5 + 2.5 * rndu() : 100 * (1 - rndu()); /* steep rules too, up to n = 100 */
     p->trade_through_only = ck_rnd() % 5 == 0;
     p->post_only = ck_rnd() % 3 != 0;
+    p->fill_volume = ck_rnd() % 4 == 0 ? MM_FILL_UNBOUNDED : MM_FILL_BOUNDED;
+    p->cross_rule = ck_rnd() % 3 == 0 ? MM_CROSS_REJECT : MM_CROSS_JOIN;
+    p->reject_backoff_ns = ck_rnd() % 2 ? 0 : (int64_t)(ck_rnd() % 3000000);
+    /* Order-rate limits that bind on the generated tapes (tens of events per second) one time in
+     * two: the held orders, the bucket and the wake time of the skip test. */
+    p->max_orders_per_s = ck_rnd() % 2 ? 0 : 1 + (int32_t)(ck_rnd() % 20);
+    p->close_penalty_ticks = (int32_t)(ck_rnd() % 20);
     p->latency_ns = ck_rnd() % 3 == 0 ? 0 : (int64_t)(ck_rnd() % 5000000);
     p->feed_latency_ns = ck_rnd() % 2 ? 0 : (int64_t)(ck_rnd() % 2000000);
     /* Latencies on the perturbed tapes' clock grid (CK_TS_GRID_NS) one time in four: actions that
@@ -107,6 +114,9 @@ void ck_wide_params(mm_params *p)
     W(feed_latency_ns, wide_i(0, INT64_C(3600000000000)));
     W(maker_fee_bps, (ck_rnd() % 2 ? 1 : -1) * wide_d(0, 1e4, 1));
     W(taker_fee_bps, (ck_rnd() % 2 ? 1 : -1) * wide_d(0, 1e4, 1));
+    W(reject_backoff_ns, wide_i(0, INT64_C(3600000000000)));
+    W(max_orders_per_s, (int32_t)wide_i(0, 1000000));
+    W(close_penalty_ticks, (int32_t)wide_i(0, 1000000));
 #undef W
 }
 

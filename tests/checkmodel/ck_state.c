@@ -16,7 +16,8 @@
     CK_SIDE_FIELDS(I, 0) CK_SIDE_FIELDS(I, 1)                                                      \
     I(q) I(cash2) D(fees) I(volume) I(fills[0]) I(fills[1]) I(orders) I(cancels) I(rejects)        \
     I(max_abs_q) D(twq) I(t_q) I(mk2[0]) I(mk2[1]) I(mk2[2]) I(ovf_event)                          \
-    D(pnl_prev) D(ret_mean) D(ret_m2) D(pnl_peak) D(max_dd) I(n_ret) I(id) I(path)
+    D(pnl_prev) D(ret_mean) D(ret_m2) D(pnl_peak) D(max_dd) I(n_ret) I(id) I(path)                \
+    I(wait_ns[0]) I(wait_ns[1]) I(tok) I(tok_t) I(held) I(hold[0]) I(hold[1]) I(wake_ns)
 /* clang-format on */
 _Static_assert(MM_MARKOUTS == 3, "CK_STATE_FIELDS lists mk2[0..2]");
 
@@ -82,7 +83,8 @@ int ck_metrics_diff(const mm_metrics *r, const mm_metrics *b, const char *kname,
     /* clang-format off */
     D(pnl) D(fees) I(volume) I(fills_bid) I(fills_ask) I(orders) I(cancels) I(rejects)
     I(final_q) I(max_abs_q) D(mean_abs_q) D(sharpe) D(max_drawdown)
-    D(markout[0]) D(markout[1]) D(markout[2])
+    D(markout[0]) D(markout[1]) D(markout[2]) D(pnl_close) I(held) D(orders_per_s)               \
+    D(cancels_per_s) D(rejects_per_s)
 #undef I
 #undef D
     return 0;

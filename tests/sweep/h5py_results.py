@@ -15,7 +15,8 @@ import xxhash
 
 METRICS = [("pnl", "f8"), ("fees", "f8"), ("volume", "i8"), ("fills_bid", "i8"), ("fills_ask", "i8"),
            ("orders", "i8"), ("cancels", "i8"), ("rejects", "i8"), ("final_q", "i8"), ("max_abs_q", "i8"),
-           ("mean_abs_q", "f8"), ("sharpe", "f8"), ("max_drawdown", "f8")]
+           ("mean_abs_q", "f8"), ("sharpe", "f8"), ("max_drawdown", "f8"), ("pnl_close", "f8"), ("held", "i8"),
+           ("orders_per_s", "f8"), ("cancels_per_s", "f8"), ("rejects_per_s", "f8")]
 AXES = [("tape", "i4"), ("spread", "f8"), ("inv_limit", "i8"), ("queue", "i4"), ("rep", "i8")]
 
 
@@ -61,6 +62,11 @@ def expected_row(i, reps):
         "markout_1s": (float(g >> 11) * 2.0 ** -53 - 0.5) * 1e3,
         "markout_500ms": (float(k >> 11) * 2.0 ** -53 - 0.5) * 1e-3,
         "markout_250us": -float(h >> 11) * 2.0 ** -40,
+        "pnl_close": float((k % 61) - 30) * 0.25,
+        "held": k % 13,
+        "orders_per_s": float(h % 1000) / 8.0,
+        "cancels_per_s": float(g % 1000) / 16.0,
+        "rejects_per_s": float(k % 1000) / 32.0,
     }
     rest = i
     idx = {}
@@ -105,7 +111,7 @@ def main():
     df = pd.DataFrame(h5py.File(p)["results"][:])
 
     with h5py.File(p, "r") as f:
-        assert f.attrs["mmsim_format"] == "mmsim-results/1", f.attrs["mmsim_format"]
+        assert f.attrs["mmsim_format"] == "mmsim-results/2", f.attrs["mmsim_format"]
         d = f["results"]
         a = d.attrs
         n = int(a["n_combos"])

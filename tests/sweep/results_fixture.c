@@ -76,6 +76,11 @@ void rf_row(const rf_table *t, int64_t id, int32_t *axis_idx, mm_metrics *m)
     m->markout[0] = ((double)(g >> 11) * 0x1p-53 - 0.5) * 1e3;
     m->markout[1] = ((double)(k >> 11) * 0x1p-53 - 0.5) * 1e-3;
     m->markout[2] = -(double)(h >> 11) * 0x1p-40;
+    m->pnl_close = (double)((int64_t)(k % 61) - 30) * 0.25;
+    m->held = k % 13;
+    m->orders_per_s = (double)(h % 1000) / 8.0;
+    m->cancels_per_s = (double)(g % 1000) / 16.0;
+    m->rejects_per_s = (double)(k % 1000) / 32.0;
 }
 
 void rf_meta(const rf_table *t, const char *objective, mm_results_meta *meta)

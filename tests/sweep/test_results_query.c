@@ -362,7 +362,7 @@ Test(query, bad_queries_are_einval_before_any_read)
         const char *msg;
     } c[] = {
         {{.metric = -1, .k = 1}, "metric -1"},
-        {{.metric = MM_RESULTS_METRICS, .k = 1}, "metric 16"},
+        {{.metric = MM_RESULTS_METRICS, .k = 1}, "metric 21"},
         {{.metric = 0, .k = -1}, "negative"},
         {{.metric = 0, .k = 1, .n_where = 1}, "filter list"},
         {{.metric = 0, .k = 1, .where = &bad_axis, .n_where = 1}, "axis 5"},
@@ -389,8 +389,10 @@ Test(query, metric_and_axis_lookups_by_name)
     const int64_t mk[MM_MARKOUTS] = {1000000000, 500000000, 250000};
     cr_assert_eq(mm_results_metric_find("pnl", mk), 0);
     cr_assert_eq(mm_results_metric_find("max_drawdown", mk), 12);
-    cr_assert_eq(mm_results_metric_find("markout_250us", mk), 15);
-    cr_assert_eq(mm_results_metric_find("markout_1s", mk), 13);
+    cr_assert_eq(mm_results_metric_find("pnl_close", mk), 13);
+    cr_assert_eq(mm_results_metric_find("rejects_per_s", mk), 17);
+    cr_assert_eq(mm_results_metric_find("markout_250us", mk), 20);
+    cr_assert_eq(mm_results_metric_find("markout_1s", mk), 18);
     cr_assert_eq(mm_results_metric_find("markout_10s", mk), MM_ENOTFOUND);
     cr_assert_eq(mm_results_metric_find("PNL", mk), MM_ENOTFOUND);
     cr_assert_eq(mm_results_metric_find(NULL, mk), MM_ENOTFOUND);
@@ -399,7 +401,8 @@ Test(query, metric_and_axis_lookups_by_name)
     cr_assert_str_eq(
         list,
         "pnl, fees, volume, fills_bid, fills_ask, orders, cancels, rejects, final_q, max_abs_q, "
-        "mean_abs_q, sharpe, max_drawdown, markout_1s, markout_500ms, markout_250us");
+        "mean_abs_q, sharpe, max_drawdown, pnl_close, held, orders_per_s, cancels_per_s, "
+        "rejects_per_s, markout_1s, markout_500ms, markout_250us");
     char small[20];
     mm_results_metric_list(mk, small, sizeof small);
     cr_assert_str_eq(small, "pnl, fees, volume"); /* whole names only */
