@@ -13,6 +13,7 @@
 static const char HELP[] =
     "usage: mmsim report results.h5 -o report.html [--x KEY] [--y KEY] [--metric M] [--asc]\n"
     "                    [--agg max|mean|min] [--fix key=value ...] [--top N] [--bins N]\n"
+    "                    [--curves N [--curve-buckets N]]\n"
     "\n"
     "Write one self-contained HTML page (inline SVG and CSS, no network) for a sweep's results "
     "file:\n"
@@ -29,6 +30,9 @@ static const char HELP[] =
     "  --top N            rows in the table [20]; 0 for none\n"
     "  --bins N           cells per heatmap axis at most (1..500); longer axes group "
     "consecutive values [100]\n"
+    "  --curves N         rerun the best N rows (0..20) and draw their PnL, inventory and mid "
+    "over time [0]\n"
+    "  --curve-buckets N  time buckets per curve, each keeping min, max and last [500]\n"
     "  -h, --help         this help\n";
 
 /* Metric columns of the table (the heatmap's metric is added when not among them). */
@@ -41,7 +45,8 @@ typedef struct report {
     rep_grid_opts go;
     mm_results_where *fix;
     char metric[64];
-    int64_t top;
+    int64_t top, curves, curve_buckets;
+    rep_topcurve *tc; /* curves of the best rows (--curves) */
 } report;
 
 static void axis_list(const mm_results_info *in, char *buf, size_t cap)
@@ -312,6 +317,7 @@ static int write_page(report *s, const rep_grid *g)
         rep_abort(&o);
         return MM_EXIT_RUNTIME;
     }
+    if (s->tc) rep_topcurves_section(&o, s->in, s->tc, s->curves, s->metric);
     provenance(&o, s);
     rep_page_end(&o);
     e = rep_commit(&o);
@@ -320,6 +326,33 @@ static int write_page(report *s, const rep_grid *g)
         return MM_EXIT_RUNTIME;
     }
     return MM_EXIT_OK;
+}
+
+/* Rerun the best --curves rows (same metric, direction and filters as the table). */
+static int run_curves(report *s)
+{
+    const mm_results_info *in = s->in;
+    mm_results_query q = {s->go.metric, s->go.ascending, s->fix, s->go.n_fix, s->curves};
+    size_t room = (size_t)s->curves, na = (size_t)(in->n_axes > 0 ? in->n_axes : 1);
+    int64_t *ids = calloc(room, sizeof *ids);
+    int32_t *idx = calloc(room * na, sizeof *idx);
+    mm_metrics *m = calloc(room, sizeof *m);
+    mm_results_top_info ti = {0};
+    mm_error e = {0};
+    int rc = -1;
+    if (!ids || !idx || !m)
+        cli_err("report: out of memory for --curves");
+    else if (mm_results_top(s->r, &q, ids, idx, m, &ti, &e))
+        cli_fail(&e);
+    else if (!rep_topcurves_run(in, s->path, ids, idx, m, ti.n, (int32_t)s->curve_buckets,
+                                &s->tc)) {
+        s->curves = ti.n;
+        rc = 0;
+    }
+    free(ids);
+    free(idx);
+    free(m);
+    return rc;
 }
 
 /* Turn the names into numbers and check them against the file. Returns 0 or an exit status. */
@@ -383,17 +416,26 @@ int cmd_report(int argc, char **argv)
     report s = {0};
     s.top = 20;
     s.go.max_bins = 100;
+    s.curve_buckets = 500;
     const char *x = NULL, *y = NULL, *metric = NULL, *agg = NULL;
     char **fixes = calloc((size_t)argc + 1, sizeof *fixes);
     int n_fixes = 0, c, rc = MM_EXIT_OK;
     int64_t v;
     rep_grid g = {0};
-    enum { O_X = 256, O_Y, O_METRIC, O_ASC, O_AGG, O_FIX, O_TOP, O_BINS };
-    static const struct option opts[] = {
-        {"output", 1, 0, 'o'},      {"x", 1, 0, O_X},     {"y", 1, 0, O_Y},
-        {"metric", 1, 0, O_METRIC}, {"asc", 0, 0, O_ASC}, {"agg", 1, 0, O_AGG},
-        {"fix", 1, 0, O_FIX},       {"top", 1, 0, O_TOP}, {"bins", 1, 0, O_BINS},
-        {"help", 0, 0, 'h'},        {0, 0, 0, 0}};
+    enum { O_X = 256, O_Y, O_METRIC, O_ASC, O_AGG, O_FIX, O_TOP, O_BINS, O_CURVES, O_BUCKETS };
+    static const struct option opts[] = {{"output", 1, 0, 'o'},
+                                         {"x", 1, 0, O_X},
+                                         {"y", 1, 0, O_Y},
+                                         {"metric", 1, 0, O_METRIC},
+                                         {"asc", 0, 0, O_ASC},
+                                         {"agg", 1, 0, O_AGG},
+                                         {"fix", 1, 0, O_FIX},
+                                         {"top", 1, 0, O_TOP},
+                                         {"bins", 1, 0, O_BINS},
+                                         {"curves", 1, 0, O_CURVES},
+                                         {"curve-buckets", 1, 0, O_BUCKETS},
+                                         {"help", 0, 0, 'h'},
+                                         {0, 0, 0, 0}};
     if (!fixes) {
         cli_err("%s: out of memory", C);
         return MM_EXIT_RUNTIME;
@@ -429,6 +471,13 @@ int cmd_report(int argc, char **argv)
         case O_BINS:
             if (cli_i64(C, "--bins", optarg, 1, 500, &v)) rc = MM_EXIT_USAGE;
             s.go.max_bins = (int32_t)v;
+            break;
+        case O_CURVES:
+            if (cli_i64(C, "--curves", optarg, 0, 20, &s.curves)) rc = MM_EXIT_USAGE;
+            break;
+        case O_BUCKETS:
+            if (cli_i64(C, "--curve-buckets", optarg, 1, 10000, &s.curve_buckets))
+                rc = MM_EXIT_USAGE;
             break;
         case 'h':
             fputs(HELP, stdout);
@@ -479,12 +528,17 @@ int cmd_report(int argc, char **argv)
         rc = cli_fail(&e);
         goto out;
     }
+    if (s.curves > 0 && run_curves(&s)) {
+        rc = MM_EXIT_RUNTIME;
+        goto out;
+    }
     rc = write_page(&s, &g);
     if (!rc)
         printf("report %s: %s by %s x %s, %" PRId32 " x %" PRId32 " cells\n", s.out, s.metric,
                s.in->axes[s.go.x].key, s.go.y >= 0 ? s.in->axes[s.go.y].key : "-", g.nx, g.ny);
 out:
     rep_grid_free(&g);
+    rep_topcurves_free(s.tc, s.curves);
     free(s.fix);
     free(fixes);
     mm_results_close(s.r);

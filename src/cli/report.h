@@ -8,6 +8,7 @@
  *   report_heatmap.c  the heatmap as SVG: cells, colour scale, axis labels, best cell
  *   report_curve.c    a run's PnL, inventory and mid downsampled into time buckets (min, max, last)
  *                     with its fills, and their page
+ *   report_curves.c   the best rows of a results file rerun for their curves (report --curves)
  */
 #ifndef MM_REPORT_H
 #define MM_REPORT_H
@@ -111,7 +112,10 @@ typedef struct rep_bucket {
 } rep_bucket;
 
 typedef struct rep_curve {
-    const mm_ticks *t;
+    const mm_ticks *t; /* the tape while the run feeds the curve (NULL after rep_curve_finish) */
+    double tick;       /* tick_size of the tape: price units per tick */
+    int64_t n_events;
+    char symbol[MM_SYMBOL_MAX];
     int64_t t0, t1; /* first and last timestamp, ns */
     int32_t nb;     /* buckets */
     rep_bucket *b;
@@ -126,12 +130,37 @@ typedef struct rep_curve {
 int rep_curve_init(rep_curve *c, const mm_ticks *t, int32_t nb);
 /* The trace callback (mm_trace_fn): feed every record of a reference run, in order. */
 void rep_curve_on_trace(const mm_trace_rec *r, void *user);
-/* Account the events after the last record (call once, after the run). */
+/* Account the events after the last record (call once, after the run; the tape may then go). */
 void rep_curve_finish(rep_curve *c);
-/* The page: title line, the run's parameters and metrics, three panels. */
+/* The run's summary (span, buckets, fills, metrics, parameters) and the three panels as SVG. */
+void rep_curve_summary(rep_out *o, const rep_curve *c, const mm_params *p, const mm_metrics *m);
+void rep_curve_svg(rep_out *o, const rep_curve *c);
+/* The page: title line, the summary, the panels. */
 void rep_curve_page(rep_out *o, const rep_curve *c, const char *tape_path, const mm_params *p,
                     const mm_metrics *m);
 void rep_curve_free(rep_curve *c);
+
+/* ---- the curves of the best rows (report_curves.c, mmsim report --curves N) ---- */
+
+typedef struct rep_topcurve {
+    int64_t id;
+    char tape[1100]; /* "path#symbol" */
+    mm_params p;     /* the row's parameters */
+    mm_metrics m;    /* of the rerun */
+    int differs;     /* -1 when the rerun's metrics equal the stored row's, else the first column */
+    rep_curve c;
+} rep_topcurve;
+
+/* Rerun rows ids[0..n) (axis value indices idx, n x n_axes; stored metrics) of the results file
+ * at results_path into *out (n entries, rep_topcurves_free). Returns 0, or -1 after printing one
+ * line (an unreadable configuration, a missing tape or one whose fingerprint changed, a failed
+ * run). */
+int rep_topcurves_run(const mm_results_info *in, const char *results_path, const int64_t *ids,
+                      const int32_t *idx, const mm_metrics *stored, int64_t n, int32_t buckets,
+                      rep_topcurve **out);
+void rep_topcurves_section(rep_out *o, const mm_results_info *in, const rep_topcurve *tc, int64_t n,
+                           const char *metric);
+void rep_topcurves_free(rep_topcurve *tc, int64_t n);
 
 /* The command (cmd_report.c), dispatched from main.c. */
 int cmd_report(int argc, char **argv);

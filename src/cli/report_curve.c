@@ -23,6 +23,9 @@ int rep_curve_init(rep_curve *c, const mm_ticks *t, int32_t nb)
 {
     memset(c, 0, sizeof *c);
     c->t = t;
+    c->tick = t->inst.tick_size;
+    c->n_events = t->n;
+    snprintf(c->symbol, sizeof c->symbol, "%s", t->inst.symbol);
     c->nb = nb < 1 ? 1 : nb;
     c->b = calloc((size_t)c->nb, sizeof *c->b);
     if (!c->b) return -ENOMEM;
@@ -97,6 +100,7 @@ void rep_curve_on_trace(const mm_trace_rec *r, void *user)
 void rep_curve_finish(rep_curve *c)
 {
     advance(c, c->t->n);
+    c->t = NULL; /* the page needs only what the buckets and the fields above hold */
 }
 
 /* ---- the page ---- */
@@ -129,7 +133,7 @@ static void panel(rep_out *o, const rep_curve *c, int s, const char *name, const
         }
         for (int f = 0; f < 2 && s == S_MID; f++)
             if (b->qty[f]) {
-                double px = b->pxq[f] / (double)b->qty[f] * c->t->inst.tick_size;
+                double px = b->pxq[f] / (double)b->qty[f] * c->tick;
                 lo = fmin(lo, px);
                 hi = fmax(hi, px);
             }
@@ -177,7 +181,7 @@ static void panel(rep_out *o, const rep_curve *c, int s, const char *name, const
         for (int f = 0; f < 2; f++) {
             const rep_bucket *b = &c->b[k];
             if (!b->qty[f]) continue;
-            double px = b->pxq[f] / (double)b->qty[f] * c->t->inst.tick_size, x = X(k), y = Y(px);
+            double px = b->pxq[f] / (double)b->qty[f] * c->tick, x = X(k), y = Y(px);
             char tb[32], pv[64];
             fmt_clock(c->t0 + (int64_t)((double)(c->t1 - c->t0) * k / c->nb), tb, sizeof tb);
             rep_num(px, pv, sizeof pv);
@@ -194,23 +198,17 @@ static void panel(rep_out *o, const rep_curve *c, int s, const char *name, const
     rep_printf(o, "</g>\n");
 }
 
-void rep_curve_page(rep_out *o, const rep_curve *c, const char *tape_path, const mm_params *p,
-                    const mm_metrics *m)
+void rep_curve_summary(rep_out *o, const rep_curve *c, const mm_params *p, const mm_metrics *m)
 {
-    char title[512], a[64], b[64];
-    snprintf(title, sizeof title, "mmsim run: %s#%s", tape_path, c->t->inst.symbol);
-    rep_page_begin(o, title);
-    rep_printf(o, "<h1>");
-    rep_esc(o, title);
+    char a[64], b[64];
     fmt_clock(c->t0, a, sizeof a);
     fmt_clock(c->t1, b, sizeof b);
     rep_printf(o,
-               "</h1>\n<p class=\"sub\">%" PRId64 " events from %s to %s UTC in %" PRId32
+               "<p class=\"sub\">%" PRId64 " events from %s to %s UTC in %" PRId32
                " buckets of %.3g s; each bucket draws its range (min to max, light) and its "
                "last value (line); %" PRId64 " fills, marked on the mid (green: bought, red: "
-               "sold; hover for counts). Written by mmsim %s.</p>\n",
-               c->t->n, a, b, c->nb, (double)(c->t1 - c->t0) * 1e-9 / c->nb, c->n_fills,
-               mm_version());
+               "sold; hover for counts).</p>\n",
+               c->n_events, a, b, c->nb, (double)(c->t1 - c->t0) * 1e-9 / c->nb, c->n_fills);
     rep_printf(o, "<dl>\n");
     char v1[64], v2[64], v3[64];
     rep_num(m->pnl, v1, sizeof v1);
@@ -232,6 +230,10 @@ void rep_curve_page(rep_out *o, const rep_curve *c, const char *tape_path, const
         rep_esc(o, v);
     }
     rep_printf(o, "</dd>\n</dl>\n");
+}
+
+void rep_curve_svg(rep_out *o, const rep_curve *c)
+{
     int H = 3 * (PH + GAP) + 40;
     rep_printf(o,
                "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"curve\" width=\"%d\" "
@@ -247,5 +249,19 @@ void rep_curve_page(rep_out *o, const rep_curve *c, const char *tape_path, const
                    ML + (W - ML - MR) * k / 6.0, H - 14, k == 6 ? "end" : "middle", t);
     }
     rep_printf(o, "</svg>\n");
+}
+
+void rep_curve_page(rep_out *o, const rep_curve *c, const char *tape_path, const mm_params *p,
+                    const mm_metrics *m)
+{
+    char title[512];
+    snprintf(title, sizeof title, "mmsim run: %s#%s", tape_path, c->symbol);
+    rep_page_begin(o, title);
+    rep_printf(o, "<h1>");
+    rep_esc(o, title);
+    rep_printf(o, "</h1>\n");
+    rep_curve_summary(o, c, p, m);
+    rep_printf(o, "<p class=\"note\">Written by mmsim %s.</p>\n", mm_version());
+    rep_curve_svg(o, c);
     rep_page_end(o);
 }

@@ -2,7 +2,8 @@
 # mmsim report and mmsim run --curve in headless Chromium (docs/report.md): each page loads without a
 # console message (an error, an uncaught exception, a blocked request), its script runs to the end
 # (data-ready="1" on <body>), the heatmap has one cell per grid point (data-cells, counted by the browser
-# in the DOM), and a click on a table header sorts the table; screenshots are saved in WORKDIR.
+# in the DOM), and a click on a table header sorts the table; screenshots are saved in WORKDIR. Pages: the
+# results fixture's report (defaults, and a fixed axis), a run's curve, a sweep's report with --curves.
 # Exit 77 (skipped) where Chromium is not installed: tools/bootstrap.sh installs it, CI does not.
 # Usage: check_chromium.sh MMSIM MKRESULTS WORKDIR
 set -u
@@ -61,4 +62,11 @@ grep -q '<body[^>]*data-cells="12"' "$work/fixed.dom" || fail "the fixed-axis he
   fail "mmsim run --curve"
 browse "$work/day.html" "$work/day.dom"
 shot "$work/day.html" "$work/day.png" 1000
+
+# A report with the curves of its two best rows (mmsim report --curves).
+"$mmsim" sweep "$work/day.h5" --grid spread=0:3:1 --grid inv_limit=1,5 --set queue=power --quiet \
+  -o "$work/sweep.h5" || fail "mmsim sweep"
+"$mmsim" report "$work/sweep.h5" -o "$work/curves.html" --curves 2 || fail "mmsim report --curves"
+browse "$work/curves.html" "$work/curves.dom"
+grep -q '<body[^>]*data-cells="8"' "$work/curves.dom" || fail "the sweep's heatmap does not have 8 cells"
 echo "report_chromium: ok (screenshots $work/report.png, $work/day.png)"

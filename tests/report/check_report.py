@@ -220,6 +220,26 @@ def main():
     pnl = float(re.search(r"^pnl +(\S+)", r.stdout, re.M).group(1))
     assert ("<dt>pnl</dt><dd>%s " % fmt(pnl)) in text
     assert os.path.getsize(curve) < 200_000, os.path.getsize(curve)
+    # --curves: the best rows of a real sweep rerun from the file's configuration, tape and axis values.
+    sw = os.path.join(WORK, "sweep.h5")
+    subprocess.run([MMSIM, "sweep", tick, "--grid", "spread=0:3:1", "--grid", "inv_limit=1,5", "--set", "queue=power",
+                    "--quiet", "-o", sw], check=True, capture_output=True)
+    out5 = os.path.join(WORK, "curves.html")
+    r = run("report", sw, "-o", out5, "--curves", "2", "--curve-buckets", "100")
+    assert r.returncode == 0, r
+    root, text = page(out5)
+    curves = [s for s in root.iter(SVG + "svg") if s.get("class") == "curve"]
+    assert len(curves) == 2 and all(c.get("data-buckets") == "100" for c in curves)
+    assert text.count("The rerun's metrics equal the stored row's.") == 2, "rerun differs"
+    with h5py.File(sw) as f:
+        best = f["results"][f["index/pnl"][0]]
+    assert ("<dt>pnl</dt><dd>%s " % fmt(best["pnl"])) in text
+    # A tape whose content changed since the sweep is refused before any output.
+    subprocess.run([MMSIM, "gen", "--seed", "2", "--events", "20000", "--symbol", "SYN", "--replace", "-o", tick],
+                   check=True, capture_output=True)
+    r = run("report", sw, "-o", bad, "--curves", "1")
+    assert r.returncode == 1 and "the sweep ran on" in r.stderr and not os.path.exists(bad), r
+
     print("report: ok (%d cells, curve %d bytes)" % (len(cs), os.path.getsize(curve)))
 
 
