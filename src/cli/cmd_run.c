@@ -353,6 +353,11 @@ int cmd_run(int argc, char **argv)
         }
         goto out;
     }
+    /* The curve is written (or its failure reported) before anything is printed, as the trace. */
+    if (curve_path && (rc = write_curve(curve_path, &curve, path, &p, &m))) {
+        mm_ticks_free(&t);
+        goto out;
+    }
     printf("instrument %s: %" PRId64 " events, engine %s\n", t.inst.symbol, t.n,
            batched ? "batched" : "reference");
     printf("pnl            %.10g\n", m.pnl);
@@ -369,10 +374,7 @@ int cmd_run(int argc, char **argv)
     for (int k = 0; k < MM_MARKOUTS; k++)
         printf("markout %-6g %.10g\n", (double)cfg.markout_ns[k] * 1e-9, m.markout[k]);
     if (trace_path) printf("trace          %s\n", trace_path);
-    if (curve_path) {
-        rc = write_curve(curve_path, &curve, path, &p, &m);
-        if (!rc) printf("curve          %s\n", curve_path);
-    }
+    if (curve_path) printf("curve          %s\n", curve_path);
     mm_ticks_free(&t);
 out:
     rep_curve_free(&curve);

@@ -83,8 +83,9 @@ void rep_esc(rep_out *o, const char *s)
             fputs("&#39;", o->f);
             break;
         default:
-            /* Control characters other than tab and newline are not allowed in XML 1.0. */
-            if ((unsigned char)*s < 0x20 && *s != '\t' && *s != '\n')
+            /* Control characters other than tab, newline and carriage return are not allowed
+             * in XML 1.0. */
+            if ((unsigned char)*s < 0x20 && *s != '\t' && *s != '\n' && *s != '\r')
                 fputc('?', o->f);
             else
                 fputc(*s, o->f);
