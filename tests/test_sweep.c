@@ -882,7 +882,7 @@ Test(journal, a_flipped_byte_fails_the_final_scan)
     cr_assert_eq(rc, MM_ECHECKSUM, "%s", e.msg);
     cr_assert_eq(seen.records, 1, "the bad record reached the table");
     cr_assert(strstr(e.msg, "record 1 at byte") && strstr(e.msg, "checksum mismatch") &&
-                  strstr(e.msg, "--resume"),
+                  strstr(e.msg, "mm_sweep_opts.resume"),
               "%s", e.msg);
     mm__journal_close(&j);
 }
@@ -1232,7 +1232,7 @@ Test(sweep, resume_names_what_differs, .timeout = 240)
     } cases[] = {
         {"seed", "seed 1 there, 2 here"},
         {"set", "latency_ns=0 there, latency_ns=5000 here"},
-        {"axis", "--grid inv_limit=1,2,5 there, inv_limit=1,2,6 here"},
+        {"axis", "grid axis inv_limit=1,2,5 there, inv_limit=1,2,6 here"},
         {"axes", "grid axes spread,inv_limit,queue there, spread,inv_limit here"},
         {"objective", "objective pnl there, sharpe here"},
         {"markout", "markout_ns 1000000000,10000000000,60000000000 there, "
@@ -1264,7 +1264,8 @@ Test(sweep, resume_names_what_differs, .timeout = 240)
         int rc = mm_sweep_run(g, &opt, o, &rep, &e);
         cr_assert_eq(rc, MM_EUSAGE, "%s: %d (%s)", w, rc, e.msg);
         char want[700];
-        snprintf(want, sizeof want, "%s: --resume does not match the interrupted run: ", j);
+        snprintf(want, sizeof want,
+                 "%s: the run to resume does not match the interrupted run: ", j);
         cr_assert(strncmp(e.msg, want, strlen(want)) == 0, "%s: %s", w, e.msg);
         cr_assert(strstr(e.msg, cases[k].want), "%s: '%s' not in %s", w, cases[k].want, e.msg);
         mm_grid_free(g);

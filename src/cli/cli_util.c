@@ -30,9 +30,62 @@ void cli_err(const char *fmt, ...)
     fprintf(stderr, "mmsim: %s\n", buf);
 }
 
+/* The library's messages name no command-line flag (programs embed it): where the way out is an
+ * option, they name the API's spelling of it. The CLI puts its flags back, so that its lines read
+ * as before (docs/bad-inputs.md checks them byte for byte). Each pair replaces every occurrence,
+ * in this order; a longer phrase comes before a shorter one it contains. */
+static const char *const LIB_TO_FLAG[][2] = {
+    {"name one with the symbol argument", "name one with --symbol"},
+    {"MM_LOAD_NO_VERIFY", "--no-verify"},
+    {"mm_write_opts.replace", "--replace"},
+    {"set mm_import_opts.skip_gaps", "--skip-gaps"},
+    {"set mm_import_opts.no_snapshot", "--no-snapshot"},
+    {"mm_import_opts.no_snapshot is set", "--no-snapshot was given"},
+    {"mm_import_opts.csv_allow_crossed", "--allow-crossed"},
+    {"mm_import_opts.symbol", "--symbol"},
+    {"but mm_import_opts.market is ", "but --market "},
+    {"mm_import_opts.subtick_reject", "--subtick-reject"},
+    {"set mm_sweep_opts.resume to continue", "add --resume to continue"},
+    {"with mm_sweep_opts.resume set to", "with --resume to"},
+    {"the run to resume does not match", "--resume does not match"},
+    {"the interrupted run: grid axis ", "the interrupted run: --grid "},
+};
+
+/* Replace every `from` in buf (a string in a buffer of cap bytes) by `to`, truncating at cap. */
+static void replace_all(char *buf, size_t cap, const char *from, const char *to)
+{
+    char tmp[1024];
+    size_t n = 0, fl = strlen(from), tl = strlen(to);
+    for (const char *p = buf;; p += fl) {
+        const char *hit = strstr(p, from);
+        size_t keep = hit ? (size_t)(hit - p) : strlen(p);
+        if (keep > sizeof tmp - 1 - n) keep = sizeof tmp - 1 - n;
+        memcpy(tmp + n, p, keep);
+        n += keep;
+        if (!hit) break;
+        size_t t = tl < sizeof tmp - 1 - n ? tl : sizeof tmp - 1 - n;
+        memcpy(tmp + n, to, t);
+        n += t;
+        p = hit;
+    }
+    tmp[n] = 0;
+    snprintf(buf, cap, "%s", tmp);
+}
+
+/* A library message as the CLI prints it: its API option names replaced by the CLI's flags. */
+const char *cli_libmsg(const char *msg, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "%s", msg);
+    for (size_t i = 0; i < sizeof LIB_TO_FLAG / sizeof *LIB_TO_FLAG; i++)
+        if (strstr(buf, LIB_TO_FLAG[i][0]))
+            replace_all(buf, cap, LIB_TO_FLAG[i][0], LIB_TO_FLAG[i][1]);
+    return buf;
+}
+
 int cli_fail(const mm_error *e)
 {
-    cli_err("%s", e->msg[0] ? e->msg : mm_strerror(e->code));
+    char buf[1024];
+    cli_err("%s", e->msg[0] ? cli_libmsg(e->msg, buf, sizeof buf) : mm_strerror(e->code));
     return e->code == MM_EUSAGE ? MM_EXIT_USAGE : MM_EXIT_RUNTIME;
 }
 
@@ -238,7 +291,9 @@ int cli_check_h5_kind(const char *cmd, const char *flag, const char *out, const 
         int rc = mm__h5_open_ro(out, &f, &gerr);
         mm__h5quiet_end(&q);
         if (rc < 0) {
-            cli_err("%s: %s %s: cannot tell what it holds: %s", cmd, flag, out, gerr.msg);
+            char buf[1024];
+            cli_err("%s: %s %s: cannot tell what it holds: %s", cmd, flag, out,
+                    cli_libmsg(gerr.msg, buf, sizeof buf));
             return -1;
         }
         is_h5 = rc != MM__H5_NOT_HDF5; /* one HDF5 cannot open has no tag to read */

@@ -57,6 +57,10 @@ static const char HELP[] =
     "  --no-header       the first line is data\n"
     "  --allow-crossed   keep locked or crossed quotes (sets allow_crossed)\n";
 
+/* In cli_util.c (its declaration belongs in cli.h): a library message with the API's option names
+ * replaced by the CLI's flags. */
+const char *cli_libmsg(const char *msg, char *buf, size_t cap);
+
 static void print_report(const char *fmt, const mm_ticks *t, const mm_import_report *r,
                          const char *out)
 {
@@ -83,8 +87,10 @@ static void print_report(const char *fmt, const mm_ticks *t, const mm_import_rep
         printf("csv: %" PRId64 " crossed or locked rows kept (allow_crossed set)\n",
                r->crossed_rows);
     }
+    char first[1024];
     if (r->skipped)
-        printf("skipped %" PRId64 " bad lines; first: %s\n", r->skipped, r->first_skipped);
+        printf("skipped %" PRId64 " bad lines; first: %s\n", r->skipped,
+               cli_libmsg(r->first_skipped, first, sizeof first));
 }
 
 int cmd_import(int argc, char **argv)

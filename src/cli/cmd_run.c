@@ -10,11 +10,13 @@
 
 #include "cli.h"
 #include "mm_stale_tmp.h"
+#include "report.h"
 
 static void help(void)
 {
     printf(
-        "usage: mmsim run ticks.h5 [--symbol X] [model options] [--trace fills.csv]\n"
+        "usage: mmsim run ticks.h5 [--symbol X] [model options] [--trace fills.csv] [--curve "
+        "day.html]\n"
         "\n"
         "Replay one parameter combination through the tape and print its metrics (docs/model.md).\n"
         "\n"
@@ -34,6 +36,11 @@ static void help(void)
            "  --symbol X             instrument (needed when the file holds several)\n"
            "  --trace F              write every order, cancel, activation, rejection and fill as "
            "CSV\n"
+           "  --curve F              write PnL, inventory and mid over time with the fills as one "
+           "HTML page\n"
+           "                         (docs/report.md)\n"
+           "  --curve-buckets N      time buckets of the curve, each keeping min, max and last "
+           "[1000]\n"
            "  --engine E             reference (default) or batched; both give identical metrics\n"
            "  --sample-ns N          PnL sampling clock for Sharpe and drawdown [1000000000]\n"
            "  --year-seconds S       seconds in a trading year for annualising [5896800 = 252 x "
@@ -49,11 +56,16 @@ typedef struct trace_file {
     int err;
 } trace_file;
 
+/* What the trace callback feeds: the CSV trace, the curve, or both. */
+typedef struct trace_sinks {
+    trace_file *csv;
+    rep_curve *curve;
+} trace_sinks;
+
 static const char *const KIND[] = {"", "order", "cancel", "active", "reject", "fill", "done"};
 
-static void on_trace(const mm_trace_rec *r, void *user)
+static void on_csv(const mm_trace_rec *r, trace_file *t)
 {
-    trace_file *t = user;
     int n = fprintf(t->f,
                     "%" PRId64 ",%" PRId64 ",%s,%s,%" PRId32 ",%.10g,%" PRId32 ",%" PRId32
                     ",%d,%" PRId64 ",%.10g,%.10g,%.10g,%.10g\n",
@@ -62,6 +74,31 @@ static void on_trace(const mm_trace_rec *r, void *user)
                     (double)r->cash2 * 0.5 * t->money, (double)r->mid2 * 0.5 * t->tick, r->fees,
                     r->pnl);
     if (n < 0) t->err = errno ? errno : EIO;
+}
+
+static void on_trace(const mm_trace_rec *r, void *user)
+{
+    trace_sinks *s = user;
+    if (s->csv) on_csv(r, s->csv);
+    if (s->curve) rep_curve_on_trace(r, s->curve);
+}
+
+/* Write the curve page through a temporary file. Returns 0 or an exit status (after printing). */
+static int write_curve(const char *path, rep_curve *c, const char *tape, const mm_params *p,
+                       const mm_metrics *m)
+{
+    rep_out o = {0};
+    int e = rep_open(&o, path);
+    if (!e) {
+        rep_curve_finish(c);
+        rep_curve_page(&o, c, tape, p, m);
+        e = rep_commit(&o);
+    }
+    if (e) {
+        cli_err("run: --curve %s: %s", path, strerror(e));
+        return MM_EXIT_RUNTIME;
+    }
+    return 0;
 }
 
 int cmd_run(int argc, char **argv)
@@ -76,9 +113,11 @@ int cmd_run(int argc, char **argv)
         O_YEAR,
         O_MARKOUT,
         O_NOVERIFY,
+        O_CURVE,
+        O_CURVE_BUCKETS,
         O_KEY0 = 1000
     };
-    struct option *opts = calloc((size_t)nk + 10, sizeof *opts);
+    struct option *opts = calloc((size_t)nk + 12, sizeof *opts);
     char(*names)[64] = calloc((size_t)nk, 64);
     if (!opts || !names) {
         free(opts);
@@ -100,12 +139,16 @@ int cmd_run(int argc, char **argv)
     opts[o++] = (struct option){"year-seconds", 1, 0, O_YEAR};
     opts[o++] = (struct option){"markout-ns", 1, 0, O_MARKOUT};
     opts[o++] = (struct option){"no-verify", 0, 0, O_NOVERIFY};
+    opts[o++] = (struct option){"curve", 1, 0, O_CURVE};
+    opts[o++] = (struct option){"curve-buckets", 1, 0, O_CURVE_BUCKETS};
     opts[o++] = (struct option){"help", 0, 0, 'h'};
     mm_params p;
     mm_params_defaults(&p);
     mm_sim_config cfg;
     mm_sim_config_defaults(&cfg);
-    const char *symbol = NULL, *trace_path = NULL;
+    const char *symbol = NULL, *trace_path = NULL, *curve_path = NULL;
+    int64_t curve_buckets = 1000;
+    rep_curve curve = {0};
     int flags = 0, batched = 0, rc = MM_EXIT_OK, c;
     char *tmp = NULL; /* the trace's temporary file */
     mm_error e = {0};
@@ -169,6 +212,15 @@ int cmd_run(int argc, char **argv)
         case O_NOVERIFY:
             flags |= MM_LOAD_NO_VERIFY;
             break;
+        case O_CURVE:
+            curve_path = optarg;
+            break;
+        case O_CURVE_BUCKETS:
+            if (cli_i64(C, "--curve-buckets", optarg, 1, 100000, &curve_buckets)) {
+                rc = MM_EXIT_USAGE;
+                goto out;
+            }
+            break;
         case 'h':
             help();
             goto out;
@@ -194,8 +246,8 @@ int cmd_run(int argc, char **argv)
         rc = MM_EXIT_USAGE;
         goto out;
     }
-    if (trace_path && batched) {
-        cli_err("%s: --trace needs the reference engine", C);
+    if ((trace_path || curve_path) && batched) {
+        cli_err("%s: %s needs the reference engine", C, trace_path ? "--trace" : "--curve");
         rc = MM_EXIT_USAGE;
         goto out;
     }
@@ -204,6 +256,17 @@ int cmd_run(int argc, char **argv)
      * writable file. */
     if (trace_path && (cli_check_output(C, "--trace", trace_path, &path, 1) ||
                        cli_check_not_h5(C, "--trace", trace_path, "a CSV trace"))) {
+        rc = MM_EXIT_USAGE;
+        goto out;
+    }
+    const char *const curve_inputs[2] = {path, trace_path};
+    if (curve_path && (cli_check_output(C, "--curve", curve_path, curve_inputs, 2) ||
+                       cli_check_not_h5(C, "--curve", curve_path, "an HTML curve"))) {
+        rc = MM_EXIT_USAGE;
+        goto out;
+    }
+    if (curve_path && trace_path && !strcmp(curve_path, trace_path)) {
+        cli_err("%s: --curve %s: also the --trace file; choose another file", C, curve_path);
         rc = MM_EXIT_USAGE;
         goto out;
     }
@@ -240,9 +303,21 @@ int cmd_run(int argc, char **argv)
                           "position,cash,mid,fees,pnl\n") < 0)
             tf.err = errno ? errno : EIO;
     }
+    if (curve_path && rep_curve_init(&curve, &t, (int32_t)curve_buckets)) {
+        cli_err("%s: --curve %s: out of memory", C, curve_path);
+        if (tf.f) {
+            fclose(tf.f);
+            unlink(tmp);
+        }
+        mm_ticks_free(&t);
+        rc = MM_EXIT_RUNTIME;
+        goto out;
+    }
+    trace_sinks sinks = {trace_path ? &tf : NULL, curve_path ? &curve : NULL};
     mm_metrics m;
     int r = batched ? mm_sim_run_batch(&t, &cfg, &p, 1, &m, &e)
-                    : mm_sim_run_c(&t, &cfg, &p, &m, trace_path ? on_trace : NULL, &tf, &e);
+                    : mm_sim_run_c(&t, &cfg, &p, &m, trace_path || curve_path ? on_trace : NULL,
+                                   &sinks, &e);
     if (tf.f) {
         /* Every write is checked: the error indicator, the final flush and the close. */
         errno = 0;
@@ -278,6 +353,11 @@ int cmd_run(int argc, char **argv)
         }
         goto out;
     }
+    /* The curve is written (or its failure reported) before anything is printed, as the trace. */
+    if (curve_path && (rc = write_curve(curve_path, &curve, path, &p, &m))) {
+        mm_ticks_free(&t);
+        goto out;
+    }
     printf("instrument %s: %" PRId64 " events, engine %s\n", t.inst.symbol, t.n,
            batched ? "batched" : "reference");
     printf("pnl            %.10g (marked to the last mid)\n", m.pnl);
@@ -298,8 +378,10 @@ int cmd_run(int argc, char **argv)
     for (int k = 0; k < MM_MARKOUTS; k++)
         printf("markout %-6g %.10g\n", (double)cfg.markout_ns[k] * 1e-9, m.markout[k]);
     if (trace_path) printf("trace          %s\n", trace_path);
+    if (curve_path) printf("curve          %s\n", curve_path);
     mm_ticks_free(&t);
 out:
+    rep_curve_free(&curve);
     free(tmp);
     free(opts);
     free(names);

@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "mm_config.h"
+#include "report.h"
 
 static const char USAGE[] =
     "usage: mmsim <command> [options]\n"
@@ -20,6 +21,7 @@ static const char USAGE[] =
     "  run      replay one parameter combination, print its metrics (and a trace)\n"
     "  show     provenance and best rows of a sweep's results file\n"
     "  export   every row of a results file as CSV\n"
+    "  report   one HTML page of a results file: heatmap, best rows, provenance\n"
     "  sweep    run a parameter grid over tick files into one results table\n"
     "\n"
     "options:\n"
@@ -72,6 +74,7 @@ static int dispatch(int argc, char **argv)
     if (!strcmp(cmd, "run")) return cmd_run(argc - 1, argv + 1);
     if (!strcmp(cmd, "show")) return cmd_show(argc - 1, argv + 1);
     if (!strcmp(cmd, "export")) return cmd_export(argc - 1, argv + 1);
+    if (!strcmp(cmd, "report")) return cmd_report(argc - 1, argv + 1);
     if (!strcmp(cmd, "sweep")) return cmd_sweep(argc - 1, argv + 1);
     cli_err("unknown command '%s' (see 'mmsim --help')", cmd);
     return MM_EXIT_USAGE;

@@ -83,9 +83,10 @@ static int write_group(hid_t file, const char *path, const mm_ticks *t, const mm
     }
     if (H5Lexists(ticks, sym, H5P_DEFAULT) > 0) {
         if (!o->replace) {
-            rc = mm__errf(err, -EEXIST,
-                          "%s: instrument %s: already in the file (--replace replaces it)", path,
-                          sym);
+            rc = mm__errf(
+                err, -EEXIST,
+                "%s: instrument %s: already in the file (mm_write_opts.replace replaces it)", path,
+                sym);
             goto out;
         }
         if (H5Ldelete(ticks, sym, H5P_DEFAULT) < 0) {

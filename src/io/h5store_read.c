@@ -261,10 +261,10 @@ static int load_group(hid_t file, const char *path, const char *sym, int flags, 
         }
     }
     if (!have_fp && !(flags & MM_LOAD_NO_VERIFY)) {
-        rc = mm__errf(
-            err, MM_EFORMAT,
-            "%s: instrument %s: attribute fingerprint: missing (skip the check with --no-verify)",
-            path, sym);
+        rc = mm__errf(err, MM_EFORMAT,
+                      "%s: instrument %s: attribute fingerprint: missing (skip the check with "
+                      "MM_LOAD_NO_VERIFY)",
+                      path, sym);
         goto out;
     }
     rc = mm_ticks_alloc(&t, n, (flags & MM_LOAD_SHM) ? MM_MEM_SHM : MM_MEM_HEAP);
@@ -297,7 +297,7 @@ static int load_group(hid_t file, const char *path, const char *sym, int flags, 
             rc = mm__errf(err, MM_ECHECKSUM,
                           "%s: instrument %s: fingerprint mismatch: stored %016" PRIx64
                           ", content %016" PRIx64
-                          " (file modified or corrupt; --no-verify skips the check)",
+                          " (file modified or corrupt; MM_LOAD_NO_VERIFY skips the check)",
                           path, sym, t.inst.fingerprint, fp);
             goto out;
         }
@@ -332,7 +332,8 @@ int mm_ticks_load(const char *path, const char *symbol, int flags, mm_ticks *out
         int count = 0;
         rc = list_in_file(file, path, only, 1, &count, err);
         if (rc == 0 && count != 1)
-            rc = mm__errf(err, MM_EUSAGE, "%s: holds %d instruments; name one with --symbol", path,
+            rc = mm__errf(err, MM_EUSAGE,
+                          "%s: holds %d instruments; name one with the symbol argument", path,
                           count);
         symbol = only[0];
     }

@@ -101,10 +101,10 @@ static int lock_fd(int fd, const char *out, mm_error *err)
 
 static int exists_error(const char *path, mm_error *err)
 {
-    return mm__errf(
-        err, MM_EUSAGE,
-        "%s: a journal of an interrupted run exists: add --resume to continue it, or delete it",
-        path);
+    return mm__errf(err, MM_EUSAGE,
+                    "%s: a journal of an interrupted run exists: set mm_sweep_opts.resume to "
+                    "continue it, or delete it",
+                    path);
 }
 
 int mm__journal_precheck(const char *path, const char *out, int resume, mm_error *err)
@@ -258,14 +258,15 @@ static void explain(const char *there, const char *here, char *buf, size_t cap)
         }
         if (val == vbl && !memcmp(va, vb, val)) continue;
         int n = (int)nal;
-        if (nal > 5 && !memcmp(na, "axis ", 5)) /* "--grid spread=0,1,2 there, spread=0,1 here" */
-            snprintf(buf, cap, "--grid %.*s=%.*s there, %.*s=%.*s here", n - 5, na + 5, (int)val,
+        if (nal > 5 &&
+            !memcmp(na, "axis ", 5)) /* "grid axis spread=0,1,2 there, spread=0,1 here" */
+            snprintf(buf, cap, "grid axis %.*s=%.*s there, %.*s=%.*s here", n - 5, na + 5, (int)val,
                      va, n - 5, na + 5, (int)vbl, vb);
         else if (nal > 12 && !memcmp(na, "axis-values ", 12))
-            snprintf(
-                buf, cap,
-                "--grid %.*s: same count and ends, different values (hash %.*s there, %.*s here)",
-                n - 12, na + 12, (int)val, va, (int)vbl, vb);
+            snprintf(buf, cap,
+                     "grid axis %.*s: same count and ends, different values (hash %.*s there, %.*s "
+                     "here)",
+                     n - 12, na + 12, (int)val, va, (int)vbl, vb);
         else if (nal > 4 && !memcmp(na, "set ", 4))
             snprintf(buf, cap, "%.*s=%.*s there, %.*s=%.*s here", n - 4, na + 4, (int)val, va,
                      n - 4, na + 4, (int)vbl, vb);
@@ -392,8 +393,8 @@ int mm__journal_open(mm__journal *j, const char *path, const char *out, int resu
         h[HDR_FIXED + il] = 0;
         char why[600];
         explain((const char *)h + HDR_FIXED, ident, why, sizeof why);
-        rc = mm__errf(err, MM_EUSAGE, "%s: --resume does not match the interrupted run: %s", path,
-                      why);
+        rc = mm__errf(err, MM_EUSAGE,
+                      "%s: the run to resume does not match the interrupted run: %s", path, why);
         goto fail;
     }
     int64_t pid = (int64_t)getpid();
@@ -488,7 +489,7 @@ int mm__journal_scan(const mm__journal *j, const char *path, mm__journal_cb cb, 
             rc = mm__errf(err, MM_ECHECKSUM,
                           "%s: record %" PRId64
                           " at byte %lld: %s (the journal changed after it was written): run again "
-                          "with --resume to recompute its chunks",
+                          "with mm_sweep_opts.resume set to recompute its chunks",
                           path, rec, (long long)off, why);
             break;
         }

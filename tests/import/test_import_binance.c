@@ -358,13 +358,15 @@ Test(binance, market_option_and_mixed_shapes_are_errors)
     mm_error e = {0};
     const char *f[1] = {write_spot("s.txt", 0, NSPOT, -1, NULL)};
     cr_assert_eq(import_files(f, 1, "TST", "usdm", 0, &t, &rep, &e), MM_EINVALID);
-    cr_assert(
-        strstr(e.msg, "s.txt:1: depthUpdate without \"pu\": a spot message, but --market usdm"),
-        "%s", e.msg);
+    cr_assert(strstr(e.msg, "s.txt:1: depthUpdate without \"pu\": a spot message, but "
+                            "mm_import_opts.market is usdm"),
+              "%s", e.msg);
     f[0] = write_cap("c.txt", -1, NULL);
     cr_assert_eq(import_files(f, 1, "TST", "spot", 0, &t, &rep, &e), MM_EINVALID);
-    cr_assert(strstr(e.msg, "c.txt:1: snapshot with \"T\": a usdm message, but --market spot"),
-              "%s", e.msg);
+    cr_assert(
+        strstr(e.msg,
+               "c.txt:1: snapshot with \"T\": a usdm message, but mm_import_opts.market is spot"),
+        "%s", e.msg);
     cr_assert_eq(import_files(f, 1, "TST", "coin", 0, &t, &rep, &e), MM_EUSAGE);
     cr_assert(strstr(e.msg, "market: 'coin' is not spot or usdm"), "%s", e.msg);
     /* A USD-M diff (with pu) inside a spot capture. */
@@ -442,7 +444,8 @@ Test(binance, day_without_snapshot_needs_no_snapshot_option)
     mm_error e = {0};
     const char *f[1] = {write_spot("d2.txt", 5, NSPOT, -1, NULL)};
     cr_assert_eq(import_files(f, 1, "TST", NULL, 0, &t, &rep, &e), MM_EINVALID);
-    cr_assert(strstr(e.msg, "d2.txt: no REST depth snapshot") && strstr(e.msg, "--no-snapshot"),
+    cr_assert(strstr(e.msg, "d2.txt: no REST depth snapshot") &&
+                  strstr(e.msg, "mm_import_opts.no_snapshot"),
               "%s", e.msg);
     /* --no-snapshot: the bookTicker L1 and the trades; diffs checked but not applied. */
     cr_assert_eq(import_files(f, 1, "TST", NULL, 1, &t, &rep, &e), 0, "%s", e.msg);
@@ -457,7 +460,8 @@ Test(binance, day_without_snapshot_needs_no_snapshot_option)
     /* --no-snapshot with a snapshot in the capture is an error. */
     f[0] = write_spot("s.txt", 0, NSPOT, -1, NULL);
     cr_assert_eq(import_files(f, 1, "TST", NULL, 1, &t, &rep, &e), MM_EINVALID);
-    cr_assert(strstr(e.msg, "s.txt:3: a REST snapshot, but --no-snapshot was given"), "%s", e.msg);
+    cr_assert(strstr(e.msg, "s.txt:3: a REST snapshot, but mm_import_opts.no_snapshot is set"),
+              "%s", e.msg);
 }
 
 Test(binance, dated_symbol_matches_the_part_before_the_dot)
@@ -473,8 +477,9 @@ Test(binance, dated_symbol_matches_the_part_before_the_dot)
     cr_assert_eq(import_files(f, 1, "TST.2024-08-08.a", NULL, 0, &t, &rep, &e), 0, "%s", e.msg);
     mm_ticks_free(&t);
     cr_assert_eq(import_files(f, 1, "ETH.20240808", NULL, 0, &t, &rep, &e), MM_EINVALID);
-    cr_assert(strstr(e.msg, "c.txt:2: message for symbol 'TST', not ETH (from --symbol "
-                            "ETH.20240808)"),
+    cr_assert(strstr(e.msg,
+                     "c.txt:2: message for symbol 'TST', not ETH (from mm_import_opts.symbol "
+                     "ETH.20240808)"),
               "%s", e.msg);
     cr_assert_eq(import_files(f, 1, ".x", NULL, 0, &t, &rep, &e), MM_EUSAGE);
 }

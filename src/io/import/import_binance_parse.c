@@ -127,16 +127,17 @@ static int str_is(const bn *b, int32_t t, const char *s)
            !memcmp(b->j.src + b->j.tok[t].start, s, strlen(s));
 }
 
-/* data.s must be the stream symbol: --symbol up to its first '.' ("BTCUSDT.20240808" -> BTCUSDT).
- */
+/* data.s must be the stream symbol: opts.symbol up to its first '.'
+ * ("BTCUSDT.20240808" -> BTCUSDT). */
 static int check_symbol(bn *b, int32_t d)
 {
     int rc = 0;
     int32_t s = req(b, d, "s", MM_J_STR, &rc);
     if (s < 0) return rc;
     if (b->j.tok[s].len != b->symlen || memcmp(b->j.src + b->j.tok[s].start, b->sym, b->symlen)) {
-        char what[200];
-        snprintf(what, sizeof what, "message for symbol '%.*s', not %.*s (from --symbol %s)",
+        char what[256];
+        snprintf(what, sizeof what,
+                 "message for symbol '%.*s', not %.*s (from mm_import_opts.symbol %s)",
                  (int)(b->j.tok[s].len < 40 ? b->j.tok[s].len : 40), b->j.src + b->j.tok[s].start,
                  (int)b->symlen, b->sym, b->o->symbol);
         return invalid(b, what);
@@ -158,7 +159,7 @@ static int set_market(bn *b, int m, const char *shape)
     if (b->market == m) return 0;
     char what[400];
     if (b->market_f < 0)
-        snprintf(what, sizeof what, "%s: a %s message, but --market %s", shape,
+        snprintf(what, sizeof what, "%s: a %s message, but mm_import_opts.market is %s", shape,
                  mm__binance_market_name[m], mm__binance_market_name[b->market]);
     else
         snprintf(what, sizeof what, "%s: a %s message in a %s capture (%s since %s:%" PRId64 ")",
@@ -176,7 +177,8 @@ static int parse_snapshot(bn *b)
                  PATH(b, b->snap_f), b->snap_line);
         return invalid(b, what);
     }
-    if (b->o->no_snapshot) return invalid(b, "a REST snapshot, but --no-snapshot was given");
+    if (b->o->no_snapshot)
+        return invalid(b, "a REST snapshot, but mm_import_opts.no_snapshot is set");
     int has_t = mm__json_get(&b->j, 0, "T") >= 0;
     if ((rc = set_market(b, has_t ? MK_USDM : MK_SPOT,
                          has_t ? "snapshot with \"T\"" : "snapshot without \"T\"")))

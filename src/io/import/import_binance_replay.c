@@ -231,17 +231,18 @@ static int gap_error(bn *b, const depth_ev *v, int first, int64_t prev_u)
     if (first)
         return mm__errf(b->err, MM_EINVALID,
                         "%s:%" PRId64 ": gap: the first depthUpdate after the snapshot "
-                        "(lastUpdateId %" PRId64 ") starts at U=%" PRId64 " (--skip-gaps to go on)",
+                        "(lastUpdateId %" PRId64 ") starts at U=%" PRId64
+                        " (set mm_import_opts.skip_gaps to go on)",
                         PATH(b, v->f), v->line, b->snap_id, v->U);
     if (b->market == MK_SPOT)
         return mm__errf(b->err, MM_EINVALID,
                         "%s:%" PRId64 ": gap in depth update ids: U=%" PRId64
                         " but the previous u=%" PRId64
-                        " (U must be the previous u + 1; --skip-gaps to go on)",
+                        " (U must be the previous u + 1; set mm_import_opts.skip_gaps to go on)",
                         PATH(b, v->f), v->line, v->U, prev_u);
     return mm__errf(b->err, MM_EINVALID,
                     "%s:%" PRId64 ": gap in depth update ids: pu=%" PRId64
-                    " but the previous u=%" PRId64 " (--skip-gaps to go on)",
+                    " but the previous u=%" PRId64 " (set mm_import_opts.skip_gaps to go on)",
                     PATH(b, v->f), v->line, v->pu, prev_u);
 }
 
@@ -291,7 +292,8 @@ int mm__binance_replay(bn *b, mm_import_report *rep, mm__imp_tape *tape)
         return mm__errf(
             err, MM_EINVALID,
             "%s: no REST depth snapshot line (\"lastUpdateId\") in the capture (a later "
-            "day of a capture: give the day with the snapshot first, or --no-snapshot "
+            "day of a capture: give the day with the snapshot first, or set "
+            "mm_import_opts.no_snapshot "
             "for a tape of the bookTickers alone)",
             PATH(b, 0));
     if (b->ndep > 1) qsort(b->dep, (size_t)b->ndep, sizeof *b->dep, cmp_dep);

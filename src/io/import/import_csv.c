@@ -338,7 +338,7 @@ int mm_import_csv(const char *path, const mm_import_opts *o, mm_ticks *out, mm_i
                         rc = mm__errf(c.err, MM_EINVALID,
                                       "%s:%" PRId64
                                       ": crossed or locked quote (bid %.*s >= ask %.*s;"
-                                      " --allow-crossed keeps them)",
+                                      " mm_import_opts.csv_allow_crossed keeps them)",
                                       path, c.line, (int)fl[map.col[F_BID]], f[map.col[F_BID]],
                                       (int)fl[map.col[F_ASK]], f[map.col[F_ASK]]);
                         goto bad;

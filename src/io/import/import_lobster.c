@@ -470,7 +470,7 @@ int mm_import_lobster(const char *message, const char *orderbook, const mm_impor
                                   " (tick %" PRId64 " units)%s",
                                   message, c.mline, m.type, m.price, tick_units,
                                   m.type == 4 ? " (visible executions are at book prices)"
-                                              : " (rejected by --subtick-reject)");
+                                              : " (rejected by mm_import_opts.subtick_reject)");
                     goto done;
                 }
                 /* Conservative rounding: a buy print rounds down, a sell print up, so the rounded

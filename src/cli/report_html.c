@@ -1,0 +1,192 @@
+/* The HTML output of mmsim report and mmsim run --curve: a temporary file renamed when complete,
+ * escaping, the page frame with its CSS and its one script, colour maps and numbers. */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "mm_stale_tmp.h"
+#include "report.h"
+
+int rep_open(rep_out *o, const char *path)
+{
+    size_t n = strlen(path) + 32;
+    o->path = path;
+    o->f = NULL;
+    o->tmp = malloc(n);
+    if (!o->tmp) return ENOMEM;
+    snprintf(o->tmp, n, "%s.tmp.%ld", path, (long)getpid());
+    mm__remove_stale_tmps(path); /* of writers killed during their final write */
+    o->f = fopen(o->tmp, "w");
+    if (!o->f) {
+        int e = errno ? errno : EIO;
+        free(o->tmp);
+        o->tmp = NULL;
+        return e;
+    }
+    return 0;
+}
+
+int rep_commit(rep_out *o)
+{
+    int e = 0;
+    errno = 0;
+    if (fflush(o->f) != 0) e = errno ? errno : EIO;
+    if (!e && ferror(o->f)) e = EIO;
+    if (!e && fsync(fileno(o->f)) != 0) e = errno ? errno : EIO;
+    if (fclose(o->f) != 0 && !e) e = errno ? errno : EIO;
+    o->f = NULL;
+    if (!e && rename(o->tmp, o->path) != 0) e = errno ? errno : EIO;
+    if (e) unlink(o->tmp);
+    free(o->tmp);
+    o->tmp = NULL;
+    return e;
+}
+
+void rep_abort(rep_out *o)
+{
+    if (o->f) fclose(o->f);
+    if (o->tmp) unlink(o->tmp);
+    free(o->tmp);
+    o->f = NULL;
+    o->tmp = NULL;
+}
+
+void rep_printf(rep_out *o, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(o->f, fmt, ap); /* errors stay in the stream's indicator, checked by rep_commit */
+    va_end(ap);
+}
+
+void rep_esc(rep_out *o, const char *s)
+{
+    for (; *s; s++) {
+        switch (*s) {
+        case '&':
+            fputs("&amp;", o->f);
+            break;
+        case '<':
+            fputs("&lt;", o->f);
+            break;
+        case '>':
+            fputs("&gt;", o->f);
+            break;
+        case '"':
+            fputs("&quot;", o->f);
+            break;
+        case '\'':
+            fputs("&#39;", o->f);
+            break;
+        default:
+            /* Control characters other than tab, newline and carriage return are not allowed
+             * in XML 1.0. */
+            if ((unsigned char)*s < 0x20 && *s != '\t' && *s != '\n' && *s != '\r')
+                fputc('?', o->f);
+            else
+                fputc(*s, o->f);
+        }
+    }
+}
+
+static const char CSS[] =
+    "body{font:14px/1.4 system-ui,-apple-system,'Segoe UI',sans-serif;margin:24px;color:#222;"
+    "max-width:1400px}\n"
+    "h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 8px;border-bottom:1px solid "
+    "#ddd;padding-bottom:4px}\n"
+    ".sub{color:#555;margin:0 0 12px}\n"
+    "svg{display:block;max-width:100%;height:auto}svg text{font:12px sans-serif;fill:#222}\n"
+    "svg text.lbl{font-size:13px;font-weight:600}svg text.v{font-size:10px}\n"
+    "rect.cell:hover{stroke:#000;stroke-width:1.5}\n"
+    "table{border-collapse:collapse;font-size:13px}th,td{padding:3px 8px;border-bottom:1px solid "
+    "#eee;text-align:right;white-space:nowrap}\n"
+    "th{background:#f4f4f4;cursor:pointer;user-select:none;position:sticky;top:0}"
+    "th[aria-sort=ascending]::after{content:' \\25B2'}th[aria-sort=descending]::after{content:' "
+    "\\25BC'}\n"
+    "td.s,th.s{text-align:left}tr:hover td{background:#f6f9ff}\n"
+    "dl{display:grid;grid-template-columns:max-content auto;gap:2px 16px;margin:0}dt{color:#555}"
+    "dd{margin:0;font-family:monospace}\n"
+    "pre{background:#f7f7f7;padding:8px;overflow:auto;max-height:320px;font-size:12px}\n"
+    ".note{color:#666;font-size:12px}.wide{overflow-x:auto;max-height:640px}\n";
+
+void rep_page_begin(rep_out *o, const char *title)
+{
+    rep_printf(o, "<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"en\">\n"
+                  "<head>\n<meta charset=\"utf-8\"/>\n<title>");
+    rep_esc(o, title);
+    rep_printf(o, "</title>\n<style>\n%s</style>\n</head>\n<body>\n", CSS);
+}
+
+/* Sorting of every table.sortable by a click on a header (numbers for th.n, text otherwise; NaN
+ * last; equal values keep the rank order), then the flags the browser test reads. Written between
+ * the //<![CDATA[ and //]]> comments so that the page is also well-formed XML. */
+static const char SCRIPT[] =
+    "<script>//<![CDATA[\n"
+    "(function(){\n"
+    "function key(c,num){var t=c.textContent;if(!num)return t;var v=parseFloat(t);"
+    "return isNaN(v)?null:v;}\n"
+    "document.querySelectorAll('table.sortable').forEach(function(t){\n"
+    " var hs=t.tHead.rows[0].cells;\n"
+    " Array.prototype.forEach.call(hs,function(h,i){h.addEventListener('click',function(){\n"
+    "  var asc=h.getAttribute('aria-sort')!=='ascending',num=h.classList.contains('n');\n"
+    "  Array.prototype.forEach.call(hs,function(x){x.removeAttribute('aria-sort');});\n"
+    "  h.setAttribute('aria-sort',asc?'ascending':'descending');\n"
+    "  var b=t.tBodies[0],rs=Array.prototype.slice.call(b.rows);\n"
+    "  rs.sort(function(p,q){var x=key(p.cells[i],num),y=key(q.cells[i],num),c=0;\n"
+    "   if(x===null||y===null)c=(x===null)-(y===null);\n"
+    "   else{c=num?x-y:x.localeCompare(y);if(!asc)c=-c;}\n"
+    "   return c||(p.getAttribute('data-rank')-q.getAttribute('data-rank'));});\n"
+    "  rs.forEach(function(r){b.appendChild(r);});});});\n"
+    "});\n"
+    "document.body.setAttribute('data-cells',document.querySelectorAll('svg rect.cell').length);\n"
+    "document.body.setAttribute('data-ready','1');\n"
+    "})();\n"
+    "//]]></script>\n";
+
+void rep_page_end(rep_out *o)
+{
+    rep_printf(o, "%s</body>\n</html>\n", SCRIPT);
+}
+
+/* Colour stops: viridis at 0, 0.25, 0.5, 0.75, 1; RdBu (ColorBrewer) from -1 through white to 1. */
+static const unsigned char VIRIDIS[5][3] = {
+    {68, 1, 84}, {59, 82, 139}, {33, 145, 140}, {94, 201, 98}, {253, 231, 37}};
+static const unsigned char RDBU[5][3] = {
+    {178, 24, 43}, {239, 138, 98}, {247, 247, 247}, {103, 169, 207}, {33, 102, 172}};
+
+void rep_color(double t, int diverging, char out[8])
+{
+    const unsigned char(*s)[3] = diverging ? RDBU : VIRIDIS;
+    double u = diverging ? (t + 1) * 0.5 : t; /* [0, 1] */
+    if (!(u >= 0)) u = 0;                     /* NaN too */
+    if (u > 1) u = 1;
+    double p = u * 4;
+    int k = (int)p;
+    if (k > 3) k = 3;
+    double f = p - k;
+    int c[3];
+    for (int j = 0; j < 3; j++)
+        c[j] = (int)lround(s[k][j] + (s[k + 1][j] - s[k][j]) * f);
+    snprintf(out, 8, "#%02x%02x%02x", c[0], c[1], c[2]);
+}
+
+int rep_color_light(const char *rgb)
+{
+    unsigned r = 0, g = 0, b = 0;
+    if (sscanf(rgb, "#%2x%2x%2x", &r, &g, &b) != 3) return 1;
+    return 0.299 * r + 0.587 * g + 0.114 * b > 140;
+}
+
+void rep_num(double v, char *buf, size_t cap)
+{
+    if (isnan(v))
+        snprintf(buf, cap, "nan");
+    else if (isinf(v))
+        snprintf(buf, cap, v > 0 ? "inf" : "-inf");
+    else
+        snprintf(buf, cap, "%.6g", v == 0 ? 0.0 : v); /* no "-0" */
+}

@@ -1,0 +1,72 @@
+#!/bin/sh
+# mmsim report and mmsim run --curve in headless Chromium (docs/report.md): each page loads without a
+# console message (an error, an uncaught exception, a blocked request), its script runs to the end
+# (data-ready="1" on <body>), the heatmap has one cell per grid point (data-cells, counted by the browser
+# in the DOM), and a click on a table header sorts the table; screenshots are saved in WORKDIR. Pages: the
+# results fixture's report (defaults, and a fixed axis), a run's curve, a sweep's report with --curves.
+# Exit 77 (skipped) where Chromium is not installed: tools/bootstrap.sh installs it, CI does not.
+# Usage: check_chromium.sh MMSIM MKRESULTS WORKDIR
+set -u
+mmsim=$1 mkresults=$2 work=$3
+chromium=$(command -v chromium || command -v chromium-browser || true)
+if [ -z "$chromium" ]; then
+  echo "report_chromium: chromium is not installed (apt-get install chromium): skipped"
+  exit 77
+fi
+rm -rf "$work" && mkdir -p "$work" || exit 1
+fail() { echo "report_chromium: FAIL: $*"; exit 1; }
+
+# One headless load of $1; the DOM after the scripts ran goes to $2, the browser's log to $2.log.
+browse() {
+  timeout 120 "$chromium" --headless --no-sandbox --disable-gpu --user-data-dir="$work/profile" \
+    --enable-logging=stderr --v=0 --virtual-time-budget=2000 --dump-dom "file://$1" >"$2" 2>"$2.log" ||
+    fail "chromium could not load $1 (see $2.log)"
+  # Console messages (console.*, uncaught exceptions, refused loads) are logged as CONSOLE lines.
+  if grep -n "CONSOLE\|Uncaught" "$2.log"; then fail "console messages while loading $1"; fi
+  grep -q '<body[^>]*data-ready="1"' "$2" || fail "the page's script did not run to its end: $1"
+}
+shot() {
+  timeout 120 "$chromium" --headless --no-sandbox --disable-gpu --user-data-dir="$work/profile" \
+    --hide-scrollbars --window-size=1300,"$3" --screenshot="$2" "file://$1" >/dev/null 2>&1
+  [ -s "$2" ] || fail "no screenshot $2"
+}
+
+"$mkresults" "$work/results.h5" 10 || fail "mkresults"
+"$mmsim" report "$work/results.h5" -o "$work/report.html" || fail "mmsim report"
+browse "$work/report.html" "$work/report.dom"
+# rep (10 values) x inv_limit (5 values): 50 grid points, 50 cells in the browser's DOM.
+grep -q '<body[^>]*data-cells="50"' "$work/report.dom" ||
+  fail "the heatmap does not have 50 cells: $(grep -o '<body[^>]*>' "$work/report.dom")"
+shot "$work/report.html" "$work/report.png" 1700
+
+# Sorting: a copy of the page with a test script after the page's own clicks the pnl header twice
+# (ascending, then descending) and the rank header once, and records what it saw.
+sed 's|</body>|<script>(function(){var t=document.getElementById("top"),h=t.tHead.rows[0].cells,i,p=-1,r;\
+for(i=0;i<h.length;i++)if(h[i].textContent==="pnl")p=i;function col(c){return Array.prototype.map.call(\
+t.tBodies[0].rows,function(r){return parseFloat(r.cells[c].textContent);});}h[p].click();var a=col(p);\
+h[p].click();var d=col(p);h[0].click();r=col(0);var ok=1;for(i=1;i<a.length;i++){if(a[i-1]>a[i])ok=0;\
+if(d[i-1]<d[i])ok=0;if(r[i-1]>r[i])ok=0;}document.body.setAttribute("data-sorted",ok?"ok":"bad");})();\
+</script></body>|' "$work/report.html" >"$work/sorted.html"
+browse "$work/sorted.html" "$work/sorted.dom"
+grep -q '<body[^>]*data-sorted="ok"' "$work/sorted.dom" || fail "sorting the table by a header click"
+
+# A fixed axis and the mean: queue (3) x spread (4) = 12 cells.
+"$mmsim" report "$work/results.h5" -o "$work/fixed.html" --x queue --y spread --fix tape=day1.h5#AAA \
+  --agg mean --metric sharpe || fail "mmsim report --fix"
+browse "$work/fixed.html" "$work/fixed.dom"
+grep -q '<body[^>]*data-cells="12"' "$work/fixed.dom" || fail "the fixed-axis heatmap does not have 12 cells"
+
+# The curve of one run.
+"$mmsim" gen --seed 1 --events 100000 --symbol SYN -o "$work/day.h5" >/dev/null || fail "mmsim gen"
+"$mmsim" run "$work/day.h5" --spread 0 --inv-limit 5 --queue power --curve "$work/day.html" >/dev/null ||
+  fail "mmsim run --curve"
+browse "$work/day.html" "$work/day.dom"
+shot "$work/day.html" "$work/day.png" 1000
+
+# A report with the curves of its two best rows (mmsim report --curves).
+"$mmsim" sweep "$work/day.h5" --grid spread=0:3:1 --grid inv_limit=1,5 --set queue=power --quiet \
+  -o "$work/sweep.h5" || fail "mmsim sweep"
+"$mmsim" report "$work/sweep.h5" -o "$work/curves.html" --curves 2 || fail "mmsim report --curves"
+browse "$work/curves.html" "$work/curves.dom"
+grep -q '<body[^>]*data-cells="8"' "$work/curves.dom" || fail "the sweep's heatmap does not have 8 cells"
+echo "report_chromium: ok (screenshots $work/report.png, $work/day.png)"

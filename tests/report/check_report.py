@@ -1,0 +1,246 @@
+#!/usr/bin/python3
+"""mmsim report and mmsim run --curve without a browser (docs/report.md): the page is well-formed (parsed
+as XML), self-contained (no URL, no external file, one inline script), the heatmap has one cell per grid
+point and each cell holds the aggregate of the right rows (recomputed here with h5py and numpy), the best
+cell is marked, the top table is the file's best rows; long axes are grouped; bad flags are one line and
+exit 2 with no output file; the curve page stays small.
+Usage: check_report.py MMSIM MKRESULTS WORKDIR"""
+import os
+import re
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+import h5py
+import numpy as np
+
+SVG = "{http://www.w3.org/2000/svg}"
+XH = "{http://www.w3.org/1999/xhtml}"
+MMSIM, MKRESULTS, WORK = sys.argv[1], sys.argv[2], sys.argv[3]
+
+
+def run(*args):
+    return subprocess.run([MMSIM, *args], capture_output=True, text=True)
+
+
+def page(path):
+    """Parse the page (as XML: it must be well-formed) and check it is self-contained."""
+    text = open(path, encoding="utf-8").read()
+    root = ET.fromstring(text)
+    # No network and no other file: the only URIs are the two XML namespace names.
+    urls = set(re.findall(r"[a-z]+://[^\s\"'<>)]*", text))
+    assert urls <= {"http://www.w3.org/1999/xhtml", "http://www.w3.org/2000/svg"}, urls
+    for el in root.iter():
+        for attr in ("src", "href", "{http://www.w3.org/1999/xlink}href", "action"):
+            assert attr not in el.attrib, (el.tag, attr)
+        assert el.tag not in (XH + "link", XH + "img", XH + "iframe", XH + "object", XH + "embed"), el.tag
+    assert "url(" not in text and "@import" not in text
+    scripts = root.findall(".//" + XH + "script")
+    assert len(scripts) == 1 and "src" not in scripts[0].attrib
+    return root, text
+
+
+def cells(root):
+    return [r for r in root.iter(SVG + "rect") if r.get("class") == "cell"]
+
+
+def title(el):
+    return el.find(SVG + "title").text
+
+
+def fmt(v):
+    """rep_num: "%.6g", nan."""
+    if np.isnan(v):
+        return "nan"
+    return "%.6g" % (0.0 if v == 0 else v)
+
+
+def check_cells(root, t, axes, xkey, ykey, metric, agg, where=None):
+    """Every cell's title: its x and y values and the aggregate of the matching rows."""
+    cs = cells(root)
+    xs, ys = axes[xkey], axes[ykey]
+    assert len(cs) == len(xs) * len(ys), (len(cs), len(xs), len(ys))
+    svg = next(root.iter(SVG + "svg"))
+    assert (int(svg.get("data-nx")), int(svg.get("data-ny"))) == (len(xs), len(ys))
+    sel = np.ones(len(t), bool)
+    for k, v in (where or {}).items():
+        sel &= t[k] == v
+    fn = {"max": np.nanmax, "min": np.nanmin, "mean": np.nanmean}[agg]
+    values = {}
+    for c in cs:
+        head, line = title(c).split("\n")[:2]
+        m = re.match(r"%s=(\S+), %s=(\S+)$" % (xkey, ykey), head)
+        assert m, head
+        xv, yv = m.group(1), m.group(2)
+        xi = [fmtaxis(v) for v in xs].index(xv)
+        yi = [fmtaxis(v) for v in ys].index(yv)
+        rows = sel & (t[xkey] == xi if xs.dtype.kind == "O" else t[xkey] == xs[xi])
+        rows &= t[ykey] == yi if ys.dtype.kind == "O" else t[ykey] == ys[yi]
+        vals = t[metric][rows].astype(float)
+        want = fn(vals) if np.isfinite(vals).any() or not np.isnan(vals).all() else np.nan
+        assert line.startswith("%s %s = %s over %d row" % (metric, agg, fmt(want), rows.sum())), (line, want)
+        values[(xi, yi)] = want
+        assert (xi, yi) not in [k for k in values if k != (xi, yi)]
+    return cs, values
+
+
+def fmtaxis(v):
+    if isinstance(v, (bytes, str)):
+        return v.decode() if isinstance(v, bytes) else v
+    if isinstance(v, (np.integer, int)):
+        return str(int(v))
+    for p in (15, 16, 17):
+        s = "%.*g" % (p, v)
+        if float(s) == v:
+            return s
+    return repr(v)
+
+
+def best_cell(root):
+    best = [r for r in root.iter(SVG + "rect") if r.get("class") == "best"]
+    assert len(best) == 1
+    b = best[0]
+    hit = [c for c in cells(root) if (c.get("x"), c.get("y")) == (b.get("x"), b.get("y"))]
+    assert len(hit) == 1
+    return hit[0]
+
+
+def main():
+    os.makedirs(WORK, exist_ok=True)
+    res = os.path.join(WORK, "results.h5")
+    for f in os.listdir(WORK):
+        os.remove(os.path.join(WORK, f))
+    subprocess.run([MKRESULTS, res, "10"], check=True)
+    with h5py.File(res) as f:
+        t = f["results"][:]
+        axes = {k: (f["axes"][k].asstr()[:].astype(object) if f["axes"][k].dtype.kind == "O" else f["axes"][k][:])
+                for k in f["axes"]}
+
+    # Defaults: the objective (pnl, max) over the two axes with the most values: rep (10) x inv_limit (5).
+    out = os.path.join(WORK, "default.html")
+    r = run("report", res, "-o", out)
+    assert r.returncode == 0 and r.stderr == "", r
+    assert r.stdout == "report %s: pnl by rep x inv_limit, 10 x 5 cells\n" % out, r.stdout
+    root, text = page(out)
+    cs, values = check_cells(root, t, axes, "rep", "inv_limit", "pnl", "max")
+    b = best_cell(root)
+    assert fmt(max(values.values())) in title(b).split("\n")[1], title(b)
+    # The top table: 20 rows, the file's best by pnl (its stored index), rank order.
+    table = root.find(".//" + XH + "table")
+    body = table.find(XH + "tbody").findall(XH + "tr")
+    assert len(body) == 20
+    with h5py.File(res) as f:
+        index = f["index/pnl"][:20]
+    assert [int(tr.findall(XH + "td")[1].text) for tr in body] == list(index)
+    heads = [th.text for th in table.find(XH + "thead").iter(XH + "th")]
+    assert heads[:7] == ["rank", "id", "tape", "spread", "inv_limit", "queue", "rep"], heads
+    # Provenance: seed, content hash, inputs with fingerprints, engine, the configuration.
+    with h5py.File(res) as f:
+        a = f["results"].attrs
+        for want in ("%d" % a["seed"], "%016x" % a["content_hash"], "0123456789abcdef", "fedcba9876543210",
+                     a["engine"], "day1.h5#AAA"):
+            assert want in text, want
+
+    # Chosen axes, another metric, mean, a fixed axis; the x axis an enum.
+    out2 = os.path.join(WORK, "queue.html")
+    r = run("report", res, "-o", out2, "--x", "queue", "--y", "spread", "--metric", "sharpe", "--agg", "mean",
+            "--fix", "tape=day1.h5#AAA", "--top", "5")
+    assert r.returncode == 0, r
+    root, _ = page(out2)
+    check_cells(root, t, axes, "queue", "spread", "sharpe", "mean", {"tape": 0})
+    assert len(root.find(".//" + XH + "tbody").findall(XH + "tr")) == 5
+    # Smallest first: --asc aggregates by min by default and marks the smallest cell.
+    out3 = os.path.join(WORK, "asc.html")
+    r = run("report", res, "-o", out3, "--x", "spread", "--y", "inv_limit", "--metric", "max_drawdown", "--asc",
+            "--fix", "rep=103")
+    assert r.returncode == 0, r
+    root, _ = page(out3)
+    _, values = check_cells(root, t, axes, "spread", "inv_limit", "max_drawdown", "min", {"rep": 103})
+    assert fmt(min(values.values())) in title(best_cell(root)).split("\n")[1]
+
+    # A long axis is grouped: rep (10 values) with at most 3 cells per axis -> runs of 4: 3 cells.
+    out4 = os.path.join(WORK, "bins.html")
+    r = run("report", res, "-o", out4, "--bins", "3")
+    assert r.returncode == 0 and "3 x 3 cells" in r.stdout, r
+    root, _ = page(out4)
+    assert len(cells(root)) == 9
+    assert title(cells(root)[0]).startswith("rep=100..109, inv_limit=1..2\n"), title(cells(root)[0])
+    assert int(re.search(r"over (\d+) rows", title(cells(root)[0])).group(1)) == 1200 // 10 // 5 * 4 * 2
+
+    # Bad input: one line naming the flag or file, exit 2 (usage) or 1 (the file), and no output.
+    tick = os.path.join(WORK, "tiny.h5")
+    subprocess.run([MMSIM, "gen", "--seed", "1", "--events", "20000", "--symbol", "SYN", "-o", tick],
+                   check=True, capture_output=True)
+    bad = os.path.join(WORK, "bad.html")
+    cases = [
+        (["report", res], 2, "report: -o FILE is required"),
+        (["report", res, "-o", res], 2, "the output is also an input"),
+        (["report", res, "-o", tick], 2, "is an HDF5 file; refusing to overwrite it with an HTML report"),
+        (["report", res, "-o", bad, "--x", "nope"], 2, "report: --x: unknown axis 'nope' (axes: tape, spread"),
+        (["report", res, "-o", bad, "--x", "rep", "--y", "rep"], 2, "--x and --y are both 'rep'"),
+        (["report", res, "-o", bad, "--x", "rep", "--fix", "rep=100"], 2, "--x rep: the axis is also fixed"),
+        (["report", res, "-o", bad, "--fix", "rep=101"], 2, "'101' is not a value of axis rep"),
+        (["report", res, "-o", bad, "--fix", "rep"], 2, "--fix: 'rep' is not key=value"),
+        (["report", res, "-o", bad, "--fix", "rep=100", "--fix", "rep=103"], 2, "axis rep is fixed twice"),
+        (["report", res, "-o", bad, "--metric", "pnl2"], 2, "--metric: unknown metric 'pnl2' (pnl, fees"),
+        (["report", res, "-o", bad, "--agg", "median"], 2, "--agg: 'median' is not max, mean or min"),
+        (["report", res, "-o", bad, "--bins", "0"], 2, "--bins: 0 is out of range [1, 500]"),
+        (["report", res, "-o", bad, "--top", "x"], 2, "--top: 'x' is not a decimal integer"),
+        (["report", res, "-o", os.path.join(WORK, "no", "r.html")], 2, "does not exist"),
+        (["report", os.path.join(WORK, "missing.h5"), "-o", bad], 1, "missing.h5"),
+        (["report", tick, "-o", bad], 1, "tiny.h5"),
+        (["run", tick, "--curve", bad, "--engine", "batched"], 2, "run: --curve needs the reference engine"),
+        (["run", tick, "--curve", tick], 2, "run: --curve %s: the output is also an input" % tick),
+        (["run", tick, "--curve", bad, "--trace", bad], 2, "also the --trace file; choose another file"),
+        (["run", tick, "--curve", bad, "--curve-buckets", "0"], 2, "--curve-buckets: 0 is out of range"),
+    ]
+    for args, code, msg in cases:
+        r = run(*args)
+        lines = r.stderr.splitlines()
+        assert r.returncode == code and len(lines) == 1 and msg in lines[0] and lines[0].startswith("mmsim: "), \
+            (args, r.returncode, r.stderr)
+        assert not os.path.exists(bad), args
+    assert not [f for f in os.listdir(WORK) if ".tmp." in f]
+
+    # The curve: three panels from 200 buckets, a small file, fills marked.
+    curve = os.path.join(WORK, "day.html")
+    r = run("run", tick, "--spread", "0", "--inv-limit", "5", "--queue", "power", "--curve", curve,
+            "--curve-buckets", "200")
+    assert r.returncode == 0 and ("curve          %s\n" % curve) in r.stdout, r
+    root, text = page(curve)
+    svg = next(root.iter(SVG + "svg"))
+    assert svg.get("data-buckets") == "200"
+    lines = list(root.iter(SVG + "polyline"))
+    assert len(lines) == 3 and all(0 < len(p.get("points").split()) <= 200 for p in lines)
+    fills = [p for p in root.iter(SVG + "path") if p.get("class") == "fill"]
+    n_fills = sum(int(re.match(r"\S+ (\d+) ", title(p)).group(1)) for p in fills)
+    m = re.search(r"fills +(\d+) bid, (\d+) ask", r.stdout)
+    assert n_fills == int(m.group(1)) + int(m.group(2)) > 0, (n_fills, m.group(0))
+    # The last value of the PnL line is the run's final PnL (marked to the last mid, after fees).
+    pnl = float(re.search(r"^pnl +(\S+)", r.stdout, re.M).group(1))
+    assert ("<dt>pnl</dt><dd>%s " % fmt(pnl)) in text
+    assert os.path.getsize(curve) < 200_000, os.path.getsize(curve)
+    # --curves: the best rows of a real sweep rerun from the file's configuration, tape and axis values.
+    sw = os.path.join(WORK, "sweep.h5")
+    subprocess.run([MMSIM, "sweep", tick, "--grid", "spread=0:3:1", "--grid", "inv_limit=1,5", "--set", "queue=power",
+                    "--quiet", "-o", sw], check=True, capture_output=True)
+    out5 = os.path.join(WORK, "curves.html")
+    r = run("report", sw, "-o", out5, "--curves", "2", "--curve-buckets", "100")
+    assert r.returncode == 0, r
+    root, text = page(out5)
+    curves = [s for s in root.iter(SVG + "svg") if s.get("class") == "curve"]
+    assert len(curves) == 2 and all(c.get("data-buckets") == "100" for c in curves)
+    assert text.count("The rerun's metrics equal the stored row's.") == 2, "rerun differs"
+    with h5py.File(sw) as f:
+        best = f["results"][f["index/pnl"][0]]
+    assert ("<dt>pnl</dt><dd>%s " % fmt(best["pnl"])) in text
+    # A tape whose content changed since the sweep is refused before any output.
+    subprocess.run([MMSIM, "gen", "--seed", "2", "--events", "20000", "--symbol", "SYN", "--replace", "-o", tick],
+                   check=True, capture_output=True)
+    r = run("report", sw, "-o", bad, "--curves", "1")
+    assert r.returncode == 1 and "the sweep ran on" in r.stderr and not os.path.exists(bad), r
+
+    print("report: ok (%d cells, curve %d bytes)" % (len(cs), os.path.getsize(curve)))
+
+
+main()
