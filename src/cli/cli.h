@@ -14,6 +14,10 @@ void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Report a library error (its one-line message) and return MM_EXIT_USAGE for MM_EUSAGE, else 1. */
 int cli_fail(const mm_error *e);
+/* A library message as the CLI prints it: the API's option names in it (MM_LOAD_NO_VERIFY,
+ * mm_sweep_opts.resume, ...) replaced by the CLI's flags (--no-verify, --resume, ...); into buf
+ * (cap bytes), which it returns. */
+const char *cli_libmsg(const char *msg, char *buf, size_t cap);
 
 /* Strict parsers: the whole string must be a decimal number in range: no blanks, no hex, no octal
  * (a leading 0 is decimal), no inf/nan; integers are digits with an optional '-' (no '+'). Return 0

@@ -57,10 +57,6 @@ static const char HELP[] =
     "  --no-header       the first line is data\n"
     "  --allow-crossed   keep locked or crossed quotes (sets allow_crossed)\n";
 
-/* In cli_util.c (its declaration belongs in cli.h): a library message with the API's option names
- * replaced by the CLI's flags. */
-const char *cli_libmsg(const char *msg, char *buf, size_t cap);
-
 static void print_report(const char *fmt, const mm_ticks *t, const mm_import_report *r,
                          const char *out)
 {
