@@ -281,6 +281,8 @@ static int emit_ready(lead *L, mm_error *err)
         int rc = mm__run_emit(r, &r->chunks[L->emitted],
                               (const mm_metrics *)(sl->buf + sizeof(int64_t)), err);
         if (rc) return rc;
+        free(sl->buf); /* rank 0 holds only the results waiting for an earlier chunk */
+        sl->buf = NULL;
         sl->chunk = -1;
         L->emitted++;
     }
@@ -327,8 +329,7 @@ static int on_result(lead *L, int w, const MPI_Status *st, mm_error *err)
     if (got < 0 || (size_t)got != want)
         return mm__errf(err, -EPROTO, "rank %d: result of chunk %" PRId64 ": %d bytes, not %zu", w,
                         c, got, want);
-    if (!sl->buf && !(sl->buf = malloc(sizeof(int64_t) + (size_t)r->o->chunk * sizeof(mm_metrics))))
-        return mm__errf(err, -ENOMEM, "out of memory");
+    if (!(sl->buf = malloc(want))) return mm__errf(err, -ENOMEM, "out of memory");
     int e = MPI_Recv(sl->buf, got, MPI_BYTE, w, TAG_RESULT, L->s->comm, MPI_STATUS_IGNORE);
     if (e != MPI_SUCCESS) return mm__mpi_fail(err, e, w, "receive");
     int64_t said;
@@ -351,6 +352,18 @@ static double now_s(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* Benchmark hook (tests/mpi/bench_mpi.sh): MMSIM_BENCH_MPI_STATS=PATH makes rank 0 append one line
+ * "chunks N busy_s S" to PATH, S being the time it spent handling messages (receiving, journaling,
+ * answering), waits and the once-a-second fsync excluded. */
+static void stats_hook(const mm__run *r, double busy_s)
+{
+    const char *path = getenv("MMSIM_BENCH_MPI_STATS");
+    FILE *f = path && *path ? fopen(path, "a") : NULL;
+    if (!f) return;
+    fprintf(f, "chunks %" PRId64 " busy_s %.6f\n", r->n_chunks, busy_s);
+    fclose(f);
+}
+
 static int run_lead(mm__run *r, mm__mpi_state *s, mm_error *err)
 {
     lead L = {0};
@@ -368,11 +381,12 @@ static int run_lead(mm__run *r, mm__mpi_state *s, mm_error *err)
     int rc = L.peers && L.slots && L.starved ? 0 : mm__errf(err, -ENOMEM, "out of memory");
     for (int64_t k = 0; k < L.window && rc == 0; k++)
         L.slots[k].chunk = -1;
-    double synced = now_s();
+    double synced = now_s(), busy_s = 0;
     while (rc == 0 && (L.emitted < r->n_chunks || hellos < nw)) {
         MPI_Status st;
         if ((rc = wait_msg(r, s, &L, MPI_ANY_SOURCE, &st, err))) break;
         int w = st.MPI_SOURCE;
+        double t_msg = now_s();
         if (st.MPI_TAG == TAG_HELLO) {
             rc = on_hello(&L, w, err);
             hellos++;
@@ -381,6 +395,7 @@ static int run_lead(mm__run *r, mm__mpi_state *s, mm_error *err)
         } else {
             rc = mm__errf(err, -EPROTO, "rank %d: unexpected message (tag %d)", w, st.MPI_TAG);
         }
+        busy_s += now_s() - t_msg;
         /* The journal reaches the disk at least once a second (and at the end: sweep_run.c). */
         if (rc == 0 && now_s() - synced >= 1.0) {
             int src = mm__journal_sync(&r->j);
@@ -388,6 +403,7 @@ static int run_lead(mm__run *r, mm__mpi_state *s, mm_error *err)
             synced = now_s();
         }
     }
+    stats_hook(r, busy_s);
     /* Done, failed or stopped: tell every worker that said hello (a worker still computing sees
      * it after its chunk; on a failure the program ends the job: mm_sweep_mpi_finalize). */
     for (int w = 1; w <= nw && L.peers; w++)

@@ -12,8 +12,11 @@ work=$2
 rm -rf "$work"
 mkdir -p "$work"
 cd "$work"
-# Three ranks on any machine (--oversubscribe), as root in CI containers (--allow-run-as-root).
-mpi=(mpirun --allow-run-as-root --oversubscribe)
+# Three ranks on any machine (--oversubscribe), as root in CI containers (--allow-run-as-root); no
+# single-copy shared memory (CMA needs ptrace rights that containers often lack); a hung run fails after
+# two minutes instead of the test's timeout.
+export OMPI_MCA_btl_vader_single_copy_mechanism=${OMPI_MCA_btl_vader_single_copy_mechanism:-none}
+mpi=(timeout -k 10 120 mpirun --allow-run-as-root --oversubscribe)
 fail() { echo "test_mpi: FAIL: $*" >&2; exit 1; }
 hash_of() { sed -n 's/^results: .*, content hash \([0-9a-f]*\)$/\1/p' "$1"; }
 shm_before=$(ls /dev/shm | grep -c '^mmsim\.mpi\.' || true)
