@@ -544,9 +544,9 @@ Test(limits, markout_horizon_is_bounded_and_a_horizon_past_the_tape_takes_the_la
     cr_assert_float_eq(m.markout[2], 5 * (100 - 100) * 0.01,
                        1e-12); /* 1 ns later: the mid of the fill event */
     cr_assert(m.markout[0] == b.markout[0] && m.markout[2] == b.markout[2]);
-    c.year_s = 0;
+    c.year_s = -1;
     cr_assert_eq(mm_sim_config_check(&c, NULL, &e), MM_EUSAGE);
-    cr_assert_str_eq(e.msg, "year_s: 0 must be in (0, 1e12] s");
+    cr_assert_str_eq(e.msg, "year_s: -1 must be 0 (the tape's) or in (0, 1e12] s");
     mm_ticks_free(&t);
 }
 
@@ -972,4 +972,44 @@ Test(pnl_close, a_short_buys_back_at_the_ask)
     cr_assert_eq(m.final_q, -5);
     cr_assert_float_eq(m.pnl, 0.05, 1e-12);
     cr_assert_eq(m.pnl_close, 0.0);
+}
+
+/* Annualisation from the tape (issue 10, part 4; docs/model.md 7.2): with year_s = 0 in the run
+ * settings, a tape recording 365 x 24 h gives sqrt(31536000 / 5896800) times the Sharpe of one that
+ * records nothing (5896800 = 252 x 6.5 h); an explicit year_s overrides the tape's. */
+Test(metrics, sharpe_annualises_with_the_tapes_year_unless_overridden)
+{
+    row r[40];
+    int n = 0;
+    for (int k = 0; k < 40; k++) /* prices that move every second: returns with a spread */
+        r[n++] = (row){1000.0 * k,
+                       100 + (k % 3),
+                       10,
+                       102 + (k % 3),
+                       10,
+                       k % 2 ? 99 + (k % 3) : 0,
+                       k % 2 ? 1 : 0,
+                       -1};
+    mm_ticks t = make_tape(r, n);
+    mm_sim_config c;
+    mm_sim_config_defaults(&c);
+    cr_assert_eq(c.year_s, 0.0, "the default is the tape's");
+    mm_params p = base();
+    mm_metrics m0, m1, m2;
+    mm_error e = {0};
+    cr_assert_eq(mm_sim_run_c(&t, &c, &p, &m0, NULL, NULL, &e), 0, "%s", e.msg);
+    cr_assert_neq(m0.sharpe, 0.0);
+    t.inst.year_s = 31536000;
+    cr_assert_eq(mm_sim_run_c(&t, &c, &p, &m1, NULL, NULL, &e), 0, "%s", e.msg);
+    cr_assert_float_eq(m1.sharpe / m0.sharpe, sqrt(31536000.0 / 5896800.0), 1e-12);
+    c.year_s = 5896800;
+    cr_assert_eq(mm_sim_run_c(&t, &c, &p, &m2, NULL, NULL, &e), 0, "%s", e.msg);
+    cr_assert_eq(m2.sharpe, m0.sharpe);
+    cr_assert_eq(mm_sim_year_s(&c, &t.inst), 5896800.0);
+    c.year_s = 0;
+    cr_assert_eq(mm_sim_year_s(&c, &t.inst), 31536000.0);
+    t.inst.year_s = -1;
+    cr_assert_eq(mm_sim_run_c(&t, &c, &p, &m2, NULL, NULL, &e), MM_EFORMAT);
+    cr_assert_str_eq(e.msg, "instrument HAND: year_s: -1 must be 0 or in (0, 1e12] s");
+    mm_ticks_free(&t);
 }

@@ -62,6 +62,8 @@ static int load_real(const char *which, mm_ticks *t)
         rc = mm_import_lobster(a, b, &o, t, &rep, &e);
     }
     cr_assert_eq(rc, 0, "%s", e.msg);
+    /* The importers record the market's year: 365 x 24 h for crypto, 252 x 6.5 h for equities. */
+    cr_assert_eq(t->inst.year_s, !strcmp(which, "BTCUSDT") ? 31536000.0 : 5896800.0);
     return 1;
 }
 

@@ -77,6 +77,39 @@ Test(store, empty_tape_round_trips)
     mm_ticks_free(&t);
 }
 
+/* The market's seconds per year (issue 10): written as attribute year_seconds when recorded, read
+ * back; absent (files written before) reads as 0; a bad value is refused naming the attribute. */
+Test(store, year_seconds_round_trips_and_is_checked)
+{
+    mm_ticks t = {0};
+    tu_small_tape(&t, 10, 1);
+    t.inst.year_s = 0; /* not recorded */
+    mm_error e = {0};
+    cr_assert_eq(mm_ticks_write(tu_path("y0.h5"), &t, NULL, &e), 0, "%s", e.msg);
+    t.inst.year_s = 31536000;
+    cr_assert_eq(mm_ticks_write(tu_path("y1.h5"), &t, NULL, &e), 0, "%s", e.msg);
+    mm_ticks r = {0};
+    cr_assert_eq(mm_ticks_load(tu_path("y0.h5"), NULL, 0, &r, &e), 0, "%s", e.msg);
+    cr_assert_eq(r.inst.year_s, 0.0);
+    mm_ticks_free(&r);
+    cr_assert_eq(mm_ticks_load(tu_path("y1.h5"), NULL, 0, &r, &e), 0, "%s", e.msg);
+    cr_assert_eq(r.inst.year_s, 31536000.0);
+    mm_ticks_free(&r);
+    hid_t f = H5Fopen(tu_path("y1.h5"), H5F_ACC_RDWR, H5P_DEFAULT);
+    char g[MM_SYMBOL_MAX + 8];
+    snprintf(g, sizeof g, "/ticks/%s", t.inst.symbol);
+    hid_t grp = H5Gopen2(f, g, H5P_DEFAULT);
+    hid_t a = H5Aopen(grp, "year_seconds", H5P_DEFAULT);
+    double bad = -5;
+    cr_assert(a >= 0 && H5Awrite(a, H5T_NATIVE_DOUBLE, &bad) >= 0);
+    H5Aclose(a);
+    H5Gclose(grp);
+    H5Fclose(f);
+    cr_assert_eq(mm_ticks_load(tu_path("y1.h5"), NULL, 0, &r, &e), MM_EFORMAT);
+    cr_assert(strstr(e.msg, "attribute year_seconds: must be a number in (0, 1e12]"), "%s", e.msg);
+    mm_ticks_free(&t);
+}
+
 static int count_files(const char *dir)
 {
     DIR *d = opendir(dir);

@@ -28,6 +28,9 @@ typedef struct mm_import_opts {
     const char *symbol; /* instrument symbol, [A-Za-z0-9._-]+ (required) */
     const char *tick;   /* price units per tick, decimal string; NULL = format default */
     const char *lot;    /* size units per lot, decimal string; NULL = format default */
+    double year_s;      /* the market's trading seconds per year, recorded in the tape
+                           (mm_instrument.year_s),      (0, 1e12]; 0 = the format's: LOBSTER 252 x 6.5 h,
+                           Binance 365 x 24 h, CSV none */
     int skip_bad;       /* 1: skip malformed lines (counted in the report) instead of failing */
     /* LOBSTER */
     const char *date;   /* trading day YYYY-MM-DD (America/New_York) */

@@ -16,7 +16,8 @@
 extern "C" {
 #endif
 
-struct mm_ticks; /* <mmsim/ticks.h> */
+struct mm_ticks;      /* <mmsim/ticks.h> */
+struct mm_instrument; /* <mmsim/ticks.h> */
 
 enum mm_strategy { MM_STRAT_FIXED = 0, MM_STRAT_AS = 1, MM_STRAT_GLFT = 2 };
 enum mm_queue_rule { MM_QUEUE_RISK_AVERSE = 0, MM_QUEUE_POWER = 1, MM_QUEUE_LOG = 2 };
@@ -68,8 +69,8 @@ typedef struct mm_params {
 /* Settings shared by every combination of a run. */
 typedef struct mm_sim_config {
     int64_t sample_ns; /* PnL sampling clock for Sharpe and drawdown, > 0 (default 1 s) */
-    double
-        year_s; /* seconds of trading in a year for annualising, (0, 1e12] (default 252 x 6.5 h) */
+    double year_s; /* seconds of trading in a year for annualising, (0, 1e12]; 0 (the default): each
+                      tape's own (mm_instrument.year_s; 252 x 6.5 h when the tape records none) */
     int64_t markout_ns[MM_MARKOUTS]; /* markout horizons, [1, MM_SIM_HORIZON_MAX_NS] (default 1 s,
                                         10 s, 60 s) */
 } mm_sim_config;
@@ -150,6 +151,11 @@ MM_API const char *mm_params_key_name(int i, const char **help);
 /* Check a combination against the domains of docs/model.md, section 1; returns 0 or MM_EUSAGE with
  * err naming the key ("queue_n: 200 must be in (0, 100]"). */
 MM_API int mm_params_check(const mm_params *p, mm_error *err);
+
+/* The seconds per year a run on a tape with instrument inst annualises with: c->year_s when it is
+ * not 0, else inst->year_s when recorded, else MM_SIM_YEAR_S_DEFAULT (252 x 6.5 h). */
+#define MM_SIM_YEAR_S_DEFAULT 5896800.0
+MM_API double mm_sim_year_s(const mm_sim_config *c, const struct mm_instrument *inst);
 
 /* Check the run settings (sample_ns > 0, year_s, markout horizons) and, when t is not NULL, the
  * tape against them: timestamps in [MM_SIM_TS_MIN, MM_SIM_TS_MAX] and in order (MM_EINVALID naming

@@ -37,6 +37,8 @@ typedef struct mm_instrument {
     double lot_size;            /* size units per lot, finite and > 0 */
     uint64_t fingerprint;       /* XXH3-64 of the columns, see mm_ticks_fingerprint() */
     int allow_crossed;          /* 1 if rows with bid_px >= ask_px are legitimate in this tape */
+    double year_s; /* the market's trading seconds per year (Sharpe's annualisation), in (0, 1e12];
+                      0: not recorded. LOBSTER: 252 x 6.5 h; Binance: 365 x 24 h */
 } mm_instrument;
 
 /* A tape: columns of n rows. Owned memory is released with mm_ticks_free(). */

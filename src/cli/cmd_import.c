@@ -26,6 +26,8 @@ static const char HELP[] =
     "  -o, --output F    tick file to create, or to add the instrument to\n"
     "  --tick T          price units per tick, decimal (lobster: default 0.01 dollars)\n"
     "  --lot L           size units per lot, decimal (lobster: default 1 share)\n"
+    "  --year-seconds S  the market's trading seconds per year, recorded for Sharpe (default:\n"
+    "                    lobster 5896800 = 252 x 6.5 h, binance 31536000 = 365 x 24 h, csv none)\n"
     "  --skip-bad        skip malformed lines (counted and reported) instead of failing\n"
     "  --replace         replace the instrument if the file already holds it\n"
     "  --compress N      gzip level 0..9 for the columns (default 0: none)\n"
@@ -129,7 +131,8 @@ int cmd_import(int argc, char **argv)
         O_NOHDR,
         O_CROSSED,
         O_MARKET,
-        O_NOSNAP
+        O_NOSNAP,
+        O_YEAR
     };
     static const struct option opts[] = {{"symbol", 1, 0, O_SYMBOL},
                                          {"output", 1, 0, 'o'},
@@ -151,6 +154,7 @@ int cmd_import(int argc, char **argv)
                                          {"allow-crossed", 0, 0, O_CROSSED},
                                          {"market", 1, 0, O_MARKET},
                                          {"no-snapshot", 0, 0, O_NOSNAP},
+                                         {"year-seconds", 1, 0, O_YEAR},
                                          {"help", 0, 0, 'h'},
                                          {0, 0, 0, 0}};
     int c;
@@ -171,6 +175,9 @@ int cmd_import(int argc, char **argv)
             break;
         case O_LOT:
             o.lot = optarg;
+            break;
+        case O_YEAR:
+            if (cli_f64(C, "--year-seconds", optarg, 1, 1e12, &o.year_s)) goto fail;
             break;
         case O_SKIPBAD:
             o.skip_bad = 1;

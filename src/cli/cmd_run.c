@@ -43,8 +43,9 @@ static void help(void)
            "[1000]\n"
            "  --engine E             reference (default) or batched; both give identical metrics\n"
            "  --sample-ns N          PnL sampling clock for Sharpe and drawdown [1000000000]\n"
-           "  --year-seconds S       seconds in a trading year for annualising [5896800 = 252 x "
-           "6.5 h]\n"
+           "  --year-seconds S       seconds in a trading year for annualising [0: the tape's, "
+           "recorded\n"
+           "                         by the importer; 5896800 = 252 x 6.5 h when it has none]\n"
            "  --markout-ns A,B,C     markout horizons [1000000000,10000000000,60000000000]\n"
            "  --no-verify            skip the tick file's fingerprint check\n"
            "  -h, --help             this help\n");
@@ -198,7 +199,7 @@ int cmd_run(int argc, char **argv)
             cfg.sample_ns = v;
             break;
         case O_YEAR:
-            if (cli_f64(C, "--year-seconds", optarg, 1, 1e12, &cfg.year_s)) {
+            if (cli_f64(C, "--year-seconds", optarg, 0, 1e12, &cfg.year_s)) {
                 rc = MM_EXIT_USAGE;
                 goto out;
             }
@@ -373,7 +374,7 @@ int cmd_run(int argc, char **argv)
     printf("position       final %" PRId64 ", max |q| %" PRId64 ", mean |q| %.6g lots\n", m.final_q,
            m.max_abs_q, m.mean_abs_q);
     printf("sharpe         %.6g (annualised, %g s samples, %g s/year)\n", m.sharpe,
-           (double)cfg.sample_ns * 1e-9, cfg.year_s);
+           (double)cfg.sample_ns * 1e-9, mm_sim_year_s(&cfg, &t.inst));
     printf("max drawdown   %.10g\n", m.max_drawdown);
     for (int k = 0; k < MM_MARKOUTS; k++)
         printf("markout %-6g %.10g\n", (double)cfg.markout_ns[k] * 1e-9, m.markout[k]);

@@ -344,7 +344,7 @@ int cmd_sweep(int argc, char **argv)
         }
         o.sim.sample_ns = v64;
     }
-    if (c.year_s && cli_f64(C, "year_seconds", c.year_s, 1, 1e12, &o.sim.year_s)) {
+    if (c.year_s && cli_f64(C, "year_seconds", c.year_s, 0, 1e12, &o.sim.year_s)) {
         rc = MM_EXIT_USAGE;
         goto out;
     }

@@ -47,7 +47,7 @@ static int recorded_config(const mm_results_info *in, mm_params *base, mm_sim_co
             rc = -1;
     }
     if (!rc && sc.year_s) {
-        if (!cli_is_decimal(sc.year_s, 0) || !((cfg->year_s = strtod(sc.year_s, NULL)) > 0))
+        if (!cli_is_decimal(sc.year_s, 0) || !((cfg->year_s = strtod(sc.year_s, NULL)) >= 0))
             rc = -1;
     }
     if (rc == -1)

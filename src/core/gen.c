@@ -72,6 +72,7 @@ int mm_gen_ticks(const mm_gen_params *p, mm_ticks *out, mm_error *err)
     strcpy(t.inst.symbol, p->symbol);
     snprintf(t.inst.source, sizeof t.inst.source, "mmsim gen seed=%" PRIu64, p->seed);
     t.inst.tick_size = p->tick_size;
+    t.inst.year_s = 252.0 * 6.5 * 3600; /* a synthetic equity-like market: 252 days of 6.5 h */
     t.inst.lot_size = p->lot_size;
 
     const uint64_t th_move = mm_prob32(p_move);

@@ -36,7 +36,7 @@ void mm_params_defaults(mm_params *p)
 void mm_sim_config_defaults(mm_sim_config *c)
 {
     c->sample_ns = 1000000000;
-    c->year_s = 252.0 * 6.5 * 3600.0;
+    c->year_s = 0; /* the tape's (mm_sim_year_s) */
     c->markout_ns[0] = INT64_C(1000000000);
     c->markout_ns[1] = INT64_C(10000000000);
     c->markout_ns[2] = INT64_C(60000000000);
@@ -44,16 +44,25 @@ void mm_sim_config_defaults(mm_sim_config *c)
 
 #define BAD(field, ...) return mm__errf(err, MM_EUSAGE, field ": " __VA_ARGS__)
 
+double mm_sim_year_s(const mm_sim_config *c, const mm_instrument *inst)
+{
+    if (c->year_s > 0) return c->year_s;
+    return inst && inst->year_s > 0 ? inst->year_s : MM_SIM_YEAR_S_DEFAULT;
+}
+
 int mm_sim_config_check(const mm_sim_config *c, const mm_ticks *t, mm_error *err)
 {
     if (!c) return mm__errf(err, -EINVAL, "mm_sim_config_check: NULL argument");
     if (c->sample_ns <= 0) BAD("sample_ns", "%" PRId64 " must be > 0 ns", c->sample_ns);
-    if (!(c->year_s > 0 && c->year_s <= 1e12))
-        BAD("year_s", "%g must be in (0, 1e12] s", c->year_s);
+    if (!(c->year_s == 0 || (c->year_s > 0 && c->year_s <= 1e12)))
+        BAD("year_s", "%g must be 0 (the tape's) or in (0, 1e12] s", c->year_s);
     for (int k = 0; k < MM_MARKOUTS; k++)
         if (c->markout_ns[k] < 1 || c->markout_ns[k] > MM_SIM_HORIZON_MAX_NS)
             BAD("markout_ns", "horizon %d: %" PRId64 " must be in [1, %" PRId64 "] ns", k + 1,
                 c->markout_ns[k], MM_SIM_HORIZON_MAX_NS);
+    if (t && !(t->inst.year_s == 0 || (t->inst.year_s > 0 && t->inst.year_s <= 1e12)))
+        return mm__errf(err, MM_EFORMAT, "instrument %s: year_s: %g must be 0 or in (0, 1e12] s",
+                        t->inst.symbol, t->inst.year_s);
     if (!t || t->n <= 0) return 0;
     /* The timestamps: in range (so that ts + horizon, ts + delay and every difference of two
      * timestamps are exact in int64) and in order (mm_ticks_validate checks the order too, but a
@@ -330,7 +339,8 @@ void mm__finish(const mm_state *st, const mm__tape *tp, const mm_derived *d, con
     m->mean_abs_q = span > 0 ? twq / span : (double)aq;
     if (st->n_ret >= 2 && st->ret_m2 > 0) {
         double sd = sqrt(st->ret_m2 / (double)st->n_ret);
-        m->sharpe = st->ret_mean / sd * sqrt(c->year_s / ((double)c->sample_ns * 1e-9));
+        m->sharpe = st->ret_mean / sd *
+                    sqrt(mm_sim_year_s(c, &tp->t->inst) / ((double)c->sample_ns * 1e-9));
     }
     double peak = st->pnl_peak > m->pnl ? st->pnl_peak : m->pnl;
     m->max_drawdown = st->max_dd > peak - m->pnl ? st->max_dd : peak - m->pnl;

@@ -2,8 +2,9 @@
  *
  *   /                      attribute mmsim_format = "mmsim-ticks/1"
  *   /ticks/<SYMBOL>/       group, attributes symbol, source, tick_size, lot_size, fingerprint,
- * allow_crossed /ticks/<SYMBOL>/ts_ns  int64 [n], and bid_px ask_px bid_sz ask_sz trade_px trade_sz
- * (int32 [n]), trade_side (int8 [n]); chunked, optionally shuffle + deflate.
+ * allow_crossed, year_seconds (when recorded) /ticks/<SYMBOL>/ts_ns  int64 [n], and bid_px ask_px
+ * bid_sz ask_sz trade_px trade_sz (int32 [n]), trade_side (int8 [n]); chunked, optionally shuffle +
+ * deflate.
  *
  * This file writes (mm_ticks_write); h5store_read.c reads (mm_ticks_list, mm_ticks_load).
  *
@@ -105,7 +106,9 @@ static int write_group(hid_t file, const char *path, const mm_ticks *t, const mm
         mm__attr_put(grp, "lot_size", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &t->inst.lot_size, -1) ||
         mm__attr_put(grp, "fingerprint", H5T_STD_U64LE, H5T_NATIVE_UINT64, &t->inst.fingerprint,
                      -1) ||
-        mm__attr_put(grp, "allow_crossed", H5T_STD_I8LE, H5T_NATIVE_INT8, &crossed, -1)) {
+        mm__attr_put(grp, "allow_crossed", H5T_STD_I8LE, H5T_NATIVE_INT8, &crossed, -1) ||
+        (t->inst.year_s > 0 && mm__attr_put(grp, "year_seconds", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
+                                            &t->inst.year_s, -1))) {
         mm__errf(err, MM_EHDF5, "%s: instrument %s: cannot write attributes", path, sym);
         goto out;
     }

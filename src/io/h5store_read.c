@@ -199,6 +199,15 @@ static int load_group(hid_t file, const char *path, const char *sym, int flags, 
         goto out;
     }
     t.inst.allow_crossed = crossed != 0;
+    /* Optional (files written before 2026-12 have none: 0, the run's default). */
+    a = attr_read_num(grp, "year_seconds", H5T_NATIVE_DOUBLE, H5T_FLOAT, &t.inst.year_s);
+    if (a == -2 || (a == 0 && !(t.inst.year_s > 0 && t.inst.year_s <= 1e12))) {
+        rc = mm__errf(err, MM_EFORMAT,
+                      "%s: instrument %s: attribute year_seconds: must be a number in (0, 1e12]",
+                      path, sym);
+        goto out;
+    }
+    if (a != 0) t.inst.year_s = 0;
     int have_fp = 0;
     a = attr_read_num(grp, "fingerprint", H5T_NATIVE_UINT64, H5T_INTEGER, &t.inst.fingerprint);
     if (a == -2) {

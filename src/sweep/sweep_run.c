@@ -289,8 +289,9 @@ static char *build_identity(const mm__run *r)
     sbuf b = {0};
     sb_printf(&b, "tapes\t%d\n", (int)r->n_tapes);
     for (int32_t t = 0; t < r->n_tapes; t++)
-        sb_printf(&b, "tape %d\t%s (fingerprint %016" PRIx64 ")\n", (int)t, g->axes[0].text[t],
-                  r->ticks[t].inst.fingerprint);
+        sb_printf(&b, "tape %d\t%s (fingerprint %016" PRIx64 ", year %.17g s)\n", (int)t,
+                  g->axes[0].text[t], r->ticks[t].inst.fingerprint,
+                  mm_sim_year_s(&r->o->sim, &r->ticks[t].inst));
     sb_printf(&b, "axes\t");
     for (int32_t m = 1; m < g->n_axes; m++)
         sb_printf(&b, "%s%s", m > 1 ? "," : "", g->axes[m].key);

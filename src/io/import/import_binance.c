@@ -52,7 +52,7 @@ int mm_import_binance_files(const char *const *captures, int n, const mm_import_
     bn b;
     memset(&b, 0, sizeof b);
     mm_instrument inst;
-    int rc = mm__import_setup(o, NULL, NULL, &b.tick, &b.lot, &inst, err);
+    int rc = mm__import_setup(o, NULL, NULL, 365.0 * 24 * 3600, &b.tick, &b.lot, &inst, err);
     if (rc) return rc;
     if (o->market && strcmp(o->market, "spot") && strcmp(o->market, "usdm"))
         return mm__errf(err, MM_EUSAGE, "market: '%s' is not spot or usdm", o->market);

@@ -14,9 +14,13 @@ void mm_import_opts_init(mm_import_opts *o)
 }
 
 int mm__import_setup(const mm_import_opts *o, const char *def_tick, const char *def_lot,
-                     mm__dec *tick, mm__dec *lot, mm_instrument *inst, mm_error *err)
+                     double def_year_s, mm__dec *tick, mm__dec *lot, mm_instrument *inst,
+                     mm_error *err)
 {
     memset(inst, 0, sizeof *inst);
+    if (o && !(o->year_s == 0 || (o->year_s > 0 && o->year_s <= 1e12)))
+        return mm__errf(err, MM_EUSAGE, "year_s: %g must be in (0, 1e12] s", o->year_s);
+    inst->year_s = o && o->year_s > 0 ? o->year_s : def_year_s;
     if (!o || !o->symbol || !o->symbol[0]) return mm__errf(err, MM_EUSAGE, "symbol: required");
     size_t n = strlen(o->symbol);
     if (n >= MM_SYMBOL_MAX) return mm__errf(err, MM_EUSAGE, "symbol: '%s' is too long", o->symbol);

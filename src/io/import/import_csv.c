@@ -199,7 +199,7 @@ int mm_import_csv(const char *path, const mm_import_opts *o, mm_ticks *out, mm_i
     if (!path || !out) return mm__errf(err, -EINVAL, "import csv: missing argument");
     mm__dec tick, lot;
     mm_instrument inst;
-    int rc = mm__import_setup(o, NULL, NULL, &tick, &lot, &inst, err);
+    int rc = mm__import_setup(o, NULL, NULL, 0, &tick, &lot, &inst, err);
     if (rc) return rc;
     csvmap map;
     if ((rc = parse_map(o->csv_map, &map, err))) return rc;

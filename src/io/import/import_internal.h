@@ -158,7 +158,8 @@ void mm__imp_tape_free(mm__imp_tape *t);
 /* Check opts->symbol and copy it; fill tick/lot units from the options or the defaults (NULL:
  * required). Returns 0 or MM_EUSAGE with err naming the option. */
 int mm__import_setup(const mm_import_opts *o, const char *def_tick, const char *def_lot,
-                     mm__dec *tick, mm__dec *lot, mm_instrument *inst, mm_error *err);
+                     double def_year_s, mm__dec *tick, mm__dec *lot, mm_instrument *inst,
+                     mm_error *err);
 
 /* Record a skipped line in the report (first message kept). */
 void mm__import_skip(mm_import_report *rep, const mm_error *e);

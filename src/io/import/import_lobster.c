@@ -335,7 +335,7 @@ int mm_import_lobster(const char *message, const char *orderbook, const mm_impor
         return mm__errf(err, -EINVAL, "import lobster: missing argument");
     mm__dec tick, lot;
     mm_instrument inst;
-    int rc = mm__import_setup(o, "0.01", "1", &tick, &lot, &inst, err);
+    int rc = mm__import_setup(o, "0.01", "1", 252.0 * 6.5 * 3600, &tick, &lot, &inst, err);
     if (rc) return rc;
     int y, mo, d;
     if (!o->date || mm__parse_date(o->date, &y, &mo, &d))
