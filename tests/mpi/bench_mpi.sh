@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Scaling of the MPI engine on this machine (docs/perf.md, "Sweep on MPI"):
-#   1. one sweep (a 200,000-event tape, 192 combinations in 24 chunks of 8) with the serial engine and under
+#   1. one sweep (a 400,000-event tape, 384 combinations in 48 chunks of 8) with the serial engine, the
+#      process engine on every core (the single-machine reference) and under
 #      mpirun -np 1, 2, 3, 4 (--oversubscribe: beyond the machine's cores ranks share them); best of REPS
 #      runs of the sweep's own time (the summary line: load to end, MPI start-up excluded) and of mpirun's
 #      wall time;
-#   2. rank 0's CPU time per chunk, everything included (messages, journal, the table at the end): rank 0
-#      runs under /usr/bin/time (an MPMD launch) on a 200-event tape, so that the workers hardly compute,
-#      for two grid sizes at one chunk size; the difference over the difference in chunks is the cost of a
-#      chunk, start-up cancelled out.
+#   2. rank 0's time per chunk of 1, 16, 64 and 256 combinations: the time it spends handling messages
+#      (MMSIM_BENCH_MPI_STATS, engine_mpi.c), 2 workers on a 200-event tape so that they answer at once;
+#   3. the results table rank 0 builds alone at the end, per combination.
 #   tests/mpi/bench_mpi.sh MMSIM [REPS]
 set -euo pipefail
 mmsim=$(readlink -f "$1")
@@ -17,19 +17,19 @@ trap 'rm -rf "$tmp"' EXIT
 cd "$tmp"
 mpi=(mpirun --allow-run-as-root --oversubscribe)
 echo "machine: $(nproc) cores, $(lscpu | sed -n 's/^Model name: *//p'), load average $(cut -d' ' -f1-3 /proc/loadavg)"
-"$mmsim" gen --seed 6 --events 200000 --symbol BIG -o big.h5 >/dev/null
+"$mmsim" gen --seed 6 --events 400000 --symbol BIG -o big.h5 >/dev/null
 "$mmsim" gen --seed 5 --events 200 --symbol TINY -o tiny.h5 >/dev/null
-grid=(big.h5 --grid spread=1:8:1 --grid inv_limit=2,5,10,20 --grid skew=0,0.5,1,1.5,2,3 --chunk 8)
+grid=(big.h5 --grid spread=1:16:1 --grid inv_limit=2,5,10,20 --grid skew=0,0.5,1,1.5,2,3 --chunk 8)
 best() { sort -g | head -1; }
 run_s() { sed -n 's/^sweep: .* in \([0-9.]*\) s with .*/\1/p'; }
 printf '%-22s %10s %10s %s\n' "run" "sweep s" "wall s" "hash"
-for np in serial 1 2 3 4; do
+for np in serial process 1 2 3 4; do
   s=() w=()
   for _ in $(seq 1 "$reps"); do
     rm -f o.h5
     t0=$(date +%s.%N)
-    if [ "$np" = serial ]; then
-      out=$("$mmsim" sweep "${grid[@]}" --engine serial -o o.h5)
+    if [ "$np" = serial ] || [ "$np" = process ]; then
+      out=$("$mmsim" sweep "${grid[@]}" --engine "$np" --workers "$(nproc)" -o o.h5)
     else
       out=$("${mpi[@]}" -np "$np" "$mmsim" sweep "${grid[@]}" --engine mpi -o o.h5)
     fi
@@ -38,7 +38,7 @@ for np in serial 1 2 3 4; do
     w+=("$(echo "$t1 - $t0" | bc -l)")
   done
   h=$(printf '%s\n' "$out" | sed -n 's/.*content hash //p')
-  printf '%-22s %10.3f %10.3f %s\n' "$([ "$np" = serial ] && echo "serial engine" || echo "mpirun -np $np")" \
+  printf '%-22s %10.3f %10.3f %s\n' "$(case $np in serial) echo "serial engine" ;; process) echo "process, $(nproc) workers" ;; *) echo "mpirun -np $np" ;; esac)" \
     "$(printf '%s\n' "${s[@]}" | best)" "$(printf '%s\n' "${w[@]}" | best)" "$h"
 done
 # Rank 0's time per chunk: MMSIM_BENCH_MPI_STATS makes rank 0 add up the time it spends handling
@@ -67,4 +67,4 @@ t1=$(date +%s.%N)
 table=$(echo "$t1 - $t0 - $(printf '%s\n' "$out" | run_s)" | bc -l)
 printf '\ntable of 200000 combinations after the sweep (load included): %.3f s, %.2f us per combination\n' \
   "$table" "$(echo "$table / 200000 * 1000000" | bc -l)"
-echo "bytes per chunk: 24 to the worker, 8 + 128 x chunk back (sizeof(mm_metrics) = 128); 2 messages"
+echo "bytes per chunk: 24 to the worker, 8 + chunk x sizeof(mm_metrics) back (168 bytes: 21 metrics); 2 messages"
