@@ -7,7 +7,10 @@
 
 #include "mmsim/mmsim.h"
 
-/* HDF5 1.10.8 (Debian 12) decodes a global heap collection ("GCOL") forever when the walk over its
+/* HDF5 1.10.8 (Debian 12) divides by zero opening a dataset whose chunked layout has a zero
+ * dimension (finding F9): for a file open read-only, every dataset is first opened in a forked
+ * child, and a child that does not exit cleanly gives MM_EFORMAT "PATH: corrupt HDF5 file (HDF5
+ * crashes opening its datasets)". It also decodes a global heap collection ("GCOL") forever when the walk over its
  * objects does not advance (a free-space object of size 0), and reads past its buffer when an
  * object claims more bytes than its collection holds; every variable-length string (each mmsim
  * format tag) is read through such a heap, so a corrupt file would hang or crash mmsim instead of
