@@ -1013,3 +1013,54 @@ Test(metrics, sharpe_annualises_with_the_tapes_year_unless_overridden)
     cr_assert_str_eq(e.msg, "instrument HAND: year_s: -1 must be 0 or in (0, 1e12] s");
     mm_ticks_free(&t);
 }
+
+/* Same-timestamp rows (issue 10, part 2; docs/model.md 3): an action decided on an event never
+ * lands inside the group of rows sharing that event's timestamp, whatever the latency (it lands at
+ * ts + max(D, 1 ns)). At 1 ms the mid rises to 102: the bid is replaced 100 -> 101. The next row
+ * has the same timestamp and prints a 5-lot sell at 100: through 101, but the replace cannot have
+ * landed, so the order there is still the old bid at 100, with 10 lots ahead: no fill. Latency 0
+ * and 1 ns give the same run. */
+Test(latency, no_action_lands_inside_its_timestamp_group)
+{
+    row r[] = {{0, 100, 10, 102, 10, 0, 0, 0},
+               {1, 101, 10, 103, 10, 0, 0, 0},
+               {1, 101, 10, 103, 10, 100, 5, -1},
+               {2, 101, 10, 103, 10, 0, 0, 0}};
+    mm_params p = base();
+    trace_log l;
+    mm_metrics m0 = run(r, 4, &p, &l);
+    cr_assert_eq(m0.fills_bid, 0);
+    int32_t px[8];
+    int64_t ts[8];
+    int n = 0;
+    for (int i = 0; i < l.n && n < 8; i++)
+        if (l.r[i].kind == MM_TR_ACTIVE && l.r[i].side == 1)
+            px[n] = l.r[i].px, ts[n++] = l.r[i].ts_ns;
+    cr_assert_eq(n, 2);
+    cr_assert_eq(px[1], 101);
+    cr_assert_eq(ts[1], INT64_C(1000000000000) + 2000000, "the replace lands at the 2 ms row");
+    p.latency_ns = 1;
+    mm_metrics m1 = run(r, 4, &p, NULL);
+    cr_assert(m0.pnl == m1.pnl && m0.fills_bid == m1.fills_bid && m0.orders == m1.orders);
+}
+
+/* mmsim info's clock line (issue 10, part 2): the resolution is the largest power of ten (up to 1
+ * s) dividing every timestamp; rows sharing the previous row's timestamp are counted. The rows are
+ * at 1e12 ns + 0, 1, 1, 2 ms: all multiples of 1 ms (1e12 is a multiple of 1 s, 1 ms is not), one
+ * row repeats a timestamp. */
+Test(latency, tape_clock_resolution_and_same_timestamp_rows)
+{
+    row r[] = {{0, 100, 10, 102, 10, 0, 0, 0},
+               {1, 100, 10, 102, 10, 0, 0, 0},
+               {1, 100, 10, 102, 10, 0, 0, 0},
+               {2, 100, 10, 102, 10, 0, 0, 0}};
+    mm_ticks t = make_tape(r, 4);
+    mm_ticks_stats st;
+    mm_ticks_summarize(&t, &st);
+    cr_assert_eq(st.ts_resolution_ns, 1000000);
+    cr_assert_eq(st.same_ts_rows, 1);
+    t.ts_ns[3] += 7; /* 2 ms + 7 ns */
+    mm_ticks_summarize(&t, &st);
+    cr_assert_eq(st.ts_resolution_ns, 1);
+    mm_ticks_free(&t);
+}

@@ -64,6 +64,10 @@ static int load_real(const char *which, mm_ticks *t)
     cr_assert_eq(rc, 0, "%s", e.msg);
     /* The importers record the market's year: 365 x 24 h for crypto, 252 x 6.5 h for equities. */
     cr_assert_eq(t->inst.year_s, !strcmp(which, "BTCUSDT") ? 31536000.0 : 5896800.0);
+    mm_ticks_stats st;
+    mm_ticks_summarize(t, &st);
+    if (!strcmp(which, "BTCUSDT")) cr_assert_eq(st.ts_resolution_ns, 1000000, "a 1 ms clock");
+    if (!strcmp(which, "AMZN")) cr_assert_eq(st.same_ts_rows, 4232);
     return 1;
 }
 

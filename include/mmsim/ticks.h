@@ -150,6 +150,10 @@ typedef struct mm_ticks_stats {
     int32_t spread_min, spread_max; /* ticks */
     double spread_mean;             /* ticks */
     int64_t mid2_min, mid2_max;     /* twice the mid, ticks (exact integer) */
+    /* The clock's resolution: the largest of 1 ns, 10 ns, ..., 1 s that divides every timestamp
+     * (0 for an empty tape): latencies below it cannot change a run. */
+    int64_t ts_resolution_ns;
+    int64_t same_ts_rows; /* rows with the timestamp of the row before (one print split in rows) */
 } mm_ticks_stats;
 
 MM_API void mm_ticks_summarize(const mm_ticks *t, mm_ticks_stats *s);

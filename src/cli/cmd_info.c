@@ -31,6 +31,16 @@ static void print_one(const mm_ticks *t, int verified)
     if (s.rows > 0)
         printf("  time span      %s .. %s (%.3f s)\n", t0, t1,
                ((double)s.t_last_ns - (double)s.t_first_ns) * 1e-9);
+    if (s.rows > 0) {
+        static const char *const unit[] = {"1 ns",   "10 ns", "100 ns", "1 us",   "10 us",
+                                           "100 us", "1 ms",  "10 ms",  "100 ms", "1 s"};
+        int k = 0;
+        for (int64_t r = s.ts_resolution_ns; r > 1; r /= 10)
+            k++;
+        printf("  clock          every timestamp a multiple of %s (latencies below it give the "
+               "same runs); %" PRId64 " rows share the timestamp of the row before\n",
+               unit[k], s.same_ts_rows);
+    }
     printf("  tick size      %.10g\n", t->inst.tick_size);
     printf("  lot size       %.10g\n", t->inst.lot_size);
     printf("  fingerprint    %016" PRIx64 " (%s)\n", t->inst.fingerprint,

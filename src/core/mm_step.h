@@ -41,7 +41,7 @@ typedef struct mm_derived {
     int64_t backoff_ns;     /* reject_backoff_ns */
     int32_t size, limit, requote;
     double queue_n;
-    int64_t delay_ns; /* feed latency + order-entry latency */
+    int64_t delay_ns; /* feed latency + order-entry latency, at least 1 ns */
     double maker_rate,
         taker_rate; /* fee per (tick x lot) of notional, money: bps * 1e-4 * tick * lot */
     double money;   /* tick_size * lot_size */

@@ -202,7 +202,10 @@ void mm__derive(const mm_params *p, const mm_instrument *inst, mm_derived *d)
     d->rate = p->max_orders_per_s;
     d->close_pen = p->close_penalty_ticks;
     d->requote = p->requote_ticks;
+    /* At least 1 ns: an action never lands inside the group of rows that share the timestamp of the
+     * event it was decided on (one market order printed as several rows; docs/model.md 3). */
     d->delay_ns = p->latency_ns + p->feed_latency_ns;
+    if (d->delay_ns < 1) d->delay_ns = 1;
     d->money = inst->tick_size * inst->lot_size;
     d->maker_rate = p->maker_fee_bps * 1e-4 * d->money;
     d->taker_rate = p->taker_fee_bps * 1e-4 * d->money;

@@ -15,7 +15,11 @@ void mm_ticks_summarize(const mm_ticks *t, mm_ticks_stats *s)
     s->mid2_min = INT64_MAX;
     s->mid2_max = INT64_MIN;
     int64_t spread_sum = 0, quoted = 0;
+    s->ts_resolution_ns = 1000000000;
     for (int64_t i = 0; i < t->n; i++) {
+        while (s->ts_resolution_ns > 1 && t->ts_ns[i] % s->ts_resolution_ns != 0)
+            s->ts_resolution_ns /= 10;
+        if (i > 0 && t->ts_ns[i] == t->ts_ns[i - 1]) s->same_ts_rows++;
         if (t->trade_sz[i] > 0) {
             s->trades++;
             s->trade_volume_lots += t->trade_sz[i];
