@@ -69,7 +69,12 @@ MM_API const mm_params *mm_grid_base(const mm_grid *g);
  * the worker or the chunk that ran it. */
 MM_API uint64_t mm_sweep_combo_seed(uint64_t master_seed, int64_t id);
 
-enum mm_engine { MM_ENGINE_PROCESS = 0, MM_ENGINE_THREADS = 1, MM_ENGINE_SERIAL = 2 };
+enum mm_engine {
+    MM_ENGINE_PROCESS = 0,
+    MM_ENGINE_THREADS = 1,
+    MM_ENGINE_SERIAL = 2,
+    MM_ENGINE_MPI = 3
+};
 
 /* The name of engine e ("process", "threads", "serial"), or NULL when e is not an engine. Names are
  * what `mmsim sweep --engine` accepts and what the results table records. */
@@ -77,6 +82,19 @@ MM_API const char *mm_sweep_engine_name(int e);
 
 /* The enum mm_engine value named name, or -1 (name unknown or NULL). */
 MM_API int mm_sweep_engine_parse(const char *name);
+
+/* MPI (engine "mpi", docs/cluster.md). mm_sweep_mpi_init initialises MPI (MPI_Init_thread,
+ * MPI_THREAD_FUNNELED) unless it is initialised already, and gives this process's rank and the
+ * number of ranks. Returns 0, -ENOSYS when libmmsim was built without MPI, or -EIO (err says why).
+ * Under MPI every rank calls mm_sweep_run with the same grid and options: rank 0 plans the chunks,
+ * hands them out, journals the results and writes the table; the other ranks compute the chunks
+ * they are sent, write nothing and return 0 once rank 0 tells them to stop. Without MPI
+ * initialised, the engine "mpi" runs everything in the calling process (as one rank would).
+ * mm_sweep_mpi_finalize(code), after mm_sweep_mpi_init: code 0 is MPI_Finalize; any other code
+ * ends every rank of the job with MPI_Abort(MPI_COMM_WORLD, code), which a failed or interrupted
+ * sweep needs (other ranks may be waiting for this one); nothing without MPI. */
+MM_API int mm_sweep_mpi_init(int *rank, int *size, mm_error *err);
+MM_API void mm_sweep_mpi_finalize(int code);
 
 /* Progress of a running sweep, as passed to mm_sweep_opts.progress. Counts are of this run: a
  * resumed run counts only the chunks it computes, not those found in the journal. */

@@ -31,8 +31,11 @@ static const char HELP[] =
     "  --symbol X          instrument(s) to use from each file (repeatable; default: all in the "
     "file)\n"
     "  -o, --output F      results file (required, here or in [run] output)\n"
-    "  --engine E          process (default), threads or serial; all give identical tables\n"
-    "  --workers N         processes or threads (default: number of cores)\n"
+    "  --engine E          process (default), threads, serial or mpi; all give identical tables\n"
+    "                      (mpi: run under mpirun or srun, chosen by default there; "
+    "docs/cluster.md)\n"
+    "  --workers N         processes or threads (default: number of cores; mpi: threads in each\n"
+    "                      rank, default 1)\n"
     "  --chunk N           combinations per chunk (default: automatic, at most 256)\n"
     "  --seed S            master seed (default 1)\n"
     "  --objective M       metric the results index is sorted by, best first (default pnl)\n"
@@ -134,6 +137,12 @@ static volatile sig_atomic_t sweep_signal;
 static void on_signal(int sig)
 {
     sweep_signal = sig;
+}
+
+/* Launched by an MPI launcher (mpirun, mpiexec, srun with PMI or PMIx)? */
+static int mpi_launched(void)
+{
+    return getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMI_SIZE") || getenv("PMIX_RANK");
 }
 
 int cmd_sweep(int argc, char **argv)
@@ -319,6 +328,7 @@ int cmd_sweep(int argc, char **argv)
             goto out;
         }
     }
+    if (!c.engine && mpi_launched()) o.engine = MM_ENGINE_MPI;
     if (c.workers) {
         if (cli_i64(C, "workers", c.workers, 0, 4096, &v64)) {
             rc = MM_EXIT_USAGE;
@@ -487,6 +497,16 @@ int cmd_sweep(int argc, char **argv)
         if (cf.oom) rc = sweep_oom(C, "the configuration text");
         o.config_text = cf.p;
     }
+    /* MPI: initialised when launched by an MPI launcher (otherwise the engine runs in this
+     * process); rank 0 reports, the other ranks print only their own failures. */
+    int mpi_rank = 0, mpi_size = 1, mpi_on = 0;
+    if (rc == 0 && o.engine == MM_ENGINE_MPI && mpi_launched()) {
+        if (mm_sweep_mpi_init(&mpi_rank, &mpi_size, &e))
+            rc = cli_fail(&e);
+        else
+            mpi_on = 1;
+        if (mpi_rank != 0) o.progress = NULL;
+    }
     if (rc == 0) {
         mm_sweep_report rep;
         memset(&rep, 0, sizeof rep);
@@ -503,10 +523,26 @@ int cmd_sweep(int argc, char **argv)
         int r = mm_sweep_run(g, &o, c.output, &rep, &e);
         sigaction(SIGINT, &old_int, NULL);
         sigaction(SIGTERM, &old_term, NULL);
-        if (r == MM_EINTERRUPTED) {
-            cli_err("%s: interrupted: %" PRId64 " of %" PRId64 " chunks saved; rerun with --resume",
-                    C, rep.chunks_saved, rep.chunks_total);
+        if (mpi_rank != 0) {
+            /* A worker rank: rank 0 reports the run, and the errors every rank shares. */
+            if (r && r != MM_EUSAGE && r != MM_EINTERRUPTED)
+                cli_err("%s: rank %d: %s", C, mpi_rank, e.msg[0] ? e.msg : mm_strerror(r));
+            rc = r == 0                 ? MM_EXIT_OK
+                 : r == MM_EINTERRUPTED ? 128 + (sweep_signal == SIGTERM ? SIGTERM : SIGINT)
+                 : r == MM_EUSAGE       ? MM_EXIT_USAGE
+                                        : MM_EXIT_RUNTIME;
+            if (r == MM_EUSAGE || r == MM_EINTERRUPTED) mpi_on = 2; /* rank 0 ends the job */
+        } else if (r == MM_EINTERRUPTED) {
+            cli_err("%s: interrupted: %" PRId64 " of %" PRId64
+                    " chunks saved; rerun with --resume%s",
+                    C, rep.chunks_saved, rep.chunks_total,
+                    mpi_size > 1 && sweep_signal == SIGTERM
+                        ? " (under mpirun or srun, SIGTERM also means that another rank died)"
+                        : "");
             rc = 128 + (sweep_signal == SIGTERM ? SIGTERM : SIGINT);
+        } else if (r == -ECHILD && mpi_on) { /* a rank died: its chunks are in the journal */
+            cli_err("%s: %s; rerun with --resume", C, e.msg);
+            rc = MM_EXIT_RUNTIME;
         } else if (r) {
             rc = cli_fail(&e);
         } else {
@@ -514,11 +550,12 @@ int cmd_sweep(int argc, char **argv)
                    "%.0f combos/s, %.3g event x "
                    "combo updates/s\n",
                    rep.combos, mm_grid_axis_size(g, 0), mm_grid_axis_size(g, 0) == 1 ? "" : "s",
-                   rep.wall_s, rep.workers,
+                   rep.wall_s, mpi_on ? (mpi_size > 1 ? mpi_size - 1 : 1) : rep.workers,
                    o.engine == MM_ENGINE_THREADS
                        ? "thread"
-                       : mm_sweep_engine_name(o.engine), /* "2 thread workers" */
-                   rep.workers == 1 ? "" : "s", rep.combos_per_s, rep.updates_per_s);
+                       : mm_sweep_engine_name(o.engine), /* "2 thread workers", "2 mpi workers" */
+                   (mpi_on ? (mpi_size > 1 ? mpi_size - 1 : 1) : rep.workers) == 1 ? "" : "s",
+                   rep.combos_per_s, rep.updates_per_s);
             if (rep.chunks_resumed)
                 printf("resumed: %" PRId64 " combinations were already journaled\n",
                        rep.chunks_resumed);
@@ -530,6 +567,9 @@ int cmd_sweep(int argc, char **argv)
     }
     free(cf.p);
     mm_grid_free(g);
+    /* A failed MPI run ends the whole job (other ranks may wait for this one); a worker that only
+     * shares rank 0's outcome leaves that to rank 0. */
+    if (mpi_on) mm_sweep_mpi_finalize(rc && mpi_size > 1 && mpi_on == 1 ? rc : 0);
 out:
     free(configs);
     cli_sweep_config_free(&c);

@@ -51,6 +51,13 @@ typedef struct mm__run {
     int64_t done_combos, done_updates;
     int64_t progress_calls;
     double progress_last; /* when progress was last reported (CLOCK_MONOTONIC seconds) */
+    /* An engine with MM__ENGINE_RANKS (MPI): worker = 1 in a process that only computes the chunks
+     * the leading process sends it (no journal, no chunk plan, no output); run_id = XXH3 of the
+     * run's identity (the journal's), which every process of one run must share; engine_state:
+     * what mm__mpi_begin keeps until mm__mpi_end. */
+    int worker;
+    uint64_t run_id;
+    void *engine_state;
 } mm__run;
 
 /* Engine flags. */
@@ -66,6 +73,10 @@ enum {
     /* The engine has nothing to balance: the automatic chunk size is the largest (256), not about
      * 16 chunks per core. */
     MM__ENGINE_BIG_CHUNKS = 1u << 3,
+    /* The engine runs in processes that were not forked from this one (MPI ranks): sweep_run.c
+     * calls mm__mpi_begin once the settings are checked, loads the tapes with mm__mpi_load and
+     * calls mm__mpi_end last; a process with r->worker set skips the journal and the results. */
+    MM__ENGINE_RANKS = 1u << 4,
 };
 
 typedef struct mm__engine {
@@ -77,7 +88,16 @@ typedef struct mm__engine {
     int (*run)(mm__run *r, int workers, mm_error *err);
 } mm__engine;
 
-extern const mm__engine mm__engine_serial, mm__engine_threads, mm__engine_process;
+extern const mm__engine mm__engine_serial, mm__engine_threads, mm__engine_process, mm__engine_mpi;
+
+/* The MM__ENGINE_RANKS hooks (engine_mpi.c; without MPI, mpi_none.c: one process does everything).
+ * begin: collective over the job's ranks; sets r->worker on every rank but 0. load: as
+ * mm_ticks_load (same contract), collective over the ranks of a node: one rank reads the tape into
+ * shared memory that the others map. end: releases what begin kept. */
+int mm__mpi_begin(mm__run *r, mm_error *err);
+int mm__mpi_load(mm__run *r, const char *path, const char *symbol, int flags, mm_ticks *out,
+                 mm_error *err);
+void mm__mpi_end(mm__run *r);
 
 /* The engine of enum mm_engine value e, or NULL. */
 const mm__engine *mm__engine_get(int e);

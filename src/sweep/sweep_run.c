@@ -48,6 +48,7 @@ static const mm__engine *const engines[] = {
     [MM_ENGINE_PROCESS] = &mm__engine_process,
     [MM_ENGINE_THREADS] = &mm__engine_threads,
     [MM_ENGINE_SERIAL] = &mm__engine_serial,
+    [MM_ENGINE_MPI] = &mm__engine_mpi,
 };
 #define N_ENGINES ((int)(sizeof engines / sizeof engines[0]))
 
@@ -462,8 +463,10 @@ int mm_sweep_run(const mm_grid *g, const mm_sweep_opts *o, const char *out_path,
     snprintf(jpath, jlen, "%s.journal", out_path);
     r.jpath = jpath;
     /* A live run on this output, or an interrupted one without --resume: say so now, before
-     * loading. */
-    if ((rc = mm__journal_precheck(jpath, out_path, o->resume, err))) goto out;
+     * loading. MPI: ranks but 0 (r.worker) compute what rank 0 sends; no journal, no output. */
+    int ranks = (engine->flags & MM__ENGINE_RANKS) != 0;
+    if (ranks && (rc = mm__mpi_begin(&r, err))) goto out;
+    if (!r.worker && (rc = mm__journal_precheck(jpath, out_path, o->resume, err))) goto out;
     r.ticks = calloc((size_t)r.n_tapes, sizeof *r.ticks);
     r.tapes = calloc((size_t)r.n_tapes, sizeof *r.tapes);
     if (!r.ticks || !r.tapes) {
@@ -492,7 +495,8 @@ int mm_sweep_run(const mm_grid *g, const mm_sweep_opts *o, const char *out_path,
             sym = hash + 1;
         }
         int flags = o->load_flags | (engine->flags & MM__ENGINE_FORKS ? MM_LOAD_SHM : 0);
-        rc = mm_ticks_load(spec, sym && *sym ? sym : NULL, flags, &r.ticks[t], err);
+        rc = ranks ? mm__mpi_load(&r, spec, sym && *sym ? sym : NULL, flags, &r.ticks[t], err)
+                   : mm_ticks_load(spec, sym && *sym ? sym : NULL, flags, &r.ticks[t], err);
         free(spec);
         if (rc == 0) rc = mm_sim_config_check(&o->sim, &r.ticks[t], err);
         if (rc == 0 && (rc = mm__tape_init(&r.tapes[t], &r.ticks[t], &o->sim)))
@@ -504,10 +508,12 @@ int mm_sweep_run(const mm_grid *g, const mm_sweep_opts *o, const char *out_path,
         rc = mm__errf(err, -ENOMEM, "out of memory");
         goto out;
     }
+    r.run_id = XXH3_64bits(ident, strlen(ident));
     int64_t n_done = 0;
-    rc = mm__journal_open(&r.j, jpath, out_path, o->resume, XXH3_64bits(ident, strlen(ident)),
-                          ident, g->n_combos, done, &n_done, err);
-    if (rc) goto out;
+    rc = r.worker ? engine->run(&r, workers, err)
+                  : mm__journal_open(&r.j, jpath, out_path, o->resume, r.run_id, ident, g->n_combos,
+                                     done, &n_done, err);
+    if (rc || r.worker) goto out;
     mm__remove_stale_tmps(out_path); /* we hold the lock: nobody else is writing this output */
     int64_t records_before = r.j.records;
     /* Chunks over the combinations not yet done, never across a tape boundary. */
@@ -577,6 +583,7 @@ out:
      * resume. */
     if (r.j.fd >= 0 && rc && rc != MM_EINTERRUPTED && r.j.records == 0) unlink(jpath);
     mm__journal_close(&r.j);
+    if (ranks) mm__mpi_end(&r);
     for (int32_t t = 0; t < r.n_tapes && r.tapes && r.ticks; t++) {
         mm__tape_free(&r.tapes[t]);
         mm_ticks_free(&r.ticks[t]);
