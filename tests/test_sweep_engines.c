@@ -19,12 +19,14 @@ Test(sweep_engines, names_round_trip_and_unknown_names_are_refused)
     cr_assert_str_eq(mm_sweep_engine_name(MM_ENGINE_PROCESS), "process");
     cr_assert_str_eq(mm_sweep_engine_name(MM_ENGINE_THREADS), "threads");
     cr_assert_str_eq(mm_sweep_engine_name(MM_ENGINE_SERIAL), "serial");
+    cr_assert_str_eq(mm_sweep_engine_name(MM_ENGINE_MPI), "mpi");
     int n = 0;
     while (mm_sweep_engine_name(n)) {
         cr_assert_eq(mm_sweep_engine_parse(mm_sweep_engine_name(n)), n, "engine %d", n);
         n++;
     }
-    cr_assert_eq(n, 3, "three engines are built today");
+    cr_assert_eq(n, 4,
+                 "four engines are built today (mpi also without MPI: it then refuses to run)");
     cr_assert_null(mm_sweep_engine_name(-1));
     cr_assert_eq(mm_sweep_engine_parse("gpu"), -1);
     cr_assert_eq(mm_sweep_engine_parse("Serial"), -1, "names are exact");
@@ -88,7 +90,7 @@ Test(sweep_engines, each_engine_is_recorded_by_name_and_gives_the_same_table, .t
 Test(sweep_engines, a_value_that_names_no_engine_is_a_usage_error_leaving_no_journal)
 {
     mm_grid *g = grid_tiny();
-    int bad[] = {-1, 3, 1000};
+    int bad[] = {-1, 4, 1000};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         mm_sweep_opts o;
         mm_sweep_opts_defaults(&o);

@@ -22,6 +22,7 @@
 #define _GNU_SOURCE /* memmem */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -160,18 +161,50 @@ static herr_t probe_visit(hid_t obj, const char *name, const H5O_info_t *info, v
 #endif
 {
     (void)data;
-    if (info->type != H5O_TYPE_DATASET) return 0;
-    hid_t d = H5Dopen2(obj, name, H5P_DEFAULT);
-    if (d >= 0) H5Dclose(d);
+    if (info->type == H5O_TYPE_DATASET) {
+        hid_t d = H5Dopen2(obj, name, H5P_DEFAULT);
+        if (d >= 0) H5Dclose(d);
+    }
+    /* Every variable-length string attribute of the object, read as mmsim's readers read them
+     * (finding F7: a heap ID naming an object past the heap's end crashes H5HG_read). */
+    hid_t o = H5Oopen(obj, name, H5P_DEFAULT);
+    if (o < 0) return 0;
+    int na = H5Aget_num_attrs(o);
+    for (int i = 0; i < na && i < 4096; i++) {
+        hid_t a = H5Aopen_by_idx(o, ".", H5_INDEX_CRT_ORDER, H5_ITER_NATIVE, (hsize_t)i,
+                                 H5P_DEFAULT, H5P_DEFAULT);
+        if (a < 0)
+            a = H5Aopen_by_idx(o, ".", H5_INDEX_NAME, H5_ITER_NATIVE, (hsize_t)i, H5P_DEFAULT,
+                               H5P_DEFAULT);
+        if (a < 0) continue;
+        hid_t ft = H5Aget_type(a), sp = H5Aget_space(a);
+        hssize_t np = sp >= 0 ? H5Sget_simple_extent_npoints(sp) : -1;
+        if (ft >= 0 && H5Tget_class(ft) == H5T_STRING && H5Tis_variable_str(ft) > 0 && np > 0 &&
+            np <= (1 << 20)) {
+            hid_t mt = H5Tcopy(H5T_C_S1);
+            H5Tset_size(mt, H5T_VARIABLE);
+            H5Tset_cset(mt, H5Tget_cset(ft)); /* as read_strs: HDF5 converts no character sets */
+            char **buf = calloc((size_t)np, sizeof *buf);
+            if (buf && H5Aread(a, mt, buf) >= 0) H5Dvlen_reclaim(mt, sp, H5P_DEFAULT, buf);
+            free(buf);
+            H5Tclose(mt);
+        }
+        if (sp >= 0) H5Sclose(sp);
+        if (ft >= 0) H5Tclose(ft);
+        H5Aclose(a);
+    }
+    H5Oclose(o);
     return 0;
 }
 
 /* Finding F9: HDF5 1.10.8 divides by zero (SIGFPE) in H5Dopen on a chunked layout with a zero
- * dimension, and the layout is parsed only there. So a file opened read-only first has every
- * dataset opened in a child process (fork; the child writes nothing, dumps no core and leaves
- * with _exit). Returns 1 when the child did not exit with status 0 (HDF5 crashed), 0 otherwise,
- * also when fork fails (then the parent's own opens run unprotected) or the file is open for
- * writing (a file mmsim writes into has passed this check when it was read). */
+ * dimension, and the layout is parsed only there; finding F7: it reads out of bounds reading a
+ * string attribute whose heap ID names an object past its heap. So a file opened read-only first
+ * has every dataset opened and every variable-length string attribute read in a child process
+ * (fork; the child writes nothing, dumps no core and leaves with _exit). Returns 1 when the child
+ * did not exit with status 0 (HDF5 crashed), 0 otherwise, also when fork fails (then the parent's
+ * own opens run unprotected) or the file is open for writing (a file mmsim writes into has passed
+ * this check when it was read). */
 static int datasets_crash_hdf5(hid_t file)
 {
     unsigned intent = 0;
@@ -191,9 +224,22 @@ static int datasets_crash_hdf5(hid_t file)
 #endif
         _exit(0);
     }
+    /* At most 60 s: a heap HDF5 walks forever (F1, F8) in a file over 64 MiB, which the heap scan
+     * only reaches after this probe, would otherwise hang here. */
     int ws = 0;
-    while (waitpid(pid, &ws, 0) < 0)
-        if (errno != EINTR) return 0;
+    for (long waited_us = 0, step = 100;;
+         waited_us += step, step = step < 100000 ? 2 * step : step) {
+        pid_t r = waitpid(pid, &ws, WNOHANG);
+        if (r == pid) break;
+        if (r < 0 && errno != EINTR) return 0;
+        if (waited_us > 60L * 1000000) {
+            kill(pid, SIGKILL);
+            while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
+                ;
+            return 2;
+        }
+        usleep((useconds_t)step);
+    }
     return !(WIFEXITED(ws) && WEXITSTATUS(ws) == 0);
 }
 
@@ -205,46 +251,58 @@ int mm__h5_guard(hid_t file, const char *path, mm_error *err)
     int rc = 0;
     ranges rs = {0};
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 16) goto out;
+    size_t n = (size_t)st.st_size;
+    /* Files up to 64 MiB: the heap scan first (whole file, no HDF5 call), then the child probe.
+     * Larger ones: the probe first (it has a time limit), since the scan then needs the datasets'
+     * ranges, read by opening them. The dataset ranges come from the file itself: a corrupt header
+     * could claim that a heap is raw data, hence the whole scan of smaller files (about 30 ms at
+     * most). */
+    int whole = n <= ((size_t)64 << 20);
     H5E_auto2_t func;
     void *fdata;
     H5Eget_auto2(H5E_DEFAULT, &func, &fdata);
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-    if (datasets_crash_hdf5(file)) {
-        H5Eset_auto2(H5E_DEFAULT, func, fdata);
-        rc = mm__errf(err, MM_EFORMAT, "%s: corrupt HDF5 file (HDF5 crashes opening its datasets)",
-                      path);
-        goto out;
-    }
+    int crash = whole ? 0 : datasets_crash_hdf5(file);
+    if (!whole && !crash) {
 #if H5_VERSION_GE(1, 12, 0)
-    H5Ovisit3(file, H5_INDEX_NAME, H5_ITER_NATIVE, visit, &rs, H5O_INFO_BASIC);
+        H5Ovisit3(file, H5_INDEX_NAME, H5_ITER_NATIVE, visit, &rs, H5O_INFO_BASIC);
 #else
-    H5Ovisit2(file, H5_INDEX_NAME, H5_ITER_NATIVE, visit, &rs, H5O_INFO_BASIC);
+        H5Ovisit2(file, H5_INDEX_NAME, H5_ITER_NATIVE, visit, &rs, H5O_INFO_BASIC);
 #endif
+    }
     H5Eset_auto2(H5E_DEFAULT, func, fdata);
     if (rs.oom) {
         rc = mm__errf(err, -ENOMEM, "%s: out of memory", path);
         goto out;
     }
-    size_t n = (size_t)st.st_size;
-    unsigned char *m = mmap(NULL, n, PROT_READ, MAP_PRIVATE, fd, 0);
-    if (m == MAP_FAILED) goto out;
-    /* The dataset ranges come from the file itself: a corrupt header could claim that a heap is raw
-     * data. Files up to 64 MiB are scanned whole (about 30 ms at most); larger ones skip the raw
-     * data. */
-    if (n <= ((size_t)64 << 20)) rs.n = 0;
-    if (rs.n) qsort(rs.r, rs.n, sizeof *rs.r, cmp_range);
     int64_t bad = -1;
     const char *why = "";
-    size_t from = 0;
-    for (size_t i = 0; i <= rs.n && bad < 0; i++) {
-        size_t to = i < rs.n ? (size_t)(rs.r[i].lo < n ? rs.r[i].lo : n) : n;
-        if (to > from) bad = scan(m, n, from, to, &why);
-        if (i < rs.n && rs.r[i].hi > from) from = rs.r[i].hi < n ? (size_t)rs.r[i].hi : n;
+    if (!crash) {
+        unsigned char *m = mmap(NULL, n, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (m != MAP_FAILED) {
+            if (rs.n) qsort(rs.r, rs.n, sizeof *rs.r, cmp_range);
+            size_t from = 0;
+            for (size_t i = 0; i <= rs.n && bad < 0; i++) {
+                size_t to = i < rs.n ? (size_t)(rs.r[i].lo < n ? rs.r[i].lo : n) : n;
+                if (to > from) bad = scan(m, n, from, to, &why);
+                if (i < rs.n && rs.r[i].hi > from) from = rs.r[i].hi < n ? (size_t)rs.r[i].hi : n;
+            }
+            munmap(m, n);
+        }
     }
-    munmap(m, n);
-    if (bad >= 0)
+    if (bad >= 0) {
         rc = mm__errf(err, MM_EFORMAT, "%s: corrupt HDF5 file (global heap at byte %lld %s)", path,
                       (long long)bad, why);
+        goto out;
+    }
+    if (whole) {
+        H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+        crash = datasets_crash_hdf5(file);
+        H5Eset_auto2(H5E_DEFAULT, func, fdata);
+    }
+    if (crash)
+        rc = mm__errf(err, MM_EFORMAT, "%s: corrupt HDF5 file (HDF5 %s reading it)", path,
+                      crash == 2 ? "does not finish" : "crashes");
 out:
     free(rs.r);
     close(fd);
