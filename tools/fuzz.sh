@@ -14,7 +14,11 @@ secs=${FUZZ_SECONDS:-15}
 # FUZZ_RUNS=N: a reproducible smoke instead (N inputs per target from a fixed seed, FUZZ_SEED, default 1),
 # as CI runs it: the same inputs every time, so CI cannot fail at random on a new HDF5 bug (finding F7).
 runs=${FUZZ_RUNS:-}
-if [ -n "$runs" ]; then limit=(-runs="$runs" -seed="${FUZZ_SEED:-1}"); else limit=(-max_total_time="$secs"); fi
+# The HDF5 targets (ticks, results) run FUZZ_RUNS_HDF5 inputs (default FUZZ_RUNS / 8, at least 100): each
+# input forks mm__h5_guard's probe child (findings F7, F9), about 0.2 s under ASan with libFuzzer's memory,
+# so 2000 inputs would take about 7 minutes per target.
+runs_hdf5=${FUZZ_RUNS_HDF5:-}
+if [ -n "$runs" ] && [ -z "$runs_hdf5" ]; then runs_hdf5=$((runs / 8 < 100 ? 100 : runs / 8)); fi
 all=(grid import ticks results binance_spot sweep_config)
 command -v clang >/dev/null || { echo "tools/fuzz.sh: clang not found (tools/deps.sh installs it)" >&2; exit 1; }
 if [ ! -d "$build" ]; then
@@ -55,6 +59,13 @@ for t in "${targets[@]}"; do
   # would also read hdf5-slow/ (finding F3's inputs: slow by design, not replayed).
   seeds=$(find "fixtures/fuzz/$t" "fixtures/fuzz/$t/regress" -maxdepth 1 -type f ! -name .gitkeep |
     LC_ALL=C sort -u | paste -sd, -)
+  if [ -n "$runs" ]; then
+    n=$runs
+    case $t in ticks | results) n=$runs_hdf5 ;; esac
+    limit=(-runs="$n" -seed="${FUZZ_SEED:-1}")
+  else
+    limit=(-max_total_time="$secs")
+  fi
   # The first directory receives new inputs; the fixtures are only read. -reload=0: libFuzzer would
   # otherwise reread that directory every second, which makes a run depend on the clock.
   if nice -n 10 "$build/tests/fuzz/fuzz_$t" "${limit[@]}" -timeout=60 -rss_limit_mb=2048 \
@@ -62,8 +73,14 @@ for t in "${targets[@]}"; do
        "$corpus" >"$log" 2>&1; then
     stats=$(grep -E "^stat::(number_of_executed_units|peak_rss_mb)" "$log" | awk '{printf "%s ", $2}')
     cov=$(grep -E "^#[0-9]+.*(DONE|pulse|NEW|REDUCE)" "$log" | tail -1 | grep -oE "cov: [0-9]+ ft: [0-9]+ corp: [^ ]+" || true)
-    if [ -n "$runs" ]; then how="$runs runs, seed ${FUZZ_SEED:-1}"; else how="${secs}s"; fi
+    if [ -n "$runs" ]; then how="$n runs, seed ${FUZZ_SEED:-1}"; else how="${secs}s"; fi
     echo "fuzz $t: ok, $how, executions/peak MB: $stats, $cov"
+  elif grep -aqE "^    #0 0x[0-9a-f]+ +(in [^ ]+ )?\(/lib/x86_64-linux-gnu/libhdf5" "$log"; then
+    # A crash whose innermost frame is in HDF5 itself: an HDF5 1.10.8 bug on a corrupt file (docs/fuzzing.md
+    # lists them; mm__h5_guard catches those it can). Reported, the input kept, not a failure of this smoke:
+    # CI checks mmsim's code. Any crash in mmsim's code still fails.
+    echo "fuzz $t: stopped by an HDF5 crash, not mmsim's (input in $art; log $log):" >&2
+    grep -aE "ERROR|SUMMARY" "$log" | head -2 >&2
   else
     echo "fuzz $t: FAILED (log $log, input in $art):" >&2
     grep -E "ERROR|runtime error|SUMMARY|Test unit written" "$log" | head -5 >&2 || tail -20 "$log" >&2
