@@ -494,3 +494,128 @@ Test(fees, maker_and_taker_rates_on_notional_and_pnl_after_fees)
     for (int k = 0; k < MM_MARKOUTS; k++)
         cr_assert_eq(m.markout[k], -0.75, "markout[%d] %.17g", k, m.markout[k]);
 }
+
+/* ---- Responses and fill reports (section 3.2) ---- */
+
+/* The order records of a side, in order: their times. */
+static int order_times(const trace_log *l, int side, int64_t *ts, int max)
+{
+    const mm_trace_rec *o[32];
+    int n = recs(l, MM_TR_ORDER, side, o, 32);
+    for (int i = 0; i < n && i < max; i++)
+        ts[i] = o[i]->ts_ns;
+    return n;
+}
+
+Test(response, the_strategy_learns_its_fill_only_when_the_report_arrives)
+{
+    /* spread 1, skew 1 tick/lot, mid 102 throughout: q = 0 quotes 101 / 103, q = 1 quotes
+     * floor(102 - 1 - 1) = 100 / ceil(102 + 1 - 1) = 102. */
+    row r[] = {{0, 100, 10, 104, 10, 0, 0, 0},    /* 101 / 103 sent (land at 1 ns) */
+               {1, 100, 10, 104, 10, 0, 0, 0},    /* both land; responses known at 11 ms */
+               {2, 100, 10, 104, 10, 100, 1, -1}, /* through our bid 101: q = 1, reported 12 ms */
+               {11.5, 100, 10, 104, 10, 0, 0, 0}, /* not busy; the strategy still knows q = 0 */
+               {12, 100, 10, 104, 10, 0, 0, 0}};  /* the report: q = 1, re-quote */
+    mm_params p = base();
+    p.skew_ticks = 1;
+    p.response_ns = 10000000;
+    mm_sim_config c = config();
+    trace_log l;
+    mm_metrics m = run(r, 5, &p, &c, &l);
+    EXPECT_ORDERS(&l, 1, 101, 100);
+    EXPECT_ORDERS(&l, -1, 103, 102);
+    int64_t ts[4];
+    order_times(&l, 1, ts, 4);
+    cr_assert_eq(ts[1], MS(12), "the new bid waits for the fill report (2 ms + 10 ms)");
+    order_times(&l, -1, ts, 4);
+    cr_assert_eq(ts[1], MS(12), "so does the skewed ask");
+    const mm_trace_rec *f[2];
+    cr_assert_eq(recs(&l, MM_TR_FILL, 1, f, 2), 1);
+    cr_assert(f[0]->q == 1 && f[0]->known_q == 0, "at the fill: q 1, known %lld",
+              (long long)f[0]->known_q);
+    cr_assert_eq(m.final_q, 1);
+    /* response_ns 0: the fill is known at once and the re-quote comes at 2 ms. */
+    p.response_ns = 0;
+    run(r, 5, &p, &c, &l);
+    EXPECT_ORDERS(&l, 1, 101, 100);
+    order_times(&l, 1, ts, 4);
+    cr_assert_eq(ts[1], MS(2));
+    cr_assert_eq(recs(&l, MM_TR_FILL, 1, f, 2), 1);
+    cr_assert_eq(f[0]->known_q, 1);
+}
+
+Test(response, one_action_per_side_until_its_response_is_known)
+{
+    row r[] = {{0, 100, 10, 104, 10, 0, 0, 0},   /* mid 102: 101 / 103 sent */
+               {1, 101, 10, 105, 10, 0, 0, 0},   /* they land; mid 103: targets 102 / 104 */
+               {11, 101, 10, 105, 10, 0, 0, 0}}; /* the responses (1 + 10 ms): replace now */
+    mm_params p = base();
+    p.response_ns = 10000000;
+    mm_sim_config c = config();
+    trace_log l;
+    mm_metrics m = run(r, 3, &p, &c, &l);
+    EXPECT_ORDERS(&l, 1, 101, 102);
+    EXPECT_ORDERS(&l, -1, 103, 104);
+    int64_t ts[4];
+    order_times(&l, 1, ts, 4);
+    cr_assert_eq(ts[1], MS(11), "no replace before the response to the first order");
+    cr_assert_eq(m.cancels, 2);
+    p.response_ns = 0; /* the response is known when the order lands: replace at 1 ms */
+    run(r, 3, &p, &c, &l);
+    order_times(&l, 1, ts, 4);
+    cr_assert_eq(ts[1], MS(1));
+}
+
+Test(response, a_recorded_entry_latency_is_interpolated_at_the_decision_and_adds_latency_ns)
+{
+    /* Entry latency 0 at t0, 4 ms at t0 + 10 ms; response 0. The replace decided at 5 ms gets
+     * 0 + floor(4 ms x 5 / 10) = 2 ms: it lands at 7 ms (not at the row of 6.9 ms). */
+    int64_t lt[] = {MS(0), MS(10)}, le[] = {0, 4000000}, lr[] = {0, 0};
+    mm_latency_series ls = {2, lt, le, lr};
+    row r[] = {{0, 100, 10, 104, 10, 0, 0, 0},   /* 101 / 103, entry latency 0: 1 ns */
+               {5, 101, 10, 105, 10, 0, 0, 0},   /* land; mid 103: replace 102 / 104 */
+               {6.9, 101, 10, 105, 10, 0, 0, 0}, /* in flight */
+               {7, 101, 10, 105, 10, 0, 0, 0},   /* lands */
+               {8, 101, 10, 105, 10, 0, 0, 0}};
+    mm_params p = base();
+    mm_sim_config c = config();
+    c.latency = &ls;
+    trace_log l;
+    run(r, 5, &p, &c, &l);
+    const mm_trace_rec *a[4];
+    cr_assert_eq(recs(&l, MM_TR_ACTIVE, 1, a, 4), 2);
+    cr_assert_eq(a[0]->ts_ns, MS(5));
+    cr_assert_eq(a[1]->ts_ns, MS(7), "landed at %lld", (long long)(a[1]->ts_ns - T0_NS));
+    /* latency_ns 0.5 ms adds to the series: 2.5 ms, landing at the row of 8 ms. */
+    p.latency_ns = 500000;
+    run(r, 5, &p, &c, &l);
+    cr_assert_eq(recs(&l, MM_TR_ACTIVE, 1, a, 4), 2);
+    cr_assert_eq(a[1]->ts_ns, MS(8));
+}
+
+Test(response, reports_keep_their_order_when_the_recorded_response_latency_falls)
+{
+    /* Response latency 10 ms at t0 falling to 0 at t0 + 1 ms; entry 0. size 2. */
+    int64_t lt[] = {MS(0), MS(1)}, le[] = {0, 0}, lr[] = {10000000, 0};
+    mm_latency_series ls = {2, lt, le, lr};
+    row r[] = {
+        {0, 100, 10, 104, 10, 0, 0, 0},      /* bid 101 x 2 sent */
+        {0.5, 100, 10, 104, 10, 0, 0, 0},    /* lands; response latency 10 - 5 = 5 ms: at 5.5 ms */
+        {0.6, 100, 10, 104, 10, 100, 1, -1}, /* fill 1: 10 - 6 = 4 ms, 4.6 -> after 5.5: 5.5 ms */
+        {2, 100, 10, 104, 10, 100, 1, -1},   /* fill 1: latency 0, but behind the others: 5.5 */
+        {6, 100, 10, 104, 10, 0, 0, 0}};     /* both reports known: q = 2, a new bid */
+    mm_params p = base();
+    p.quote_size = 2;
+    mm_sim_config c = config();
+    c.latency = &ls;
+    trace_log l;
+    mm_metrics m = run(r, 5, &p, &c, &l);
+    const mm_trace_rec *f[4];
+    cr_assert_eq(recs(&l, MM_TR_FILL, 1, f, 4), 2);
+    cr_assert(f[1]->q == 2 && f[1]->known_q == 0,
+              "the second report may not overtake the first: known %lld", (long long)f[1]->known_q);
+    int64_t ts[4];
+    cr_assert_eq(order_times(&l, 1, ts, 4), 2);
+    cr_assert_eq(ts[1], MS(6), "the filled order is known done at 5.5 ms: the next row");
+    cr_assert_eq(m.final_q, 2);
+}

@@ -97,6 +97,16 @@ MM_API int mm_import_binance_files(const char *const *captures, int n, const mm_
 MM_API int mm_import_csv(const char *path, const mm_import_opts *o, mm_ticks *out,
                          mm_import_report *rep, mm_error *err);
 
+struct mm_latency_series; /* <mmsim/sim.h> */
+
+/* A recorded latency series (docs/model.md, section 3.2) from a CSV file, plain or gzip: a header
+ * naming the columns ts_ns, entry_ns and response_ns (any order, nothing else), then one point per
+ * line, decimal integers in ns: times strictly increasing in [-2^62, 2^62 - 1], latencies in [0,
+ * 1 h]. Returns 0 with `out` owning its arrays (mm_latency_free), or an error "PATH:LINE: what"
+ * (MM_EFORMAT, MM_EINVALID, -errno) with `out` zeroed. */
+MM_API int mm_latency_read_csv(const char *path, struct mm_latency_series *out, mm_error *err);
+MM_API void mm_latency_free(struct mm_latency_series *s);
+
 #ifdef __cplusplus
 }
 #endif

@@ -57,6 +57,7 @@ typedef struct mm_params {
     int32_t post_only;       /* 1: an order that would cross on arrival is rejected; 0: it takes */
     int64_t latency_ns;      /* order-entry latency (new orders and cancels), >= 0 */
     int64_t feed_latency_ns; /* market-data latency, >= 0 */
+    int64_t response_ns;     /* exchange-to-strategy latency of responses and fill reports, >= 0 */
     double maker_fee_bps;    /* negative = rebate */
     double taker_fee_bps;
     int32_t fill_volume;       /* enum mm_fill_volume */
@@ -66,6 +67,16 @@ typedef struct mm_params {
     int32_t close_penalty_ticks; /* pnl_close: the part beyond the displayed size, ticks, >= 0 */
 } mm_params;
 
+/* A recorded latency series (docs/model.md, section 3.2): n >= 1 points at strictly increasing
+ * times ts_ns, each with the order-entry and the response latency measured then, ns, in [0,
+ * MM_SIM_LATENCY_MAX_NS]. Between points the latencies are interpolated linearly (rounded down);
+ * before the first and after the last the end points hold. */
+typedef struct mm_latency_series {
+    int64_t n;
+    const int64_t *ts_ns, *entry_ns, *response_ns;
+} mm_latency_series;
+#define MM_SIM_LATENCY_MAX_NS INT64_C(3600000000000) /* 1 h */
+
 /* Settings shared by every combination of a run. */
 typedef struct mm_sim_config {
     int64_t sample_ns; /* PnL sampling clock for Sharpe and drawdown, > 0 (default 1 s) */
@@ -73,6 +84,10 @@ typedef struct mm_sim_config {
                       tape's own (mm_instrument.year_s; 252 x 6.5 h when the tape records none) */
     int64_t markout_ns[MM_MARKOUTS]; /* markout horizons, [1, MM_SIM_HORIZON_MAX_NS] (default 1 s,
                                         10 s, 60 s) */
+    /* NULL (the default): constant latencies (the parameters latency_ns and response_ns). Else
+     * each order's entry latency and each response's latency add the series' value at the time
+     * (section 3.2); the series must stay valid while the run uses the config. */
+    const mm_latency_series *latency;
 } mm_sim_config;
 
 /* Limits of a run (docs/model.md, section 1.2): the sampling clock crosses at most
@@ -115,18 +130,19 @@ enum mm_trace_kind {
 };
 typedef struct mm_trace_rec {
     int64_t ts_ns;
-    int64_t event; /* index of the event being processed */
-    int32_t kind;  /* enum mm_trace_kind */
-    int32_t side;  /* +1 bid (buy), -1 ask (sell) */
-    int32_t px;    /* ticks */
-    int32_t qty;   /* lots (fill: filled qty; order: size) */
-    int32_t ahead; /* queue ahead after the record, lots (-1: unknown, behind the visible best) */
-    int32_t taker; /* fill: 1 if taker */
-    int64_t q;     /* position after the record, lots */
-    int64_t cash2; /* twice the cash, ticks x lots */
-    int64_t mid2;  /* twice the mid used for marking, ticks */
-    double fees;   /* cumulative fees, money */
-    double pnl;    /* cash + q x mid - fees, money */
+    int64_t event;   /* index of the event being processed */
+    int32_t kind;    /* enum mm_trace_kind */
+    int32_t side;    /* +1 bid (buy), -1 ask (sell) */
+    int32_t px;      /* ticks */
+    int32_t qty;     /* lots (fill: filled qty; order: size) */
+    int32_t ahead;   /* queue ahead after the record, lots (-1: unknown, behind the visible best) */
+    int32_t taker;   /* fill: 1 if taker */
+    int64_t q;       /* position after the record, lots */
+    int64_t cash2;   /* twice the cash, ticks x lots */
+    int64_t mid2;    /* twice the mid used for marking, ticks */
+    double fees;     /* cumulative fees, money */
+    double pnl;      /* cash + q x mid - fees, money */
+    int64_t known_q; /* the position the strategy knows (its fill reports so far), lots */
 } mm_trace_rec;
 
 typedef void (*mm_trace_fn)(const mm_trace_rec *r, void *user);

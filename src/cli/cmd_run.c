@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "mm_stale_tmp.h"
+#include "mmsim/import.h"
 #include "report.h"
 
 static void help(void)
@@ -47,6 +48,8 @@ static void help(void)
            "recorded\n"
            "                         by the importer; 5896800 = 252 x 6.5 h when it has none]\n"
            "  --markout-ns A,B,C     markout horizons [1000000000,10000000000,60000000000]\n"
+           "  --latency-series F     recorded latencies, CSV ts_ns,entry_ns,response_ns: added to\n"
+           "                         --latency-ns and --response-ns (docs/model.md, 3.2)\n"
            "  --no-verify            skip the tick file's fingerprint check\n"
            "  -h, --help             this help\n");
 }
@@ -69,11 +72,11 @@ static void on_csv(const mm_trace_rec *r, trace_file *t)
 {
     int n = fprintf(t->f,
                     "%" PRId64 ",%" PRId64 ",%s,%s,%" PRId32 ",%.10g,%" PRId32 ",%" PRId32
-                    ",%d,%" PRId64 ",%.10g,%.10g,%.10g,%.10g\n",
+                    ",%d,%" PRId64 ",%.10g,%.10g,%.10g,%.10g,%" PRId64 "\n",
                     r->ts_ns, r->event, KIND[r->kind], r->side > 0 ? "bid" : "ask", r->px,
                     (double)r->px * t->tick, r->qty, r->ahead, r->taker, r->q,
                     (double)r->cash2 * 0.5 * t->money, (double)r->mid2 * 0.5 * t->tick, r->fees,
-                    r->pnl);
+                    r->pnl, r->known_q);
     if (n < 0) t->err = errno ? errno : EIO;
 }
 
@@ -116,9 +119,10 @@ int cmd_run(int argc, char **argv)
         O_NOVERIFY,
         O_CURVE,
         O_CURVE_BUCKETS,
+        O_LATENCY,
         O_KEY0 = 1000
     };
-    struct option *opts = calloc((size_t)nk + 12, sizeof *opts);
+    struct option *opts = calloc((size_t)nk + 13, sizeof *opts);
     char(*names)[64] = calloc((size_t)nk, 64);
     if (!opts || !names) {
         free(opts);
@@ -142,12 +146,14 @@ int cmd_run(int argc, char **argv)
     opts[o++] = (struct option){"no-verify", 0, 0, O_NOVERIFY};
     opts[o++] = (struct option){"curve", 1, 0, O_CURVE};
     opts[o++] = (struct option){"curve-buckets", 1, 0, O_CURVE_BUCKETS};
+    opts[o++] = (struct option){"latency-series", 1, 0, O_LATENCY};
     opts[o++] = (struct option){"help", 0, 0, 'h'};
     mm_params p;
     mm_params_defaults(&p);
     mm_sim_config cfg;
     mm_sim_config_defaults(&cfg);
-    const char *symbol = NULL, *trace_path = NULL, *curve_path = NULL;
+    const char *symbol = NULL, *trace_path = NULL, *curve_path = NULL, *lat_path = NULL;
+    mm_latency_series lat = {0};
     int64_t curve_buckets = 1000;
     rep_curve curve = {0};
     int flags = 0, batched = 0, rc = MM_EXIT_OK, c;
@@ -216,6 +222,9 @@ int cmd_run(int argc, char **argv)
         case O_CURVE:
             curve_path = optarg;
             break;
+        case O_LATENCY:
+            lat_path = optarg;
+            break;
         case O_CURVE_BUCKETS:
             if (cli_i64(C, "--curve-buckets", optarg, 1, 100000, &curve_buckets)) {
                 rc = MM_EXIT_USAGE;
@@ -253,15 +262,16 @@ int cmd_run(int argc, char **argv)
         goto out;
     }
     const char *path = argv[optind];
-    /* The trace never replaces the tick file, any other HDF5 file, or anything that is not a
-     * writable file. */
-    if (trace_path && (cli_check_output(C, "--trace", trace_path, &path, 1) ||
+    /* The trace never replaces an input (the tick file, the latency series), any other HDF5
+     * file, or anything that is not a writable file. */
+    const char *const inputs[2] = {path, lat_path};
+    if (trace_path && (cli_check_output(C, "--trace", trace_path, inputs, lat_path ? 2 : 1) ||
                        cli_check_not_h5(C, "--trace", trace_path, "a CSV trace"))) {
         rc = MM_EXIT_USAGE;
         goto out;
     }
-    const char *const curve_inputs[2] = {path, trace_path};
-    if (curve_path && (cli_check_output(C, "--curve", curve_path, curve_inputs, 2) ||
+    const char *const curve_inputs[3] = {path, trace_path, lat_path};
+    if (curve_path && (cli_check_output(C, "--curve", curve_path, curve_inputs, lat_path ? 3 : 2) ||
                        cli_check_not_h5(C, "--curve", curve_path, "an HTML curve"))) {
         rc = MM_EXIT_USAGE;
         goto out;
@@ -270,6 +280,13 @@ int cmd_run(int argc, char **argv)
         cli_err("%s: --curve %s: also the --trace file; choose another file", C, curve_path);
         rc = MM_EXIT_USAGE;
         goto out;
+    }
+    if (lat_path) {
+        if (mm_latency_read_csv(lat_path, &lat, &e)) {
+            rc = cli_fail(&e);
+            goto out;
+        }
+        cfg.latency = &lat;
     }
     mm_ticks t = {0};
     if (mm_ticks_load(path, symbol, flags, &t, &e)) {
@@ -301,7 +318,7 @@ int cmd_run(int argc, char **argv)
         tf.lot = t.inst.lot_size;
         tf.money = t.inst.tick_size * t.inst.lot_size;
         if (fprintf(tf.f, "ts_ns,event,kind,side,px_ticks,price,qty_lots,queue_ahead,taker,"
-                          "position,cash,mid,fees,pnl\n") < 0)
+                          "position,cash,mid,fees,pnl,known_position\n") < 0)
             tf.err = errno ? errno : EIO;
     }
     if (curve_path && rep_curve_init(&curve, &t, (int32_t)curve_buckets)) {
@@ -340,7 +357,9 @@ int cmd_run(int argc, char **argv)
             /* A run setting the engine refused for this tape ("sample_ns: ..."): name it as its
              * flag. */
             const char *flag = !strncmp(e.msg, "year_s:", 7) ? "year-seconds" : NULL;
-            if (flag) {
+            if (!strncmp(e.msg, "latency:", 8)) {
+                cli_err("%s: --latency-series %s:%s", C, lat_path, e.msg + 8);
+            } else if (flag) {
                 cli_err("%s: --%s%s", C, flag, e.msg + 6);
             } else {
                 for (char *q = e.msg; *q && *q != ':' && *q != ' '; q++)
@@ -382,6 +401,7 @@ int cmd_run(int argc, char **argv)
     if (curve_path) printf("curve          %s\n", curve_path);
     mm_ticks_free(&t);
 out:
+    mm_latency_free(&lat);
     rep_curve_free(&curve);
     free(tmp);
     free(opts);

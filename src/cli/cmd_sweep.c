@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "mmsim/import.h"
 #include "mmsim/results.h"
 #include "mmsim/sweep.h"
 #include "sweep_config.h"
@@ -40,6 +41,7 @@ static const char HELP[] =
     "  --seed S            master seed (default 1)\n"
     "  --objective M       metric the results index is sorted by, best first (default pnl)\n"
     "  --sample-ns N, --year-seconds S, --markout-ns A,B,C   metric settings (see mmsim run)\n"
+    "  --latency-series F     recorded latencies for every tape (CSV, see mmsim run)\n"
     "  --resume            continue an interrupted run from its journal (results.h5.journal)\n"
     "  --quiet             no progress on stderr (progress is shown only on a terminal anyway)\n"
     "  --no-verify         skip the input fingerprint checks\n"
@@ -151,6 +153,7 @@ int cmd_sweep(int argc, char **argv)
     cfg c;
     cli_sweep_config_init(&c);
     int quiet = 0, resume = 0, no_verify = 0, rc = MM_EXIT_OK;
+    mm_latency_series lat = {0}; /* --latency-series */
     enum {
         O_GRID = 256,
         O_SET,
@@ -166,7 +169,8 @@ int cmd_sweep(int argc, char **argv)
         O_NOVERIFY,
         O_SAMPLE,
         O_YEAR,
-        O_MARKOUT
+        O_MARKOUT,
+        O_LATENCY
     };
     static const struct option opts[] = {{"grid", 1, 0, O_GRID},
                                          {"set", 1, 0, O_SET},
@@ -184,6 +188,7 @@ int cmd_sweep(int argc, char **argv)
                                          {"sample-ns", 1, 0, O_SAMPLE},
                                          {"year-seconds", 1, 0, O_YEAR},
                                          {"markout-ns", 1, 0, O_MARKOUT},
+                                         {"latency-series", 1, 0, O_LATENCY},
                                          {"help", 0, 0, 'h'},
                                          {0, 0, 0, 0}};
     /* Two passes: the config files first (wherever --config appears, also abbreviated as getopt
@@ -248,6 +253,9 @@ int cmd_sweep(int argc, char **argv)
             break;
         case O_MARKOUT:
             r = cli_sweep_config_set_run(&c, "markout_ns", optarg);
+            break;
+        case O_LATENCY:
+            r = cli_sweep_config_set_run(&c, "latency_series", optarg);
             break;
         case O_RESUME:
             resume = 1;
@@ -370,7 +378,7 @@ int cmd_sweep(int argc, char **argv)
     /* The output: never an input (a tick file or a config file), never a directory or a file of
      * another kind (before any work). */
     {
-        const char **inputs = calloc((size_t)c.n_files + (size_t)argc, sizeof *inputs);
+        const char **inputs = calloc((size_t)c.n_files + (size_t)argc + 1, sizeof *inputs);
         if (!inputs) {
             rc = sweep_oom(C, "the list of inputs");
             goto out;
@@ -380,6 +388,7 @@ int cmd_sweep(int argc, char **argv)
             inputs[n_in++] = c.files[i];
         for (int i = 0; i < n_configs; i++)
             inputs[n_in++] = configs[i];
+        if (c.latency_series) inputs[n_in++] = c.latency_series;
         int bad = cli_check_output(C, "-o", c.output, inputs, n_in) ||
                   cli_check_h5_kind(C, "-o", c.output, "mmsim-results/", "results file");
         free(inputs);
@@ -387,6 +396,14 @@ int cmd_sweep(int argc, char **argv)
             rc = MM_EXIT_USAGE;
             goto out;
         }
+    }
+    if (c.latency_series) {
+        mm_error le = {0};
+        if (mm_latency_read_csv(c.latency_series, &lat, &le)) {
+            rc = cli_fail(&le);
+            goto out;
+        }
+        o.sim.latency = &lat;
     }
 
     /* Tapes: each file x each symbol given, or every instrument of each file. */
@@ -494,6 +511,7 @@ int cmd_sweep(int argc, char **argv)
                   ",%" PRId64 "\n",
                   o.sim.sample_ns, o.sim.year_s, o.sim.markout_ns[0], o.sim.markout_ns[1],
                   o.sim.markout_ns[2]);
+        if (c.latency_series) sb_printf(&cf, "latency_series = %s\n", c.latency_series);
         if (cf.oom) rc = sweep_oom(C, "the configuration text");
         o.config_text = cf.p;
     }
@@ -571,6 +589,7 @@ int cmd_sweep(int argc, char **argv)
      * shares rank 0's outcome leaves that to rank 0. */
     if (mpi_on) mm_sweep_mpi_finalize(rc && mpi_size > 1 && mpi_on == 1 ? rc : 0);
 out:
+    mm_latency_free(&lat);
     free(configs);
     cli_sweep_config_free(&c);
     return rc;

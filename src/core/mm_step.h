@@ -41,7 +41,8 @@ typedef struct mm_derived {
     int64_t backoff_ns;     /* reject_backoff_ns */
     int32_t size, limit, requote;
     double queue_n;
-    int64_t delay_ns; /* feed latency + order-entry latency, at least 1 ns */
+    int64_t delay_ns; /* feed latency + order-entry latency, ns (an action's delay: at least 1) */
+    int64_t resp_ns;  /* response latency, ns (section 3.2) */
     double maker_rate,
         taker_rate; /* fee per (tick x lot) of notional, money: bps * 1e-4 * tick * lot */
     double money;   /* tick_size * lot_size */
@@ -58,6 +59,7 @@ typedef struct mm_event {
     int64_t prev_mid2, mid2;  /* twice the last valid mid before / after the event (0: none yet) */
     int64_t mid2_h[MM_MARKOUTS]; /* twice the mid at ts + horizon (last valid at or before it) */
     double tau_end_s;            /* seconds from ts to the last event of the tape */
+    int64_t lat_e, lat_r; /* the recorded latency series at ts: entry, response, ns (0: none) */
 } mm_event;
 
 /* One side's order state. */
@@ -67,7 +69,15 @@ typedef struct mm_side {
     int32_t deep;    /* 1: the live order is behind the visible best; its queue is unknown */
     int64_t land_ns; /* a replace/cancel in flight lands at this time (MM_NEVER: none) */
     int32_t new_px, new_qty; /* what lands: a new order (new_qty > 0) or only the cancel (0) */
+    /* What the strategy knows (section 3.2): the response to the last action that landed is known
+     * from resp_ns on (INT64_MIN: none yet); acc = 1 when that action left a resting order; done_ns
+     * = when the report that this order is done (filled) is known (MM_NEVER: not done). */
+    int64_t resp_ns, done_ns;
+    int32_t acc, pad_;
 } mm_side;
+
+/* Fill reports in flight to the strategy (section 3.2): at most MM_REPORTS pending. */
+#define MM_REPORTS 8
 
 typedef struct mm_state {
     mm_side s[2];     /* [0] bid (buy, side +1), [1] ask (sell, side -1) */
@@ -95,6 +105,13 @@ typedef struct mm_state {
     int64_t tok, tok_t;
     int64_t held, hold[2];
     int64_t wake_ns;
+    /* Section 3.2, what the strategy knows of its position: kq = the position its fill reports so
+     * far add up to; chan_ns = arrival of the latest message on the response channel (INT64_MIN:
+     * none), which keeps it first in, first out; the pending reports are a ring of nrep entries
+     * from rep0: known from rep_t, moving kq by rep_q lots. */
+    int64_t kq, chan_ns;
+    int32_t rep0, nrep;
+    int64_t rep_t[MM_REPORTS], rep_q[MM_REPORTS];
 } mm_state;
 
 /* Trace sink: the reference passes one; the batched kernel and the GPU pass NULL. */
@@ -136,11 +153,44 @@ MM_HD void mm__trace(mm_trace_sink *tr, const mm_state *st, const mm_event *ev, 
     r.mid2 = ev->mid2;
     r.fees = st->fees;
     r.pnl = mm__pnl(st, ev->mid2, d);
+    r.known_q = st->kq;
     tr->fn(&r, tr->user);
 #else
     (void)tr, (void)st, (void)ev, (void)d, (void)kind, (void)side_ix, (void)px, (void)qty,
         (void)taker;
 #endif
+}
+
+/* Section 3.2: the time at which the strategy knows a message the exchange sends at this event
+ * (a response or a fill report): ts + response latency, and never before the previous message. A
+ * time after ts is also one at which the batched kernel must step (wake_ns). */
+MM_HD int64_t mm__resp_at(mm_state *st, const mm_event *ev, const mm_derived *d)
+{
+    int64_t a = ev->ts + d->resp_ns + ev->lat_r;
+    if (a < st->chan_ns) a = st->chan_ns;
+    st->chan_ns = a;
+    if (a > ev->ts && a < st->wake_ns) st->wake_ns = a;
+    return a;
+}
+
+/* Section 3.2: a report moving the known position by dq lots, known at time a: at once when a <=
+ * ts, else queued (a full queue adds it to its newest report, which is then known at a). */
+MM_HD void mm__report(mm_state *st, const mm_event *ev, int64_t a, int64_t dq)
+{
+    if (a <= ev->ts) {
+        st->kq += dq;
+        return;
+    }
+    if (st->nrep == MM_REPORTS) {
+        int32_t last = (st->rep0 + MM_REPORTS - 1) & (MM_REPORTS - 1);
+        st->rep_q[last] += dq;
+        st->rep_t[last] = a;
+        return;
+    }
+    int32_t j = (st->rep0 + st->nrep) & (MM_REPORTS - 1);
+    st->rep_t[j] = a;
+    st->rep_q[j] = dq;
+    st->nrep += 1;
 }
 
 /* Section 5: a fill of qty lots at px on side_ix (0 buy, 1 sell). */
@@ -164,7 +214,14 @@ MM_HD void mm__fill(mm_state *st, const mm_event *ev, const mm_derived *d, int s
         ovf |= st->mk2[k] > MM_CASH2_MAX || st->mk2[k] < -MM_CASH2_MAX;
     }
     if (ovf && !st->ovf_event) st->ovf_event = ev->i + 1;
-    st->s[side_ix].qty -= taker ? 0 : qty;
+    /* Section 3.2: the fill's report; a resting order filled to 0 is reported done with it. */
+    int64_t a = mm__resp_at(st, ev, d);
+    mm__report(st, ev, a, sgn * qty);
+    mm_side *o = &st->s[side_ix];
+    if (!taker) {
+        o->qty -= qty;
+        if (o->qty == 0) o->done_ns = a;
+    }
     mm__trace(tr, st, ev, d, MM_TR_FILL, side_ix, px, qty, taker);
 }
 
@@ -219,6 +276,11 @@ MM_HD void mm__land(mm_state *st, const mm_event *ev, const mm_derived *d, mm_tr
         if (o->land_ns > ev->ts) continue;
         o->land_ns = MM_NEVER;
         o->qty = 0; /* the cancel of the old order (if any) lands */
+        /* Section 3.2: the response to this action reaches the strategy at a. */
+        int64_t a = mm__resp_at(st, ev, d);
+        o->resp_ns = a;
+        o->acc = 0;
+        o->done_ns = MM_NEVER;
         if (o->new_qty <= 0) continue;
         int32_t px = o->new_px, qty = o->new_qty;
         /* Room left to the inventory limit now (the old order may have filled while this was in
@@ -226,7 +288,7 @@ MM_HD void mm__land(mm_state *st, const mm_event *ev, const mm_derived *d, mm_tr
         int64_t room = k == 0 ? d->limit - st->q : d->limit + st->q;
         if (room <= 0) {
             st->rejects += 1;
-            st->wait_ns[k] = ev->ts + d->backoff_ns;
+            st->wait_ns[k] = a + d->backoff_ns;
             mm__trace(tr, st, ev, d, MM_TR_REJECT, k, px, qty, 0);
             continue;
         }
@@ -236,7 +298,7 @@ MM_HD void mm__land(mm_state *st, const mm_event *ev, const mm_derived *d, mm_tr
         if (crosses) {
             if (d->post_only) {
                 st->rejects += 1;
-                st->wait_ns[k] = ev->ts + d->backoff_ns;
+                st->wait_ns[k] = a + d->backoff_ns;
                 mm__trace(tr, st, ev, d, MM_TR_REJECT, k, px, qty, 0);
             } else {
                 int32_t avail = k == 0 ? ev->pas : ev->pbs;
@@ -247,6 +309,7 @@ MM_HD void mm__land(mm_state *st, const mm_event *ev, const mm_derived *d, mm_tr
         }
         o->px = px;
         o->qty = qty;
+        o->acc = 1;
         int32_t best = k == 0 ? ev->pb : ev->pa, best_sz = k == 0 ? ev->pbs : ev->pas;
         int better = k == 0 ? px > best : px < best;
         if (best_sz == 0 || better) {
@@ -367,6 +430,12 @@ MM_HD int mm__pace(mm_state *st, const mm_event *ev, const mm_derived *d, int k)
 /* Section 6: quoting decision after the event. */
 MM_HD void mm__decide(mm_state *st, const mm_event *ev, const mm_derived *d, mm_trace_sink *tr)
 {
+    /* 3.2: the fill reports known by now move the known position. */
+    while (st->nrep > 0 && st->rep_t[st->rep0] <= ev->ts) {
+        st->kq += st->rep_q[st->rep0];
+        st->rep0 = (st->rep0 + 1) & (MM_REPORTS - 1);
+        st->nrep -= 1;
+    }
     if (ev->bs == 0 || ev->as == 0) return; /* no two-sided book: leave orders as they are */
     double fair;
     if (d->fair_micro) {
@@ -377,7 +446,7 @@ MM_HD void mm__decide(mm_state *st, const mm_event *ev, const mm_derived *d, mm_
     }
     double tau = d->time_varying ? ev->tau_end_s : 0.0;
     double hs = d->hs0 + d->hs1 * tau, sk = d->sk0 + d->sk1 * tau;
-    double shift = sk * (double)st->q;
+    double shift = sk * (double)st->kq;
     double tb = fair - hs - shift, ta = fair + hs - shift;
     /* Targets rounded away from fair: floor for the bid, ceil for the ask, in [MM_PX_TARGET_MIN,
      * MM_PX_TARGET_MAX]. The clamp comes first, in double, so the conversions below only see values
@@ -401,14 +470,15 @@ MM_HD void mm__decide(mm_state *st, const mm_event *ev, const mm_derived *d, mm_
         if (target[1] <= ev->b) target[1] = ev->a;
     }
     st->wake_ns = MM_NEVER;
-    /* Room to the inventory limit: a new order never asks for more than that. */
-    int64_t room[2] = {d->limit - st->q, d->limit + st->q};
+    /* Room to the inventory limit as known: a new order never asks for more than that. */
+    int64_t room[2] = {d->limit - st->kq, d->limit + st->kq};
     for (int k = 0; k < 2; k++) {
         mm_side *o = &st->s[k];
-        if (o->land_ns != MM_NEVER) continue; /* one action in flight per side */
+        /* One action per side until its response is known (3.2). */
+        if (o->land_ns != MM_NEVER || o->resp_ns > ev->ts) continue;
         int send_cancel = 0, send_order = 0;
         int32_t size = room[k] < d->size ? (int32_t)room[k] : d->size;
-        if (o->qty > 0) {
+        if (o->acc && o->done_ns > ev->ts) { /* a resting order the strategy knows is live */
             /* In int64: two int32 prices can be 2^32 - 3 apart (clamped targets). */
             int64_t dist = (int64_t)target[k] - o->px;
             if (dist < 0) dist = -dist;
@@ -424,7 +494,8 @@ MM_HD void mm__decide(mm_state *st, const mm_event *ev, const mm_derived *d, mm_
             continue;
         }
         if (send_order && !mm__pace(st, ev, d, k)) continue; /* 6.1: held back, nothing sent */
-        o->land_ns = ev->ts + d->delay_ns;
+        int64_t delay = d->delay_ns + ev->lat_e;
+        o->land_ns = ev->ts + (delay < 1 ? 1 : delay);
         o->new_px = target[k];
         o->new_qty = send_order ? size : 0;
         if (send_cancel) {
@@ -434,6 +505,15 @@ MM_HD void mm__decide(mm_state *st, const mm_event *ev, const mm_derived *d, mm_
         if (send_order) {
             st->orders += 1;
             mm__trace(tr, st, ev, d, MM_TR_ORDER, k, target[k], size, 0);
+        }
+    }
+    /* 3.2: what the strategy will learn later is also a time to step (wake_ns). */
+    if (st->chan_ns > ev->ts) {
+        if (st->nrep > 0 && st->rep_t[st->rep0] < st->wake_ns) st->wake_ns = st->rep_t[st->rep0];
+        for (int k = 0; k < 2; k++) {
+            const mm_side *o = &st->s[k];
+            if (o->resp_ns > ev->ts && o->resp_ns < st->wake_ns) st->wake_ns = o->resp_ns;
+            if (o->done_ns > ev->ts && o->done_ns < st->wake_ns) st->wake_ns = o->done_ns;
         }
     }
 }

@@ -53,6 +53,8 @@ static const key_desc KEYS[] = {
       "pnl_close: ticks beyond the touch for the part past the displayed size"),
     K("latency_ns", T_I64, latency_ns, NULL, "order-entry latency, ns"),
     K("feed_latency_ns", T_I64, feed_latency_ns, NULL, "market-data latency, ns"),
+    K("response_ns", T_I64, response_ns, NULL,
+      "exchange-to-strategy latency of order responses and fill reports, ns"),
     K("maker_fee_bps", T_F64, maker_fee_bps, NULL, "maker fee, bps of notional (negative: rebate)"),
     K("taker_fee_bps", T_F64, taker_fee_bps, NULL, "taker fee, bps of notional"),
     K("as_gamma", T_F64, as_gamma, NULL, "Avellaneda-Stoikov risk aversion"),

@@ -35,6 +35,7 @@ void mm_params_defaults(mm_params *p)
 
 void mm_sim_config_defaults(mm_sim_config *c)
 {
+    memset(c, 0, sizeof *c);
     c->sample_ns = 1000000000;
     c->year_s = 0; /* the tape's (mm_sim_year_s) */
     c->markout_ns[0] = INT64_C(1000000000);
@@ -60,6 +61,38 @@ int mm_sim_config_check(const mm_sim_config *c, const mm_ticks *t, mm_error *err
         if (c->markout_ns[k] < 1 || c->markout_ns[k] > MM_SIM_HORIZON_MAX_NS)
             BAD("markout_ns", "horizon %d: %" PRId64 " must be in [1, %" PRId64 "] ns", k + 1,
                 c->markout_ns[k], MM_SIM_HORIZON_MAX_NS);
+    const mm_latency_series *ls = c->latency;
+    if (ls) {
+        if (ls->n < 1 || !ls->ts_ns || !ls->entry_ns || !ls->response_ns)
+            BAD("latency", "the latency series is empty (at least one point)");
+        for (int64_t i = 0; i < ls->n; i++) {
+            if (ls->ts_ns[i] < MM_SIM_TS_MIN || ls->ts_ns[i] > MM_SIM_TS_MAX)
+                BAD("latency",
+                    "point %" PRId64 ": time %" PRId64 " is outside [-2^62, 2^62 - 1] ns", i,
+                    ls->ts_ns[i]);
+            if (i > 0 && ls->ts_ns[i] <= ls->ts_ns[i - 1])
+                BAD("latency",
+                    "point %" PRId64 ": time %" PRId64
+                    " is not after the previous point's %" PRId64,
+                    i, ls->ts_ns[i], ls->ts_ns[i - 1]);
+            if (ls->entry_ns[i] < 0 || ls->entry_ns[i] > MM_SIM_LATENCY_MAX_NS)
+                BAD("latency",
+                    "point %" PRId64 ": entry latency %" PRId64 " must be in [0, 1 h] ns", i,
+                    ls->entry_ns[i]);
+            if (ls->response_ns[i] < 0 || ls->response_ns[i] > MM_SIM_LATENCY_MAX_NS)
+                BAD("latency",
+                    "point %" PRId64 ": response latency %" PRId64 " must be in [0, 1 h] ns", i,
+                    ls->response_ns[i]);
+        }
+        /* A series from another day would silently hold its end values all day. */
+        if (t && t->n > 0 && ls->n >= 2 &&
+            (ls->ts_ns[ls->n - 1] < t->ts_ns[0] || ls->ts_ns[0] > t->ts_ns[t->n - 1]))
+            BAD("latency",
+                "the series spans [%" PRId64 ", %" PRId64 "] ns and instrument %s [%" PRId64
+                ", %" PRId64 "] ns: they do not overlap",
+                ls->ts_ns[0], ls->ts_ns[ls->n - 1], t->inst.symbol, t->ts_ns[0],
+                t->ts_ns[t->n - 1]);
+    }
     if (t && !(t->inst.year_s == 0 || (t->inst.year_s > 0 && t->inst.year_s <= 1e12)))
         return mm__errf(err, MM_EFORMAT, "instrument %s: year_s: %g must be 0 or in (0, 1e12] s",
                         t->inst.symbol, t->inst.year_s);
@@ -146,6 +179,8 @@ int mm_params_check(const mm_params *p, mm_error *err)
         BAD("latency_ns", "%lld must be in [0, 1 h] ns", (long long)p->latency_ns);
     if (p->feed_latency_ns < 0 || p->feed_latency_ns > INT64_C(3600000000000))
         BAD("feed_latency_ns", "%lld must be in [0, 1 h] ns", (long long)p->feed_latency_ns);
+    if (p->response_ns < 0 || p->response_ns > INT64_C(3600000000000))
+        BAD("response_ns", "%lld must be in [0, 1 h] ns", (long long)p->response_ns);
     if (!(fabs(p->maker_fee_bps) < 1e4))
         BAD("maker_fee_bps", "%g must be within +-1e4 bps", p->maker_fee_bps);
     if (!(fabs(p->taker_fee_bps) < 1e4))
@@ -202,13 +237,29 @@ void mm__derive(const mm_params *p, const mm_instrument *inst, mm_derived *d)
     d->rate = p->max_orders_per_s;
     d->close_pen = p->close_penalty_ticks;
     d->requote = p->requote_ticks;
-    /* At least 1 ns: an action never lands inside the group of rows that share the timestamp of the
-     * event it was decided on (one market order printed as several rows; docs/model.md 3). */
+    /* The step makes an action's delay at least 1 ns: it never lands inside the group of rows that
+     * share the timestamp of the event it was decided on (one market order printed as several rows;
+     * docs/model.md 3). */
     d->delay_ns = p->latency_ns + p->feed_latency_ns;
-    if (d->delay_ns < 1) d->delay_ns = 1;
+    d->resp_ns = p->response_ns;
     d->money = inst->tick_size * inst->lot_size;
     d->maker_rate = p->maker_fee_bps * 1e-4 * d->money;
     d->taker_rate = p->taker_fee_bps * 1e-4 * d->money;
+}
+
+/* Section 3.2: the series' value y at time ts, j being the last point at or before ts (0 when ts is
+ * before the first): the end points hold outside the series; between points j and j + 1, y_j +
+ * floor((y_j+1 - y_j) x (ts - ts_j) / (ts_j+1 - ts_j)), exact in 128-bit integers. */
+static int64_t mm__lat_interp(const mm_latency_series *ls, const int64_t *y, int64_t j, int64_t ts)
+{
+    if (ts <= ls->ts_ns[0]) return y[0];
+    if (j + 1 >= ls->n) return y[ls->n - 1];
+    __extension__ typedef __int128 i128;
+    i128 num = (i128)(y[j + 1] - y[j]) * (i128)(ts - ls->ts_ns[j]);
+    i128 den = (i128)ls->ts_ns[j + 1] - ls->ts_ns[j];
+    i128 qt = num / den;
+    if (num % den != 0 && num < 0) qt -= 1; /* floor, also for a falling latency */
+    return y[j] + (int64_t)qt;
 }
 
 int mm__tape_init(mm__tape *tp, const mm_ticks *t, const mm_sim_config *c)
@@ -223,6 +274,14 @@ int mm__tape_init(mm__tape *tp, const mm_ticks *t, const mm_sim_config *c)
     size_t sz = (size_t)(n > 0 ? n : 1);
     tp->mid2 = malloc(sz * sizeof(int64_t));
     tp->nsamp = malloc(sz * sizeof(int32_t));
+    if (c->latency) {
+        tp->lat_e = malloc(sz * sizeof(int64_t));
+        tp->lat_r = malloc(sz * sizeof(int64_t));
+        if (!tp->lat_e || !tp->lat_r) {
+            mm__tape_free(tp);
+            return -ENOMEM;
+        }
+    }
     for (int k = 0; k < MM_MARKOUTS; k++)
         tp->mid2_h[k] = malloc(sz * sizeof(int64_t));
     int ok = tp->mid2 && tp->nsamp;
@@ -244,6 +303,8 @@ int mm__tape_init(mm__tape *tp, const mm_ticks *t, const mm_sim_config *c)
     v->trade_side = t->trade_side;
     v->mid2 = tp->mid2;
     v->nsamp = tp->nsamp;
+    v->lat_e = tp->lat_e;
+    v->lat_r = tp->lat_r;
     for (int k = 0; k < MM_MARKOUTS; k++)
         v->mid2_h[k] = tp->mid2_h[k];
     if (n == 0) return 0;
@@ -256,6 +317,17 @@ int mm__tape_init(mm__tape *tp, const mm_ticks *t, const mm_sim_config *c)
         int64_t ki = (t->ts_ns[i] - tp->t0) / c->sample_ns;
         tp->nsamp[i] = (int32_t)(ki - kprev);
         kprev = ki;
+    }
+    if (c->latency) {
+        const mm_latency_series *ls = c->latency;
+        int64_t j = 0; /* the last point at or before ts (or 0) */
+        for (int64_t i = 0; i < n; i++) {
+            int64_t ts = t->ts_ns[i];
+            while (j + 1 < ls->n && ls->ts_ns[j + 1] <= ts)
+                j++;
+            tp->lat_e[i] = mm__lat_interp(ls, ls->entry_ns, j, ts);
+            tp->lat_r[i] = mm__lat_interp(ls, ls->response_ns, j, ts);
+        }
     }
     for (int k = 0; k < MM_MARKOUTS; k++) {
         int64_t j = 0;
@@ -272,6 +344,8 @@ int mm__tape_init(mm__tape *tp, const mm_ticks *t, const mm_sim_config *c)
 
 void mm__tape_free(mm__tape *tp)
 {
+    free(tp->lat_e);
+    free(tp->lat_r);
     free(tp->mid2);
     free(tp->nsamp);
     for (int k = 0; k < MM_MARKOUTS; k++)
@@ -284,8 +358,12 @@ void mm__state_init(mm_state *st, const mm__tape *tp, int64_t id, int32_t path)
     memset(st, 0, sizeof *st);
     st->id = id;
     st->path = path;
-    for (int k = 0; k < 2; k++)
+    for (int k = 0; k < 2; k++) {
         st->s[k].land_ns = MM_NEVER;
+        st->s[k].resp_ns = INT64_MIN;
+        st->s[k].done_ns = MM_NEVER;
+    }
+    st->chan_ns = INT64_MIN;
     st->t_q = tp->t0;
     st->wake_ns = MM_NEVER;
     st->wait_ns[0] = st->wait_ns[1] = INT64_MIN;

@@ -12,6 +12,7 @@ typedef struct mm__tape {
     int64_t *mid2;                /* [n] twice the last valid mid after event i (0: none yet) */
     int64_t *mid2_h[MM_MARKOUTS]; /* [n] twice the mid at ts_i + horizon k */
     int32_t *nsamp;               /* [n] sampling boundaries crossed since event i-1 */
+    int64_t *lat_e, *lat_r; /* [n] the latency series at ts_i: entry, response (NULL: no series) */
     int64_t t0, t_end;
     mm__tape_view v; /* the columns of t and the tables above, as the kernels read them */
 } mm__tape;

@@ -60,6 +60,10 @@ typedef struct mm__run {
     void *engine_state;
 } mm__run;
 
+/* The run's identity (sweep_identity.c): one "name<TAB>value" line per thing that changes the
+ * table's content; the journal stores it and its XXH3 is the run id. NULL when out of memory. */
+char *mm__run_identity(const mm__run *r);
+
 /* Engine flags. */
 enum {
     /* The engine forks worker processes: the tapes are loaded into shared memory first

@@ -244,93 +244,6 @@ static int write_results(mm__run *r, const char *out, const char *jpath, mm_swee
     return rc;
 }
 
-/* ---- identity of a run (for --resume) ---- */
-
-typedef struct sbuf {
-    char *p;
-    size_t len, cap;
-    int oom;
-} sbuf;
-
-static void sb_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void sb_printf(sbuf *b, const char *fmt, ...)
-{
-    if (b->oom) return;
-    for (;;) {
-        va_list ap;
-        va_start(ap, fmt);
-        int n = vsnprintf(b->p ? b->p + b->len : NULL, b->p ? b->cap - b->len : 0, fmt, ap);
-        va_end(ap);
-        if (n < 0) {
-            b->oom = 1;
-            return;
-        }
-        if (b->p && b->len + (size_t)n < b->cap) {
-            b->len += (size_t)n;
-            return;
-        }
-        size_t cap = (b->cap ? b->cap * 2 : 1024) + (size_t)n;
-        char *np = realloc(b->p, cap);
-        if (!np) {
-            b->oom = 1;
-            return;
-        }
-        b->p = np;
-        b->cap = cap;
-    }
-}
-
-/* Everything that changes the table's content, one "name<TAB>value" line each, in an order where an
- * earlier difference explains the later ones (the tapes, then which axes, then each axis, then the
- * fixed parameters and the settings). The journal stores this text; its XXH3 is the run id. An axis
- * is described by its first values and count; a separate line holds the hash of all its values. */
-static char *build_identity(const mm__run *r)
-{
-    const mm_grid *g = r->g;
-    sbuf b = {0};
-    sb_printf(&b, "tapes\t%d\n", (int)r->n_tapes);
-    for (int32_t t = 0; t < r->n_tapes; t++)
-        sb_printf(&b, "tape %d\t%s (fingerprint %016" PRIx64 ", year %.17g s)\n", (int)t,
-                  g->axes[0].text[t], r->ticks[t].inst.fingerprint,
-                  mm_sim_year_s(&r->o->sim, &r->ticks[t].inst));
-    sb_printf(&b, "axes\t");
-    for (int32_t m = 1; m < g->n_axes; m++)
-        sb_printf(&b, "%s%s", m > 1 ? "," : "", g->axes[m].key);
-    sb_printf(&b, "\n");
-    for (int32_t m = 1; m < g->n_axes; m++) {
-        const mm__grid_axis *a = &g->axes[m];
-        sb_printf(&b, "axis %s\t", a->key);
-        for (int32_t i = 0; i < a->n && i < 6; i++)
-            sb_printf(&b, "%s%s", i ? "," : "", a->text[i]);
-        if (a->n > 6) sb_printf(&b, ",...,%s (%d values)", a->text[a->n - 1], (int)a->n);
-        uint64_t h = 0;
-        for (int32_t i = 0; i < a->n; i++)
-            h = XXH3_64bits_withSeed(a->text[i], strlen(a->text[i]) + 1, h);
-        sb_printf(&b, "\naxis-values %s\t%016" PRIx64 "\n", a->key, h);
-    }
-    for (int k = 0; k < mm_params_key_count(); k++) {
-        const char *key = mm_params_key_name(k, NULL);
-        int on_axis = 0;
-        for (int32_t m = 1; m < g->n_axes; m++)
-            on_axis |= !strcmp(g->axes[m].key, key);
-        if (on_axis) continue;
-        char buf[64] = "";
-        mm_params_get(&g->base, key, buf, sizeof buf);
-        sb_printf(&b, "set %s\t%s\n", key, buf);
-    }
-    sb_printf(&b, "seed\t%" PRIu64 "\n", r->o->seed);
-    sb_printf(&b, "objective\t%s\n", r->o->objective ? r->o->objective : "pnl");
-    sb_printf(&b, "sample_ns\t%" PRId64 "\n", r->o->sim.sample_ns);
-    sb_printf(&b, "year_seconds\t%.17g\n", r->o->sim.year_s);
-    sb_printf(&b, "markout_ns\t%" PRId64 ",%" PRId64 ",%" PRId64 "\n", r->o->sim.markout_ns[0],
-              r->o->sim.markout_ns[1], r->o->sim.markout_ns[2]);
-    if (b.oom) {
-        free(b.p);
-        return NULL;
-    }
-    return b.p;
-}
-
 /* ---- checks before any state ---- */
 
 /* Markout horizons give distinct column names; the objective names a metric column (float or
@@ -504,7 +417,7 @@ int mm_sweep_run(const mm_grid *g, const mm_sweep_opts *o, const char *out_path,
     }
     if (rc) goto out;
     r.t0 = now();
-    if (!(ident = build_identity(&r))) {
+    if (!(ident = mm__run_identity(&r))) {
         rc = mm__errf(err, -ENOMEM, "out of memory");
         goto out;
     }

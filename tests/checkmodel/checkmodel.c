@@ -248,6 +248,13 @@ static int check(int tapes, int combos)
         if (ck_gen_tape(&t, ck_seed * 1000 + (uint64_t)ti, 20000 + (int64_t)(ck_rnd() % 60000)))
             return 1;
         if (ti % 2 == 1) ck_perturb(&t);
+        /* A recorded latency series on one tape in three (section 3.2). */
+        mm_latency_series ls = {0};
+        c.latency = NULL;
+        if (ck_rnd() % 3 == 0) {
+            ck_series(&ls, &t);
+            c.latency = &ls;
+        }
         mm_params *p = calloc((size_t)combos, sizeof *p);
         mm_derived *d = calloc((size_t)combos, sizeof *d);
         mm__tape tp;
@@ -267,8 +274,8 @@ static int check(int tapes, int combos)
             }
             mm__derive(&p[j], &t.inst, &d[j]);
         }
-        char label[32];
-        snprintf(label, sizeof label, "tape %d", ti);
+        char label[64];
+        snprintf(label, sizeof label, "tape %d%s", ti, c.latency ? " (latency series)" : "");
         ck_case cs = {&t, &c, p, &tp, d, combos, label};
         int r = check_case(&cs, -1, &overflowed, 1);
         if (r < 0) return 1;
@@ -278,6 +285,7 @@ static int check(int tapes, int combos)
         free(d);
         free(p);
         mm_ticks_free(&t);
+        if (c.latency) ck_series_free(&ls);
     }
     char ok[256] = "", differ[256] = "";
     for (int k = 1; k < ck_nkernels; k++) {

@@ -68,5 +68,7 @@ void ck_random_params(mm_params *p);
 void ck_wide_params(mm_params *p);
 int ck_gen_tape(mm_ticks *t, uint64_t seed, int64_t events);
 void ck_perturb(mm_ticks *t);
+void ck_series(mm_latency_series *ls, const mm_ticks *t);
+void ck_series_free(mm_latency_series *ls);
 
 #endif

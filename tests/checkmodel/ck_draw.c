@@ -1,6 +1,7 @@
 /* checkmodel: seeded draws of tapes, their perturbations and parameter combinations. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "checkmodel.h"
 #include "mm_rng.h"
@@ -75,11 +76,17 @@ void ck_random_params(mm_params *p)
     p->close_penalty_ticks = (int32_t)(ck_rnd() % 20);
     p->latency_ns = ck_rnd() % 3 == 0 ? 0 : (int64_t)(ck_rnd() % 5000000);
     p->feed_latency_ns = ck_rnd() % 2 ? 0 : (int64_t)(ck_rnd() % 2000000);
+    /* Response latencies from 0 to ~50 ms: reports queue up (and overflow the 8-entry queue) on the
+     * generated tapes' tens of events per second only with the longer ones. */
+    p->response_ns = ck_rnd() % 3 == 0   ? 0
+                     : ck_rnd() % 2 == 0 ? (int64_t)(ck_rnd() % 5000000)
+                                         : (int64_t)(ck_rnd() % 50000000);
     /* Latencies on the perturbed tapes' clock grid (CK_TS_GRID_NS) one time in four: actions that
      * land exactly at an event's timestamp. */
     if (ck_rnd() % 4 == 0) {
         p->latency_ns -= p->latency_ns % CK_TS_GRID_NS;
         p->feed_latency_ns -= p->feed_latency_ns % CK_TS_GRID_NS;
+        p->response_ns -= p->response_ns % CK_TS_GRID_NS;
     }
     p->maker_fee_bps = (double)((int)(ck_rnd() % 5) - 2) * 0.5;
     p->taker_fee_bps = (double)(ck_rnd() % 5);
@@ -112,6 +119,7 @@ void ck_wide_params(mm_params *p)
                                    : 100 * (1 - rndu())); /* (0, 100] */
     W(latency_ns, wide_i(0, INT64_C(3600000000000)));
     W(feed_latency_ns, wide_i(0, INT64_C(3600000000000)));
+    W(response_ns, wide_i(0, INT64_C(3600000000000)));
     W(maker_fee_bps, (ck_rnd() % 2 ? 1 : -1) * wide_d(0, 1e4, 1));
     W(taker_fee_bps, (ck_rnd() % 2 ? 1 : -1) * wide_d(0, 1e4, 1));
     W(reject_backoff_ns, wide_i(0, INT64_C(3600000000000)));
@@ -184,4 +192,36 @@ void ck_perturb(mm_ticks *t)
             }
         }
     }
+}
+
+/* A recorded latency series over t's span (section 3.2): 2 to 40 points, some before and after
+ * the tape, entry and response latencies from 0 to ~20 ms that rise and fall steeply (faster than
+ * the clock: later messages would overtake earlier ones without the channel's order), sometimes
+ * a single point. The arrays are owned by the caller (ck_series_free). */
+void ck_series(mm_latency_series *ls, const mm_ticks *t)
+{
+    int64_t n = ck_rnd() % 5 == 0 ? 1 : 2 + ck_rnd() % 39;
+    int64_t *ts = malloc((size_t)n * sizeof *ts), *e = malloc((size_t)n * sizeof *e),
+            *r = malloc((size_t)n * sizeof *r);
+    if (!ts || !e || !r) abort();
+    int64_t t0 = t->ts_ns[0], span = t->ts_ns[t->n - 1] - t0 + 1;
+    int64_t x = t0 - span / 10 + (int64_t)(ck_rnd() % 1000);
+    for (int64_t i = 0; i < n; i++) {
+        ts[i] = x;
+        x += 1 + (int64_t)(rndu() * (double)span * 1.2 / (double)n);
+        if (ck_rnd() % 6 == 0) x = ts[i] + 1 + ck_rnd() % 1000; /* a steep step */
+        e[i] = ck_rnd() % 4 == 0 ? 0 : (int64_t)(ck_rnd() % 20000000);
+        r[i] = ck_rnd() % 4 == 0 ? 0 : (int64_t)(ck_rnd() % 20000000);
+    }
+    ls->n = n;
+    ls->ts_ns = ts;
+    ls->entry_ns = e;
+    ls->response_ns = r;
+}
+
+void ck_series_free(mm_latency_series *ls)
+{
+    free((void *)ls->ts_ns);
+    free((void *)ls->entry_ns);
+    free((void *)ls->response_ns);
 }

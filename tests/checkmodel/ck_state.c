@@ -11,14 +11,20 @@
  * checker. */
 /* clang-format off */
 #define CK_SIDE_FIELDS(I, k)                                                                       \
-    I(s[k].px) I(s[k].qty) I(s[k].ahead) I(s[k].deep) I(s[k].land_ns) I(s[k].new_px) I(s[k].new_qty)
+    I(s[k].px) I(s[k].qty) I(s[k].ahead) I(s[k].deep) I(s[k].land_ns) I(s[k].new_px) I(s[k].new_qty) \
+    I(s[k].resp_ns) I(s[k].done_ns) I(s[k].acc) I(s[k].pad_)
 #define CK_STATE_FIELDS(I, D)                                                                      \
     CK_SIDE_FIELDS(I, 0) CK_SIDE_FIELDS(I, 1)                                                      \
     I(q) I(cash2) D(fees) I(volume) I(fills[0]) I(fills[1]) I(orders) I(cancels) I(rejects)        \
     I(max_abs_q) D(twq) I(t_q) I(mk2[0]) I(mk2[1]) I(mk2[2]) I(ovf_event)                          \
     D(pnl_prev) D(ret_mean) D(ret_m2) D(pnl_peak) D(max_dd) I(n_ret) I(id) I(path)                \
-    I(wait_ns[0]) I(wait_ns[1]) I(tok) I(tok_t) I(held) I(hold[0]) I(hold[1]) I(wake_ns)
+    I(wait_ns[0]) I(wait_ns[1]) I(tok) I(tok_t) I(held) I(hold[0]) I(hold[1]) I(wake_ns)        \
+    I(kq) I(chan_ns) I(rep0) I(nrep) CK_REPORT_FIELDS(I, 0) CK_REPORT_FIELDS(I, 1)               \
+    CK_REPORT_FIELDS(I, 2) CK_REPORT_FIELDS(I, 3) CK_REPORT_FIELDS(I, 4) CK_REPORT_FIELDS(I, 5)   \
+    CK_REPORT_FIELDS(I, 6) CK_REPORT_FIELDS(I, 7)
+#define CK_REPORT_FIELDS(I, j) I(rep_t[j]) I(rep_q[j])
 /* clang-format on */
+_Static_assert(MM_REPORTS == 8, "CK_STATE_FIELDS lists rep_t/rep_q[0..7]");
 _Static_assert(MM_MARKOUTS == 3, "CK_STATE_FIELDS lists mk2[0..2]");
 
 int ck_check_field_list(void)
