@@ -619,3 +619,52 @@ Test(response, reports_keep_their_order_when_the_recorded_response_latency_falls
     cr_assert_eq(ts[1], MS(6), "the filled order is known done at 5.5 ms: the next row");
     cr_assert_eq(m.final_q, 2);
 }
+
+Test(response, orders_are_sized_on_the_known_position_and_the_venue_clamps_them)
+{
+    /* size 2, limit 2: a 1-lot fill at 2 ms is reported at 12 ms; the replace decided at 11 ms
+     * still sees room 2 - 0 = 2 and sends 2 lots; on landing the venue's check (true q = 1) leaves
+     * room 1: it rests with 1 lot. */
+    row r[] = {{0, 100, 10, 104, 10, 0, 0, 0},    /* 101 x 2 / 103 x 2 sent */
+               {1, 100, 10, 104, 10, 0, 0, 0},    /* they land; responses known at 11 ms */
+               {2, 100, 10, 104, 10, 100, 1, -1}, /* bid fills 1 of 2: q = 1, known at 12 ms */
+               {11, 101, 10, 105, 10, 0, 0, 0},   /* mid 103: replace the bid by 102 x 2 */
+               {12, 101, 10, 105, 10, 0, 0, 0}};  /* it lands with room 2 - 1 = 1 */
+    mm_params p = base();
+    p.quote_size = 2;
+    p.inv_limit = 2;
+    p.response_ns = 10000000;
+    mm_sim_config c = config();
+    trace_log l;
+    run(r, 5, &p, &c, &l);
+    const mm_trace_rec *o[4], *a[4];
+    cr_assert_eq(recs(&l, MM_TR_ORDER, 1, o, 4), 2);
+    cr_assert(o[1]->px == 102 && o[1]->qty == 2, "sent %d x %d", o[1]->px, o[1]->qty);
+    cr_assert_eq(recs(&l, MM_TR_ACTIVE, 1, a, 4), 2);
+    cr_assert(a[1]->px == 102 && a[1]->qty == 1, "rests %d x %d", a[1]->px, a[1]->qty);
+}
+
+Test(response, the_reject_back_off_starts_when_the_strategy_learns_of_the_reject)
+{
+    /* spread 0, latency 1.5 ms, response 10 ms, back-off 5 ms. The bid 102 sent at 0 lands at the
+     * row of 2 ms against the book of 1 ms (ask 102): post-only rejects it; the strategy learns it
+     * at 2 + 10 = 12 ms and backs off until 17 ms. */
+    row r[] = {{0, 100, 10, 104, 10, 0, 0, 0},   /* mid 102: bid 102, ask 102 */
+               {1, 101, 10, 102, 10, 0, 0, 0},   /* the ask comes down to 102 */
+               {2, 101, 10, 102, 10, 0, 0, 0},   /* landing: the bid 102 crosses: rejected */
+               {12, 101, 10, 102, 10, 0, 0, 0},  /* the reject is known: backed off until 17 */
+               {17, 101, 10, 102, 10, 0, 0, 0}}; /* mid 101.5: bid floor(101.5) = 101 */
+    mm_params p = base();
+    p.spread_ticks = 0;
+    p.latency_ns = 1500000;
+    p.response_ns = 10000000;
+    p.reject_backoff_ns = 5000000;
+    mm_sim_config c = config();
+    trace_log l;
+    mm_metrics m = run(r, 5, &p, &c, &l);
+    cr_assert_eq(m.rejects, 1);
+    EXPECT_ORDERS(&l, 1, 102, 101);
+    int64_t ts[4];
+    order_times(&l, 1, ts, 4);
+    cr_assert_eq(ts[1], MS(17), "sent at %lld ms, want 17", (long long)((ts[1] - T0_NS) / 1000000));
+}

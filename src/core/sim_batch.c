@@ -6,41 +6,131 @@
 #include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "mm_internal.h"
 #include "sim_tape.h"
 
 #define MM_BLOCK 512
+/* Events per window: guards hold event indices relative to the window's first event, as int32. */
+#define MM_WINDOW (INT64_C(1) << 30)
 
-/* Per-combination guards (mm__guards, sim_tape.h), a pure function of the state (mm__guard_of). */
-static inline void guard_update(const mm__guards *g, int64_t j, const mm_state *st)
+int mm__guards_alloc(mm__guards *g, int64_t cap)
 {
-    mm__guard_of(st, &g->lo[j], &g->hi[j], &g->land[j]);
+    size_t n = (size_t)(cap > 0 ? cap : 1);
+    size_t n8 = (n + 7) / 8 * 8; /* need[] is scanned 8 bytes at a time */
+    g->lo = malloc(n * sizeof(int32_t));
+    g->hi = malloc(n * sizeof(int32_t));
+    g->landi = malloc(n * sizeof(int32_t));
+    g->perm = malloc(n * sizeof(int32_t));
+    g->need = calloc(n8, 1);
+    g->cap = (int64_t)n;
+    if (g->lo && g->hi && g->landi && g->perm && g->need) return 0;
+    mm__guards_free(g);
+    return -ENOMEM;
+}
+
+void mm__guards_free(mm__guards *g)
+{
+    free(g->lo);
+    free(g->hi);
+    free(g->landi);
+    free(g->perm);
+    free(g->need);
+    g->lo = g->hi = g->landi = g->perm = NULL;
+    g->need = NULL;
+}
+
+/* The first event k in [from, end) with ts[k] >= t, or end when there is none: a galloping search
+ * from `from` (an action in flight lands a few events ahead), then bisection. */
+static inline int64_t first_at(const int64_t *ts, int64_t from, int64_t end, int64_t t)
+{
+    if (from >= end || ts[end - 1] < t) return end;
+    if (ts[from] >= t) return from;
+    int64_t lo = from, step = 1, hi = from + 1; /* ts[lo] < t */
+    while (ts[hi] < t) {
+        lo = hi;
+        step *= 2;
+        hi = from + step < end - 1 ? from + step : end - 1;
+    }
+    while (hi - lo > 1) { /* ts[lo] < t <= ts[hi] */
+        int64_t mid = lo + (hi - lo) / 2;
+        if (ts[mid] < t)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return hi;
+}
+
+/* Guards of the combination at position q (state s), a pure function of the state (mm__guard_of)
+ * in int32: the live buy's price or INT32_MIN, the live sell's or INT32_MAX (a gate bound of
+ * INT32_MIN / INT32_MAX, a side absent, then makes a combination without an order step: never
+ * wrong, only a step more), and the first event of [from, end) at or after its time guard, relative
+ * to w0 (INT32_MAX: none in the window). */
+static inline void guard_set(const mm__guards *g, int64_t q, const mm_state *s, const int64_t *ts,
+                             int64_t from, int64_t end, int64_t w0)
+{
+    int64_t lo, hi, land;
+    mm__guard_of(s, &lo, &hi, &land);
+    g->lo[q] = lo < INT32_MIN ? INT32_MIN : (int32_t)lo;
+    g->hi[q] = hi > INT32_MAX ? INT32_MAX : (int32_t)hi;
+    int64_t k = land == MM_NEVER ? end : first_at(ts, from, end, land);
+    g->landi[q] = k >= end ? INT32_MAX : (int32_t)(k - w0);
 }
 
 void mm__sim_batch_advance(const mm__tape *tp, const mm_derived *d, mm_state *st,
                            const mm__guards *g, int64_t m, int64_t i0, int64_t i1)
 {
     const mm__tape_view *v = &tp->v;
-    assert(i0 >= 0 && i0 <= i1 && i1 <= v->n && m >= 0);
-    for (int64_t j = 0; j < m; j++) {
-        guard_update(g, j, &st[j]);
-        g->kind[j] = mm__guard_kind(&d[j]);
-    }
+    assert(i0 >= 0 && i0 <= i1 && i1 <= v->n && m >= 0 && m <= g->cap && m <= INT32_MAX);
+    /* The combinations ordered by kind (a counting sort into perm): kind k holds positions
+     * [beg[k], beg[k + 1]). */
+    int64_t beg[4] = {0, 0, 0, 0};
+    for (int64_t j = 0; j < m; j++)
+        beg[mm__guard_kind(&d[j]) + 1]++;
+    for (int k = 1; k < 4; k++)
+        beg[k] += beg[k - 1];
+    int64_t at[3] = {beg[0], beg[1], beg[2]};
+    for (int64_t j = 0; j < m; j++)
+        g->perm[at[mm__guard_kind(&d[j])]++] = (int32_t)j;
+    int32_t *restrict lo = g->lo, *restrict hi = g->hi, *restrict landi = g->landi;
+    uint8_t *restrict need = g->need;
+    int64_t m8 = (m + 7) / 8 * 8;
+    memset(need, 0, (size_t)m8);
     mm_event ev;
     mm__gate gt;
-    for (int64_t i = i0; i < i1; i++) {
-        mm__event(v, i, &ev);
-        mm__gate_of(&ev, &gt);
-        /* Locals the steps below cannot write, kept in registers (reading them from gt inside the
-         * loop cost 8% more instructions). */
-        const int64_t tb = gt.tb, ta = gt.ta, ts = gt.ts;
-        const uint8_t must[3] = {gt.must[0], gt.must[1], gt.must[2]};
-        for (int64_t j = 0; j < m; j++) {
-            if (mm__can_skip(must[g->kind[j]], g->lo[j], g->hi[j], g->land[j], ts, tb, ta))
-                continue;
-            mm_step_c(&st[j], &ev, &d[j], NULL);
-            guard_update(g, j, &st[j]);
+    for (int64_t w0 = i0; w0 < i1; w0 += MM_WINDOW) {
+        int64_t w1 = i1 - w0 < MM_WINDOW ? i1 : w0 + MM_WINDOW;
+        for (int64_t q = 0; q < m; q++)
+            guard_set(g, q, &st[g->perm[q]], v->ts_ns, w0, w1, w0);
+        for (int64_t i = w0; i < w1; i++) {
+            mm__event(v, i, &ev);
+            mm__gate_of(&ev, &gt);
+            /* Pass 1: which combinations must run the step (mm__can_skip, on the int32 guards):
+             * a whole kind when the event concerns it, else a branch-free test the compiler
+             * vectorises. */
+            const int32_t tb = (int32_t)gt.tb, ta = (int32_t)gt.ta, ir = (int32_t)(i - w0);
+            for (int k = 0; k < 3; k++) {
+                if (gt.must[k]) {
+                    memset(need + beg[k], 1, (size_t)(beg[k + 1] - beg[k]));
+                    continue;
+                }
+                for (int64_t q = beg[k]; q < beg[k + 1]; q++)
+                    need[q] = (uint8_t)((lo[q] >= tb) | (hi[q] <= ta) | (landi[q] <= ir));
+            }
+            /* Pass 2: run them, 8 flags at a time. */
+            for (int64_t q8 = 0; q8 < m8; q8 += 8) {
+                uint64_t w;
+                memcpy(&w, need + q8, 8);
+                while (w) {
+                    int b = __builtin_ctzll(w) / 8;
+                    w &= ~(UINT64_C(0xff) << (8 * b));
+                    int64_t q = q8 + b, j = g->perm[q];
+                    mm_step_c(&st[j], &ev, &d[j], NULL);
+                    guard_set(g, q, &st[j], v->ts_ns, i + 1, w1, w0);
+                }
+            }
         }
     }
 }
@@ -78,14 +168,12 @@ int mm__sim_batch_tape(const mm__tape *tpp, const mm_sim_config *c, const mm_par
     size_t cap = (size_t)(blk > 0 ? blk : 1);
     mm_state *st = aligned_alloc(64, (cap * sizeof(mm_state) + 63) / 64 * 64);
     mm_derived *d = malloc(cap * sizeof(mm_derived));
-    mm__guards g = {malloc(cap * 8), malloc(cap * 8), malloc(cap * 8), malloc(cap)};
-    if (!st || !d || !g.lo || !g.hi || !g.land || !g.kind) {
+    mm__guards g;
+    int grc = mm__guards_alloc(&g, (int64_t)cap);
+    if (!st || !d || grc) {
         free(st);
         free(d);
-        free(g.lo);
-        free(g.hi);
-        free(g.land);
-        free(g.kind);
+        if (!grc) mm__guards_free(&g);
         return mm__errf(err, -ENOMEM, "cannot allocate %lld combination states", (long long)blk);
     }
     for (int64_t s0 = 0; s0 < slots; s0 += blk) {
@@ -103,10 +191,7 @@ int mm__sim_batch_tape(const mm__tape *tpp, const mm_sim_config *c, const mm_par
             if (st[j].ovf_event) rc = mm__overflow_err(st[j].ovf_event, st[j].id, err);
         if (rc) break;
     }
-    free(g.lo);
-    free(g.hi);
-    free(g.land);
-    free(g.kind);
+    mm__guards_free(&g);
     free(st);
     free(d);
     return rc;

@@ -25,12 +25,17 @@ void mm__derive(const mm_params *p, const mm_instrument *inst, mm_derived *d);
 /* The state of combination id on path `path` before the first event (docs/model.md, section 3):
  * nothing live, flat, (id, path) recorded as the key of the combination's random streams. */
 void mm__state_init(mm_state *st, const mm__tape *tp, int64_t id, int32_t path);
-/* The batched kernel's per-combination guards (mm__guard, mm_event.h), dense arrays of m entries
- * each (25 bytes per combination); kind: mm__guard_kind. */
+/* The batched kernel's scratch for up to cap combinations (sim_batch.c): their guards in int32
+ * (mm__guard_of narrowed: the live buy's and sell's prices, the event at which the time guard
+ * falls due), their order by kind (perm) and the per-event flags (need, padded to 8 bytes): 17
+ * bytes per combination. */
 typedef struct mm__guards {
-    int64_t *lo, *hi, *land;
-    uint8_t *kind;
+    int32_t *lo, *hi, *landi, *perm;
+    uint8_t *need;
+    int64_t cap;
 } mm__guards;
+int mm__guards_alloc(mm__guards *g, int64_t cap); /* 0 or -ENOMEM (nothing allocated) */
+void mm__guards_free(mm__guards *g);
 /* The batched kernel proper: advance the m states st[0..m) (constants d[0..m)) through events [i0,
  * i1) of the tape, running mm_step_c only where the event can change a state (sim_batch.c). The
  * guards g (m entries of scratch) are recomputed from the states on entry, so a run split at any

@@ -213,6 +213,9 @@ void ck_series(mm_latency_series *ls, const mm_ticks *t)
         e[i] = ck_rnd() % 4 == 0 ? 0 : (int64_t)(ck_rnd() % 20000000);
         r[i] = ck_rnd() % 4 == 0 ? 0 : (int64_t)(ck_rnd() % 20000000);
     }
+    /* Steep steps can leave every point before the tape: the last one goes into it (a series that
+     * does not meet the tape is refused). */
+    if (n >= 2 && ts[n - 1] < t0 + span / 2) ts[n - 1] = t0 + span / 2;
     ls->n = n;
     ls->ts_ns = ts;
     ls->entry_ns = e;

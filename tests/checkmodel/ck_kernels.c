@@ -33,15 +33,12 @@ static int run_c(const mm_ticks *t, const mm_sim_config *c, const mm_params *p, 
 static int advance_batch(const mm__tape *tp, const mm_derived *d, mm_state *st, int64_t m,
                          int64_t i0, int64_t i1)
 {
-    size_t cap = (size_t)(m > 0 ? m : 1);
-    mm__guards g = {malloc(cap * 8), malloc(cap * 8), malloc(cap * 8), malloc(cap)};
-    int rc = g.lo && g.hi && g.land && g.kind ? 0 : -ENOMEM;
-    if (!rc) mm__sim_batch_advance(tp, d, st, &g, m, i0, i1);
-    free(g.kind);
-    free(g.land);
-    free(g.hi);
-    free(g.lo);
-    return rc;
+    mm__guards g;
+    int rc = mm__guards_alloc(&g, m);
+    if (rc) return rc;
+    mm__sim_batch_advance(tp, d, st, &g, m, i0, i1);
+    mm__guards_free(&g);
+    return 0;
 }
 
 static int run_batch(const mm_ticks *t, const mm_sim_config *c, const mm_params *p, int64_t n,
