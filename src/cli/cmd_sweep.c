@@ -561,6 +561,9 @@ int cmd_sweep(int argc, char **argv)
         } else if (r == -ECHILD && mpi_on) { /* a rank died: its chunks are in the journal */
             cli_err("%s: %s; rerun with --resume", C, e.msg);
             rc = MM_EXIT_RUNTIME;
+        } else if (r == MM_EUSAGE && c.latency_series && !strncmp(e.msg, "latency:", 8)) {
+            cli_err("%s: --latency-series %s:%s", C, c.latency_series, e.msg + 8);
+            rc = MM_EXIT_USAGE;
         } else if (r) {
             rc = cli_fail(&e);
         } else {
