@@ -138,8 +138,15 @@ static void invariants(const char *which)
     mm_sim_config c;
     mm_sim_config_defaults(&c);
     int64_t total_fills = 0;
-    /* A spread of strategies, queue rules, latencies and limits. */
+    /* A recorded latency series over the tape (entry 0 -> 2 ms -> 0.5 ms, response 3 ms -> 0 ->
+     * 1 ms), used by the last four combinations. */
+    int64_t lt[3] = {t.ts_ns[0], t.ts_ns[t.n / 2], t.ts_ns[t.n - 1]};
+    int64_t le[3] = {0, 2000000, 500000}, lr[3] = {3000000, 0, 1000000};
+    mm_latency_series ls = {3, lt, le, lr};
+    /* A spread of strategies, queue rules, latencies (entry, feed, response, recorded) and limits.
+     */
     for (int k = 0; k < 12; k++) {
+        c.latency = k >= 8 ? &ls : NULL;
         mm_params p;
         mm_params_defaults(&p);
         p.strategy = k % 3;
@@ -150,6 +157,7 @@ static void invariants(const char *which)
         p.queue_rule = k % 3;
         p.latency_ns = (k % 4) * 250000;
         p.feed_latency_ns = (k % 2) * 100000;
+        p.response_ns = (k % 3) * 500000;
         p.post_only = k % 5 != 0;
         p.as_sigma = 1;
         p.glft_A = 5;
@@ -169,6 +177,7 @@ static void invariants(const char *which)
         total_fills += cc.fills;
     }
     cr_assert_gt(total_fills, 100, "%s: too few fills to mean anything", which);
+    c.latency = NULL;
     /* Large quotes (1,000 lots; 1 BTC on the capture): the volume bound holds by default, and the
      * old unbounded rule breaks it (so the check above can fail). */
     int64_t over_unbounded = 0;
