@@ -66,4 +66,34 @@ MM_HD uint64_t mm_prob32(double p)
     return (uint64_t)(p * 4294967296.0);
 }
 
+/* ---- The Monte Carlo model's random streams (docs/montecarlo.md) ----
+ *
+ * Every draw of the model belongs to one (combination id, path) under the run's master seed and
+ * has a purpose and a position, so it is the same whatever engine, worker, chunk, resume or device
+ * computes it. The stream key of (seed, id, path) is the first two words of Philox4x32-10 with key
+ * `seed` of the counter (id low 32 bits, id high 32 bits, path, MM_RNG_KEY_TAG); a draw is
+ * Philox4x32-10 with that key of the counter (a low 32 bits, a high 32 bits, b, purpose). */
+#define MM_RNG_KEY_TAG 0x4D435354u /* "MCST" */
+enum mm_rng_purpose {
+    MM_RNG_ENTRY = 1,    /* order-entry latency: a = the combination's order number */
+    MM_RNG_RESPONSE = 2, /* response latency: a = the message number */
+    MM_RNG_JOIN = 3,     /* queue position on joining a level: a = order number */
+    MM_RNG_CANCELS = 4,  /* cancels ahead of us: a = event index, b = side x 2^16 + draw number */
+    MM_RNG_HIDDEN = 5,   /* a trade at our price reaching us: a = event index, b = side */
+    MM_RNG_AS_MID = 16,  /* Avellaneda-Stoikov market: the mid's step, a = step index */
+    MM_RNG_AS_FILL = 17  /* Avellaneda-Stoikov market: the fills, a = step index */
+};
+
+MM_HD uint64_t mm_stream_key(uint64_t seed, int64_t id, int32_t path)
+{
+    mm_u32x4 r = mm_rng4(seed, (uint32_t)(uint64_t)id, (uint32_t)((uint64_t)id >> 32),
+                         (uint32_t)path, MM_RNG_KEY_TAG);
+    return (uint64_t)r.v[0] | (uint64_t)r.v[1] << 32;
+}
+
+MM_HD mm_u32x4 mm_stream4(uint64_t key, uint32_t purpose, uint64_t a, uint32_t b)
+{
+    return mm_rng4(key, (uint32_t)a, (uint32_t)(a >> 32), b, purpose);
+}
+
 #endif
