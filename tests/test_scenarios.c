@@ -668,3 +668,84 @@ Test(response, the_reject_back_off_starts_when_the_strategy_learns_of_the_reject
     order_times(&l, 1, ts, 4);
     cr_assert_eq(ts[1], MS(17), "sent at %lld ms, want 17", (long long)((ts[1] - T0_NS) / 1000000));
 }
+
+/* ---- Execution randomness (section 3.3) ---- */
+
+Test(random, a_trade_at_our_price_that_does_not_reach_our_queue_fills_nothing)
+{
+    /* mid 101, spread 1: the bid 100 joins the best 100 behind its 10 lots; 15 trade at 100: 10
+     * take the queue ahead, 5 reach us, 1 fills (4.2). With trade_reach 0 hidden liquidity took
+     * the print: no fill, and the queue ahead stays 10. */
+    row r[] = {{0, 100, 10, 102, 10, 0, 0, 0},
+               {1, 100, 10, 102, 10, 0, 0, 0},
+               {2, 100, 10, 102, 10, 100, 15, -1}};
+    mm_params p = base();
+    mm_sim_config c = config();
+    trace_log l;
+    mm_metrics m = run(r, 3, &p, &c, &l);
+    cr_assert_eq(m.fills_bid, 1);
+    p.trade_reach = 0;
+    m = run(r, 3, &p, &c, &l);
+    cr_assert_eq(m.fills_bid, 0, "a print that did not reach us filled us");
+}
+
+Test(random, a_uniform_join_puts_the_order_at_any_place_of_the_queue)
+{
+    /* The bid 100 joins the best level of 10 lots: back: ahead = 10 always; uniform: ahead =
+     * floor(u x 11), each of 0 .. 10 with probability 1/11 (mean 5, sd sqrt(120/12) = 3.16; over
+     * 440 seeds the mean is within 4 x 3.16 / sqrt(440) = 0.6 of 5, and every place occurs: the
+     * chance that one of 11 is missed is below 11 x (10/11)^440 = 1e-17). */
+    row r[] = {{0, 100, 10, 102, 10, 0, 0, 0}, {1, 100, 10, 102, 10, 0, 0, 0}};
+    mm_params p = base();
+    mm_sim_config c = config();
+    trace_log l;
+    int seen[11] = {0};
+    double sum = 0;
+    for (int s = 1; s <= 440; s++) {
+        c.seed = (uint64_t)s;
+        p.queue_join = MM_JOIN_BACK;
+        run(r, 2, &p, &c, &l);
+        const mm_trace_rec *a[2];
+        cr_assert_eq(recs(&l, MM_TR_ACTIVE, 1, a, 2), 1);
+        cr_assert_eq(a[0]->ahead, 10);
+        p.queue_join = MM_JOIN_UNIFORM;
+        run(r, 2, &p, &c, &l);
+        cr_assert_eq(recs(&l, MM_TR_ACTIVE, 1, a, 2), 1);
+        cr_assert(a[0]->ahead >= 0 && a[0]->ahead <= 10, "ahead %d", a[0]->ahead);
+        seen[a[0]->ahead]++;
+        sum += a[0]->ahead;
+    }
+    for (int v = 0; v <= 10; v++)
+        cr_assert_gt(seen[v], 0, "place %d never drawn", v);
+    cr_assert(fabs(sum / 440 - 5) < 0.6, "mean place %.3f", sum / 440);
+}
+
+Test(random, drawn_latencies_depend_on_the_seed_and_path_and_nothing_else)
+{
+    row r[40];
+    int n = 0;
+    for (int k = 0; k < 40; k++) /* the book moves every ms: a replace per row */
+        r[n++] = (row){k, 100 + k % 3, 10, 104 + k % 3, 10, 0, 0, 0};
+    mm_params p = base();
+    p.latency_dist = MM_LAT_EXPONENTIAL;
+    p.latency_ns = 800000;
+    mm_sim_config c = config();
+    trace_log l;
+    const mm_trace_rec *a[64];
+    run(r, n, &p, &c, &l);
+    int na = recs(&l, MM_TR_ACTIVE, 1, a, 64);
+    int64_t first[64];
+    for (int i = 0; i < na && i < 64; i++)
+        first[i] = a[i]->ts_ns;
+    run(r, n, &p, &c, &l); /* the same key: the same landings */
+    cr_assert_eq(recs(&l, MM_TR_ACTIVE, 1, a, 64), na);
+    for (int i = 0; i < na && i < 64; i++)
+        cr_assert_eq(a[i]->ts_ns, first[i]);
+    int differ = 0;
+    c.path = 1; /* another path: other landings */
+    run(r, n, &p, &c, &l);
+    int nb = recs(&l, MM_TR_ACTIVE, 1, a, 64);
+    for (int i = 0; i < nb && i < na && i < 64; i++)
+        differ |= a[i]->ts_ns != first[i];
+    cr_assert(differ || nb != na, "path 1 landed exactly as path 0");
+}

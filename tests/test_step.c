@@ -1,6 +1,9 @@
-/* The step's internals that no trace shows (docs/model.md, section 3.2): the queue of fill reports
- * in flight to the strategy, which holds MM_REPORTS and then adds a report to its newest. */
+/* The step's internals that no trace shows (docs/model.md, sections 3.2 and 3.3): the queue of fill
+ * reports in flight to the strategy, which holds MM_REPORTS and then adds a report to its newest;
+ * the random draws. */
 #include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "mm_step.h"
@@ -62,4 +65,66 @@ Test(reports, a_full_queue_adds_the_new_report_to_its_newest_which_then_arrives_
     ev.ts = 200;
     mm__report(&st, &ev, mm__resp_at(&st, &ev, &d), -4);
     cr_assert(st.kq == 6 && st.nrep == 0);
+}
+
+/* ---- Draws (section 3.3) ---- */
+
+Test(draws, the_normal_quantile_matches_known_values)
+{
+    /* Phi^-1 from tables (Abramowitz and Stegun 26.2), to 1e-8. */
+    cr_assert_eq(mm__norm_inv(0.5), 0.0);
+    cr_assert_float_eq(mm__norm_inv(0.975), 1.959963985, 1e-8);
+    cr_assert_float_eq(mm__norm_inv(0.025), -1.959963985, 1e-8);
+    cr_assert_float_eq(mm__norm_inv(0.001), -3.090232306, 1e-8);
+    cr_assert_float_eq(mm__norm_inv(0.9), 1.281551566, 1e-8);
+    cr_assert_float_eq(mm__norm_inv(1e-10), -6.361340902, 1e-7);
+}
+
+Test(draws, streams_depend_on_seed_id_path_and_position_only)
+{
+    uint64_t k = mm_stream_key(1, 7, 3);
+    cr_assert_eq(k, mm_stream_key(1, 7, 3));
+    cr_assert_neq(k, mm_stream_key(2, 7, 3));
+    cr_assert_neq(k, mm_stream_key(1, 8, 3));
+    cr_assert_neq(k, mm_stream_key(1, 7, 4));
+    int64_t a = mm__draw_latency(k, MM_LAT_EXPONENTIAL, 0, 100000, MM_RNG_ENTRY, 5);
+    cr_assert_eq(a, mm__draw_latency(k, MM_LAT_EXPONENTIAL, 0, 100000, MM_RNG_ENTRY, 5));
+    cr_assert_neq(a, mm__draw_latency(k, MM_LAT_EXPONENTIAL, 0, 100000, MM_RNG_ENTRY, 6));
+    cr_assert_neq(a, mm__draw_latency(k, MM_LAT_EXPONENTIAL, 0, 100000, MM_RNG_RESPONSE, 5));
+    cr_assert_eq(mm__draw_latency(k, MM_LAT_CONSTANT, 0, 12345, MM_RNG_ENTRY, 5), 12345);
+    cr_assert_eq(mm__draw_latency(k, MM_LAT_LOGNORMAL, 1, 0, MM_RNG_ENTRY, 5), 0);
+}
+
+Test(draws, exponential_latencies_have_the_mean_and_lognormal_ones_the_median_and_sigma)
+{
+    /* 200,000 draws each. Exponential with mean 1e6 ns: sd 1e6, standard error of the mean
+     * 1e6 / sqrt(2e5) = 2,236 ns; 4 SE = 8,944 (truncation to whole ns moves the mean by 0.5).
+     * Lognormal, median 1e6, sigma 0.5: ln(x / 1e6) has mean 0 and sd 0.5 (SE 0.0011). */
+    const int n = 200000;
+    uint64_t k = mm_stream_key(11, 0, 0);
+    double sum = 0, sl = 0, sl2 = 0;
+    int below = 0;
+    for (int i = 0; i < n; i++) {
+        sum += (double)mm__draw_latency(k, MM_LAT_EXPONENTIAL, 0, 1000000, MM_RNG_ENTRY, i);
+        int64_t x = mm__draw_latency(k, MM_LAT_LOGNORMAL, 0.5, 1000000, MM_RNG_RESPONSE, i);
+        double l = log((double)x / 1e6);
+        sl += l;
+        sl2 += l * l;
+        below += x < 1000000;
+    }
+    cr_assert(fabs(sum / n - 1e6) < 8944, "exponential mean %.1f", sum / n);
+    double m = sl / n, sd = sqrt(sl2 / n - m * m);
+    cr_assert(fabs(m) < 0.0045, "lognormal: mean of ln %.5f", m);
+    cr_assert(fabs(sd - 0.5) < 0.004, "lognormal: sd of ln %.5f", sd);
+    /* The median: half below (binomial sd sqrt(n)/2 = 224; 4 sd = 894). */
+    cr_assert(abs(below - n / 2) < 894, "lognormal: %d of %d below the median", below, n);
+    /* Clamped to an hour: an exponential with mean 1 h exceeds it with probability e^-1. */
+    int64_t top = 0;
+    for (int i = 0; i < 1000; i++) {
+        int64_t x =
+            mm__draw_latency(k, MM_LAT_EXPONENTIAL, 0, MM_SIM_LATENCY_MAX_NS, MM_RNG_ENTRY, i);
+        cr_assert(x >= 0 && x <= MM_SIM_LATENCY_MAX_NS);
+        top += x == MM_SIM_LATENCY_MAX_NS;
+    }
+    cr_assert(top > 300 && top < 440, "%ld of 1000 at the clamp, want about 368", (long)top);
 }

@@ -28,6 +28,11 @@ enum mm_fill_volume { MM_FILL_BOUNDED = 0, MM_FILL_UNBOUNDED = 1 };
 /* A quote target that would cross the book (docs/model.md, section 6): JOIN (the default) places it
  * at the best price on its own side; REJECT sends it as computed (post-only then rejects it). */
 enum mm_cross_rule { MM_CROSS_JOIN = 0, MM_CROSS_REJECT = 1 };
+/* Execution randomness (docs/model.md, section 3.3): how each order's entry latency and each
+ * response's latency are drawn around latency_ns / response_ns; where a new order joins the queue
+ * of its level. The defaults draw nothing (the deterministic replay). */
+enum mm_latency_dist { MM_LAT_CONSTANT = 0, MM_LAT_EXPONENTIAL = 1, MM_LAT_LOGNORMAL = 2 };
+enum mm_queue_join { MM_JOIN_BACK = 0, MM_JOIN_UNIFORM = 1 };
 #define MM_MARKOUTS 3
 
 /* One parameter combination. Every field is a sweepable axis. */
@@ -65,6 +70,10 @@ typedef struct mm_params {
     int64_t reject_backoff_ns; /* after a reject, no new order on that side for this long, >= 0 */
     int32_t max_orders_per_s;  /* new orders per second (token bucket, burst = 1 s), 0: no limit */
     int32_t close_penalty_ticks; /* pnl_close: the part beyond the displayed size, ticks, >= 0 */
+    int32_t latency_dist;        /* enum mm_latency_dist */
+    double latency_sigma;        /* lognormal: the shape sigma of ln(latency), [0, 5] */
+    int32_t queue_join;          /* enum mm_queue_join */
+    double trade_reach; /* probability that a trade at our price reaches our queue, [0, 1] */
 } mm_params;
 
 /* A recorded latency series (docs/model.md, section 3.2): n >= 1 points at strictly increasing
@@ -88,6 +97,12 @@ typedef struct mm_sim_config {
      * each order's entry latency and each response's latency add the series' value at the time
      * (section 3.2); the series must stay valid while the run uses the config. */
     const mm_latency_series *latency;
+    /* The key of the random streams (section 3.3): the master seed, and for mm_sim_run_c /
+     * mm_sim_run_batch the first combination's id (combination k of a batch is id + k) and the
+     * path. Defaults 1, 0, 0. A sweep sets them itself (its --seed, each row's id). */
+    uint64_t seed;
+    int64_t id;
+    int32_t path;
 } mm_sim_config;
 
 /* Limits of a run (docs/model.md, section 1.2): the sampling clock crosses at most

@@ -33,25 +33,28 @@ static void help(void)
         mm_params_get(&d, k, def, sizeof def);
         printf("  %-22s %s [%s]\n", flag, h, def);
     }
-    printf("\nrun options:\n"
-           "  --symbol X             instrument (needed when the file holds several)\n"
-           "  --trace F              write every order, cancel, activation, rejection and fill as "
-           "CSV\n"
-           "  --curve F              write PnL, inventory and mid over time with the fills as one "
-           "HTML page\n"
-           "                         (docs/report.md)\n"
-           "  --curve-buckets N      time buckets of the curve, each keeping min, max and last "
-           "[1000]\n"
-           "  --engine E             reference (default) or batched; both give identical metrics\n"
-           "  --sample-ns N          PnL sampling clock for Sharpe and drawdown [1000000000]\n"
-           "  --year-seconds S       seconds in a trading year for annualising [0: the tape's, "
-           "recorded\n"
-           "                         by the importer; 5896800 = 252 x 6.5 h when it has none]\n"
-           "  --markout-ns A,B,C     markout horizons [1000000000,10000000000,60000000000]\n"
-           "  --latency-series F     recorded latencies, CSV ts_ns,entry_ns,response_ns: added to\n"
-           "                         --latency-ns and --response-ns (docs/model.md, 3.2)\n"
-           "  --no-verify            skip the tick file's fingerprint check\n"
-           "  -h, --help             this help\n");
+    printf(
+        "\nrun options:\n"
+        "  --symbol X             instrument (needed when the file holds several)\n"
+        "  --trace F              write every order, cancel, activation, rejection and fill as "
+        "CSV\n"
+        "  --curve F              write PnL, inventory and mid over time with the fills as one "
+        "HTML page\n"
+        "                         (docs/report.md)\n"
+        "  --curve-buckets N      time buckets of the curve, each keeping min, max and last "
+        "[1000]\n"
+        "  --engine E             reference (default) or batched; both give identical metrics\n"
+        "  --sample-ns N          PnL sampling clock for Sharpe and drawdown [1000000000]\n"
+        "  --year-seconds S       seconds in a trading year for annualising [0: the tape's, "
+        "recorded\n"
+        "                         by the importer; 5896800 = 252 x 6.5 h when it has none]\n"
+        "  --markout-ns A,B,C     markout horizons [1000000000,10000000000,60000000000]\n"
+        "  --seed S, --path P     the random streams' master seed [1] and path [0]: used only by\n"
+        "                         the random execution options (docs/model.md, 3.3)\n"
+        "  --latency-series F     recorded latencies, CSV ts_ns,entry_ns,response_ns: added to\n"
+        "                         --latency-ns and --response-ns (docs/model.md, 3.2)\n"
+        "  --no-verify            skip the tick file's fingerprint check\n"
+        "  -h, --help             this help\n");
 }
 
 typedef struct trace_file {
@@ -120,9 +123,11 @@ int cmd_run(int argc, char **argv)
         O_CURVE,
         O_CURVE_BUCKETS,
         O_LATENCY,
+        O_SEED,
+        O_PATH,
         O_KEY0 = 1000
     };
-    struct option *opts = calloc((size_t)nk + 13, sizeof *opts);
+    struct option *opts = calloc((size_t)nk + 15, sizeof *opts);
     char(*names)[64] = calloc((size_t)nk, 64);
     if (!opts || !names) {
         free(opts);
@@ -147,6 +152,8 @@ int cmd_run(int argc, char **argv)
     opts[o++] = (struct option){"curve", 1, 0, O_CURVE};
     opts[o++] = (struct option){"curve-buckets", 1, 0, O_CURVE_BUCKETS};
     opts[o++] = (struct option){"latency-series", 1, 0, O_LATENCY};
+    opts[o++] = (struct option){"seed", 1, 0, O_SEED};
+    opts[o++] = (struct option){"path", 1, 0, O_PATH};
     opts[o++] = (struct option){"help", 0, 0, 'h'};
     mm_params p;
     mm_params_defaults(&p);
@@ -224,6 +231,19 @@ int cmd_run(int argc, char **argv)
             break;
         case O_LATENCY:
             lat_path = optarg;
+            break;
+        case O_SEED:
+            if (cli_u64(C, "--seed", optarg, &cfg.seed)) {
+                rc = MM_EXIT_USAGE;
+                goto out;
+            }
+            break;
+        case O_PATH:
+            if (cli_i64(C, "--path", optarg, 0, INT32_MAX, &v)) {
+                rc = MM_EXIT_USAGE;
+                goto out;
+            }
+            cfg.path = (int32_t)v;
             break;
         case O_CURVE_BUCKETS:
             if (cli_i64(C, "--curve-buckets", optarg, 1, 100000, &curve_buckets)) {

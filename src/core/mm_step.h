@@ -10,7 +10,9 @@
 #include <stdint.h>
 
 #include "mm_detmath.h"
+#include "mm_draw.h"
 #include "mm_hd.h"
+#include "mm_rng.h"
 #include "mmsim/sim.h"
 
 #define MM_NEVER INT64_MAX
@@ -41,8 +43,13 @@ typedef struct mm_derived {
     int64_t backoff_ns;     /* reject_backoff_ns */
     int32_t size, limit, requote;
     double queue_n;
-    int64_t delay_ns; /* feed latency + order-entry latency, ns (an action's delay: at least 1) */
-    int64_t resp_ns;  /* response latency, ns (section 3.2) */
+    int64_t feed_ns;      /* feed latency, ns */
+    int64_t entry_ns;     /* order-entry latency (its median or mean when drawn, 3.3), ns */
+    int64_t resp_ns;      /* response latency, ns (section 3.2; drawn as entry_ns, 3.3) */
+    int32_t lat_dist;     /* enum mm_latency_dist */
+    int32_t join_uniform; /* 1: queue_join = uniform */
+    double lat_sigma;     /* lognormal: sigma of ln(latency) */
+    uint64_t reach32;     /* trade_reach as a 32-bit threshold (mm_prob32; 2^32: always) */
     double maker_rate,
         taker_rate; /* fee per (tick x lot) of notional, money: bps * 1e-4 * tick * lot */
     double money;   /* tick_size * lot_size */
@@ -112,6 +119,10 @@ typedef struct mm_state {
     int64_t kq, chan_ns;
     int32_t rep0, nrep;
     int64_t rep_t[MM_REPORTS], rep_q[MM_REPORTS];
+    /* Section 3.3: the key of this state's random streams (mm_stream_key(seed, id, path)) and the
+     * number of messages sent so far (the position of each response latency draw). */
+    uint64_t key;
+    int64_t nmsg;
 } mm_state;
 
 /* Trace sink: the reference passes one; the batched kernel and the GPU pass NULL. */
@@ -162,11 +173,15 @@ MM_HD void mm__trace(mm_trace_sink *tr, const mm_state *st, const mm_event *ev, 
 }
 
 /* Section 3.2: the time at which the strategy knows a message the exchange sends at this event
- * (a response or a fill report): ts + response latency, and never before the previous message. A
- * time after ts is also one at which the batched kernel must step (wake_ns). */
+ * (a response or a fill report): ts + response latency (drawn per message, 3.3), and never before
+ * the previous message. A time after ts is also one at which the batched kernel must step
+ * (wake_ns). */
 MM_HD int64_t mm__resp_at(mm_state *st, const mm_event *ev, const mm_derived *d)
 {
-    int64_t a = ev->ts + d->resp_ns + ev->lat_r;
+    int64_t r = mm__draw_latency(st->key, d->lat_dist, d->lat_sigma, d->resp_ns, MM_RNG_RESPONSE,
+                                 (uint64_t)st->nmsg);
+    st->nmsg += 1;
+    int64_t a = ev->ts + r + ev->lat_r;
     if (a < st->chan_ns) a = st->chan_ns;
     st->chan_ns = a;
     if (a > ev->ts && a < st->wake_ns) st->wake_ns = a;
@@ -316,7 +331,13 @@ MM_HD void mm__land(mm_state *st, const mm_event *ev, const mm_derived *d, mm_tr
             o->ahead = 0;
             o->deep = 0;
         } else if (px == best) {
+            /* Behind everything displayed; queue_join = uniform (3.3): at a uniform place among
+             * the best_sz + 1 positions, ahead = floor(u (best_sz + 1)). */
             o->ahead = best_sz;
+            if (d->join_uniform) {
+                mm_u32x4 r = mm_stream4(st->key, MM_RNG_JOIN, (uint64_t)ev->i, (uint32_t)k);
+                o->ahead = (int32_t)(mm_u01(r.v[0], r.v[1]) * ((double)best_sz + 1.0));
+            }
             o->deep = 0;
         } else {
             o->ahead = 0;
@@ -345,7 +366,12 @@ MM_HD void mm__match(mm_state *st, const mm_event *ev, const mm_derived *d, int 
             mm__fill(st, ev, d, k, px, f, 0, tr);
         } else if (ev->tpx == px) {
             traded_here = ev->tsz;
-            if (!o->deep && !d->tto) { /* 4.2 trade at our price: the queue ahead goes first */
+            /* 4.2 trade at our price: the queue ahead goes first; with trade_reach < 1 it reaches
+             * our queue only when word 0 of the draw (3.3) is below the threshold. */
+            int reach =
+                d->reach32 > UINT32_MAX ||
+                mm_stream4(st->key, MM_RNG_HIDDEN, (uint64_t)ev->i, (uint32_t)k).v[0] < d->reach32;
+            if (!o->deep && !d->tto && reach) {
                 int32_t vol = ev->tsz;
                 int32_t take = o->ahead < vol ? o->ahead : vol;
                 o->ahead -= take;
@@ -494,7 +520,9 @@ MM_HD void mm__decide(mm_state *st, const mm_event *ev, const mm_derived *d, mm_
             continue;
         }
         if (send_order && !mm__pace(st, ev, d, k)) continue; /* 6.1: held back, nothing sent */
-        int64_t delay = d->delay_ns + ev->lat_e;
+        int64_t delay = d->feed_ns + ev->lat_e +
+                        mm__draw_latency(st->key, d->lat_dist, d->lat_sigma, d->entry_ns,
+                                         MM_RNG_ENTRY, (uint64_t)(st->orders + st->cancels));
         o->land_ns = ev->ts + (delay < 1 ? 1 : delay);
         o->new_px = target[k];
         o->new_qty = send_order ? size : 0;

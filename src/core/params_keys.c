@@ -24,6 +24,8 @@ static const char *const QUEUES[] = {"risk-averse", "power", "log", NULL};
 static const char *const FAIRS[] = {"mid", "micro", NULL};
 static const char *const FILLVOL[] = {"bounded", "unbounded", NULL};
 static const char *const CROSS[] = {"join", "reject", NULL};
+static const char *const LATDIST[] = {"constant", "exponential", "lognormal", NULL};
+static const char *const JOIN[] = {"back", "uniform", NULL};
 
 #define K(n, t, f, names, help)                                                                    \
     {                                                                                              \
@@ -55,6 +57,14 @@ static const key_desc KEYS[] = {
     K("feed_latency_ns", T_I64, feed_latency_ns, NULL, "market-data latency, ns"),
     K("response_ns", T_I64, response_ns, NULL,
       "exchange-to-strategy latency of order responses and fill reports, ns"),
+    K("latency_dist", T_ENUM, latency_dist, LATDIST,
+      "entry and response latencies drawn per order / message: constant | exponential (mean) | "
+      "lognormal (median)"),
+    K("latency_sigma", T_F64, latency_sigma, NULL, "lognormal latency: sigma of its logarithm"),
+    K("queue_join", T_ENUM, queue_join, JOIN,
+      "a new order at the best joins: back (behind all shown) | uniform (a random place)"),
+    K("trade_reach", T_F64, trade_reach, NULL,
+      "probability that a trade at our price reaches our queue (else hidden liquidity took it)"),
     K("maker_fee_bps", T_F64, maker_fee_bps, NULL, "maker fee, bps of notional (negative: rebate)"),
     K("taker_fee_bps", T_F64, taker_fee_bps, NULL, "taker fee, bps of notional"),
     K("as_gamma", T_F64, as_gamma, NULL, "Avellaneda-Stoikov risk aversion"),

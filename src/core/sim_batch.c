@@ -145,7 +145,7 @@ int mm_sim_run_batch(const mm_ticks *t, const mm_sim_config *c, const mm_params 
     mm__tape tp;
     if ((rc = mm__tape_init(&tp, t, c)))
         return mm__errf(err, rc, "cannot allocate the tape tables");
-    rc = mm__sim_batch_tape(&tp, c, p, n, 0, 0, 1, out, err);
+    rc = mm__sim_batch_tape(&tp, c, p, n, c->id, c->path, 1, out, err);
     mm__tape_free(&tp);
     return rc;
 }

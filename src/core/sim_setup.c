@@ -31,6 +31,8 @@ void mm_params_defaults(mm_params *p)
     p->queue_n = 2;
     p->post_only = 1;
     p->close_penalty_ticks = 10;
+    p->latency_sigma = 1;
+    p->trade_reach = 1;
 }
 
 void mm_sim_config_defaults(mm_sim_config *c)
@@ -41,6 +43,7 @@ void mm_sim_config_defaults(mm_sim_config *c)
     c->markout_ns[0] = INT64_C(1000000000);
     c->markout_ns[1] = INT64_C(10000000000);
     c->markout_ns[2] = INT64_C(60000000000);
+    c->seed = 1;
 }
 
 #define BAD(field, ...) return mm__errf(err, MM_EUSAGE, field ": " __VA_ARGS__)
@@ -55,6 +58,8 @@ int mm_sim_config_check(const mm_sim_config *c, const mm_ticks *t, mm_error *err
 {
     if (!c) return mm__errf(err, -EINVAL, "mm_sim_config_check: NULL argument");
     if (c->sample_ns <= 0) BAD("sample_ns", "%" PRId64 " must be > 0 ns", c->sample_ns);
+    if (c->id < 0) BAD("id", "%" PRId64 " must be >= 0", c->id);
+    if (c->path < 0) BAD("path", "%d must be >= 0", c->path);
     if (!(c->year_s == 0 || (c->year_s > 0 && c->year_s <= 1e12)))
         BAD("year_s", "%g must be 0 (the tape's) or in (0, 1e12] s", c->year_s);
     for (int k = 0; k < MM_MARKOUTS; k++)
@@ -181,6 +186,15 @@ int mm_params_check(const mm_params *p, mm_error *err)
         BAD("feed_latency_ns", "%lld must be in [0, 1 h] ns", (long long)p->feed_latency_ns);
     if (p->response_ns < 0 || p->response_ns > INT64_C(3600000000000))
         BAD("response_ns", "%lld must be in [0, 1 h] ns", (long long)p->response_ns);
+    if (p->latency_dist < MM_LAT_CONSTANT || p->latency_dist > MM_LAT_LOGNORMAL)
+        BAD("latency_dist", "%d is not constant (0), exponential (1) or lognormal (2)",
+            p->latency_dist);
+    if (!(p->latency_sigma >= 0 && p->latency_sigma <= 5))
+        BAD("latency_sigma", "%g must be in [0, 5]", p->latency_sigma);
+    if (p->queue_join != MM_JOIN_BACK && p->queue_join != MM_JOIN_UNIFORM)
+        BAD("queue_join", "%d is not back (0) or uniform (1)", p->queue_join);
+    if (!(p->trade_reach >= 0 && p->trade_reach <= 1))
+        BAD("trade_reach", "%g must be in [0, 1]", p->trade_reach);
     if (!(fabs(p->maker_fee_bps) < 1e4))
         BAD("maker_fee_bps", "%g must be within +-1e4 bps", p->maker_fee_bps);
     if (!(fabs(p->taker_fee_bps) < 1e4))
@@ -240,8 +254,13 @@ void mm__derive(const mm_params *p, const mm_instrument *inst, mm_derived *d)
     /* The step makes an action's delay at least 1 ns: it never lands inside the group of rows that
      * share the timestamp of the event it was decided on (one market order printed as several rows;
      * docs/model.md 3). */
-    d->delay_ns = p->latency_ns + p->feed_latency_ns;
+    d->feed_ns = p->feed_latency_ns;
+    d->entry_ns = p->latency_ns;
     d->resp_ns = p->response_ns;
+    d->lat_dist = p->latency_dist;
+    d->lat_sigma = p->latency_sigma;
+    d->join_uniform = p->queue_join == MM_JOIN_UNIFORM;
+    d->reach32 = mm_prob32(p->trade_reach);
     d->money = inst->tick_size * inst->lot_size;
     d->maker_rate = p->maker_fee_bps * 1e-4 * d->money;
     d->taker_rate = p->taker_fee_bps * 1e-4 * d->money;
@@ -270,6 +289,7 @@ int mm__tape_init(mm__tape *tp, const mm_ticks *t, const mm_sim_config *c)
     int rc = mm_sim_config_check(c, t, NULL);
     if (rc) return rc;
     tp->t = t;
+    tp->seed = c->seed;
     int64_t n = t->n;
     size_t sz = (size_t)(n > 0 ? n : 1);
     tp->mid2 = malloc(sz * sizeof(int64_t));
@@ -364,6 +384,7 @@ void mm__state_init(mm_state *st, const mm__tape *tp, int64_t id, int32_t path)
         st->s[k].done_ns = MM_NEVER;
     }
     st->chan_ns = INT64_MIN;
+    st->key = mm_stream_key(tp->seed, id, path);
     st->t_q = tp->t0;
     st->wake_ns = MM_NEVER;
     st->wait_ns[0] = st->wait_ns[1] = INT64_MIN;

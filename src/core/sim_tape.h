@@ -14,6 +14,7 @@ typedef struct mm__tape {
     int32_t *nsamp;               /* [n] sampling boundaries crossed since event i-1 */
     int64_t *lat_e, *lat_r; /* [n] the latency series at ts_i: entry, response (NULL: no series) */
     int64_t t0, t_end;
+    uint64_t seed;   /* the master seed of the random streams (mm_sim_config.seed) */
     mm__tape_view v; /* the columns of t and the tables above, as the kernels read them */
 } mm__tape;
 

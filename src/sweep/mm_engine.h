@@ -33,6 +33,7 @@ typedef struct mm__chunk {
 typedef struct mm__run {
     const mm_grid *g;
     const mm_sweep_opts *o; /* o->chunk is the chunk size (never 0 here) */
+    mm_sim_config sim;      /* o->sim with the sweep's master seed (o->seed): what the model uses */
     int32_t n_tapes;
     mm_ticks *ticks;   /* [n_tapes]; in shared memory for an engine with MM__ENGINE_FORKS */
     mm__tape *tapes;   /* [n_tapes] prepared tables */

@@ -10,6 +10,6 @@ int mm__run_compute(const mm__run *r, const mm__chunk *c, mm_params *params, mm_
         mm_grid_combo(r->g, c->first + k, &params[k], NULL);
     /* One path (path 0) per combination: the replay model is deterministic. The Monte Carlo model
      * will pass its path range here. */
-    return mm__sim_batch_tape(&r->tapes[c->tape], &r->o->sim, params, c->count, c->first, 0, 1, m,
+    return mm__sim_batch_tape(&r->tapes[c->tape], &r->sim, params, c->count, c->first, 0, 1, m,
                               err);
 }

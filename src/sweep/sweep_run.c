@@ -366,6 +366,11 @@ int mm_sweep_run(const mm_grid *g, const mm_sweep_opts *o, const char *out_path,
     mm__run r = {0};
     r.g = g;
     r.o = o;
+    r.sim =
+        o->sim; /* the model's random streams are keyed by the sweep's seed (docs/model.md 3.3) */
+    r.sim.seed = o->seed;
+    r.sim.id = 0;
+    r.sim.path = 0;
     r.j.fd = -1;
     r.n_tapes = g->axes[0].n;
     r.per_tape = g->n_combos / r.n_tapes;
@@ -412,7 +417,7 @@ int mm_sweep_run(const mm_grid *g, const mm_sweep_opts *o, const char *out_path,
                    : mm_ticks_load(spec, sym && *sym ? sym : NULL, flags, &r.ticks[t], err);
         free(spec);
         if (rc == 0) rc = mm_sim_config_check(&o->sim, &r.ticks[t], err);
-        if (rc == 0 && (rc = mm__tape_init(&r.tapes[t], &r.ticks[t], &o->sim)))
+        if (rc == 0 && (rc = mm__tape_init(&r.tapes[t], &r.ticks[t], &r.sim)))
             mm__errf(err, rc, "cannot allocate the tape tables");
     }
     if (rc) goto out;

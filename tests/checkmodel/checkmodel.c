@@ -55,17 +55,18 @@ static int g_skipped[CK_MAX_KERNELS]; /* advance returned -ENODEV (the kernel ca
 static int
     g_bad[CK_MAX_KERNELS]; /* cases in which the kernel differed from the reference or failed */
 
-/* The (combination id, path) that state j of a case starts with: spread over large ids and
- * several paths, so a kernel that loses or mixes up the key of a state's random streams
- * (mm_state.id, .path) differs from the reference. */
-static int64_t ck_state_id(int64_t j)
+/* The (combination id, path) that state j of a case starts with: those of the public entries
+ * (combination j of a batch is id c->id + j on path c->path, section 3.3), which check() draws per
+ * tape over large ids and several paths, so a kernel that loses or mixes up the key of a state's
+ * random streams (mm_state.id, .path, .key) differs from the reference. */
+static int64_t ck_state_id(const mm_sim_config *c, int64_t j)
 {
-    return j * 1000003 + 17;
+    return c->id + j;
 }
 
-static int32_t ck_state_path(int64_t j)
+static int32_t ck_state_path(const mm_sim_config *c)
 {
-    return (int32_t)(j % 7);
+    return c->path;
 }
 
 static double now(void)
@@ -146,7 +147,7 @@ static int check_case(const ck_case *cs, int only, int64_t *overflowed, int with
             fail = 1;
         else
             for (int64_t j = 0; j < m; j++)
-                mm__state_init(&st[k][j], cs->tp, ck_state_id(j), ck_state_path(j));
+                mm__state_init(&st[k][j], cs->tp, ck_state_id(cs->c, j), ck_state_path(cs->c));
         alive[k] = 1;
     }
     if (fail) {
@@ -197,8 +198,11 @@ static int check_case(const ck_case *cs, int only, int64_t *overflowed, int with
             CK_PER_COMBO) /* one pass per combination: a sample (the states cover all) */
             for (int64_t j = 0; j < m && !r; j++) {
                 rc[j] = 0;
-                if (j % CK_RUN_STRIDE == 0)
-                    r = ck_kernels[k].run(cs->t, cs->c, &cs->p[j], 1, &out[j], &rc[j], &e);
+                if (j % CK_RUN_STRIDE == 0) {
+                    mm_sim_config cj = *cs->c; /* combination j's key (ck_state_id) */
+                    cj.id = cs->c->id + j;
+                    r = ck_kernels[k].run(cs->t, &cj, &cs->p[j], 1, &out[j], &rc[j], &e);
+                }
             }
         else
             r = ck_kernels[k].run(cs->t, cs->c, cs->p, m, out, rc, &e);
@@ -248,6 +252,10 @@ static int check(int tapes, int combos)
         if (ck_gen_tape(&t, ck_seed * 1000 + (uint64_t)ti, 20000 + (int64_t)(ck_rnd() % 60000)))
             return 1;
         if (ti % 2 == 1) ck_perturb(&t);
+        /* Another master seed and first id / path of the random streams per tape (3.3). */
+        c.seed = ((uint64_t)ck_rnd() << 32) | ck_rnd();
+        c.id = (int64_t)(ck_rnd() % 1000) * 1000003;
+        c.path = (int32_t)(ck_rnd() % 100);
         /* A recorded latency series on one tape in three (section 3.2). */
         mm_latency_series ls = {0};
         c.latency = NULL;
@@ -366,7 +374,7 @@ static int bench(int64_t events, int combos)
         int m = (ck_kernels[k].flags & CK_PER_COMBO) ? ns : combos;
         const mm_derived *dk = (ck_kernels[k].flags & CK_PER_COMBO) ? ds : d;
         for (int j = 0; j < m; j++)
-            mm__state_init(&st[j], &tp, ck_state_id(j), ck_state_path(j));
+            mm__state_init(&st[j], &tp, ck_state_id(&c, j), ck_state_path(&c));
         double t0 = now();
         int r = ck_kernels[k].advance(&tp, dk, st, m, 0, t.n);
         double dt = now() - t0;

@@ -88,6 +88,11 @@ void ck_random_params(mm_params *p)
         p->feed_latency_ns -= p->feed_latency_ns % CK_TS_GRID_NS;
         p->response_ns -= p->response_ns % CK_TS_GRID_NS;
     }
+    /* Execution randomness (section 3.3) one time in two each. */
+    p->latency_dist = ck_rnd() % 2 ? MM_LAT_CONSTANT : (int32_t)(1 + ck_rnd() % 2);
+    p->latency_sigma = 2 * rndu();
+    p->queue_join = ck_rnd() % 2 ? MM_JOIN_BACK : MM_JOIN_UNIFORM;
+    p->trade_reach = ck_rnd() % 2 ? 1 : rndu();
     p->maker_fee_bps = (double)((int)(ck_rnd() % 5) - 2) * 0.5;
     p->taker_fee_bps = (double)(ck_rnd() % 5);
 }
@@ -125,6 +130,8 @@ void ck_wide_params(mm_params *p)
     W(reject_backoff_ns, wide_i(0, INT64_C(3600000000000)));
     W(max_orders_per_s, (int32_t)wide_i(0, 1000000));
     W(close_penalty_ticks, (int32_t)wide_i(0, 1000000));
+    W(latency_sigma, wide_d(0, 5, 0));
+    W(trade_reach, wide_d(0, 1, 0));
 #undef W
 }
 

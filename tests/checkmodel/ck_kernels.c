@@ -22,7 +22,9 @@ static int run_c(const mm_ticks *t, const mm_sim_config *c, const mm_params *p, 
                  mm_metrics *out, int *rc, mm_error *err)
 {
     for (int64_t j = 0; j < n; j++) {
-        rc[j] = mm_sim_run_c(t, c, &p[j], &out[j], NULL, NULL, err);
+        mm_sim_config cj = *c; /* combination j of a batch has id c->id + j (section 3.3) */
+        cj.id = c->id + j;
+        rc[j] = mm_sim_run_c(t, &cj, &p[j], &out[j], NULL, NULL, err);
         if (rc[j] && rc[j] != -ERANGE) return rc[j];
     }
     return 0;
@@ -51,7 +53,9 @@ static int run_batch(const mm_ticks *t, const mm_sim_config *c, const mm_params 
         /* One combination's accounting overflowed and the batch stopped: the outcome of each, one
          * at a time. */
         for (int64_t j = 0; j < n; j++) {
-            rc[j] = mm_sim_run_batch(t, c, &p[j], 1, &out[j], err);
+            mm_sim_config cj = *c;
+            cj.id = c->id + j;
+            rc[j] = mm_sim_run_batch(t, &cj, &p[j], 1, &out[j], err);
             if (rc[j] && rc[j] != -ERANGE) return rc[j];
         }
         return 0;

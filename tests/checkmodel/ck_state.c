@@ -21,7 +21,7 @@
     I(wait_ns[0]) I(wait_ns[1]) I(tok) I(tok_t) I(held) I(hold[0]) I(hold[1]) I(wake_ns)        \
     I(kq) I(chan_ns) I(rep0) I(nrep) CK_REPORT_FIELDS(I, 0) CK_REPORT_FIELDS(I, 1)               \
     CK_REPORT_FIELDS(I, 2) CK_REPORT_FIELDS(I, 3) CK_REPORT_FIELDS(I, 4) CK_REPORT_FIELDS(I, 5)   \
-    CK_REPORT_FIELDS(I, 6) CK_REPORT_FIELDS(I, 7)
+    CK_REPORT_FIELDS(I, 6) CK_REPORT_FIELDS(I, 7) I(key) I(nmsg)
 #define CK_REPORT_FIELDS(I, j) I(rep_t[j]) I(rep_q[j])
 /* clang-format on */
 _Static_assert(MM_REPORTS == 8, "CK_STATE_FIELDS lists rep_t/rep_q[0..7]");
