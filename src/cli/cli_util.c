@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
@@ -15,6 +16,7 @@
 #include "mm_h5util.h"
 
 #include "cli.h"
+#include "cli_keys.h"
 #include "mm_internal.h"
 #include "mmsim/results.h"
 
@@ -79,6 +81,48 @@ const char *cli_libmsg(const char *msg, char *buf, size_t cap)
     for (size_t i = 0; i < sizeof LIB_TO_FLAG / sizeof *LIB_TO_FLAG; i++)
         if (strstr(buf, LIB_TO_FLAG[i][0]))
             replace_all(buf, cap, LIB_TO_FLAG[i][0], LIB_TO_FLAG[i][1]);
+    return buf;
+}
+
+void cli_unknown_option(const char *cmd, const char *help_cmd, const char *arg,
+                        const struct option *opts)
+{
+    const char *near = NULL;
+    if (!strncmp(arg, "--", 2) && arg[2]) {
+        char word[128];
+        snprintf(word, sizeof word, "%s", arg + 2);
+        char *eq = strchr(word, '=');
+        if (eq) *eq = 0;
+        int n = 0;
+        while (opts[n].name)
+            n++;
+        const char **names = calloc((size_t)n + 1, sizeof *names);
+        if (names) {
+            for (int i = 0; i < n; i++)
+                names[i] = opts[i].name;
+            near = cli_suggest(word, names, n);
+            free(names);
+        }
+    }
+    if (near)
+        cli_err("%s: unknown option '%s' (did you mean --%s? see 'mmsim %s --help')", cmd, arg,
+                near, help_cmd);
+    else
+        cli_err("%s: unknown option '%s' (see 'mmsim %s --help')", cmd, arg, help_cmd);
+}
+
+const char *cli_fmt_shortest(double v, char *buf, size_t cap)
+{
+    /* An integer below 2^53 prints as one (60, not 6e+01; 5896800, not 5.8968e+06). */
+    if (v == floor(v) && fabs(v) < 9007199254740992.0) {
+        snprintf(buf, cap, "%.0f", v);
+        return buf;
+    }
+    for (int p = 1; p <= 17; p++) {
+        snprintf(buf, cap, "%.*g", p, v);
+        if (strtod(buf, NULL) == v) return buf;
+    }
+    snprintf(buf, cap, "%.17g", v); /* NaN: no form reads back equal */
     return buf;
 }
 

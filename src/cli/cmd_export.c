@@ -127,7 +127,7 @@ int cmd_export(int argc, char **argv)
             cli_err("%s: %s needs a value", C, argv[optind - 1]);
             return MM_EXIT_USAGE;
         default:
-            cli_err("%s: unknown option '%s' (see 'mmsim export --help')", C, argv[optind - 1]);
+            cli_unknown_option(C, "export", argv[optind - 1], opts);
             return MM_EXIT_USAGE;
         }
     }

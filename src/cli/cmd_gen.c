@@ -141,7 +141,7 @@ int cmd_gen(int argc, char **argv)
             cli_err("%s: %s needs a value", C, argv[optind - 1]);
             return MM_EXIT_USAGE;
         default:
-            cli_err("%s: unknown option '%s' (see 'mmsim gen --help')", C, argv[optind - 1]);
+            cli_unknown_option(C, "gen", argv[optind - 1], opts);
             return MM_EXIT_USAGE;
         }
     }

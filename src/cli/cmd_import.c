@@ -258,7 +258,7 @@ int cmd_import(int argc, char **argv)
             cli_err("%s: %s needs a value", C, argv[optind - 1]);
             goto fail;
         default:
-            cli_err("%s: unknown option '%s' (see 'mmsim import --help')", C, argv[optind - 1]);
+            cli_unknown_option(C, "import", argv[optind - 1], opts);
             goto fail;
         }
     }

@@ -91,7 +91,7 @@ int cmd_info(int argc, char **argv)
             cli_err("%s: %s needs a value", C, argv[optind - 1]);
             return MM_EXIT_USAGE;
         default:
-            cli_err("%s: unknown option '%s' (see 'mmsim info --help')", C, argv[optind - 1]);
+            cli_unknown_option(C, "info", argv[optind - 1], opts);
             return MM_EXIT_USAGE;
         }
     }

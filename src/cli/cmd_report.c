@@ -488,7 +488,7 @@ int cmd_report(int argc, char **argv)
             rc = MM_EXIT_USAGE;
             break;
         default:
-            cli_err("%s: unknown option '%s' (see 'mmsim report --help')", C, argv[optind - 1]);
+            cli_unknown_option(C, "report", argv[optind - 1], opts);
             rc = MM_EXIT_USAGE;
             break;
         }

@@ -255,7 +255,7 @@ int cmd_show(int argc, char **argv)
             rc = MM_EXIT_USAGE;
             break;
         default:
-            cli_err("%s: unknown option '%s' (see 'mmsim show --help')", C, argv[optind - 1]);
+            cli_unknown_option(C, "show", argv[optind - 1], opts);
             rc = MM_EXIT_USAGE;
             break;
         }

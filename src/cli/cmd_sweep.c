@@ -7,11 +7,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_keys.h"
 #include "mmsim/results.h"
 #include "mmsim/sweep.h"
+#include "sweep_cli.h"
 #include "sweep_config.h"
 
 static const char HELP[] =
@@ -22,14 +26,19 @@ static const char HELP[] =
     "first\n"
     "axis) and write one results table (docs/sweep.md, docs/results.md).\n"
     "\n"
-    "  --grid key=spec     an axis: key is any model parameter ('mmsim run --help' lists them), "
-    "spec is\n"
-    "                      a:b:step (inclusive range) or v1,v2,... (e.g. --grid spread=1:20:1)\n"
+    "  --grid key=spec     an axis: key is any model parameter ('mmsim run --help' lists them; "
+    "inv_limit\n"
+    "                      and inv-limit both work), spec is a:b:step (inclusive range), a:b "
+    "(step 1) or\n"
+    "                      v1,v2,... (e.g. --grid spread=1:20:1); an axis the strategy does not "
+    "read is\n"
+    "                      refused (spread with --set strategy=as)\n"
     "  --set key=value     a fixed parameter value for every combination\n"
     "  --config F          INI file with [input] files/symbols, [grid], [params], [run] (same "
     "keys)\n"
-    "  --symbol X          instrument(s) to use from each file (repeatable; default: all in the "
-    "file)\n"
+    "  --symbol X          instrument(s) to use from each file (repeatable; default: every "
+    "instrument\n"
+    "                      of each file, each a value of the tape axis, listed before the run)\n"
     "  -o, --output F      results file (required, here or in [run] output)\n"
     "  --engine E          process (default), threads, serial or mpi; all give identical tables\n"
     "                      (mpi: run under mpirun or srun, chosen by default there; "
@@ -41,7 +50,9 @@ static const char HELP[] =
     "  --objective M       metric the results index is sorted by, best first (default pnl)\n"
     "  --sample-ns N, --year-seconds S, --markout-ns A,B,C   metric settings (see mmsim run)\n"
     "  --resume            continue an interrupted run from its journal (results.h5.journal)\n"
-    "  --quiet             no progress on stderr (progress is shown only on a terminal anyway)\n"
+    "  --replace           overwrite an existing results file (refused without it)\n"
+    "  --quiet             no progress on stderr\n"
+    "  --progress          progress on stderr even when it is not a terminal (one line each)\n"
     "  --no-verify         skip the input fingerprint checks\n"
     "  -h, --help          this help\n";
 
@@ -115,22 +126,6 @@ static int check_objective(const char *C, const char *obj, const int64_t markout
     return -1;
 }
 
-/* Progress on stderr (a terminal): one line rewritten in place, ended by a newline on the final
- * call. The library throttles the calls (mm_sweep_opts.progress_interval_s, 0.5 s by default). */
-static void print_progress(const mm_sweep_progress *p, void *user)
-{
-    (void)user;
-    double el = p->elapsed_s;
-    double rate = el > 0 ? (double)p->combos_done / el : 0, eta = 0;
-    if (rate > 0) eta = (double)(p->combos_total - p->combos_done) / rate;
-    fprintf(stderr,
-            "\rsweep: chunks %" PRId64 "/%" PRId64
-            ", %.0f combos/s, %.3g event x combo/s, ETA %.0f s   ",
-            p->chunks_done, p->chunks_total, rate, el > 0 ? (double)p->updates_done / el : 0.0,
-            eta);
-    if (p->final) fputc('\n', stderr);
-}
-
 /* Set by SIGINT or SIGTERM during the sweep (the signal number); the library polls it. */
 static volatile sig_atomic_t sweep_signal;
 
@@ -150,7 +145,7 @@ int cmd_sweep(int argc, char **argv)
     const char *C = "sweep";
     cfg c;
     cli_sweep_config_init(&c);
-    int quiet = 0, resume = 0, no_verify = 0, rc = MM_EXIT_OK;
+    int quiet = 0, resume = 0, no_verify = 0, replace = 0, force_progress = 0, rc = MM_EXIT_OK;
     enum {
         O_GRID = 256,
         O_SET,
@@ -166,7 +161,9 @@ int cmd_sweep(int argc, char **argv)
         O_NOVERIFY,
         O_SAMPLE,
         O_YEAR,
-        O_MARKOUT
+        O_MARKOUT,
+        O_REPLACE,
+        O_PROGRESS
     };
     static const struct option opts[] = {{"grid", 1, 0, O_GRID},
                                          {"set", 1, 0, O_SET},
@@ -184,6 +181,8 @@ int cmd_sweep(int argc, char **argv)
                                          {"sample-ns", 1, 0, O_SAMPLE},
                                          {"year-seconds", 1, 0, O_YEAR},
                                          {"markout-ns", 1, 0, O_MARKOUT},
+                                         {"replace", 0, 0, O_REPLACE},
+                                         {"progress", 0, 0, O_PROGRESS},
                                          {"help", 0, 0, 'h'},
                                          {0, 0, 0, 0}};
     /* Two passes: the config files first (wherever --config appears, also abbreviated as getopt
@@ -255,6 +254,12 @@ int cmd_sweep(int argc, char **argv)
         case O_QUIET:
             quiet = 1;
             break;
+        case O_REPLACE:
+            replace = 1;
+            break;
+        case O_PROGRESS:
+            force_progress = 1;
+            break;
         case O_NOVERIFY:
             no_verify = 1;
             break;
@@ -266,7 +271,7 @@ int cmd_sweep(int argc, char **argv)
             rc = MM_EXIT_USAGE;
             goto out;
         default:
-            cli_err("%s: unknown option '%s' (see 'mmsim sweep --help')", C, argv[optind - 1]);
+            cli_unknown_option(C, "sweep", argv[optind - 1], opts);
             rc = MM_EXIT_USAGE;
             goto out;
         }
@@ -305,7 +310,12 @@ int cmd_sweep(int argc, char **argv)
 
     mm_sweep_opts o;
     mm_sweep_opts_defaults(&o);
-    if (!quiet && isatty(2)) o.progress = print_progress;
+    sweep_progress_state ps = {0};
+    if (!quiet && (force_progress || isatty(2))) {
+        o.progress = sweep_print_progress;
+        o.progress_user = &ps;
+        ps.tty = isatty(2);
+    }
     o.resume = resume;
     o.load_flags = no_verify ? MM_LOAD_NO_VERIFY : 0;
     int64_t v64;
@@ -381,7 +391,8 @@ int cmd_sweep(int argc, char **argv)
         for (int i = 0; i < n_configs; i++)
             inputs[n_in++] = configs[i];
         int bad = cli_check_output(C, "-o", c.output, inputs, n_in) ||
-                  cli_check_h5_kind(C, "-o", c.output, "mmsim-results/", "results file");
+                  cli_check_h5_kind(C, "-o", c.output, "mmsim-results/", "results file") ||
+                  sweep_check_overwrite(C, c.output, replace, resume);
         free(inputs);
         if (bad) {
             rc = MM_EXIT_USAGE;
@@ -443,8 +454,9 @@ int cmd_sweep(int argc, char **argv)
             /* The library says "KEY: unknown key"; the CLI says where the keys are listed. */
             int unknown =
                 strcmp(c.grid[i].key, "tape") && mm_params_key_kind(c.grid[i].key, NULL) < 0;
-            rc = origin_fail(C, c.grid[i].origin, &e,
-                             unknown ? " (see 'mmsim run --help' for the keys)" : "");
+            char hint[160] = "";
+            if (unknown) sweep_key_hint(c.grid[i].key, hint, sizeof hint);
+            rc = origin_fail(C, c.grid[i].origin, &e, hint);
         }
     for (int i = 0; i < c.n_sets && rc == 0; i++) {
         /* A fixed number is decimal and complete, as an axis value is (grid.c checks those). */
@@ -456,9 +468,15 @@ int cmd_sweep(int argc, char **argv)
                      c.sets[i].val, kind == MM_KEY_INT ? "integer" : "number");
             rc = origin_fail(C, c.sets[i].origin, &e, "");
         } else if (mm_grid_set(g, c.sets[i].key, c.sets[i].val, &e)) {
-            rc = origin_fail(C, c.sets[i].origin, &e, "");
+            char hint[160] = "";
+            if (kind < 0) sweep_key_hint(c.sets[i].key, hint, sizeof hint);
+            rc = origin_fail(C, c.sets[i].origin, &e, hint);
         }
     }
+    /* A parameter the strategy does not read: an axis of it would only repeat rows (refused); a
+     * fixed value of it is harmless but a sign of a mistake (warned). With strategy itself an axis,
+     * every key is read by some of the rows. */
+    if (rc == 0) rc = sweep_check_strategy_keys(C, &c, g);
     /* The effective configuration, as INI: recorded in the results for reruns. */
     if (rc == 0) {
         sb_printf(&cf, "[input]\nfiles = ");

@@ -1,0 +1,89 @@
+/* Model keys as users write them (cli_keys.h): one canonical spelling, aliases, suggestions. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli_keys.h"
+#include "mmsim/mmsim.h"
+
+/* Aliases: a name users may write for a key whose stored name stays (results files, configs
+ * recorded in them, the journal's run identity all keep `spread`). */
+static const char *const ALIASES[][2] = {
+    {"half_spread", "spread"}, /* spread is a half-spread: fair to each quote */
+};
+#define N_ALIASES ((int)(sizeof ALIASES / sizeof ALIASES[0]))
+
+const char *cli_key_canon(const char *key, char *buf, size_t cap)
+{
+    if (!cap) return buf;
+    snprintf(buf, cap, "%s", key);
+    for (char *c = buf; *c; c++)
+        if (*c == '-') *c = '_';
+    for (int i = 0; i < N_ALIASES; i++)
+        if (!strcmp(buf, ALIASES[i][0])) snprintf(buf, cap, "%s", ALIASES[i][1]);
+    return buf;
+}
+
+/* Levenshtein distance of a and b (each at most 63 characters are compared). */
+static int edit_distance(const char *a, const char *b)
+{
+    int la = (int)strlen(a), lb = (int)strlen(b);
+    if (la > 63) la = 63;
+    if (lb > 63) lb = 63;
+    int row[64];
+    for (int j = 0; j <= lb; j++)
+        row[j] = j;
+    for (int i = 1; i <= la; i++) {
+        int diag = row[0]; /* d[i-1][j-1] */
+        row[0] = i;
+        for (int j = 1; j <= lb; j++) {
+            int up = row[j]; /* d[i-1][j] */
+            int best = diag + (a[i - 1] != b[j - 1]);
+            if (up + 1 < best) best = up + 1;
+            if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
+            diag = up;
+            row[j] = best;
+        }
+    }
+    return row[lb];
+}
+
+const char *cli_suggest(const char *word, const char *const *cands, int n)
+{
+    char w[64], c[64];
+    cli_key_canon(word, w, sizeof w);
+    int len = (int)strlen(w), limit = len / 3 > 1 ? len / 3 : 1;
+    const char *best = NULL;
+    int best_d = limit + 1;
+    for (int i = 0; i < n; i++) {
+        if (!cands[i]) continue;
+        int d = edit_distance(w, cli_key_canon(cands[i], c, sizeof c));
+        if (d < best_d) best_d = d, best = cands[i];
+    }
+    return best;
+}
+
+const char *cli_suggest_key(const char *word)
+{
+    enum { MAX_KEYS = 128 };
+    const char *cands[MAX_KEYS + N_ALIASES];
+    int n = 0;
+    for (int i = 0; i < mm_params_key_count() && n < MAX_KEYS; i++)
+        cands[n++] = mm_params_key_name(i, NULL);
+    for (int i = 0; i < N_ALIASES; i++)
+        cands[n++] = ALIASES[i][0];
+    return cli_suggest(word, cands, n);
+}
+
+int cli_key_strategy(const char *key)
+{
+    if (!strcmp(key, "spread") || !strcmp(key, "skew")) return 0;
+    if (!strncmp(key, "as_", 3)) return 1;
+    if (!strncmp(key, "glft_", 5)) return 2;
+    return -1;
+}
+
+const char *cli_strategy_name(int s)
+{
+    static const char *const NAMES[] = {"fixed", "as", "glft"};
+    return s >= 0 && s < 3 ? NAMES[s] : "?";
+}
