@@ -47,16 +47,25 @@ static int edit_distance(const char *a, const char *b)
     return row[lb];
 }
 
+/* word with every '-' made '_' into buf (no alias: a typo of an alias is near the alias). */
+static const char *dashes(const char *word, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "%s", word);
+    for (char *c = buf; *c; c++)
+        if (*c == '-') *c = '_';
+    return buf;
+}
+
 const char *cli_suggest(const char *word, const char *const *cands, int n)
 {
     char w[64], c[64];
-    cli_key_canon(word, w, sizeof w);
+    dashes(word, w, sizeof w);
     int len = (int)strlen(w), limit = len / 3 > 1 ? len / 3 : 1;
     const char *best = NULL;
     int best_d = limit + 1;
     for (int i = 0; i < n; i++) {
         if (!cands[i]) continue;
-        int d = edit_distance(w, cli_key_canon(cands[i], c, sizeof c));
+        int d = edit_distance(w, dashes(cands[i], c, sizeof c));
         if (d < best_d) best_d = d, best = cands[i];
     }
     return best;

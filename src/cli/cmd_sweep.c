@@ -407,6 +407,7 @@ int cmd_sweep(int argc, char **argv)
     char **tapes = NULL;
     int nt = 0, cap_t = 0;
     sbuf cf = {0};
+    int multi = 0; /* a file without --symbol held several instruments: all are swept */
     for (int f = 0; f < c.n_files && rc == 0; f++) {
         int count = c.n_symbols;
         char(*syms)[MM_SYMBOL_MAX] = NULL;
@@ -425,6 +426,7 @@ int cmd_sweep(int argc, char **argv)
                 rc = cli_fail(&e);
                 break;
             }
+            multi |= count > 1;
         }
         for (int s = 0; s < count && rc == 0; s++) {
             if (nt == cap_t) {
@@ -580,6 +582,9 @@ int cmd_sweep(int argc, char **argv)
             if (rep.chunks_rerun)
                 printf("recovered: %" PRId64 " chunks rerun after a worker died\n",
                        rep.chunks_rerun);
+            if (multi) /* the multi-instrument policy (docs/sweep.md): said, not silent */
+                printf("tapes: every instrument of each input file, one tape each (--symbol X to "
+                       "choose)\n");
             printf("results: %s, content hash %016" PRIx64 "\n", c.output, rep.content_hash);
         }
     }
