@@ -684,7 +684,8 @@ Test(cli, objective_is_any_float_metric_column)
     const char *c[] = {"mmsim",  "sweep", tu_path("t.h5"), "--grid", "spread=1,2", "--objective",
                        "spread", "-o",    tu_path("q.h5"), NULL};
     expect_run(c, 2,
-               "mmsim: sweep: objective: 'spread' is not a metric column (pnl, fees, volume, "
+               "mmsim: sweep: objective: 'spread' is not a metric column, optionally after min: "
+               "or max: (pnl, fees, volume, "
                "fills_bid, fills_ask, orders, "
                "cancels, rejects, final_q, max_abs_q, mean_abs_q, sharpe, max_drawdown, "
                "pnl_close, held, orders_per_s, cancels_per_s, rejects_per_s, "

@@ -436,3 +436,47 @@ Test(ux, version_names_only_engines_that_exist)
     cr_assert(!strstr(out, "nvcc found"), "%s", out);
     free(out);
 }
+
+Test(ux, objectives_have_a_direction)
+{
+    char t[512], r[512], r2[512];
+    snprintf(t, sizeof t, "%s", make_ticks("t.h5", 0));
+    snprintf(r, sizeof r, "%s", tu_path("r.h5"));
+    snprintf(r2, sizeof r2, "%s", tu_path("r2.h5"));
+    /* max_drawdown: smaller is better, so its best rows come first without a prefix. */
+    const char *a[] = {"mmsim",       "sweep",        t,    "--grid", "spread=0:3",
+                       "--objective", "max_drawdown", "-o", r,        NULL};
+    free(expect(a, 0, NULL));
+    const char *b[] = {"mmsim", "show", r, "--top", "100", NULL};
+    char *out = expect(b, 0, NULL);
+    cr_assert(strstr(out, "by max_drawdown ascending:"), "%s", out);
+    free(out);
+    /* max: (recorded in the configuration) turns it round; show follows the recorded direction. */
+    const char *c[] = {
+        "mmsim", "sweep", t,   "--grid", "spread=0:3", "--objective", "max:max_drawdown",
+        "-o",    r2,      NULL};
+    free(expect(c, 0, NULL));
+    const char *d[] = {"mmsim", "show", r2, NULL};
+    out = expect(d, 0, NULL);
+    cr_assert(strstr(out, "by max_drawdown descending (stored index):"), "%s", out);
+    cr_assert(strstr(out, "objective max_drawdown, largest first"), "%s", out);
+    free(out);
+    /* --sort takes a prefix too, and --asc/--desc win over everything. */
+    const char *e[] = {"mmsim", "show", r2, "--sort", "min:pnl", NULL};
+    out = expect(e, 0, NULL);
+    cr_assert(strstr(out, "by pnl ascending:"), "%s", out);
+    free(out);
+    const char *f[] = {"mmsim", "show", r, "--desc", NULL};
+    out = expect(f, 0, NULL);
+    cr_assert(strstr(out, "by max_drawdown descending (stored index):"), "%s", out);
+    free(out);
+    /* A bad prefix lists every choice. */
+    const char *g[] = {"mmsim",       "sweep",   t,    "--grid",        "spread=1",
+                       "--objective", "low:pnl", "-o", tu_path("x.h5"), NULL};
+    free(expect(g, 2,
+                "mmsim: sweep: objective: 'low:pnl' is not a metric column, optionally after min: "
+                "or max: (pnl, fees, volume, fills_bid, fills_ask, orders, cancels, rejects, "
+                "final_q, max_abs_q, mean_abs_q, sharpe, max_drawdown, pnl_close, held, "
+                "orders_per_s, cancels_per_s, rejects_per_s, markout_1s, markout_10s, "
+                "markout_60s)"));
+}

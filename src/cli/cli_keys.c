@@ -96,3 +96,33 @@ const char *cli_strategy_name(int s)
     static const char *const NAMES[] = {"fixed", "as", "glft"};
     return s >= 0 && s < 3 ? NAMES[s] : "?";
 }
+
+int cli_metric_smaller_is_better(const char *metric)
+{
+    static const char *const MIN[] = {"max_drawdown", "fees",      "rejects",   "rejects_per_s",
+                                      "held",         "max_abs_q", "mean_abs_q"};
+    for (size_t i = 0; i < sizeof MIN / sizeof MIN[0]; i++)
+        if (!strcmp(metric, MIN[i])) return 1;
+    return 0;
+}
+
+int cli_objective_split(const char *text, char *name, size_t cap, int *ascending)
+{
+    const char *colon = strchr(text, ':');
+    const char *base = colon ? colon + 1 : text;
+    dashes(base, name, cap);
+    if (!colon) {
+        *ascending = cli_metric_smaller_is_better(name);
+        return 0;
+    }
+    size_t n = (size_t)(colon - text);
+    if (n == 3 && !strncmp(text, "min", 3)) {
+        *ascending = 1;
+        return 0;
+    }
+    if (n == 3 && !strncmp(text, "max", 3)) {
+        *ascending = 0;
+        return 0;
+    }
+    return -1;
+}

@@ -30,4 +30,13 @@ int cli_key_strategy(const char *key);
 /* The name of strategy s ("fixed", "as", "glft"; "?" out of range). */
 const char *cli_strategy_name(int s);
 
+/* 1 when smaller is better for the metric column (max_drawdown, fees, rejects, rejects_per_s, held,
+ * max_abs_q, mean_abs_q): the direction an objective or a sort takes when none is given. */
+int cli_metric_smaller_is_better(const char *metric);
+
+/* An objective as written: "min:NAME", "max:NAME" or "NAME" (then the metric's own direction). The
+ * name (every '-' made '_') into name (cap bytes) and *ascending = 1 for min. Returns 0, or -1 for
+ * a prefix other than min: and max:. The name is not checked against the metric columns. */
+int cli_objective_split(const char *text, char *name, size_t cap, int *ascending);
+
 #endif

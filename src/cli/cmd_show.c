@@ -18,10 +18,16 @@ static const char HELP[] = "usage: mmsim show results.h5 [--top N] [--sort METRI
                            "hash, inputs) and a table of its best rows (docs/results.md).\n"
                            "\n"
                            "  --top N            rows to print [20]\n"
-                           "  --sort METRIC      metric column to rank by, best = largest [the "
-                           "file's objective, whose stored index\n"
-                           "                     is used]; NaN ranks last, ties by ascending id\n"
-                           "  --asc              best = smallest (e.g. --sort max_drawdown --asc)\n"
+                           "  --sort METRIC      metric column to rank by, [min:|max:]METRIC [the "
+                           "file's objective, in the\n"
+                           "                     direction its sweep chose]; without a prefix, "
+                           "smallest first for\n"
+                           "                     max_drawdown, fees, rejects, rejects_per_s, held, "
+                           "max_abs_q, mean_abs_q,\n"
+                           "                     largest first for the others; NaN ranks last, "
+                           "ties by ascending id\n"
+                           "  --asc, --desc      smallest first, largest first (whatever the "
+                           "metric)\n"
                            "  --where key=value  only rows whose axis `key` has this value (a "
                            "number, or a name for enum and tape\n"
                            "                     axes; a tape by its symbol alone when only one "
@@ -181,6 +187,23 @@ static int parse_where(show *s, const char *arg)
     return -1;
 }
 
+/* The direction of the file's objective: "objective = min:NAME" or "max:NAME" in the recorded
+ * configuration, else the metric's own. 1 for smallest first. */
+static int objective_direction(const mm_results_info *in)
+{
+    const char *cfg = in->meta.config_text, *p = cfg;
+    while (p && (p = strstr(p, "objective = ")) != NULL) {
+        if (p == cfg || p[-1] == '\n') {
+            p += strlen("objective = ");
+            if (!strncmp(p, "min:", 4)) return 1;
+            if (!strncmp(p, "max:", 4)) return 0;
+            break;
+        }
+        p++;
+    }
+    return cli_metric_smaller_is_better(in->meta.objective);
+}
+
 static void print_provenance(const show *s)
 {
     const mm_results_info *in = s->info;
@@ -202,7 +225,8 @@ static void print_provenance(const show *s)
         mm_results_horizon_name(m->markout_ns[k], h, sizeof h);
         printf(" %s", h);
     }
-    printf("\nobjective %s (stored index)\n", m->objective);
+    printf("\nobjective %s, %s (the stored index is largest first)\n", m->objective,
+           objective_direction(in) ? "smallest first" : "largest first");
     for (int32_t i = 0; i < m->n_inputs; i++)
         printf("%s%s%s%s (fingerprint %016" PRIx64 ")\n", i ? "          " : "inputs    ",
                m->input_paths[i], m->input_symbols[i] ? "#" : "",
@@ -293,16 +317,14 @@ int cmd_show(int argc, char **argv)
     int all = 0, verify = 0, no_header = 0;
     const char **wargs = calloc((size_t)argc + 1, sizeof *wargs);
     int n_wargs = 0;
-    enum { O_TOP = 256, O_SORT, O_ASC, O_WHERE, O_ALL, O_VERIFY, O_NOHEADER };
-    static const struct option opts[] = {{"top", 1, 0, O_TOP},
-                                         {"sort", 1, 0, O_SORT},
-                                         {"asc", 0, 0, O_ASC},
-                                         {"where", 1, 0, O_WHERE},
-                                         {"all", 0, 0, O_ALL},
-                                         {"verify", 0, 0, O_VERIFY},
-                                         {"no-header", 0, 0, O_NOHEADER},
-                                         {"help", 0, 0, 'h'},
-                                         {0, 0, 0, 0}};
+    enum { O_TOP = 256, O_SORT, O_ASC, O_WHERE, O_ALL, O_VERIFY, O_NOHEADER, O_DESC };
+    int dir = -1; /* --asc 1, --desc 0, -1: the sort's or the objective's own direction */
+    static const struct option opts[] = {
+        {"top", 1, 0, O_TOP},       {"sort", 1, 0, O_SORT},
+        {"asc", 0, 0, O_ASC},       {"desc", 0, 0, O_DESC},
+        {"where", 1, 0, O_WHERE},   {"all", 0, 0, O_ALL},
+        {"verify", 0, 0, O_VERIFY}, {"no-header", 0, 0, O_NOHEADER},
+        {"help", 0, 0, 'h'},        {0, 0, 0, 0}};
     int c, rc = MM_EXIT_OK;
     if (!wargs) {
         cli_err("%s: out of memory", C);
@@ -318,8 +340,11 @@ int cmd_show(int argc, char **argv)
         case O_SORT:
             sort = optarg;
             break;
+        case O_DESC:
+            dir = 0;
+            break;
         case O_ASC:
-            s.q.ascending = 1;
+            dir = 1;
             break;
         case O_WHERE:
             wargs[n_wargs++] = optarg;
@@ -373,8 +398,20 @@ int cmd_show(int argc, char **argv)
         rc = MM_EXIT_RUNTIME;
         goto out;
     }
+    /* The direction: --asc/--desc, else the prefix of --sort (min:max_drawdown), else the
+     * metric's own (smaller is better for max_drawdown, fees, ...), else, for the file's objective,
+     * the direction its sweep recorded ("objective = min:..." in its configuration). */
     char sort_key[64];
-    if (sort) sort = cli_key_canon(sort, sort_key, sizeof sort_key); /* max-drawdown too */
+    int asc = 0;
+    if (sort && cli_objective_split(sort, sort_key, sizeof sort_key, &asc)) {
+        cli_err("%s: --sort: '%s' is not a metric column, optionally after min: or max:", C, sort);
+        rc = MM_EXIT_USAGE;
+        goto out;
+    }
+    char sort_name[64];
+    if (sort) sort = cli_key_canon(sort_key, sort_name, sizeof sort_name); /* max-drawdown too */
+    if (!sort) asc = objective_direction(s.info);
+    s.q.ascending = dir >= 0 ? dir : asc;
     s.q.metric =
         mm_results_metric_find(sort ? sort : s.info->meta.objective, s.info->meta.markout_ns);
     if (s.q.metric < 0) {

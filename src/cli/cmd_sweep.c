@@ -47,7 +47,10 @@ static const char HELP[] =
     "                      rank, default 1)\n"
     "  --chunk N           combinations per chunk (default: automatic, at most 256)\n"
     "  --seed S            master seed (default 1)\n"
-    "  --objective M       metric the results index is sorted by, best first (default pnl)\n"
+    "  --objective M       metric the best rows are ranked by: [min:|max:]METRIC (default pnl;\n"
+    "                      without a prefix, min for max_drawdown, fees, rejects, rejects_per_s,\n"
+    "                      held, max_abs_q, mean_abs_q, else max); the stored index is largest\n"
+    "                      first, show and report read the direction\n"
     "  --sample-ns N, --year-seconds S, --markout-ns A,B,C   metric settings (see mmsim run)\n"
     "  --resume            continue an interrupted run from its journal (results.h5.journal)\n"
     "  --replace           overwrite an existing results file (refused without it)\n"
@@ -113,17 +116,6 @@ static int origin_fail(const char *C, const char *origin, const mm_error *e, con
 {
     cli_err("%s: %s%s%s%s", C, origin, origin[0] == '-' ? " " : ": ", e->msg, hint);
     return e->code == MM_EUSAGE ? MM_EXIT_USAGE : MM_EXIT_RUNTIME;
-}
-
-/* The objective must name a metric column of the results table (docs/results.md: float64 or int64),
- * the markout columns named from these horizons (markout_1s, ...). */
-static int check_objective(const char *C, const char *obj, const int64_t markout_ns[MM_MARKOUTS])
-{
-    if (mm_results_metric_find(obj, markout_ns) >= 0) return 0;
-    char list[640];
-    mm_results_metric_list(markout_ns, list, sizeof list);
-    cli_err("%s: objective: '%s' is not a metric column (%s)", C, obj, list);
-    return -1;
 }
 
 /* Set by SIGINT or SIGTERM during the sweep (the signal number); the library polls it. */
@@ -372,11 +364,13 @@ int cmd_sweep(int argc, char **argv)
         rc = MM_EXIT_USAGE;
         goto out;
     }
-    if (c.objective) o.objective = c.objective;
-    if (check_objective(C, o.objective, o.sim.markout_ns)) {
+    char obj_name[64], obj_text[80]; /* the indexed column; the objective as recorded */
+    if (sweep_objective(C, c.objective ? c.objective : o.objective, o.sim.markout_ns, obj_name,
+                        sizeof obj_name, obj_text, sizeof obj_text)) {
         rc = MM_EXIT_USAGE;
         goto out;
     }
+    o.objective = obj_name;
     /* The output: never an input (a tick file or a config file), never a directory or a file of
      * another kind (before any work). */
     {
@@ -508,7 +502,7 @@ int cmd_sweep(int argc, char **argv)
         sb_printf(&cf,
                   "\n[run]\nengine = %s\nworkers = %d\nchunk = %" PRId64 "\nseed = %" PRIu64
                   "\nobjective = %s\n",
-                  mm_sweep_engine_name(o.engine), o.workers, o.chunk, o.seed, o.objective);
+                  mm_sweep_engine_name(o.engine), o.workers, o.chunk, o.seed, obj_text);
         sb_printf(&cf,
                   "sample_ns = %" PRId64 "\nyear_seconds = %.17g\nmarkout_ns = %" PRId64 ",%" PRId64
                   ",%" PRId64 "\n",

@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "cli_keys.h"
+#include "mmsim/results.h"
 #include "sweep_cli.h"
 
 /* "1.23e+09" as "1.23 G": counts of updates read better with a unit. */
@@ -118,5 +119,25 @@ int sweep_check_strategy_keys(const char *C, const cli_sweep_config *c, const mm
                 o[0] == '-' ? " " : ": ", c->sets[i].key, cli_strategy_name(s),
                 cli_strategy_name(want));
     }
+    return 0;
+}
+
+int sweep_objective(const char *C, const char *text, const int64_t markout_ns[MM_MARKOUTS],
+                    char *name, size_t cap, char *shown, size_t scap)
+{
+    int asc = 0;
+    int bad =
+        cli_objective_split(text, name, cap, &asc) || mm_results_metric_find(name, markout_ns) < 0;
+    if (bad) {
+        char list[640];
+        mm_results_metric_list(markout_ns, list, sizeof list);
+        cli_err("%s: objective: '%s' is not a metric column, optionally after min: or max: (%s)", C,
+                text, list);
+        return -1;
+    }
+    if (asc == cli_metric_smaller_is_better(name))
+        snprintf(shown, scap, "%s", name);
+    else
+        snprintf(shown, scap, "%s:%s", asc ? "min" : "max", name);
     return 0;
 }

@@ -34,4 +34,11 @@ int sweep_check_overwrite(const char *C, const char *out, int replace, int resum
  * MM_EXIT_USAGE after printing. */
 int sweep_check_strategy_keys(const char *C, const cli_sweep_config *c, const mm_grid *g);
 
+/* The objective as written ([min:|max:]METRIC), checked against the metric columns named from
+ * markout_ns: its column name into name (what the library indexes) and into shown the text the
+ * configuration records ("NAME" when the direction is the metric's own, else "min:NAME" or
+ * "max:NAME"). 0, or -1 after printing (a usage error). */
+int sweep_objective(const char *C, const char *text, const int64_t markout_ns[MM_MARKOUTS],
+                    char *name, size_t cap, char *shown, size_t scap);
+
 #endif
