@@ -480,3 +480,20 @@ Test(ux, objectives_have_a_direction)
                 "orders_per_s, cancels_per_s, rejects_per_s, markout_1s, markout_10s, "
                 "markout_60s)"));
 }
+
+Test(ux, gen_and_import_take_the_same_tick_and_lot_flags)
+{
+    char g[512];
+    snprintf(g, sizeof g, "%s", tu_path("g.h5"));
+    const char *a[] = {"mmsim", "gen",   "--seed", "1",  "--events", "100", "--tick",
+                       "0.5",   "--lot", "2",      "-o", g,          NULL};
+    free(expect(a, 0, NULL));
+    const char *b[] = {"mmsim", "info", g, NULL};
+    char *out = expect(b, 0, NULL);
+    cr_assert(strstr(out, "tick size      0.5\n") && strstr(out, "lot size       2\n"), "%s", out);
+    free(out);
+    const char *c[] = {"mmsim", "import", "--help", NULL};
+    out = expect(c, 0, NULL);
+    cr_assert(strstr(out, "--tick-size"), "%s", out);
+    free(out);
+}

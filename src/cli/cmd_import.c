@@ -25,8 +25,9 @@ static const char HELP[] =
     "common options:\n"
     "  --symbol X        instrument symbol, [A-Za-z0-9._-]+\n"
     "  -o, --output F    tick file to create, or to add the instrument to\n"
-    "  --tick T          price units per tick, decimal (lobster: default 0.01 dollars)\n"
-    "  --lot L           size units per lot, decimal (lobster: default 1 share)\n"
+    "  --tick T          price units per tick, decimal (lobster: default 0.01 dollars); also\n"
+    "                    --tick-size, as gen says\n"
+    "  --lot L           size units per lot, decimal (lobster: default 1 share); also --lot-size\n"
     "  --year-seconds S  the market's trading seconds per year, recorded for Sharpe (default:\n"
     "                    lobster 5896800 = 252 x 6.5 h, binance 31536000 = 365 x 24 h, csv none)\n"
     "  --skip-bad        skip malformed lines (counted and reported) instead of failing\n"
@@ -165,6 +166,8 @@ int cmd_import(int argc, char **argv)
                                          {"output", 1, 0, 'o'},
                                          {"tick", 1, 0, O_TICK},
                                          {"lot", 1, 0, O_LOT},
+                                         {"tick-size", 1, 0, O_TICK}, /* gen's spelling */
+                                         {"lot-size", 1, 0, O_LOT},
                                          {"skip-bad", 0, 0, O_SKIPBAD},
                                          {"replace", 0, 0, O_REPLACE},
                                          {"compress", 1, 0, O_COMP},
