@@ -497,3 +497,21 @@ Test(ux, gen_and_import_take_the_same_tick_and_lot_flags)
     cr_assert(strstr(out, "--tick-size"), "%s", out);
     free(out);
 }
+
+Test(ux, example_configs_run)
+{
+    const char *fx = getenv("MMSIM_FIXTURES");
+    cr_assert(fx);
+    char t[512];
+    snprintf(t, sizeof t, "%s", make_ticks("t.h5", 0));
+    const char *names[] = {"spread-inventory.ini", "multi-day.ini", "fee-latency.ini"};
+    for (int i = 0; i < 3; i++) {
+        char ini[1024], out[512];
+        snprintf(ini, sizeof ini, "%s/../docs/examples/%s", fx, names[i]);
+        snprintf(out, sizeof out, "%s", tu_path(names[i]));
+        const char *a[] = {"mmsim", "sweep", t, "--config", ini, "-o", out, "--quiet", NULL};
+        char *o = expect(a, 0, NULL);
+        cr_assert(strstr(o, "sweep: ") && strstr(o, "results: "), "%s: %s", names[i], o);
+        free(o);
+    }
+}

@@ -548,8 +548,9 @@ int cmd_sweep(int argc, char **argv)
             if (r == MM_EUSAGE || r == MM_EINTERRUPTED) mpi_on = 2; /* rank 0 ends the job */
         } else if (r == MM_EINTERRUPTED) {
             cli_err("%s: interrupted: %" PRId64 " of %" PRId64
-                    " chunks saved; rerun with --resume%s",
-                    C, rep.chunks_saved, rep.chunks_total,
+                    " chunks saved; rerun with --resume (the same command plus --resume finishes "
+                    "%s)%s",
+                    C, rep.chunks_saved, rep.chunks_total, c.output,
                     mpi_size > 1 && sweep_signal == SIGTERM
                         ? " (under mpirun or srun, SIGTERM also means that another rank died)"
                         : "");
