@@ -515,3 +515,15 @@ Test(ux, example_configs_run)
         free(o);
     }
 }
+
+Test(ux, run_names_markouts_as_show_and_export_do)
+{
+    char t[512];
+    snprintf(t, sizeof t, "%s", make_ticks("t.h5", 0));
+    const char *a[] = {"mmsim", "run", t, "--markout-ns", "1000000,10000000000,60000000000", NULL};
+    char *out = expect(a, 0, NULL);
+    cr_assert(strstr(out, "\nmarkout_1ms ") && strstr(out, "\nmarkout_10s ") &&
+                  strstr(out, "\nmarkout_60s "),
+              "%s", out);
+    free(out);
+}

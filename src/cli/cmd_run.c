@@ -494,8 +494,11 @@ int cmd_run(int argc, char **argv)
     printf("sharpe         %.6g (annualised, %g s samples, %g s/year)\n", m.sharpe,
            (double)cfg.sample_ns * 1e-9, mm_sim_year_s(&cfg, &t.inst));
     printf("max drawdown   %.10g\n", m.max_drawdown);
-    for (int k = 0; k < MM_MARKOUTS; k++)
-        printf("markout %-6g %.10g\n", (double)cfg.markout_ns[k] * 1e-9, m.markout[k]);
+    for (int k = 0; k < MM_MARKOUTS; k++) { /* named as show and export name the columns */
+        char h[32];
+        mm_results_horizon_name(cfg.markout_ns[k], h, sizeof h);
+        printf("markout_%-6s %.10g\n", h, m.markout[k]);
+    }
     if (trace_path) printf("trace          %s\n", trace_path);
     if (curve_path) printf("curve          %s\n", curve_path);
     mm_ticks_free(&t);
