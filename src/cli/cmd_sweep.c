@@ -534,6 +534,7 @@ int cmd_sweep(int argc, char **argv)
         sigaction(SIGINT, &sa, &old_int);
         sigaction(SIGTERM, &sa, &old_term);
         o.cancel = &sweep_signal;
+        if (o.progress) sweep_progress_start(&ps, mm_grid_combo_count(g), mm_grid_axis_size(g, 0));
         int r = mm_sweep_run(g, &o, c.output, &rep, &e);
         sigaction(SIGINT, &old_int, NULL);
         sigaction(SIGTERM, &old_term, NULL);

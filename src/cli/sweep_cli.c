@@ -20,6 +20,12 @@ static void fmt_count(double v, char *buf, size_t cap)
     snprintf(buf, cap, k ? "%.3g%s" : "%.0f%s", v, U[k]);
 }
 
+void sweep_progress_start(sweep_progress_state *s, int64_t combos, int tapes)
+{
+    fprintf(stderr, "sweep: %" PRId64 " combinations over %d tape%s: loading%s", combos, tapes,
+            tapes == 1 ? "" : "s", s->tty ? "" : "\n");
+}
+
 /* Progress on stderr: the work done (event x combination updates, the unit every engine's cost
  * is proportional to) out of the total, the combinations, a rate over the last PROGRESS_WINDOW_S
  * seconds and the ETA from that rate. On a terminal one line rewritten in place, ended by a

@@ -20,6 +20,10 @@ typedef struct progress_state {
     int tty;     /* 1: rewrite one line in place; 0: one line per call */
 } sweep_progress_state;
 
+/* The first progress line, before anything is loaded or checked by the library (a large tape
+ * takes seconds to load and verify): "sweep: N combinations over T tapes: loading". */
+void sweep_progress_start(sweep_progress_state *s, int64_t combos, int tapes);
+
 /* An mm_sweep_progress_fn; user is a zeroed sweep_progress_state with tty set. */
 void sweep_print_progress(const mm_sweep_progress *p, void *user);
 
