@@ -23,28 +23,29 @@ const char *cli_key_canon(const char *key, char *buf, size_t cap)
     return buf;
 }
 
-/* Levenshtein distance of a and b (each at most 63 characters are compared). */
+/* Edit distance of a and b with a swap of two neighbours as one edit (optimal string alignment:
+ * "sohw" is one edit from "show"); at most 63 characters of each are compared. */
 static int edit_distance(const char *a, const char *b)
 {
     int la = (int)strlen(a), lb = (int)strlen(b);
     if (la > 63) la = 63;
     if (lb > 63) lb = 63;
-    int row[64];
+    int d[64][64]; /* d[i][j]: a[0..i) against b[0..j) */
+    for (int i = 0; i <= la; i++)
+        d[i][0] = i;
     for (int j = 0; j <= lb; j++)
-        row[j] = j;
-    for (int i = 1; i <= la; i++) {
-        int diag = row[0]; /* d[i-1][j-1] */
-        row[0] = i;
+        d[0][j] = j;
+    for (int i = 1; i <= la; i++)
         for (int j = 1; j <= lb; j++) {
-            int up = row[j]; /* d[i-1][j] */
-            int best = diag + (a[i - 1] != b[j - 1]);
-            if (up + 1 < best) best = up + 1;
-            if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
-            diag = up;
-            row[j] = best;
+            int best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+            if (d[i - 1][j] + 1 < best) best = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < best) best = d[i][j - 1] + 1;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+                d[i - 2][j - 2] + 1 < best)
+                best = d[i - 2][j - 2] + 1;
+            d[i][j] = best;
         }
-    }
-    return row[lb];
+    return d[la][lb];
 }
 
 /* word with every '-' made '_' into buf (no alias: a typo of an alias is near the alias). */

@@ -12,10 +12,10 @@
  * Into buf (cap bytes, truncated), which it returns. */
 const char *cli_key_canon(const char *key, char *buf, size_t cap);
 
-/* The candidate closest to word by edit distance (with every '-' of both read as '_', so a hyphen
- * or an underscore costs nothing), when it is close enough to be a typo: at most max(1, len / 3)
- * edits for a word of len characters. NULL when none is. cands[0..n) may hold NULL entries
- * (skipped). */
+/* The candidate closest to word by edit distance (a swap of neighbours is one edit; with every '-'
+ * of both read as '_', so a hyphen or an underscore costs nothing), when it is close enough to be a
+ * typo: at most max(1, len / 3) edits for a word of len characters. NULL when none is. cands[0..n)
+ * may hold NULL entries (skipped). */
 const char *cli_suggest(const char *word, const char *const *cands, int n);
 
 /* The model key closest to word (cli_suggest over every key of mm_params_key_name and the
