@@ -470,6 +470,14 @@ Test(ux, objectives_have_a_direction)
     out = expect(f, 0, NULL);
     cr_assert(strstr(out, "by max_drawdown descending (stored index):"), "%s", out);
     free(out);
+    /* report follows the same direction. */
+    char html[512];
+    snprintf(html, sizeof html, "%s", tu_path("r.html"));
+    const char *h[] = {"mmsim", "report", r, "-o", html, NULL};
+    free(expect(h, 0, NULL));
+    char *page = slurp(html);
+    cr_assert(page && strstr(page, "smallest first"), "report of a max_drawdown objective");
+    free(page);
     /* A bad prefix lists every choice. */
     const char *g[] = {"mmsim",       "sweep",   t,    "--grid",        "spread=1",
                        "--objective", "low:pnl", "-o", tu_path("x.h5"), NULL};

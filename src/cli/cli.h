@@ -25,6 +25,13 @@ void cli_unknown_option(const char *cmd, const char *help_cmd, const char *arg,
  * 0.10000000000000001. Into buf (cap bytes), which it returns. */
 const char *cli_fmt_shortest(double v, char *buf, size_t cap);
 
+/* The direction of a results file's objective: 1 (smallest first) when its recorded configuration
+ * says "objective = min:NAME", 0 for "max:NAME", else the metric's own
+ * (cli_metric_smaller_is_better).
+ */
+struct mm_results_info;
+int cli_objective_ascending(const struct mm_results_info *in);
+
 /* Report a library error (its one-line message) and return MM_EXIT_USAGE for MM_EUSAGE, else 1. */
 int cli_fail(const mm_error *e);
 /* A library message as the CLI prints it: the API's option names in it (MM_LOAD_NO_VERIFY,

@@ -126,6 +126,21 @@ const char *cli_fmt_shortest(double v, char *buf, size_t cap)
     return buf;
 }
 
+int cli_objective_ascending(const mm_results_info *in)
+{
+    const char *cfg = in->meta.config_text, *p = cfg;
+    while (p && (p = strstr(p, "objective = ")) != NULL) {
+        if (p == cfg || p[-1] == '\n') {
+            p += strlen("objective = ");
+            if (!strncmp(p, "min:", 4)) return 1;
+            if (!strncmp(p, "max:", 4)) return 0;
+            break;
+        }
+        p++;
+    }
+    return cli_metric_smaller_is_better(in->meta.objective);
+}
+
 int cli_fail(const mm_error *e)
 {
     char buf[1024];

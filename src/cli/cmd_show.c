@@ -187,23 +187,6 @@ static int parse_where(show *s, const char *arg)
     return -1;
 }
 
-/* The direction of the file's objective: "objective = min:NAME" or "max:NAME" in the recorded
- * configuration, else the metric's own. 1 for smallest first. */
-static int objective_direction(const mm_results_info *in)
-{
-    const char *cfg = in->meta.config_text, *p = cfg;
-    while (p && (p = strstr(p, "objective = ")) != NULL) {
-        if (p == cfg || p[-1] == '\n') {
-            p += strlen("objective = ");
-            if (!strncmp(p, "min:", 4)) return 1;
-            if (!strncmp(p, "max:", 4)) return 0;
-            break;
-        }
-        p++;
-    }
-    return cli_metric_smaller_is_better(in->meta.objective);
-}
-
 static void print_provenance(const show *s)
 {
     const mm_results_info *in = s->info;
@@ -226,7 +209,7 @@ static void print_provenance(const show *s)
         printf(" %s", h);
     }
     printf("\nobjective %s, %s (the stored index is largest first)\n", m->objective,
-           objective_direction(in) ? "smallest first" : "largest first");
+           cli_objective_ascending(in) ? "smallest first" : "largest first");
     for (int32_t i = 0; i < m->n_inputs; i++)
         printf("%s%s%s%s (fingerprint %016" PRIx64 ")\n", i ? "          " : "inputs    ",
                m->input_paths[i], m->input_symbols[i] ? "#" : "",
@@ -410,7 +393,7 @@ int cmd_show(int argc, char **argv)
     }
     char sort_name[64];
     if (sort) sort = cli_key_canon(sort_key, sort_name, sizeof sort_name); /* max-drawdown too */
-    if (!sort) asc = objective_direction(s.info);
+    if (!sort) asc = cli_objective_ascending(s.info);
     s.q.ascending = dir >= 0 ? dir : asc;
     s.q.metric =
         mm_results_metric_find(sort ? sort : s.info->meta.objective, s.info->meta.markout_ns);
