@@ -535,3 +535,28 @@ Test(ux, run_names_markouts_as_show_and_export_do)
               "%s", out);
     free(out);
 }
+
+Test(ux, gen_and_import_say_when_they_add_to_an_existing_file)
+{
+    char g[512], want[2048];
+    snprintf(g, sizeof g, "%s", tu_path("g.h5"));
+    const char *a[] = {"mmsim",    "gen", "--seed", "1", "--events", "100",
+                       "--symbol", "A",   "-o",     g,   NULL};
+    char *out = expect(a, 0, NULL);
+    cr_assert_eq(tu_lines(out), 1, "a new file: one line\n%s", out);
+    free(out);
+    const char *b[] = {"mmsim",    "gen", "--seed", "1", "--events", "100",
+                       "--symbol", "B",   "-o",     g,   NULL};
+    out = expect(b, 0, NULL);
+    snprintf(want, sizeof want,
+             "added B to the existing file %s, which now holds 2 instruments (mmsim info %s "
+             "--list)\n",
+             g, g);
+    cr_assert(strstr(out, want), "%s", out);
+    free(out);
+    const char *c[] = {"mmsim",    "gen", "--seed", "2", "--events",  "100",
+                       "--symbol", "B",   "-o",     g,   "--replace", NULL};
+    out = expect(c, 0, NULL);
+    cr_assert(strstr(out, "replaced B in the existing file "), "%s", out);
+    free(out);
+}

@@ -25,6 +25,14 @@ void cli_unknown_option(const char *cmd, const char *help_cmd, const char *arg,
  * 0.10000000000000001. Into buf (cap bytes), which it returns. */
 const char *cli_fmt_shortest(double v, char *buf, size_t cap);
 
+/* The number of instruments of the tick file at path, or -1 when there is none (absent, empty, not
+ * readable as a tick file). */
+int cli_instrument_count(const char *path);
+/* After gen or import wrote symbol into a tick file that held `before` (>= 0) instruments: one line
+ * on stdout, "added SYM in the existing file F, which now holds N instruments (...)" (or
+ * "replaced"): the overwrite policy says adding to a file, not silently doing it. */
+void cli_note_added(const char *path, const char *symbol, int before);
+
 /* The direction of a results file's objective: 1 (smallest first) when its recorded configuration
  * says "objective = min:NAME", 0 for "max:NAME", else the metric's own
  * (cli_metric_smaller_is_better).

@@ -126,6 +126,29 @@ const char *cli_fmt_shortest(double v, char *buf, size_t cap)
     return buf;
 }
 
+int cli_instrument_count(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) return -1;
+    mm_error e = {0};
+    int n = 0;
+    mm__h5quiet q;
+    mm__h5quiet_begin(&q);
+    int rc = mm_ticks_list(path, NULL, 0, &n, &e);
+    mm__h5quiet_end(&q);
+    return rc ? -1 : n;
+}
+
+void cli_note_added(const char *path, const char *symbol, int before)
+{
+    int n = cli_instrument_count(path);
+    if (n < 0) return; /* the write succeeded: only the note is lost */
+    printf("%s %s %s the existing file %s, which now holds %d instrument%s (mmsim info %s "
+           "--list)\n",
+           n == before ? "replaced" : "added", symbol, n == before ? "in" : "to", path, n,
+           n == 1 ? "" : "s", path);
+}
+
 int cli_objective_ascending(const mm_results_info *in)
 {
     const char *cfg = in->meta.config_text, *p = cfg;

@@ -157,6 +157,7 @@ int cmd_gen(int argc, char **argv)
         return MM_EXIT_USAGE;
     }
     if (rc) return cli_fail(&e);
+    int before = cli_instrument_count(out); /* -1: a new file */
     rc = mm_ticks_write(out, &t, &wo, &e);
     if (rc) {
         mm_ticks_free(&t);
@@ -164,6 +165,7 @@ int cmd_gen(int argc, char **argv)
     }
     printf("wrote %s: %" PRId64 " events to %s, fingerprint %016" PRIx64 "\n", t.inst.symbol, t.n,
            out, t.inst.fingerprint);
+    if (before >= 0) cli_note_added(out, t.inst.symbol, before);
     mm_ticks_free(&t);
     return MM_EXIT_OK;
 }

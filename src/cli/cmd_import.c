@@ -381,6 +381,7 @@ int cmd_import(int argc, char **argv)
         rc_exit = cli_fail(&e);
         goto fail;
     }
+    int before = cli_instrument_count(out); /* -1: a new file */
     rc = mm_ticks_write(out, &t, &wo, &e);
     if (rc) {
         mm_ticks_free(&t);
@@ -388,6 +389,7 @@ int cmd_import(int argc, char **argv)
         goto fail;
     }
     print_report(fmt, &t, &rep, out);
+    if (before >= 0) cli_note_added(out, t.inst.symbol, before);
     mm_ticks_free(&t);
     rc_exit = MM_EXIT_OK;
 fail:
