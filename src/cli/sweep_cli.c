@@ -1,5 +1,6 @@
 /* The parts of `mmsim sweep` around the library's run (sweep_cli.h). */
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,15 +86,12 @@ int sweep_check_overwrite(const char *C, const char *out, int replace, int resum
 {
     struct stat st;
     if (replace || stat(out, &st) != 0) return 0;
-    size_t n = strlen(out) + 16;
-    char *j = malloc(n);
-    if (!j) {
-        cli_err("%s: out of memory for a path", C);
-        return -1;
+    char j[PATH_MAX + 16]; /* on the stack: this check cannot fail for lack of memory */
+    int journal = 0;
+    if (strlen(out) < PATH_MAX) {
+        snprintf(j, sizeof j, "%s.journal", out);
+        journal = stat(j, &st) == 0;
     }
-    snprintf(j, n, "%s.journal", out);
-    int journal = stat(j, &st) == 0;
-    free(j);
     if (resume && journal) return 0;
     cli_err("%s: -o %s: exists; add --replace to overwrite it%s", C, out,
             resume ? " (--resume continues only a run whose journal is beside it)" : "");
