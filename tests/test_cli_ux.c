@@ -82,6 +82,14 @@ Test(ux, inv_limit_and_inv_dash_limit_are_the_same_key_everywhere)
     cr_assert(strstr(out, "axes tape 1 x inv_limit 2 x skew 1") && strstr(out, "where inv_limit=2"),
               "%s", out);
     free(out);
+    /* report's --x and --fix too. */
+    char html[512];
+    snprintf(html, sizeof html, "%s", tu_path("r.html"));
+    const char *rp[] = {"mmsim", "report",    r,       "-o",     html,
+                        "--x",   "inv-limit", "--fix", "skew=0", NULL};
+    out = expect(rp, 0, NULL);
+    cr_assert(strstr(out, "by inv_limit x"), "%s", out);
+    free(out);
     /* The recorded configuration says spread = 2 (the canonical key). */
     const char *ex[] = {"mmsim", "export", r, "--csv", NULL};
     out = expect(ex, 0, NULL);

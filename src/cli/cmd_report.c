@@ -63,7 +63,8 @@ static void axis_list(const mm_results_info *in, char *buf, size_t cap)
 
 static int find_axis(report *s, const char *flag, const char *key)
 {
-    int a = mm_results_axis_find(s->in, key);
+    char canon[64]; /* --x inv-limit is inv_limit */
+    int a = mm_results_axis_find(s->in, cli_key_canon(key, canon, sizeof canon));
     if (a < 0) {
         char keys[512];
         axis_list(s->in, keys, sizeof keys);
