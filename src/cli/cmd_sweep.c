@@ -310,60 +310,11 @@ int cmd_sweep(int argc, char **argv)
     }
     o.resume = resume;
     o.load_flags = no_verify ? MM_LOAD_NO_VERIFY : 0;
-    int64_t v64;
-    if (c.engine) {
-        o.engine = mm_sweep_engine_parse(c.engine);
-        if (o.engine < 0) {
-            char names[128] = "";
-            size_t len = 0;
-            int n = 0;
-            while (mm_sweep_engine_name(n))
-                n++;
-            for (int e = 0; e < n && len < sizeof names; e++)
-                len += (size_t)snprintf(names + len, sizeof names - len, "%s%s",
-                                        e == 0       ? ""
-                                        : e == n - 1 ? " or "
-                                                     : ", ",
-                                        mm_sweep_engine_name(e));
-            cli_err("%s: engine: '%s' is not %s", C, c.engine, names);
-            rc = MM_EXIT_USAGE;
-            goto out;
-        }
+    if (sweep_run_settings(C, &c, &o)) {
+        rc = MM_EXIT_USAGE;
+        goto out;
     }
     if (!c.engine && mpi_launched()) o.engine = MM_ENGINE_MPI;
-    if (c.workers) {
-        if (cli_i64(C, "workers", c.workers, 0, 4096, &v64)) {
-            rc = MM_EXIT_USAGE;
-            goto out;
-        }
-        o.workers = (int)v64;
-    }
-    if (c.chunk) {
-        if (cli_i64(C, "chunk", c.chunk, 0, 1000000, &v64)) {
-            rc = MM_EXIT_USAGE;
-            goto out;
-        }
-        o.chunk = v64;
-    }
-    if (c.seed && cli_u64(C, "seed", c.seed, &o.seed)) {
-        rc = MM_EXIT_USAGE;
-        goto out;
-    }
-    if (c.sample_ns) {
-        if (cli_i64(C, "sample_ns", c.sample_ns, 1, CLI_NS_MAX, &v64)) {
-            rc = MM_EXIT_USAGE;
-            goto out;
-        }
-        o.sim.sample_ns = v64;
-    }
-    if (c.year_s && cli_f64(C, "year_seconds", c.year_s, 0, 1e12, &o.sim.year_s)) {
-        rc = MM_EXIT_USAGE;
-        goto out;
-    }
-    if (c.markout_ns && cli_markouts(C, "markout_ns", c.markout_ns, o.sim.markout_ns)) {
-        rc = MM_EXIT_USAGE;
-        goto out;
-    }
     char obj_name[64], obj_text[80]; /* the indexed column; the objective as recorded */
     if (sweep_objective(C, c.objective ? c.objective : o.objective, o.sim.markout_ns, obj_name,
                         sizeof obj_name, obj_text, sizeof obj_text)) {

@@ -145,3 +145,44 @@ int sweep_objective(const char *C, const char *text, const int64_t markout_ns[MM
         snprintf(shown, scap, "%s:%s", asc ? "min" : "max", name);
     return 0;
 }
+
+/* Moved out of cmd_sweep.c as it was (the strict parsers print the flag, the text and the range).
+ */
+int sweep_run_settings(const char *C, const cli_sweep_config *c, mm_sweep_opts *o)
+{
+    int64_t v64;
+    if (c->engine) {
+        o->engine = mm_sweep_engine_parse(c->engine);
+        if (o->engine < 0) {
+            char names[128] = "";
+            size_t len = 0;
+            int n = 0;
+            while (mm_sweep_engine_name(n))
+                n++;
+            for (int e = 0; e < n && len < sizeof names; e++)
+                len += (size_t)snprintf(names + len, sizeof names - len, "%s%s",
+                                        e == 0       ? ""
+                                        : e == n - 1 ? " or "
+                                                     : ", ",
+                                        mm_sweep_engine_name(e));
+            cli_err("%s: engine: '%s' is not %s", C, c->engine, names);
+            return -1;
+        }
+    }
+    if (c->workers) {
+        if (cli_i64(C, "workers", c->workers, 0, 4096, &v64)) return -1;
+        o->workers = (int)v64;
+    }
+    if (c->chunk) {
+        if (cli_i64(C, "chunk", c->chunk, 0, 1000000, &v64)) return -1;
+        o->chunk = v64;
+    }
+    if (c->seed && cli_u64(C, "seed", c->seed, &o->seed)) return -1;
+    if (c->sample_ns) {
+        if (cli_i64(C, "sample_ns", c->sample_ns, 1, CLI_NS_MAX, &v64)) return -1;
+        o->sim.sample_ns = v64;
+    }
+    if (c->year_s && cli_f64(C, "year_seconds", c->year_s, 0, 1e12, &o->sim.year_s)) return -1;
+    if (c->markout_ns && cli_markouts(C, "markout_ns", c->markout_ns, o->sim.markout_ns)) return -1;
+    return 0;
+}

@@ -38,6 +38,10 @@ int sweep_check_overwrite(const char *C, const char *out, int replace, int resum
  * MM_EXIT_USAGE after printing. */
 int sweep_check_strategy_keys(const char *C, const cli_sweep_config *c, const mm_grid *g);
 
+/* The [run] settings given as text (engine, workers, chunk, seed, sample_ns, year_seconds,
+ * markout_ns), parsed strictly into o. 0, or -1 after printing (a usage error). */
+int sweep_run_settings(const char *C, const cli_sweep_config *c, mm_sweep_opts *o);
+
 /* The objective as written ([min:|max:]METRIC), checked against the metric columns named from
  * markout_ns: its column name into name (what the library indexes) and into shown the text the
  * configuration records ("NAME" when the direction is the metric's own, else "min:NAME" or
