@@ -313,6 +313,16 @@ Test(ux, a_parameter_the_strategy_does_not_read_warns_or_is_refused)
                 "mmsim: sweep: --grid spread: has no effect with strategy as (only fixed reads "
                 "it); set strategy=fixed or drop the axis"));
     cr_assert_neq(access(tu_path("r.h5"), F_OK), 0);
+    /* A fixed value of one is a warning, and the sweep runs. */
+    const char *w[] = {"mmsim",  "sweep",         t,
+                       "--set",  "strategy=as",   "--set",
+                       "skew=1", "--grid",        "as_gamma=0.1,0.2",
+                       "-o",     tu_path("w.h5"), NULL};
+    cr_assert_eq(tu_run(w, &out, &err), 0, "%s", err);
+    cr_assert_str_eq(err, "mmsim: sweep: warning: --set skew: has no effect with strategy as (only "
+                          "fixed reads it)\n");
+    free(out);
+    free(err);
     /* With strategy itself an axis, some rows read it: accepted. */
     const char *e[] = {"mmsim",  "sweep",      t,    "--grid",        "strategy=fixed,as",
                        "--grid", "spread=1,2", "-o", tu_path("r.h5"), NULL};
