@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_keys.h"
 #include "sweep_config.h"
 
 Test(cli_units, fmt_time_covers_the_whole_int64_range)
@@ -151,5 +152,80 @@ Test(cli_units, flags_override_the_file_but_not_each_other)
     cr_assert_eq(parse(&c, "[grid]\nspread = 1,2\n[params]\nspread = 3\n"), 0);
     cr_assert_eq(cli_sweep_config_check(&c), MM_EUSAGE);
     cr_assert_str_eq(c.err, "spread: both an axis (m.ini:2) and a fixed value (m.ini:4)");
+    cli_sweep_config_free(&c);
+}
+
+Test(cli_units, keys_have_one_canonical_spelling)
+{
+    char b[64];
+    cr_assert_str_eq(cli_key_canon("inv-limit", b, sizeof b), "inv_limit");
+    cr_assert_str_eq(cli_key_canon("inv_limit", b, sizeof b), "inv_limit");
+    cr_assert_str_eq(cli_key_canon("half-spread", b, sizeof b), "spread");
+    cr_assert_str_eq(cli_key_canon("glft-A", b, sizeof b), "glft_A"); /* case kept */
+    cr_assert_str_eq(cli_key_canon("sample-ns", b, sizeof b), "sample_ns");
+}
+
+Test(cli_units, suggestions_are_close_or_absent)
+{
+    const char *cmds[] = {"gen", "info", "sweep", "show", NULL};
+    cr_assert_str_eq(cli_suggest("swep", cmds, 5), "sweep");
+    cr_assert_str_eq(cli_suggest("sohw", cmds, 5), "show"); /* a swap is one edit */
+    cr_assert_null(cli_suggest("shxyz", cmds, 5));          /* 3 edits in 5 letters: too far */
+    cr_assert_null(cli_suggest("frobnicate", cmds, 5));
+    cr_assert_str_eq(cli_suggest_key("inv-limt"), "inv_limit");
+    cr_assert_str_eq(cli_suggest_key("half_sprad"), "half_spread");
+    cr_assert_str_eq(cli_suggest_key("latency-n"), "latency_ns");
+    cr_assert_null(cli_suggest_key("zzzzzz"));
+}
+
+Test(cli_units, strategies_read_their_own_keys)
+{
+    cr_assert_eq(cli_key_strategy("spread"), 0);
+    cr_assert_eq(cli_key_strategy("skew"), 0);
+    cr_assert_eq(cli_key_strategy("as_gamma"), 1);
+    cr_assert_eq(cli_key_strategy("glft_Q"), 2);
+    cr_assert_eq(cli_key_strategy("inv_limit"), -1);
+    cr_assert_eq(cli_key_strategy("latency_ns"), -1);
+}
+
+Test(cli_units, objectives_split_into_a_direction_and_a_name)
+{
+    char n[64];
+    int asc = -1;
+    cr_assert_eq(cli_objective_split("pnl", n, sizeof n, &asc), 0);
+    cr_assert(!strcmp(n, "pnl") && asc == 0);
+    cr_assert_eq(cli_objective_split("max-drawdown", n, sizeof n, &asc), 0);
+    cr_assert(!strcmp(n, "max_drawdown") && asc == 1);
+    cr_assert_eq(cli_objective_split("max:max_drawdown", n, sizeof n, &asc), 0);
+    cr_assert(!strcmp(n, "max_drawdown") && asc == 0);
+    cr_assert_eq(cli_objective_split("min:pnl", n, sizeof n, &asc), 0);
+    cr_assert(!strcmp(n, "pnl") && asc == 1);
+    cr_assert_eq(cli_objective_split("low:pnl", n, sizeof n, &asc), -1);
+}
+
+Test(cli_units, shortest_round_trip_numbers)
+{
+    char b[40];
+    cr_assert_str_eq(cli_fmt_shortest(0.1, b, sizeof b), "0.1");
+    cr_assert_str_eq(cli_fmt_shortest(60, b, sizeof b), "60");
+    cr_assert_str_eq(cli_fmt_shortest(5896800, b, sizeof b), "5896800");
+    cr_assert_str_eq(cli_fmt_shortest(1e-7, b, sizeof b), "1e-07");
+    cr_assert_str_eq(cli_fmt_shortest(0.30000000000000004, b, sizeof b), "0.30000000000000004");
+    cr_assert_str_eq(cli_fmt_shortest(1e300, b, sizeof b), "1e+300");
+}
+
+Test(cli_units, config_keys_take_either_spelling)
+{
+    cli_sweep_config c;
+    cli_sweep_config_init(&c);
+    const char ini[] = "[grid]\ninv-limit = 1,2\n[params]\nhalf-spread = 3\n[run]\nsample-ns = 5\n";
+    cr_assert_eq(cli_sweep_config_parse_mem(&c, ini, sizeof ini - 1, "c.ini"), 0, "%s", c.err);
+    cr_assert_str_eq(c.grid[0].key, "inv_limit");
+    cr_assert_str_eq(c.sets[0].key, "spread");
+    cr_assert_str_eq(c.sample_ns, "5");
+    /* A flag in the other spelling replaces the file's key. */
+    cr_assert_eq(cli_sweep_config_add_flag_kv(&c, "--grid", "inv_limit=4"), 0, "%s", c.err);
+    cr_assert_eq(c.n_grid, 1);
+    cr_assert_str_eq(c.grid[0].val, "4");
     cli_sweep_config_free(&c);
 }

@@ -581,8 +581,9 @@ Test(sweep, progress_only_on_a_terminal)
     size_t n = fread(buf, 1, sizeof buf - 1, f);
     fclose(f);
     buf[n] = 0;
-    cr_assert(strstr(buf, "sweep: chunks") && strstr(buf, "combos/s") && strstr(buf, "ETA"), "%s",
-              buf);
+    cr_assert(strstr(buf, "sweep: ") && strstr(buf, "updates/s") && strstr(buf, "32/32 combos") &&
+                  strstr(buf, "ETA") && strstr(buf, "100.0%"),
+              "%s", buf);
     /* Not a terminal: no progress. */
     const char *a[] = {"mmsim",
                        "sweep",
@@ -596,7 +597,27 @@ Test(sweep, progress_only_on_a_terminal)
                        NULL};
     char *err;
     cr_assert_eq(tu_run(a, NULL, &err), 0);
-    cr_assert_eq(strstr(err, "chunks"), NULL, "%s", err);
+    cr_assert_eq(strstr(err, "updates"), NULL, "%s", err);
+    free(err);
+    /* --progress: the same lines, one per call, where stderr is a file (a job's log). */
+    const char *b[] = {"mmsim",
+                       "sweep",
+                       t,
+                       "--grid",
+                       "spread=0:7:1",
+                       "--grid",
+                       "inv_limit=1,2",
+                       "--progress",
+                       "-o",
+                       tu_path("log.h5"),
+                       NULL};
+    cr_assert_eq(tu_run(b, NULL, &err), 0);
+    /* The first line before anything is loaded, then one as soon as the tapes are. */
+    const char *first = "sweep: 32 combinations over 2 tapes: loading\nsweep:   0.0% (0 of ";
+    cr_assert(!strncmp(err, first, strlen(first)), "%s", err);
+    cr_assert(strstr(err, "0/32 combos"), "%s", err);
+    cr_assert(strstr(err, "sweep: 100.0% (") && strstr(err, "32/32 combos"), "%s", err);
+    cr_assert_eq(strchr(err, '\r'), NULL, "%s", err);
     free(err);
 }
 
@@ -641,14 +662,15 @@ Test(sweep, progress_is_a_callback_with_the_run_s_counts)
     o.progress_interval_s = 0; /* every chunk */
     mm_sweep_report rep;
     cr_assert_eq(mm_sweep_run(g, &o, tu_path("p.h5"), &rep, &e), 0, "%s", e.msg);
-    cr_assert_eq(l.n, 10 + 1, "one call per chunk, then the final one");
+    cr_assert_eq(l.n, 1 + 10 + 1, "one call at the start, one per chunk, then the final one");
     int64_t combos = 0;
     for (int i = 0; i < l.n; i++) {
         const mm_sweep_progress *p = &l.p[i];
         int final = i == l.n - 1;
-        if (!final) combos += i % 5 == 4 ? 4 : 5;
+        if (i > 0 && !final) combos += (i - 1) % 5 == 4 ? 4 : 5;
         cr_assert_eq(p->final, final, "call %d", i);
-        cr_assert_eq(p->chunks_done, final ? 10 : i + 1, "call %d", i);
+        cr_assert_eq(p->chunks_done, final ? 10 : i, "call %d", i);
+        cr_assert_eq(p->updates_total, l.p[l.n - 1].updates_done, "call %d", i);
         cr_assert_eq(p->chunks_total, 10);
         cr_assert_eq(p->combos_total, 48);
         cr_assert_eq(p->combos_done, combos, "call %d", i);
@@ -657,16 +679,18 @@ Test(sweep, progress_is_a_callback_with_the_run_s_counts)
     }
     cr_assert_eq(l.p[l.n - 1].combos_done, 48);
     /* The first 5 chunks are tape AAA's 24 combinations. */
-    cr_assert_eq(l.p[4].updates_done, 24 * events);
+    cr_assert_eq(l.p[5].updates_done, 24 * events);
+    cr_assert_eq(l.p[0].updates_done, 0);
 
-    /* The library throttles: with the default interval a fast run reports its first chunk and the
-     * final call only. */
+    /* The library throttles: with the default interval a fast run reports its start (before any
+     * chunk ends, so a slow first chunk does not leave the user without a line) and the final call
+     * only. */
     static progress_log l2;
     o.progress_user = &l2;
     o.progress_interval_s = 3600;
     cr_assert_eq(mm_sweep_run(g, &o, tu_path("p2.h5"), &rep, &e), 0, "%s", e.msg);
     cr_assert_eq(l2.n, 2);
-    cr_assert_eq(l2.p[0].chunks_done, 1);
+    cr_assert_eq(l2.p[0].chunks_done, 0);
     cr_assert_eq(l2.p[0].final, 0);
     cr_assert_eq(l2.p[1].final, 1);
     cr_assert_eq(l2.p[1].chunks_done, 10);
@@ -717,12 +741,11 @@ Test(sweep, grid_numbers_are_checked_as_the_command_line_checks_them)
         {"spread", " +1 , 2e0", NULL},
         {"spread", "1:+5:1", NULL},
         {"spread", "1::1",
-         "spread: '1::1' is not a range a:b:step of decimal numbers with step > 0 and b >= a"},
+         "spread: '1::1' is not a range a:b[:step] of decimal numbers with step > 0 and b >= a"},
         {"spread", "1:2:1:",
-         "spread: '1:2:1:' is not a range a:b:step of decimal numbers with step > 0 and b >= a"},
-        {"spread", "1:2",
-         "spread: '1:2' is not a range a:b:step of decimal numbers with step > 0 "
-         "and b >= a"},
+         "spread: '1:2:1:' is not a range a:b[:step] of decimal numbers with step > 0 and b >= a"},
+        {"spread", "1:2", NULL},              /* a:b is a:b:1 (issue 13) */
+        {"inv_limit", "1:3", NULL},           /* an integer key too */
         {"sprad", "1", "sprad: unknown key"}, /* no command-line hint from the library */
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {

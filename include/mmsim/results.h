@@ -179,6 +179,15 @@ typedef struct mm_results_where {
     int32_t value; /* 0 <= value < that axis's n */
 } mm_results_where;
 
+/* A filter on a metric column: only rows whose value v in column `metric` satisfies `v op value`
+ * (an int64 column compares as a double). A NaN value satisfies none but MM_CMP_NE. */
+enum mm_results_cmp { MM_CMP_LT, MM_CMP_LE, MM_CMP_EQ, MM_CMP_NE, MM_CMP_GE, MM_CMP_GT };
+typedef struct mm_results_cond {
+    int metric; /* mm_results_metric numbering */
+    int op;     /* enum mm_results_cmp */
+    double value;
+} mm_results_cond;
+
 typedef struct mm_results_query {
     int metric;    /* metric column to rank by (mm_results_metric numbering) */
     int ascending; /* 0: best = largest; 1: best = smallest (NaN last either way) */
@@ -186,7 +195,10 @@ typedef struct mm_results_query {
         *where; /* n_where filters, all must hold (AND); two filters on one axis with
                    different values match nothing; may be NULL when n_where is 0 */
     int32_t n_where;
-    int64_t k; /* rows wanted, >= 0; larger than the table is fine */
+    int64_t k;                   /* rows wanted, >= 0; larger than the table is fine */
+    const mm_results_cond *cond; /* n_cond filters on metrics, ANDed with the axis filters; may be
+                                    NULL when n_cond is 0 */
+    int32_t n_cond;
 } mm_results_query;
 
 typedef struct mm_results_top_info {

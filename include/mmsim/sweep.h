@@ -104,6 +104,7 @@ typedef struct mm_sweep_progress {
     int64_t updates_done;              /* event x combination updates in those chunks */
     double elapsed_s;                  /* seconds since the tapes were loaded */
     int final;                         /* 1 on the last call, once the engine has stopped */
+    int64_t updates_total;             /* event x combination updates planned (this run) */
 } mm_sweep_progress;
 
 typedef void (*mm_sweep_progress_fn)(const mm_sweep_progress *p, void *user);
@@ -118,11 +119,12 @@ typedef struct mm_sweep_opts {
     int resume;              /* 1: continue from the journal beside the output */
     int load_flags;          /* MM_LOAD_NO_VERIFY ... for the input tapes */
     mm_sim_config sim;
-    /* Progress (may be NULL): called from the thread that called mm_sweep_run, after a chunk is
-     * journaled, at most once per progress_interval_s seconds (the library throttles; the first
-     * chunk always reports), and once more with p->final = 1 when the engine has stopped (also on
-     * an error or a stop). It must not call back into the sweep. Nothing is printed by the library.
-     * progress_interval_s: 0.5 after mm_sweep_opts_defaults; 0 calls after every chunk. */
+    /* Progress (may be NULL): called from the thread that called mm_sweep_run, once when the tapes
+     * are loaded (nothing done yet), after a chunk is journaled, at most once per
+     * progress_interval_s seconds (the library throttles), and once more with p->final = 1 when the
+     * engine has stopped (also on an error or a stop). It must not call back into the sweep.
+     * Nothing is printed by the library. progress_interval_s: 0.5 after mm_sweep_opts_defaults; 0
+     * calls after every chunk. */
     mm_sweep_progress_fn progress;
     void *progress_user;
     double progress_interval_s;

@@ -2,6 +2,7 @@
 #ifndef MM_CLI_H
 #define MM_CLI_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "mmsim/mmsim.h"
@@ -11,6 +12,33 @@ enum { MM_EXIT_OK = 0, MM_EXIT_RUNTIME = 1, MM_EXIT_USAGE = 2 };
 
 /* Print "mmsim: <message>" on one line to stderr. */
 void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+struct option;
+/* "mmsim: <cmd>: unknown option '<arg>' (did you mean --<name>? see 'mmsim <help_cmd> --help')",
+ * the suggestion being the closest long option of opts (a {0} terminated getopt_long table) when it
+ * is close enough to be a typo (cli_suggest; a '=value' is ignored); without one, "(see ...)" only.
+ */
+void cli_unknown_option(const char *cmd, const char *help_cmd, const char *arg,
+                        const struct option *opts);
+
+/* The shortest "%.Ng" form of v (N = 1..17) that reads back as exactly v: 0.1, not
+ * 0.10000000000000001. Into buf (cap bytes), which it returns. */
+const char *cli_fmt_shortest(double v, char *buf, size_t cap);
+
+/* The number of instruments of the tick file at path, or -1 when there is none (absent, empty, not
+ * readable as a tick file). */
+int cli_instrument_count(const char *path);
+/* After gen or import wrote symbol into a tick file that held `before` (>= 0) instruments: one line
+ * on stdout, "added SYM in the existing file F, which now holds N instruments (...)" (or
+ * "replaced"): the overwrite policy says adding to a file, not silently doing it. */
+void cli_note_added(const char *path, const char *symbol, int before);
+
+/* The direction of a results file's objective: 1 (smallest first) when its recorded configuration
+ * says "objective = min:NAME", 0 for "max:NAME", else the metric's own
+ * (cli_metric_smaller_is_better).
+ */
+struct mm_results_info;
+int cli_objective_ascending(const struct mm_results_info *in);
 
 /* Report a library error (its one-line message) and return MM_EXIT_USAGE for MM_EUSAGE, else 1. */
 int cli_fail(const mm_error *e);

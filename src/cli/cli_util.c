@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
@@ -15,6 +16,7 @@
 #include "mm_h5util.h"
 
 #include "cli.h"
+#include "cli_keys.h"
 #include "mm_internal.h"
 #include "mmsim/results.h"
 
@@ -80,6 +82,86 @@ const char *cli_libmsg(const char *msg, char *buf, size_t cap)
         if (strstr(buf, LIB_TO_FLAG[i][0]))
             replace_all(buf, cap, LIB_TO_FLAG[i][0], LIB_TO_FLAG[i][1]);
     return buf;
+}
+
+void cli_unknown_option(const char *cmd, const char *help_cmd, const char *arg,
+                        const struct option *opts)
+{
+    const char *near = NULL;
+    if (!strncmp(arg, "--", 2) && arg[2]) {
+        char word[128];
+        snprintf(word, sizeof word, "%s", arg + 2);
+        char *eq = strchr(word, '=');
+        if (eq) *eq = 0;
+        int n = 0;
+        while (opts[n].name)
+            n++;
+        const char **names = calloc((size_t)n + 1, sizeof *names);
+        if (names) {
+            for (int i = 0; i < n; i++)
+                names[i] = opts[i].name;
+            near = cli_suggest(word, names, n);
+            free(names);
+        }
+    }
+    if (near)
+        cli_err("%s: unknown option '%s' (did you mean --%s? see 'mmsim %s --help')", cmd, arg,
+                near, help_cmd);
+    else
+        cli_err("%s: unknown option '%s' (see 'mmsim %s --help')", cmd, arg, help_cmd);
+}
+
+const char *cli_fmt_shortest(double v, char *buf, size_t cap)
+{
+    /* An integer below 2^53 prints as one (60, not 6e+01; 5896800, not 5.8968e+06). */
+    if (v == floor(v) && fabs(v) < 9007199254740992.0) {
+        snprintf(buf, cap, "%.0f", v);
+        return buf;
+    }
+    for (int p = 1; p <= 17; p++) {
+        snprintf(buf, cap, "%.*g", p, v);
+        if (strtod(buf, NULL) == v) return buf;
+    }
+    snprintf(buf, cap, "%.17g", v); /* NaN: no form reads back equal */
+    return buf;
+}
+
+int cli_instrument_count(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) return -1;
+    mm_error e = {0};
+    int n = 0;
+    mm__h5quiet q;
+    mm__h5quiet_begin(&q);
+    int rc = mm_ticks_list(path, NULL, 0, &n, &e);
+    mm__h5quiet_end(&q);
+    return rc ? -1 : n;
+}
+
+void cli_note_added(const char *path, const char *symbol, int before)
+{
+    int n = cli_instrument_count(path);
+    if (n < 0) return; /* the write succeeded: only the note is lost */
+    printf("%s %s %s the existing file %s, which now holds %d instrument%s (mmsim info %s "
+           "--list)\n",
+           n == before ? "replaced" : "added", symbol, n == before ? "in" : "to", path, n,
+           n == 1 ? "" : "s", path);
+}
+
+int cli_objective_ascending(const mm_results_info *in)
+{
+    const char *cfg = in->meta.config_text, *p = cfg;
+    while (p && (p = strstr(p, "objective = ")) != NULL) {
+        if (p == cfg || p[-1] == '\n') {
+            p += strlen("objective = ");
+            if (!strncmp(p, "min:", 4)) return 1;
+            if (!strncmp(p, "max:", 4)) return 0;
+            break;
+        }
+        p++;
+    }
+    return cli_metric_smaller_is_better(in->meta.objective);
 }
 
 int cli_fail(const mm_error *e)

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -12,7 +13,7 @@
 #include "mmsim/results.h"
 
 static const char HELP[] =
-    "usage: mmsim export results.h5 --csv [-o out.csv]\n"
+    "usage: mmsim export results.h5 [--csv] [-o out.csv]\n"
     "\n"
     "Write every row of a sweep's results file (docs/results.md) as CSV, in id order: a header "
     "line (id,\n"
@@ -20,7 +21,7 @@ static const char HELP[] =
     "tape axes,\n"
     "quoted when needed), doubles with 17 significant digits so they read back exactly.\n"
     "\n"
-    "  --csv              CSV output (the only format)\n"
+    "  --csv              CSV output (the only format; implied by -o FILE.csv)\n"
     "  -o, --output FILE  write FILE (through a temporary file, renamed when complete) [standard "
     "output]\n"
     "  -h, --help         this help\n";
@@ -127,7 +128,7 @@ int cmd_export(int argc, char **argv)
             cli_err("%s: %s needs a value", C, argv[optind - 1]);
             return MM_EXIT_USAGE;
         default:
-            cli_err("%s: unknown option '%s' (see 'mmsim export --help')", C, argv[optind - 1]);
+            cli_unknown_option(C, "export", argv[optind - 1], opts);
             return MM_EXIT_USAGE;
         }
     }
@@ -135,8 +136,11 @@ int cmd_export(int argc, char **argv)
         cli_err("%s: expected exactly one results file (see 'mmsim export --help')", C);
         return MM_EXIT_USAGE;
     }
+    /* The format from the output's name when no flag says it: r.csv (any case) is CSV. */
+    size_t ol = out ? strlen(out) : 0;
+    if (!csv && ol > 4 && !strcasecmp(out + ol - 4, ".csv")) csv = 1;
     if (!csv) {
-        cli_err("%s: choose an output format: --csv", C);
+        cli_err("%s: choose an output format: --csv (or -o FILE.csv)", C);
         return MM_EXIT_USAGE;
     }
     const char *path = argv[optind];

@@ -25,8 +25,8 @@ static const char HELP[] =
     "  --start-px P      first best bid, ticks (default 100000)\n"
     "  --max-spread K    spreads drawn in 1..K ticks (default 3)\n"
     "  --mean-queue Q    mean displayed size at the touch, lots (default 50)\n"
-    "  --tick-size T     price units per tick (default 0.01)\n"
-    "  --lot-size L      size units per lot (default 1)\n"
+    "  --tick-size T     price units per tick (default 0.01); also --tick, as import says\n"
+    "  --lot-size L      size units per lot (default 1); also --lot\n"
     "  --start-ns T      first event time, ns since the epoch (default 2026-01-02T14:30:00Z)\n"
     "  --compress N      gzip level 0..9 for the columns (default 0: none)\n"
     "  --replace         replace the instrument if the file already holds it\n"
@@ -55,23 +55,14 @@ int cmd_gen(int argc, char **argv)
         O_COMP,
         O_REPLACE
     };
-    static const struct option opts[] = {{"seed", 1, 0, O_SEED},
-                                         {"events", 1, 0, O_EVENTS},
-                                         {"symbol", 1, 0, O_SYMBOL},
-                                         {"output", 1, 0, 'o'},
-                                         {"rate", 1, 0, O_RATE},
-                                         {"vol", 1, 0, O_VOL},
-                                         {"trade-frac", 1, 0, O_TFRAC},
-                                         {"start-px", 1, 0, O_PX},
-                                         {"max-spread", 1, 0, O_SPREAD},
-                                         {"mean-queue", 1, 0, O_QUEUE},
-                                         {"tick-size", 1, 0, O_TICK},
-                                         {"lot-size", 1, 0, O_LOT},
-                                         {"start-ns", 1, 0, O_START},
-                                         {"compress", 1, 0, O_COMP},
-                                         {"replace", 0, 0, O_REPLACE},
-                                         {"help", 0, 0, 'h'},
-                                         {0, 0, 0, 0}};
+    static const struct option opts[] = {
+        {"seed", 1, 0, O_SEED},        {"events", 1, 0, O_EVENTS},  {"symbol", 1, 0, O_SYMBOL},
+        {"output", 1, 0, 'o'},         {"rate", 1, 0, O_RATE},      {"vol", 1, 0, O_VOL},
+        {"trade-frac", 1, 0, O_TFRAC}, {"start-px", 1, 0, O_PX},    {"max-spread", 1, 0, O_SPREAD},
+        {"mean-queue", 1, 0, O_QUEUE}, {"tick-size", 1, 0, O_TICK}, {"lot-size", 1, 0, O_LOT},
+        {"tick", 1, 0, O_TICK}, /* import's spelling */
+        {"lot", 1, 0, O_LOT},          {"start-ns", 1, 0, O_START}, {"compress", 1, 0, O_COMP},
+        {"replace", 0, 0, O_REPLACE},  {"help", 0, 0, 'h'},         {0, 0, 0, 0}};
     int c;
     int64_t v;
     optind = 1;
@@ -141,7 +132,7 @@ int cmd_gen(int argc, char **argv)
             cli_err("%s: %s needs a value", C, argv[optind - 1]);
             return MM_EXIT_USAGE;
         default:
-            cli_err("%s: unknown option '%s' (see 'mmsim gen --help')", C, argv[optind - 1]);
+            cli_unknown_option(C, "gen", argv[optind - 1], opts);
             return MM_EXIT_USAGE;
         }
     }
@@ -166,6 +157,7 @@ int cmd_gen(int argc, char **argv)
         return MM_EXIT_USAGE;
     }
     if (rc) return cli_fail(&e);
+    int before = cli_instrument_count(out); /* -1: a new file */
     rc = mm_ticks_write(out, &t, &wo, &e);
     if (rc) {
         mm_ticks_free(&t);
@@ -173,6 +165,7 @@ int cmd_gen(int argc, char **argv)
     }
     printf("wrote %s: %" PRId64 " events to %s, fingerprint %016" PRIx64 "\n", t.inst.symbol, t.n,
            out, t.inst.fingerprint);
+    if (before >= 0) cli_note_added(out, t.inst.symbol, before);
     mm_ticks_free(&t);
     return MM_EXIT_OK;
 }

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "mmsim/import.h"
@@ -24,8 +25,9 @@ static const char HELP[] =
     "common options:\n"
     "  --symbol X        instrument symbol, [A-Za-z0-9._-]+\n"
     "  -o, --output F    tick file to create, or to add the instrument to\n"
-    "  --tick T          price units per tick, decimal (lobster: default 0.01 dollars)\n"
-    "  --lot L           size units per lot, decimal (lobster: default 1 share)\n"
+    "  --tick T          price units per tick, decimal (lobster: default 0.01 dollars); also\n"
+    "                    --tick-size, as gen says\n"
+    "  --lot L           size units per lot, decimal (lobster: default 1 share); also --lot-size\n"
     "  --year-seconds S  the market's trading seconds per year, recorded for Sharpe (default:\n"
     "                    lobster 5896800 = 252 x 6.5 h, binance 31536000 = 365 x 24 h, csv none)\n"
     "  --skip-bad        skip malformed lines (counted and reported) instead of failing\n"
@@ -37,6 +39,8 @@ static const char HELP[] =
     "  --orderbook O     the *_orderbook_N.csv[.gz] file (any number of levels; level 1 is "
     "stored)\n"
     "  --date D          trading day, YYYY-MM-DD; times are New York local time\n"
+    "                    (--symbol, --date and --orderbook default to what LOBSTER's file name\n"
+    "                    says: AMZN_2012-06-21_34200000_57600000_message_1.csv)\n"
     "  --subtick-reject  a hidden/cross trade price between ticks is an error (default: rounded)\n"
     "binance (docs/import-binance.md): markets spot and usdm (USD-M futures)\n"
     "  -i, --input F     capture: '<receive ns> <websocket JSON>' lines and one REST snapshot;\n"
@@ -91,6 +95,30 @@ static void print_report(const char *fmt, const mm_ticks *t, const mm_import_rep
                cli_libmsg(r->first_skipped, first, sizeof first));
 }
 
+/* The parts of a LOBSTER message file's name, SYMBOL_YYYY-MM-DD_START_END_message_LEVEL.csv[.gz]
+ * (any directory before it): the symbol, the date, and the path of the order book file beside it
+ * (_message_ replaced by _orderbook_). 0, or -1 when the name has another shape. */
+static int lobster_name(const char *path, char sym[64], char date[16], char *ob, size_t ob_cap)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    const char *u1 = strchr(base, '_');
+    const char *msg = strstr(base, "_message_");
+    if (!u1 || !msg || u1 == base || (size_t)(u1 - base) >= 64 || strlen(u1 + 1) < 11) return -1;
+    const char *d = u1 + 1;
+    for (int i = 0; i < 10; i++)
+        if (i == 4 || i == 7 ? d[i] != '-' : d[i] < '0' || d[i] > '9') return -1;
+    if (d[10] != '_') return -1;
+    memcpy(sym, base, (size_t)(u1 - base));
+    sym[u1 - base] = 0;
+    memcpy(date, d, 10);
+    date[10] = 0;
+    size_t head = (size_t)(msg - path);
+    if (head + strlen(msg) + 3 >= ob_cap) return -1;
+    snprintf(ob, ob_cap, "%.*s_orderbook_%s", (int)head, path, msg + strlen("_message_"));
+    return 0;
+}
+
 int cmd_import(int argc, char **argv)
 {
     const char *C = "import";
@@ -138,6 +166,8 @@ int cmd_import(int argc, char **argv)
                                          {"output", 1, 0, 'o'},
                                          {"tick", 1, 0, O_TICK},
                                          {"lot", 1, 0, O_LOT},
+                                         {"tick-size", 1, 0, O_TICK}, /* gen's spelling */
+                                         {"lot-size", 1, 0, O_LOT},
                                          {"skip-bad", 0, 0, O_SKIPBAD},
                                          {"replace", 0, 0, O_REPLACE},
                                          {"compress", 1, 0, O_COMP},
@@ -258,7 +288,7 @@ int cmd_import(int argc, char **argv)
             cli_err("%s: %s needs a value", C, argv[optind - 1]);
             goto fail;
         default:
-            cli_err("%s: unknown option '%s' (see 'mmsim import --help')", C, argv[optind - 1]);
+            cli_unknown_option(C, "import", argv[optind - 1], opts);
             goto fail;
         }
     }
@@ -266,14 +296,43 @@ int cmd_import(int argc, char **argv)
         cli_err("%s: unexpected argument '%s'", C, argv[optind]);
         goto fail;
     }
-    const char *missing = !out ? "-o/--output" : !o.symbol ? "--symbol" : NULL;
-    if (!missing && is_lob)
-        missing = !message ? "--message" : !orderbook ? "--orderbook" : !o.date ? "--date" : NULL;
-    if (!missing && (is_bn || is_csv))
-        missing = !n_in ? "-i/--input" : !o.tick ? "--tick" : !o.lot ? "--lot" : NULL;
-    if (!missing && is_csv && !o.csv_map) missing = "--map";
-    if (missing) {
-        cli_err("%s %s: %s is required", C, fmt, missing);
+    /* LOBSTER names its files AMZN_2012-06-21_34200000_57600000_message_1.csv: the symbol, the
+     * date and the order book file come from the message file's name when not given. */
+    char lob_sym[64], lob_date[16], lob_ob[4096];
+    if (is_lob && message && lobster_name(message, lob_sym, lob_date, lob_ob, sizeof lob_ob) == 0) {
+        if (!o.symbol) o.symbol = lob_sym;
+        if (!o.date) o.date = lob_date;
+        if (!orderbook && access(lob_ob, F_OK) == 0) orderbook = lob_ob;
+    }
+    /* Every missing flag at once. */
+    const char *miss[8];
+    int n_miss = 0;
+    if (!out) miss[n_miss++] = "-o/--output";
+    if (!o.symbol) miss[n_miss++] = "--symbol";
+    if (is_lob) {
+        if (!message) miss[n_miss++] = "--message";
+        if (!orderbook) miss[n_miss++] = "--orderbook";
+        if (!o.date) miss[n_miss++] = "--date";
+    } else {
+        if (!n_in) miss[n_miss++] = "-i/--input";
+        if (!o.tick) miss[n_miss++] = "--tick";
+        if (!o.lot) miss[n_miss++] = "--lot";
+        if (is_csv && !o.csv_map) miss[n_miss++] = "--map";
+    }
+    if (n_miss == 1) {
+        cli_err("%s %s: %s is required", C, fmt, miss[0]);
+        goto fail;
+    }
+    if (n_miss > 1) {
+        char list[256] = "";
+        size_t len = 0;
+        for (int i = 0; i < n_miss; i++)
+            len += (size_t)snprintf(list + len, sizeof list - len, "%s%s",
+                                    i == 0            ? ""
+                                    : i == n_miss - 1 ? " and "
+                                                      : ", ",
+                                    miss[i]);
+        cli_err("%s %s: %s are required", C, fmt, list);
         goto fail;
     }
     if (is_csv && n_in > 1) {
@@ -322,6 +381,7 @@ int cmd_import(int argc, char **argv)
         rc_exit = cli_fail(&e);
         goto fail;
     }
+    int before = cli_instrument_count(out); /* -1: a new file */
     rc = mm_ticks_write(out, &t, &wo, &e);
     if (rc) {
         mm_ticks_free(&t);
@@ -329,6 +389,7 @@ int cmd_import(int argc, char **argv)
         goto fail;
     }
     print_report(fmt, &t, &rep, out);
+    if (before >= 0) cli_note_added(out, t.inst.symbol, before);
     mm_ticks_free(&t);
     rc_exit = MM_EXIT_OK;
 fail:

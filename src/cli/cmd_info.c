@@ -8,13 +8,14 @@
 #include "cli.h"
 
 static const char HELP[] =
-    "usage: mmsim info ticks.h5 [--symbol X] [--no-verify]\n"
+    "usage: mmsim info ticks.h5 [--symbol X] [--list] [--no-verify]\n"
     "\n"
     "Print, for each instrument: rows, time span, tick/lot size, source, fingerprint (verified "
     "against\n"
     "the content), spread, mid and trade statistics. Validates every row (docs/formats.md).\n"
     "\n"
     "  --symbol X     only this instrument\n"
+    "  --list         the instruments' symbols only, one a line (no validation, no statistics)\n"
     "  --no-verify    skip the fingerprint check\n"
     "  -h, --help     this help\n";
 
@@ -68,8 +69,10 @@ int cmd_info(int argc, char **argv)
     const char *C = "info";
     const char *symbol = NULL;
     int flags = 0;
-    enum { O_SYMBOL = 256, O_NOVERIFY };
+    int list = 0;
+    enum { O_SYMBOL = 256, O_NOVERIFY, O_LIST };
     static const struct option opts[] = {{"symbol", 1, 0, O_SYMBOL},
+                                         {"list", 0, 0, O_LIST},
                                          {"no-verify", 0, 0, O_NOVERIFY},
                                          {"help", 0, 0, 'h'},
                                          {0, 0, 0, 0}};
@@ -84,6 +87,9 @@ int cmd_info(int argc, char **argv)
         case O_NOVERIFY:
             flags |= MM_LOAD_NO_VERIFY;
             break;
+        case O_LIST:
+            list = 1;
+            break;
         case 'h':
             fputs(HELP, stdout);
             return MM_EXIT_OK;
@@ -91,7 +97,7 @@ int cmd_info(int argc, char **argv)
             cli_err("%s: %s needs a value", C, argv[optind - 1]);
             return MM_EXIT_USAGE;
         default:
-            cli_err("%s: unknown option '%s' (see 'mmsim info --help')", C, argv[optind - 1]);
+            cli_unknown_option(C, "info", argv[optind - 1], opts);
             return MM_EXIT_USAGE;
         }
     }
@@ -103,21 +109,43 @@ int cmd_info(int argc, char **argv)
     mm_error e = {0};
     int count = 0;
     char(*syms)[MM_SYMBOL_MAX] = NULL;
-    if (symbol) {
-        count = 1; /* loaded by its name as given (never truncated) */
-    } else {
-        if (mm_ticks_list(path, NULL, 0, &count, &e)) return cli_fail(&e);
-        syms = calloc((size_t)count + 1, MM_SYMBOL_MAX);
-        if (!syms) {
-            cli_err("%s: out of memory for the list of instruments", C);
-            return MM_EXIT_RUNTIME;
-        }
-        if (mm_ticks_list(path, syms, count, &count, &e)) {
+    /* Every instrument's name, also with --symbol: the first line counts the file's instruments,
+     * not the ones shown. */
+    int in_file = 0;
+    if (mm_ticks_list(path, NULL, 0, &in_file, &e)) return cli_fail(&e);
+    syms = calloc((size_t)in_file + 1, MM_SYMBOL_MAX);
+    if (!syms) {
+        cli_err("%s: out of memory for the list of instruments", C);
+        return MM_EXIT_RUNTIME;
+    }
+    if (mm_ticks_list(path, syms, in_file, &in_file, &e)) {
+        free(syms);
+        return cli_fail(&e);
+    }
+    if (list) {
+        for (int i = 0; i < in_file; i++)
+            if (!symbol || !strcmp(symbol, syms[i])) printf("%s\n", syms[i]);
+        free(syms);
+        return MM_EXIT_OK;
+    }
+    int known = !symbol;
+    for (int i = 0; symbol && i < in_file; i++)
+        known |= !strcmp(symbol, syms[i]);
+    if (!known) { /* the load says why, before any line is printed */
+        mm_ticks t = {0};
+        int r = mm_ticks_load(path, symbol, flags, &t, &e);
+        mm_ticks_free(&t);
+        if (r) {
             free(syms);
             return cli_fail(&e);
         }
     }
-    printf("file %s: %d instrument%s\n", path, count, count == 1 ? "" : "s");
+    count = symbol ? 1 : in_file; /* --symbol: loaded by its name as given (never truncated) */
+    if (symbol)
+        printf("file %s: %d instrument%s, showing %s\n", path, in_file, in_file == 1 ? "" : "s",
+               symbol);
+    else
+        printf("file %s: %d instrument%s\n", path, count, count == 1 ? "" : "s");
     int rc = MM_EXIT_OK;
     for (int i = 0; i < count && rc == MM_EXIT_OK; i++) {
         mm_ticks t = {0};

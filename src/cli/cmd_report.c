@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_keys.h"
 #include "report.h"
 
 static const char HELP[] =
@@ -22,10 +23,13 @@ static const char HELP[] =
     "\n"
     "  -o, --output FILE  the HTML file (written to a temporary file, renamed when complete)\n"
     "  --x KEY, --y KEY   heatmap axes [the two axes with the most values, not fixed]\n"
-    "  --metric M         metric column [the file's objective]\n"
-    "  --asc              best = smallest (e.g. --metric max_drawdown --asc)\n"
-    "  --agg RULE         how the rows of one cell combine: max, mean or min [max; min with "
-    "--asc]\n"
+    "  --metric M         metric column, [min:|max:]M [the file's objective, in its "
+    "direction;\n"
+    "                     without a prefix, smallest first for max_drawdown, fees, rejects, ...]\n"
+    "  --asc              best = smallest, whatever the metric\n"
+    "  --agg RULE         how the rows of one cell combine: max, mean or min [max; min when "
+    "smallest is\n"
+    "                     best]\n"
     "  --fix key=value    keep only rows whose axis `key` has this value (repeatable, AND)\n"
     "  --top N            rows in the table [20]; 0 for none\n"
     "  --bins N           cells per heatmap axis at most (1..500); longer axes group "
@@ -59,7 +63,8 @@ static void axis_list(const mm_results_info *in, char *buf, size_t cap)
 
 static int find_axis(report *s, const char *flag, const char *key)
 {
-    int a = mm_results_axis_find(s->in, key);
+    char canon[64]; /* --x inv-limit is inv_limit */
+    int a = mm_results_axis_find(s->in, cli_key_canon(key, canon, sizeof canon));
     if (a < 0) {
         char keys[512];
         axis_list(s->in, keys, sizeof keys);
@@ -173,7 +178,7 @@ static void provenance(rep_out *o, const report *s)
 static int top_table(rep_out *o, report *s)
 {
     const mm_results_info *in = s->in;
-    mm_results_query q = {s->go.metric, s->go.ascending, s->fix, s->go.n_fix, s->top};
+    mm_results_query q = {s->go.metric, s->go.ascending, s->fix, s->go.n_fix, s->top, NULL, 0};
     if (q.k > in->n_rows) q.k = in->n_rows;
     size_t room = (size_t)(q.k > 0 ? q.k : 1), na = (size_t)(in->n_axes > 0 ? in->n_axes : 1);
     int64_t *ids = calloc(room, sizeof *ids);
@@ -332,7 +337,7 @@ static int write_page(report *s, const rep_grid *g)
 static int run_curves(report *s)
 {
     const mm_results_info *in = s->in;
-    mm_results_query q = {s->go.metric, s->go.ascending, s->fix, s->go.n_fix, s->curves};
+    mm_results_query q = {s->go.metric, s->go.ascending, s->fix, s->go.n_fix, s->curves, NULL, 0};
     size_t room = (size_t)s->curves, na = (size_t)(in->n_axes > 0 ? in->n_axes : 1);
     int64_t *ids = calloc(room, sizeof *ids);
     int32_t *idx = calloc(room * na, sizeof *idx);
@@ -360,8 +365,18 @@ static int resolve(report *s, const char *x, const char *y, const char *metric, 
                    char **fixes, int n_fixes)
 {
     const mm_results_info *in = s->in;
-    s->go.metric =
-        mm_results_metric_find(metric ? metric : in->meta.objective, in->meta.markout_ns);
+    /* The direction, as show has it: --asc, else the prefix of --metric (min:max_drawdown), else
+     * the metric's own, else the direction the file's sweep recorded for its objective. */
+    char mname[64];
+    int asc = 0;
+    if (metric && cli_objective_split(metric, mname, sizeof mname, &asc)) {
+        cli_err("report: --metric: '%s' is not a metric column, optionally after min: or max:",
+                metric);
+        return MM_EXIT_USAGE;
+    }
+    if (!metric) asc = cli_objective_ascending(in);
+    if (!s->go.ascending) s->go.ascending = asc;
+    s->go.metric = mm_results_metric_find(metric ? mname : in->meta.objective, in->meta.markout_ns);
     if (s->go.metric < 0) {
         char list[1024];
         mm_results_metric_list(in->meta.markout_ns, list, sizeof list);
@@ -488,7 +503,7 @@ int cmd_report(int argc, char **argv)
             rc = MM_EXIT_USAGE;
             break;
         default:
-            cli_err("%s: unknown option '%s' (see 'mmsim report --help')", C, argv[optind - 1]);
+            cli_unknown_option(C, "report", argv[optind - 1], opts);
             rc = MM_EXIT_USAGE;
             break;
         }

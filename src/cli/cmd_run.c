@@ -9,8 +9,10 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_keys.h"
 #include "mm_stale_tmp.h"
 #include "mmsim/import.h"
+#include "mmsim/results.h"
 #include "report.h"
 
 static void help(void)
@@ -21,7 +23,9 @@ static void help(void)
         "\n"
         "Replay one parameter combination through the tape and print its metrics (docs/model.md).\n"
         "\n"
-        "model options (each is also a sweep axis; defaults in brackets):\n");
+        "model options (each is also a sweep axis, key inv_limit for --inv-limit; flags take "
+        "either\n"
+        "spelling, --inv_limit too; defaults in brackets):\n");
     mm_params d;
     mm_params_defaults(&d);
     for (int i = 0; i < mm_params_key_count(); i++) {
@@ -30,8 +34,15 @@ static void help(void)
         snprintf(flag, sizeof flag, "--%s", k);
         for (char *c = flag; *c; c++)
             if (*c == '_') *c = '-';
-        mm_params_get(&d, k, def, sizeof def);
+        double num;
+        if (mm_params_key_kind(k, NULL) == MM_KEY_REAL && !mm_params_get_num(&d, k, &num))
+            cli_fmt_shortest(num, def, sizeof def);
+        else
+            mm_params_get(&d, k, def, sizeof def);
         printf("  %-22s %s [%s]\n", flag, h, def);
+        if (!strcmp(k, "spread"))
+            printf("  %-22s the same: spread is the half-spread (key half_spread)\n",
+                   "--half-spread");
     }
     printf(
         "\nrun options:\n"
@@ -54,6 +65,7 @@ static void help(void)
         "  --latency-series F     recorded latencies, CSV ts_ns,entry_ns,response_ns: added to\n"
         "                         --latency-ns and --response-ns (docs/model.md, 3.2)\n"
         "  --no-verify            skip the tick file's fingerprint check\n"
+        "  --json                 print the metrics as one JSON object (for scripts)\n"
         "  -h, --help             this help\n");
 }
 
@@ -108,6 +120,83 @@ static int write_curve(const char *path, rep_curve *c, const char *tape, const m
     return 0;
 }
 
+/* A JSON string (the symbol, a path): quoted, with '"', '\\' and control characters escaped. */
+static void json_str(const char *s)
+{
+    putchar('"');
+    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+        if (*c == '"' || *c == '\\')
+            printf("\\%c", *c);
+        else if (*c < 0x20)
+            printf("\\u%04x", *c);
+        else
+            putchar(*c);
+    }
+    putchar('"');
+}
+
+/* A JSON number: the shortest form that reads back exactly; null for NaN and infinities (JSON has
+ * none). */
+static void json_num(double v)
+{
+    char b[40];
+    if (v != v || v - v != 0)
+        fputs("null", stdout);
+    else
+        fputs(cli_fmt_shortest(v, b, sizeof b), stdout);
+}
+
+/* --json: one object with the instrument, the engine, every parameter and every metric, named as
+ * in a results file (docs/results.md: markout_1s ...), on one line. */
+static void print_json(const mm_ticks *t, const mm_sim_config *cfg, const mm_params *p,
+                       const mm_metrics *m, int batched, const char *trace, const char *curve)
+{
+    fputs("{\"instrument\":", stdout);
+    json_str(t->inst.symbol);
+    printf(",\"events\":%" PRId64 ",\"engine\":\"%s\",\"params\":{", t->n,
+           batched ? "batched" : "reference");
+    for (int i = 0; i < mm_params_key_count(); i++) {
+        const char *k = mm_params_key_name(i, NULL);
+        char buf[64];
+        printf("%s\"%s\":", i ? "," : "", k);
+        double v;
+        if (mm_params_key_kind(k, NULL) == MM_KEY_ENUM) {
+            mm_params_get(p, k, buf, sizeof buf);
+            json_str(buf);
+        } else if (!mm_params_get_num(p, k, &v)) {
+            if (mm_params_key_kind(k, NULL) == MM_KEY_INT) {
+                mm_params_get(p, k, buf, sizeof buf); /* exact, also past 2^53 */
+                fputs(buf, stdout);
+            } else {
+                json_num(v);
+            }
+        }
+    }
+    fputs("},\"metrics\":{", stdout);
+    for (int j = 0; j < MM_RESULTS_METRICS; j++) {
+        char name[64];
+        double d = 0;
+        int64_t n = 0;
+        mm_results_metric(j, cfg->markout_ns, name, sizeof name);
+        printf("%s\"%s\":", j ? "," : "", name);
+        if (mm_results_metric_value(m, j, &d, &n) == MM_COL_I64)
+            printf("%" PRId64, n);
+        else
+            json_num(d);
+    }
+    printf("},\"sample_ns\":%" PRId64 ",\"year_seconds\":", cfg->sample_ns);
+    json_num(mm_sim_year_s(cfg, &t->inst));
+    if (trace) {
+        fputs(",\"trace\":", stdout);
+        json_str(trace);
+    }
+    if (curve) {
+        fputs(",\"curve\":", stdout);
+        json_str(curve);
+    }
+    fputs("}\n", stdout);
+}
+
 int cmd_run(int argc, char **argv)
 {
     const char *C = "run";
@@ -122,16 +211,21 @@ int cmd_run(int argc, char **argv)
         O_NOVERIFY,
         O_CURVE,
         O_CURVE_BUCKETS,
+        O_JSON,
         O_LATENCY,
         O_SEED,
         O_PATH,
         O_KEY0 = 1000
     };
-    struct option *opts = calloc((size_t)nk + 15, sizeof *opts);
-    char(*names)[64] = calloc((size_t)nk, 64);
-    if (!opts || !names) {
+    /* Each key twice (--inv-limit and --inv_limit), the aliases (--half-spread, --half_spread),
+     * the run options and the terminator. */
+    struct option *opts = calloc(2 * (size_t)nk + 4 + 17, sizeof *opts);
+    char(*names)[64] = calloc(2 * (size_t)nk, 64);
+    char *given = calloc((size_t)nk + 1, 1); /* the keys given as flags, for the warning */
+    if (!opts || !names || !given) {
         free(opts);
         free(names);
+        free(given);
         cli_err("%s: out of memory", C);
         return MM_EXIT_RUNTIME;
     }
@@ -141,6 +235,13 @@ int cmd_run(int argc, char **argv)
         for (char *c = names[i]; *c; c++)
             if (*c == '_') *c = '-';
         opts[o++] = (struct option){names[i], 1, 0, O_KEY0 + i};
+        snprintf(names[nk + i], 64, "%s", mm_params_key_name(i, NULL));
+        if (strcmp(names[nk + i], names[i]))
+            opts[o++] = (struct option){names[nk + i], 1, 0, O_KEY0 + i};
+        if (!strcmp(names[nk + i], "spread")) {
+            opts[o++] = (struct option){"half-spread", 1, 0, O_KEY0 + i};
+            opts[o++] = (struct option){"half_spread", 1, 0, O_KEY0 + i};
+        }
     }
     opts[o++] = (struct option){"symbol", 1, 0, O_SYMBOL};
     opts[o++] = (struct option){"trace", 1, 0, O_TRACE};
@@ -154,6 +255,7 @@ int cmd_run(int argc, char **argv)
     opts[o++] = (struct option){"latency-series", 1, 0, O_LATENCY};
     opts[o++] = (struct option){"seed", 1, 0, O_SEED};
     opts[o++] = (struct option){"path", 1, 0, O_PATH};
+    opts[o++] = (struct option){"json", 0, 0, O_JSON};
     opts[o++] = (struct option){"help", 0, 0, 'h'};
     mm_params p;
     mm_params_defaults(&p);
@@ -163,7 +265,7 @@ int cmd_run(int argc, char **argv)
     mm_latency_series lat = {0};
     int64_t curve_buckets = 1000;
     rep_curve curve = {0};
-    int flags = 0, batched = 0, rc = MM_EXIT_OK, c;
+    int flags = 0, batched = 0, json = 0, rc = MM_EXIT_OK, c;
     char *tmp = NULL; /* the trace's temporary file */
     mm_error e = {0};
     optind = 1;
@@ -183,6 +285,7 @@ int cmd_run(int argc, char **argv)
                 rc = MM_EXIT_USAGE;
                 goto out;
             }
+            given[c - O_KEY0] = 1;
             continue;
         }
         int64_t v;
@@ -226,6 +329,9 @@ int cmd_run(int argc, char **argv)
         case O_NOVERIFY:
             flags |= MM_LOAD_NO_VERIFY;
             break;
+        case O_JSON:
+            json = 1;
+            break;
         case O_CURVE:
             curve_path = optarg;
             break;
@@ -259,7 +365,7 @@ int cmd_run(int argc, char **argv)
             rc = MM_EXIT_USAGE;
             goto out;
         default:
-            cli_err("%s: unknown option '%s' (see 'mmsim run --help')", C, argv[optind - 1]);
+            cli_unknown_option(C, "run", argv[optind - 1], opts);
             rc = MM_EXIT_USAGE;
             goto out;
         }
@@ -275,6 +381,13 @@ int cmd_run(int argc, char **argv)
         cli_err("%s: --%s", C, e.msg);
         rc = MM_EXIT_USAGE;
         goto out;
+    }
+    /* A flag the strategy does not read changes nothing: say so (the run goes on). */
+    for (int i = 0; i < nk; i++) {
+        int want = given[i] ? cli_key_strategy(mm_params_key_name(i, NULL)) : -1;
+        if (want >= 0 && want != p.strategy)
+            cli_err("%s: warning: --%s has no effect with --strategy %s (only %s reads it)", C,
+                    names[i], cli_strategy_name(p.strategy), cli_strategy_name(want));
     }
     if ((trace_path || curve_path) && batched) {
         cli_err("%s: %s needs the reference engine", C, trace_path ? "--trace" : "--curve");
@@ -398,6 +511,11 @@ int cmd_run(int argc, char **argv)
         mm_ticks_free(&t);
         goto out;
     }
+    if (json) {
+        print_json(&t, &cfg, &p, &m, batched, trace_path, curve_path);
+        mm_ticks_free(&t);
+        goto out;
+    }
     printf("instrument %s: %" PRId64 " events, engine %s\n", t.inst.symbol, t.n,
            batched ? "batched" : "reference");
     printf("pnl            %.10g (marked to the last mid)\n", m.pnl);
@@ -415,8 +533,11 @@ int cmd_run(int argc, char **argv)
     printf("sharpe         %.6g (annualised, %g s samples, %g s/year)\n", m.sharpe,
            (double)cfg.sample_ns * 1e-9, mm_sim_year_s(&cfg, &t.inst));
     printf("max drawdown   %.10g\n", m.max_drawdown);
-    for (int k = 0; k < MM_MARKOUTS; k++)
-        printf("markout %-6g %.10g\n", (double)cfg.markout_ns[k] * 1e-9, m.markout[k]);
+    for (int k = 0; k < MM_MARKOUTS; k++) { /* named as show and export name the columns */
+        char h[32];
+        mm_results_horizon_name(cfg.markout_ns[k], h, sizeof h);
+        printf("markout_%-6s %.10g\n", h, m.markout[k]);
+    }
     if (trace_path) printf("trace          %s\n", trace_path);
     if (curve_path) printf("curve          %s\n", curve_path);
     mm_ticks_free(&t);
@@ -426,5 +547,6 @@ out:
     free(tmp);
     free(opts);
     free(names);
+    free(given);
     return rc;
 }

@@ -7,24 +7,37 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_keys.h"
 #include "mmsim/results.h"
 
 static const char HELP[] = "usage: mmsim show results.h5 [--top N] [--sort METRIC] [--asc] "
-                           "[--where key=value ...] [--all] [--verify]\n"
+                           "[--where key=value ...] [--all] [--no-header] [--verify]\n"
                            "\n"
                            "Print the provenance of a sweep's results file (combinations, engine, "
                            "workers, wall time, seed, content\n"
                            "hash, inputs) and a table of its best rows (docs/results.md).\n"
                            "\n"
                            "  --top N            rows to print [20]\n"
-                           "  --sort METRIC      metric column to rank by, best = largest [the "
-                           "file's objective, whose stored index\n"
-                           "                     is used]; NaN ranks last, ties by ascending id\n"
-                           "  --asc              best = smallest (e.g. --sort max_drawdown --asc)\n"
+                           "  --sort METRIC      metric column to rank by, [min:|max:]METRIC [the "
+                           "file's objective, in the\n"
+                           "                     direction its sweep chose]; without a prefix, "
+                           "smallest first for\n"
+                           "                     max_drawdown, fees, rejects, rejects_per_s, held, "
+                           "max_abs_q, mean_abs_q,\n"
+                           "                     largest first for the others; NaN ranks last, "
+                           "ties by ascending id\n"
+                           "  --asc, --desc      smallest first, largest first (whatever the "
+                           "metric)\n"
                            "  --where key=value  only rows whose axis `key` has this value (a "
                            "number, or a name for enum and tape\n"
-                           "                     axes); several --where combine with AND\n"
+                           "                     axes; a tape by its symbol alone when only one "
+                           "tape has it)\n"
+                           "  --where 'M<x'      only rows whose metric M compares so to x: <, <=, "
+                           "=, !=, >=, > (pnl>0);\n"
+                           "                     several --where combine with AND\n"
                            "  --all              print every metric column (default: a selection)\n"
+                           "  --no-header        the table's rows only: no provenance, no title, "
+                           "no column names\n"
                            "  --verify           recompute the content hash and fail (exit 1) when "
                            "it differs from the stored one\n"
                            "  -h, --help         this help\n";
@@ -46,6 +59,7 @@ typedef struct show {
     const mm_results_info *info;
     mm_results_query q;
     mm_results_where *w;
+    mm_results_cond *c;
 } show;
 
 /* Values of an axis for a message: the first few. */
@@ -64,41 +78,112 @@ static void list_values(const mm_results_axis *a, char *buf, size_t cap)
     }
 }
 
+/* A tape axis value named by its symbol alone ("SYN" for "out/day.h5#SYN") when exactly one tape
+ * has that symbol. 0 with *idx, 1 when several have it (names them in buf), MM_ENOTFOUND when none.
+ */
+static int tape_by_symbol(const mm_results_axis *a, const char *sym, int32_t *idx, char *buf,
+                          size_t cap)
+{
+    int found = 0;
+    size_t sl = strlen(sym), len = 0;
+    buf[0] = 0;
+    for (int32_t k = 0; k < a->n; k++) {
+        const char *hash = strrchr(a->names[k], '#');
+        if (!hash || strlen(hash + 1) != sl || memcmp(hash + 1, sym, sl)) continue;
+        if (found++ == 0) *idx = k;
+        if (len < cap)
+            len +=
+                (size_t)snprintf(buf + len, cap - len, "%s%s", found > 1 ? ", " : "", a->names[k]);
+    }
+    return found == 1 ? 0 : found ? 1 : MM_ENOTFOUND;
+}
+
+/* --where: key=value on an axis (a number, or a name for enum and tape axes; a tape by its symbol
+ * alone when that is unambiguous), or a comparison on a metric column (pnl>0, max_drawdown<=5,
+ * fills_bid!=0; = and == are the same). Keys take either spelling (inv-limit, inv_limit). */
 static int parse_where(show *s, const char *arg)
 {
-    const char *eq = strchr(arg, '=');
-    if (!eq || eq == arg) {
-        cli_err("show: --where: '%s' is not key=value", arg);
+    static const char *const OPS[] = {"<=", ">=", "!=", "==", "<", ">", "="};
+    static const int OP_CODE[] = {MM_CMP_LE, MM_CMP_GE, MM_CMP_NE, MM_CMP_EQ,
+                                  MM_CMP_LT, MM_CMP_GT, MM_CMP_EQ};
+    const char *opp = strpbrk(arg, "<>!=");
+    int op = -1;
+    for (int i = 0; opp && i < 7 && op < 0; i++)
+        if (!strncmp(opp, OPS[i], strlen(OPS[i]))) op = i;
+    if (!opp || opp == arg || op < 0) {
+        cli_err("show: --where: '%s' is not key=value (or metric<value, <=, >, >=, !=)", arg);
         return -1;
     }
-    size_t klen = (size_t)(eq - arg);
+    const char *val = opp + strlen(OPS[op]);
+    size_t klen = (size_t)(opp - arg);
     const mm_results_info *info = s->info;
-    char key[64];
-    int a = MM_ENOTFOUND;
-    if (klen < sizeof key) {
-        memcpy(key, arg, klen);
-        key[klen] = 0;
+    char raw[64], key[64];
+    int a = MM_ENOTFOUND, metric = MM_ENOTFOUND;
+    if (klen < sizeof raw) {
+        memcpy(raw, arg, klen);
+        raw[klen] = 0;
+        cli_key_canon(raw, key, sizeof key);
         a = mm_results_axis_find(info, key);
+        metric = mm_results_metric_find(key, info->meta.markout_ns);
     }
-    if (a >= 0) {
+    if (a >= 0 && OP_CODE[op] == MM_CMP_EQ) {
         int32_t k;
-        if (mm_results_axis_value(&info->axes[a], eq + 1, &k)) {
+        const mm_results_axis *ax = &info->axes[a];
+        int r = mm_results_axis_value(ax, val, &k);
+        char tapes[512];
+        if (r && !strcmp(ax->key, "tape") && ax->type == MM_COL_ENUM) {
+            int t = tape_by_symbol(ax, val, &k, tapes, sizeof tapes);
+            if (t == 1) {
+                cli_err("show: --where %s: the symbol %s is on several tapes (%s); write the tape "
+                        "as FILE#%s",
+                        arg, val, tapes, val);
+                return -1;
+            }
+            r = t;
+        }
+        if (r) {
             char vals[512];
-            list_values(&info->axes[a], vals, sizeof vals);
-            cli_err("show: --where %s: '%s' is not a value of axis %s (values: %s)", arg, eq + 1,
-                    info->axes[a].key, vals);
+            list_values(ax, vals, sizeof vals);
+            cli_err("show: --where %s: '%s' is not a value of axis %s (values: %s)", arg, val,
+                    ax->key, vals);
             return -1;
         }
         s->w[s->q.n_where++] = (mm_results_where){a, k};
         return 0;
     }
+    if (a >= 0) {
+        cli_err("show: --where %s: an axis takes key=value only (%s is an axis, not a metric)", arg,
+                info->axes[a].key);
+        return -1;
+    }
+    if (metric >= 0) {
+        if (!cli_is_decimal(val, 0)) {
+            cli_err("show: --where %s: '%s' is not a decimal number", arg, val);
+            return -1;
+        }
+        s->c[s->q.n_cond++] = (mm_results_cond){metric, OP_CODE[op], strtod(val, NULL)};
+        return 0;
+    }
+    /* Unknown: the closest axis or metric name, then the lists. */
+    const char *cands[MM_RESULTS_METRICS + 64];
+    char mnames[MM_RESULTS_METRICS][32];
+    int nc = 0;
+    for (int i = 0; i < info->n_axes && nc < 64; i++)
+        cands[nc++] = info->axes[i].key;
+    for (int i = 0; i < MM_RESULTS_METRICS; i++) {
+        mm_results_metric(i, info->meta.markout_ns, mnames[i], sizeof mnames[i]);
+        cands[nc++] = mnames[i];
+    }
+    const char *near = klen < sizeof raw ? cli_suggest(raw, cands, nc) : NULL;
     char keys[512] = "";
     size_t len = 0;
     for (int i = 0; i < info->n_axes && len < sizeof keys; i++)
         len += (size_t)snprintf(keys + len, sizeof keys - len, "%s%s", i ? ", " : "",
                                 info->axes[i].key);
-    cli_err("show: --where %s: unknown axis '%.*s' (axes: %s)", arg, (int)klen, arg,
-            info->n_axes ? keys : "none");
+    char hint[96] = "";
+    if (near) snprintf(hint, sizeof hint, "did you mean %s? ", near);
+    cli_err("show: --where %s: unknown axis '%.*s' (%saxes: %s; or a metric column, as in pnl>0)",
+            arg, (int)klen, arg, hint, info->n_axes ? keys : "none");
     return -1;
 }
 
@@ -123,7 +208,8 @@ static void print_provenance(const show *s)
         mm_results_horizon_name(m->markout_ns[k], h, sizeof h);
         printf(" %s", h);
     }
-    printf("\nobjective %s (stored index)\n", m->objective);
+    printf("\nobjective %s, %s (the stored index is largest first)\n", m->objective,
+           cli_objective_ascending(in) ? "smallest first" : "largest first");
     for (int32_t i = 0; i < m->n_inputs; i++)
         printf("%s%s%s%s (fingerprint %016" PRIx64 ")\n", i ? "          " : "inputs    ",
                m->input_paths[i], m->input_symbols[i] ? "#" : "",
@@ -132,7 +218,7 @@ static void print_provenance(const show *s)
 }
 
 /* Print the ranked entries as an aligned table. */
-static int print_table(const show *s, const rows *t, int all)
+static int print_table(const show *s, const rows *t, int all, int header)
 {
     const mm_results_info *in = s->info;
     const int64_t n = t->n;
@@ -188,12 +274,12 @@ static int print_table(const show *s, const rows *t, int all)
                 snprintf(c, cell, "%.8g", f);
         }
     }
-    for (int64_t r = 0; r <= n; r++)
+    for (int64_t r = header ? 0 : 1; r <= n; r++)
         for (int c = 0; c < ncols; c++) {
             int len = (int)strlen(CELL(r, c));
             if (len > width[c]) width[c] = len;
         }
-    for (int64_t r = 0; r <= n; r++) {
+    for (int64_t r = header ? 0 : 1; r <= n; r++) {
         for (int c = 0; c < ncols; c++)
             printf("%s%*s", c ? "  " : "", left[c] ? -width[c] : width[c], CELL(r, c));
         printf("\n");
@@ -211,14 +297,17 @@ int cmd_show(int argc, char **argv)
     show s = {0};
     int64_t top = 20;
     const char *sort = NULL;
-    int all = 0, verify = 0;
+    int all = 0, verify = 0, no_header = 0;
     const char **wargs = calloc((size_t)argc + 1, sizeof *wargs);
     int n_wargs = 0;
-    enum { O_TOP = 256, O_SORT, O_ASC, O_WHERE, O_ALL, O_VERIFY };
-    static const struct option opts[] = {{"top", 1, 0, O_TOP}, {"sort", 1, 0, O_SORT},
-                                         {"asc", 0, 0, O_ASC}, {"where", 1, 0, O_WHERE},
-                                         {"all", 0, 0, O_ALL}, {"verify", 0, 0, O_VERIFY},
-                                         {"help", 0, 0, 'h'},  {0, 0, 0, 0}};
+    enum { O_TOP = 256, O_SORT, O_ASC, O_WHERE, O_ALL, O_VERIFY, O_NOHEADER, O_DESC };
+    int dir = -1; /* --asc 1, --desc 0, -1: the sort's or the objective's own direction */
+    static const struct option opts[] = {
+        {"top", 1, 0, O_TOP},       {"sort", 1, 0, O_SORT},
+        {"asc", 0, 0, O_ASC},       {"desc", 0, 0, O_DESC},
+        {"where", 1, 0, O_WHERE},   {"all", 0, 0, O_ALL},
+        {"verify", 0, 0, O_VERIFY}, {"no-header", 0, 0, O_NOHEADER},
+        {"help", 0, 0, 'h'},        {0, 0, 0, 0}};
     int c, rc = MM_EXIT_OK;
     if (!wargs) {
         cli_err("%s: out of memory", C);
@@ -234,8 +323,11 @@ int cmd_show(int argc, char **argv)
         case O_SORT:
             sort = optarg;
             break;
+        case O_DESC:
+            dir = 0;
+            break;
         case O_ASC:
-            s.q.ascending = 1;
+            dir = 1;
             break;
         case O_WHERE:
             wargs[n_wargs++] = optarg;
@@ -246,6 +338,9 @@ int cmd_show(int argc, char **argv)
         case O_VERIFY:
             verify = 1;
             break;
+        case O_NOHEADER:
+            no_header = 1;
+            break;
         case 'h':
             fputs(HELP, stdout);
             free(wargs);
@@ -255,7 +350,7 @@ int cmd_show(int argc, char **argv)
             rc = MM_EXIT_USAGE;
             break;
         default:
-            cli_err("%s: unknown option '%s' (see 'mmsim show --help')", C, argv[optind - 1]);
+            cli_unknown_option(C, "show", argv[optind - 1], opts);
             rc = MM_EXIT_USAGE;
             break;
         }
@@ -277,13 +372,29 @@ int cmd_show(int argc, char **argv)
     }
     s.info = mm_results_describe(s.r);
     s.w = calloc((size_t)n_wargs + 1, sizeof *s.w);
+    s.c = calloc((size_t)n_wargs + 1, sizeof *s.c);
     s.q.where = s.w;
+    s.q.cond = s.c;
     rows t = {0};
-    if (!s.w) {
+    if (!s.w || !s.c) {
         cli_err("%s: out of memory", C);
         rc = MM_EXIT_RUNTIME;
         goto out;
     }
+    /* The direction: --asc/--desc, else the prefix of --sort (min:max_drawdown), else the
+     * metric's own (smaller is better for max_drawdown, fees, ...), else, for the file's objective,
+     * the direction its sweep recorded ("objective = min:..." in its configuration). */
+    char sort_key[64];
+    int asc = 0;
+    if (sort && cli_objective_split(sort, sort_key, sizeof sort_key, &asc)) {
+        cli_err("%s: --sort: '%s' is not a metric column, optionally after min: or max:", C, sort);
+        rc = MM_EXIT_USAGE;
+        goto out;
+    }
+    char sort_name[64];
+    if (sort) sort = cli_key_canon(sort_key, sort_name, sizeof sort_name); /* max-drawdown too */
+    if (!sort) asc = cli_objective_ascending(s.info);
+    s.q.ascending = dir >= 0 ? dir : asc;
     s.q.metric =
         mm_results_metric_find(sort ? sort : s.info->meta.objective, s.info->meta.markout_ns);
     if (s.q.metric < 0) {
@@ -337,6 +448,12 @@ int cmd_show(int argc, char **argv)
         goto out;
     }
     t.n = ti.n;
+    if (no_header) {
+        /* Rows only, for scripts (awk, sort): no provenance, no title, no column names; nothing
+         * at all when no row matches. */
+        if (t.n > 0 && print_table(&s, &t, all, 0)) rc = MM_EXIT_RUNTIME;
+        goto out;
+    }
     print_provenance(&s);
     char sname[64];
     mm_results_metric(s.q.metric, s.info->meta.markout_ns, sname, sizeof sname);
@@ -346,17 +463,25 @@ int cmd_show(int argc, char **argv)
         mm_results_axis_format(&s.info->axes[s.w[i].axis], s.w[i].value, v, sizeof v);
         printf("%s%s=%s", i ? " and " : " where ", s.info->axes[s.w[i].axis].key, v);
     }
+    static const char *const OPS[] = {"<", "<=", "=", "!=", ">=", ">"};
+    for (int i = 0; i < s.q.n_cond; i++) {
+        char mname[64], v[40];
+        mm_results_metric(s.c[i].metric, s.info->meta.markout_ns, mname, sizeof mname);
+        printf("%s%s%s%s", i || s.q.n_where ? " and " : " where ", mname, OPS[s.c[i].op],
+               cli_fmt_shortest(s.c[i].value, v, sizeof v));
+    }
     printf(", by %s %s%s:\n", sname, s.q.ascending ? "ascending" : "descending",
            ti.from_index ? " (stored index)" : "");
     if (t.n == 0)
         printf("(no rows)\n");
-    else if (print_table(&s, &t, all))
+    else if (print_table(&s, &t, all, 1))
         rc = MM_EXIT_RUNTIME;
 out:
     free(t.idx);
     free(t.m);
     free(t.ids);
     free(s.w);
+    free(s.c);
     free(wargs);
     mm_results_close(s.r);
     return rc;

@@ -7,12 +7,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_keys.h"
 #include "mmsim/import.h"
 #include "mmsim/results.h"
 #include "mmsim/sweep.h"
+#include "sweep_cli.h"
 #include "sweep_config.h"
 
 static const char HELP[] =
@@ -23,14 +27,19 @@ static const char HELP[] =
     "first\n"
     "axis) and write one results table (docs/sweep.md, docs/results.md).\n"
     "\n"
-    "  --grid key=spec     an axis: key is any model parameter ('mmsim run --help' lists them), "
-    "spec is\n"
-    "                      a:b:step (inclusive range) or v1,v2,... (e.g. --grid spread=1:20:1)\n"
+    "  --grid key=spec     an axis: key is any model parameter ('mmsim run --help' lists them; "
+    "inv_limit\n"
+    "                      and inv-limit both work), spec is a:b:step (inclusive range), a:b "
+    "(step 1) or\n"
+    "                      v1,v2,... (e.g. --grid spread=1:20:1); an axis the strategy does not "
+    "read is\n"
+    "                      refused (spread with --set strategy=as)\n"
     "  --set key=value     a fixed parameter value for every combination\n"
     "  --config F          INI file with [input] files/symbols, [grid], [params], [run] (same "
     "keys)\n"
-    "  --symbol X          instrument(s) to use from each file (repeatable; default: all in the "
-    "file)\n"
+    "  --symbol X          instrument(s) to use from each file (repeatable; default: every "
+    "instrument\n"
+    "                      of each file, each a value of the tape axis, listed before the run)\n"
     "  -o, --output F      results file (required, here or in [run] output)\n"
     "  --engine E          process (default), threads, serial or mpi; all give identical tables\n"
     "                      (mpi: run under mpirun or srun, chosen by default there; "
@@ -39,11 +48,16 @@ static const char HELP[] =
     "                      rank, default 1)\n"
     "  --chunk N           combinations per chunk (default: automatic, at most 256)\n"
     "  --seed S            master seed (default 1)\n"
-    "  --objective M       metric the results index is sorted by, best first (default pnl)\n"
+    "  --objective M       metric the best rows are ranked by: [min:|max:]METRIC (default pnl;\n"
+    "                      without a prefix, min for max_drawdown, fees, rejects, rejects_per_s,\n"
+    "                      held, max_abs_q, mean_abs_q, else max); the stored index is largest\n"
+    "                      first, show and report read the direction\n"
     "  --sample-ns N, --year-seconds S, --markout-ns A,B,C   metric settings (see mmsim run)\n"
     "  --latency-series F     recorded latencies for every tape (CSV, see mmsim run)\n"
     "  --resume            continue an interrupted run from its journal (results.h5.journal)\n"
-    "  --quiet             no progress on stderr (progress is shown only on a terminal anyway)\n"
+    "  --replace           overwrite an existing results file (refused without it)\n"
+    "  --quiet             no progress on stderr\n"
+    "  --progress          progress on stderr even when it is not a terminal (one line each)\n"
     "  --no-verify         skip the input fingerprint checks\n"
     "  -h, --help          this help\n";
 
@@ -106,33 +120,6 @@ static int origin_fail(const char *C, const char *origin, const mm_error *e, con
     return e->code == MM_EUSAGE ? MM_EXIT_USAGE : MM_EXIT_RUNTIME;
 }
 
-/* The objective must name a metric column of the results table (docs/results.md: float64 or int64),
- * the markout columns named from these horizons (markout_1s, ...). */
-static int check_objective(const char *C, const char *obj, const int64_t markout_ns[MM_MARKOUTS])
-{
-    if (mm_results_metric_find(obj, markout_ns) >= 0) return 0;
-    char list[640];
-    mm_results_metric_list(markout_ns, list, sizeof list);
-    cli_err("%s: objective: '%s' is not a metric column (%s)", C, obj, list);
-    return -1;
-}
-
-/* Progress on stderr (a terminal): one line rewritten in place, ended by a newline on the final
- * call. The library throttles the calls (mm_sweep_opts.progress_interval_s, 0.5 s by default). */
-static void print_progress(const mm_sweep_progress *p, void *user)
-{
-    (void)user;
-    double el = p->elapsed_s;
-    double rate = el > 0 ? (double)p->combos_done / el : 0, eta = 0;
-    if (rate > 0) eta = (double)(p->combos_total - p->combos_done) / rate;
-    fprintf(stderr,
-            "\rsweep: chunks %" PRId64 "/%" PRId64
-            ", %.0f combos/s, %.3g event x combo/s, ETA %.0f s   ",
-            p->chunks_done, p->chunks_total, rate, el > 0 ? (double)p->updates_done / el : 0.0,
-            eta);
-    if (p->final) fputc('\n', stderr);
-}
-
 /* Set by SIGINT or SIGTERM during the sweep (the signal number); the library polls it. */
 static volatile sig_atomic_t sweep_signal;
 
@@ -152,7 +139,7 @@ int cmd_sweep(int argc, char **argv)
     const char *C = "sweep";
     cfg c;
     cli_sweep_config_init(&c);
-    int quiet = 0, resume = 0, no_verify = 0, rc = MM_EXIT_OK;
+    int quiet = 0, resume = 0, no_verify = 0, replace = 0, force_progress = 0, rc = MM_EXIT_OK;
     mm_latency_series lat = {0}; /* --latency-series */
     enum {
         O_GRID = 256,
@@ -170,7 +157,9 @@ int cmd_sweep(int argc, char **argv)
         O_SAMPLE,
         O_YEAR,
         O_MARKOUT,
-        O_LATENCY
+        O_LATENCY,
+        O_REPLACE,
+        O_PROGRESS
     };
     static const struct option opts[] = {{"grid", 1, 0, O_GRID},
                                          {"set", 1, 0, O_SET},
@@ -189,6 +178,8 @@ int cmd_sweep(int argc, char **argv)
                                          {"year-seconds", 1, 0, O_YEAR},
                                          {"markout-ns", 1, 0, O_MARKOUT},
                                          {"latency-series", 1, 0, O_LATENCY},
+                                         {"replace", 0, 0, O_REPLACE},
+                                         {"progress", 0, 0, O_PROGRESS},
                                          {"help", 0, 0, 'h'},
                                          {0, 0, 0, 0}};
     /* Two passes: the config files first (wherever --config appears, also abbreviated as getopt
@@ -263,6 +254,12 @@ int cmd_sweep(int argc, char **argv)
         case O_QUIET:
             quiet = 1;
             break;
+        case O_REPLACE:
+            replace = 1;
+            break;
+        case O_PROGRESS:
+            force_progress = 1;
+            break;
         case O_NOVERIFY:
             no_verify = 1;
             break;
@@ -274,7 +271,7 @@ int cmd_sweep(int argc, char **argv)
             rc = MM_EXIT_USAGE;
             goto out;
         default:
-            cli_err("%s: unknown option '%s' (see 'mmsim sweep --help')", C, argv[optind - 1]);
+            cli_unknown_option(C, "sweep", argv[optind - 1], opts);
             rc = MM_EXIT_USAGE;
             goto out;
         }
@@ -313,68 +310,26 @@ int cmd_sweep(int argc, char **argv)
 
     mm_sweep_opts o;
     mm_sweep_opts_defaults(&o);
-    if (!quiet && isatty(2)) o.progress = print_progress;
+    sweep_progress_state ps = {0};
+    if (!quiet && (force_progress || isatty(2))) {
+        o.progress = sweep_print_progress;
+        o.progress_user = &ps;
+        ps.tty = isatty(2);
+    }
     o.resume = resume;
     o.load_flags = no_verify ? MM_LOAD_NO_VERIFY : 0;
-    int64_t v64;
-    if (c.engine) {
-        o.engine = mm_sweep_engine_parse(c.engine);
-        if (o.engine < 0) {
-            char names[128] = "";
-            size_t len = 0;
-            int n = 0;
-            while (mm_sweep_engine_name(n))
-                n++;
-            for (int e = 0; e < n && len < sizeof names; e++)
-                len += (size_t)snprintf(names + len, sizeof names - len, "%s%s",
-                                        e == 0       ? ""
-                                        : e == n - 1 ? " or "
-                                                     : ", ",
-                                        mm_sweep_engine_name(e));
-            cli_err("%s: engine: '%s' is not %s", C, c.engine, names);
-            rc = MM_EXIT_USAGE;
-            goto out;
-        }
+    if (sweep_run_settings(C, &c, &o)) {
+        rc = MM_EXIT_USAGE;
+        goto out;
     }
     if (!c.engine && mpi_launched()) o.engine = MM_ENGINE_MPI;
-    if (c.workers) {
-        if (cli_i64(C, "workers", c.workers, 0, 4096, &v64)) {
-            rc = MM_EXIT_USAGE;
-            goto out;
-        }
-        o.workers = (int)v64;
-    }
-    if (c.chunk) {
-        if (cli_i64(C, "chunk", c.chunk, 0, 1000000, &v64)) {
-            rc = MM_EXIT_USAGE;
-            goto out;
-        }
-        o.chunk = v64;
-    }
-    if (c.seed && cli_u64(C, "seed", c.seed, &o.seed)) {
+    char obj_name[64], obj_text[80]; /* the indexed column; the objective as recorded */
+    if (sweep_objective(C, c.objective ? c.objective : o.objective, o.sim.markout_ns, obj_name,
+                        sizeof obj_name, obj_text, sizeof obj_text)) {
         rc = MM_EXIT_USAGE;
         goto out;
     }
-    if (c.sample_ns) {
-        if (cli_i64(C, "sample_ns", c.sample_ns, 1, CLI_NS_MAX, &v64)) {
-            rc = MM_EXIT_USAGE;
-            goto out;
-        }
-        o.sim.sample_ns = v64;
-    }
-    if (c.year_s && cli_f64(C, "year_seconds", c.year_s, 0, 1e12, &o.sim.year_s)) {
-        rc = MM_EXIT_USAGE;
-        goto out;
-    }
-    if (c.markout_ns && cli_markouts(C, "markout_ns", c.markout_ns, o.sim.markout_ns)) {
-        rc = MM_EXIT_USAGE;
-        goto out;
-    }
-    if (c.objective) o.objective = c.objective;
-    if (check_objective(C, o.objective, o.sim.markout_ns)) {
-        rc = MM_EXIT_USAGE;
-        goto out;
-    }
+    o.objective = obj_name;
     /* The output: never an input (a tick file or a config file), never a directory or a file of
      * another kind (before any work). */
     {
@@ -390,7 +345,8 @@ int cmd_sweep(int argc, char **argv)
             inputs[n_in++] = configs[i];
         if (c.latency_series) inputs[n_in++] = c.latency_series;
         int bad = cli_check_output(C, "-o", c.output, inputs, n_in) ||
-                  cli_check_h5_kind(C, "-o", c.output, "mmsim-results/", "results file");
+                  cli_check_h5_kind(C, "-o", c.output, "mmsim-results/", "results file") ||
+                  sweep_check_overwrite(C, c.output, replace, resume);
         free(inputs);
         if (bad) {
             rc = MM_EXIT_USAGE;
@@ -413,6 +369,7 @@ int cmd_sweep(int argc, char **argv)
     char **tapes = NULL;
     int nt = 0, cap_t = 0;
     sbuf cf = {0};
+    int multi = 0; /* a file without --symbol held several instruments: all are swept */
     for (int f = 0; f < c.n_files && rc == 0; f++) {
         int count = c.n_symbols;
         char(*syms)[MM_SYMBOL_MAX] = NULL;
@@ -431,6 +388,7 @@ int cmd_sweep(int argc, char **argv)
                 rc = cli_fail(&e);
                 break;
             }
+            multi |= count > 1;
         }
         for (int s = 0; s < count && rc == 0; s++) {
             if (nt == cap_t) {
@@ -460,8 +418,9 @@ int cmd_sweep(int argc, char **argv)
             /* The library says "KEY: unknown key"; the CLI says where the keys are listed. */
             int unknown =
                 strcmp(c.grid[i].key, "tape") && mm_params_key_kind(c.grid[i].key, NULL) < 0;
-            rc = origin_fail(C, c.grid[i].origin, &e,
-                             unknown ? " (see 'mmsim run --help' for the keys)" : "");
+            char hint[160] = "";
+            if (unknown) sweep_key_hint(c.grid[i].key, hint, sizeof hint);
+            rc = origin_fail(C, c.grid[i].origin, &e, hint);
         }
     for (int i = 0; i < c.n_sets && rc == 0; i++) {
         /* A fixed number is decimal and complete, as an axis value is (grid.c checks those). */
@@ -473,9 +432,15 @@ int cmd_sweep(int argc, char **argv)
                      c.sets[i].val, kind == MM_KEY_INT ? "integer" : "number");
             rc = origin_fail(C, c.sets[i].origin, &e, "");
         } else if (mm_grid_set(g, c.sets[i].key, c.sets[i].val, &e)) {
-            rc = origin_fail(C, c.sets[i].origin, &e, "");
+            char hint[160] = "";
+            if (kind < 0) sweep_key_hint(c.sets[i].key, hint, sizeof hint);
+            rc = origin_fail(C, c.sets[i].origin, &e, hint);
         }
     }
+    /* A parameter the strategy does not read: an axis of it would only repeat rows (refused); a
+     * fixed value of it is harmless but a sign of a mistake (warned). With strategy itself an axis,
+     * every key is read by some of the rows. */
+    if (rc == 0) rc = sweep_check_strategy_keys(C, &c, g);
     /* The effective configuration, as INI: recorded in the results for reruns. */
     if (rc == 0) {
         sb_printf(&cf, "[input]\nfiles = ");
@@ -505,7 +470,7 @@ int cmd_sweep(int argc, char **argv)
         sb_printf(&cf,
                   "\n[run]\nengine = %s\nworkers = %d\nchunk = %" PRId64 "\nseed = %" PRIu64
                   "\nobjective = %s\n",
-                  mm_sweep_engine_name(o.engine), o.workers, o.chunk, o.seed, o.objective);
+                  mm_sweep_engine_name(o.engine), o.workers, o.chunk, o.seed, obj_text);
         sb_printf(&cf,
                   "sample_ns = %" PRId64 "\nyear_seconds = %.17g\nmarkout_ns = %" PRId64 ",%" PRId64
                   ",%" PRId64 "\n",
@@ -538,6 +503,7 @@ int cmd_sweep(int argc, char **argv)
         sigaction(SIGINT, &sa, &old_int);
         sigaction(SIGTERM, &sa, &old_term);
         o.cancel = &sweep_signal;
+        if (o.progress) sweep_progress_start(&ps, mm_grid_combo_count(g), mm_grid_axis_size(g, 0));
         int r = mm_sweep_run(g, &o, c.output, &rep, &e);
         sigaction(SIGINT, &old_int, NULL);
         sigaction(SIGTERM, &old_term, NULL);
@@ -552,8 +518,9 @@ int cmd_sweep(int argc, char **argv)
             if (r == MM_EUSAGE || r == MM_EINTERRUPTED) mpi_on = 2; /* rank 0 ends the job */
         } else if (r == MM_EINTERRUPTED) {
             cli_err("%s: interrupted: %" PRId64 " of %" PRId64
-                    " chunks saved; rerun with --resume%s",
-                    C, rep.chunks_saved, rep.chunks_total,
+                    " chunks saved; rerun with --resume (the same command plus --resume finishes "
+                    "%s)%s",
+                    C, rep.chunks_saved, rep.chunks_total, c.output,
                     mpi_size > 1 && sweep_signal == SIGTERM
                         ? " (under mpirun or srun, SIGTERM also means that another rank died)"
                         : "");
@@ -583,6 +550,9 @@ int cmd_sweep(int argc, char **argv)
             if (rep.chunks_rerun)
                 printf("recovered: %" PRId64 " chunks rerun after a worker died\n",
                        rep.chunks_rerun);
+            if (multi) /* the multi-instrument policy (docs/sweep.md): said, not silent */
+                printf("tapes: every instrument of each input file, one tape each (--symbol X to "
+                       "choose)\n");
             printf("results: %s, content hash %016" PRIx64 "\n", c.output, rep.content_hash);
         }
     }

@@ -6,7 +6,9 @@
 #include <xxhash.h>
 
 #include "cli.h"
+#include "cli_keys.h"
 #include "mm_config.h"
+#include "mmsim/sweep.h"
 #include "report.h"
 
 static const char USAGE[] =
@@ -25,8 +27,8 @@ static const char USAGE[] =
     "  sweep    run a parameter grid over tick files into one results table\n"
     "\n"
     "options:\n"
-    "  -h, --help     this help; 'mmsim <command> --help' for a command\n"
-    "  -V, --version  version, build options, CUDA/MPI availability\n"
+    "  -h, --help     this help; 'mmsim help <command>' or 'mmsim <command> --help' for a command\n"
+    "  -V, --version  version, build options, the engines this build has\n"
     "\n"
     "exit status: 0 ok, 1 runtime error (bad input file, I/O), 2 usage error (bad flag or "
     "value).\n";
@@ -37,14 +39,46 @@ static void print_version(void)
     H5get_libversion(&maj, &min, &rel);
     printf("mmsim %s\n", mm_version());
     printf("build: %s, %s, fp-contract=off\n", MM_BUILD_TYPE, MM_CC);
-    printf("openmp: %s\n", MM_HAVE_OPENMP ? "yes" : "no");
-    printf("cuda: %s\n", MM_HAVE_CUDA ? "nvcc found at build time (core headers checked under nvcc)"
-                                      : "no (not built)");
-    printf("mpi: %s\n", MM_HAVE_MPI ? "MPI library found at build time" : "no (not built)");
+    printf("openmp: %s\n", MM_HAVE_OPENMP ? "yes" : "no (the threads engine runs one thread)");
+    /* Only the engines this binary can run: mpi is in the engine table of every build, but
+     * without the MPI library it refuses to start. */
+    printf("engines: run: reference, batched; sweep:");
+    for (int e = 0; mm_sweep_engine_name(e); e++)
+        if (e != MM_ENGINE_MPI || MM_HAVE_MPI)
+            printf("%s %s", e ? "," : "", mm_sweep_engine_name(e));
+    printf("\n");
+    printf("cuda: no GPU engine%s\n",
+           MM_HAVE_CUDA ? " (nvcc was found at build time: it only checks that the core headers "
+                          "compile)"
+                        : "");
+    printf("mpi: %s\n",
+           MM_HAVE_MPI ? "yes (sweep --engine mpi under mpirun or srun)" : "no (not built)");
     printf("hdf5: %u.%u.%u, xxhash: %u\n", maj, min, rel, XXH_versionNumber());
 }
 
 static int dispatch(int argc, char **argv);
+
+static const char *const COMMANDS[] = {"gen",    "info",   "import", "run",  "show",
+                                       "export", "report", "sweep",  "help", "version"};
+#define N_COMMANDS ((int)(sizeof COMMANDS / sizeof COMMANDS[0]))
+
+static int find_command(const char *name)
+{
+    for (int i = 0; i < N_COMMANDS; i++)
+        if (!strcmp(COMMANDS[i], name)) return 1;
+    return 0;
+}
+
+/* "unknown command 'swep' (did you mean sweep? see 'mmsim --help')": usage error. */
+static int unknown_command(const char *cmd)
+{
+    const char *near = cli_suggest(cmd, COMMANDS, N_COMMANDS);
+    if (near)
+        cli_err("unknown command '%s' (did you mean %s? see 'mmsim --help')", cmd, near);
+    else
+        cli_err("unknown command '%s' (see 'mmsim --help')", cmd);
+    return MM_EXIT_USAGE;
+}
 
 int main(int argc, char **argv)
 {
@@ -60,6 +94,13 @@ static int dispatch(int argc, char **argv)
         return MM_EXIT_USAGE;
     }
     const char *cmd = argv[1];
+    if (!strcmp(cmd, "help") && argc > 2 && argv[2][0] != '-') {
+        /* git-style: 'mmsim help sweep' is 'mmsim sweep --help'. */
+        if (!find_command(argv[2])) return unknown_command(argv[2]);
+        char help[] = "--help";
+        char *hargv[] = {argv[0], argv[2], help, NULL};
+        return dispatch(3, hargv);
+    }
     if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
         fputs(USAGE, stdout);
         return MM_EXIT_OK;
@@ -76,6 +117,5 @@ static int dispatch(int argc, char **argv)
     if (!strcmp(cmd, "export")) return cmd_export(argc - 1, argv + 1);
     if (!strcmp(cmd, "report")) return cmd_report(argc - 1, argv + 1);
     if (!strcmp(cmd, "sweep")) return cmd_sweep(argc - 1, argv + 1);
-    cli_err("unknown command '%s' (see 'mmsim --help')", cmd);
-    return MM_EXIT_USAGE;
+    return unknown_command(cmd);
 }

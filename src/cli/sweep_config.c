@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cli_keys.h"
 #include "mmsim/mmsim.h"
 #include "sweep_config.h"
 
@@ -198,6 +199,17 @@ int cli_sweep_config_add_flag_kv(cli_sweep_config *c, const char *flag, const ch
     char *key = trimdup(arg, (size_t)(eq - arg));
     if (!key) return oom(c);
     int rc = 0;
+    char canon[256];
+    if (strlen(key) < sizeof canon) { /* inv-limit is inv_limit, half_spread is spread */
+        cli_key_canon(key, canon, sizeof canon);
+        char *k2 = strdup(canon);
+        if (!k2) {
+            free(key);
+            return oom(c);
+        }
+        free(key);
+        key = k2;
+    }
     if (!*key) {
         rc = fail(c, MM_EUSAGE, "%s: '%s' must be key=value", flag, arg);
         goto out;
@@ -246,9 +258,15 @@ int cli_sweep_config_check(cli_sweep_config *c)
 }
 
 /* One 'key = value' of section sec, read at where ("FILE:LINE"). */
-static int on_key(cli_sweep_config *c, const char *sec, const char *key, const char *val,
+static int on_key(cli_sweep_config *c, const char *sec, const char *key_as_written, const char *val,
                   const char *where)
 {
+    /* Keys have one canonical spelling: sample-ns is sample_ns, inv-limit is inv_limit. A key too
+     * long for the buffer is kept as written (it names nothing and is refused below or later). */
+    char canon[256];
+    const char *key = key_as_written;
+    if (strcmp(sec, "input") && strlen(key) < sizeof canon)
+        key = cli_key_canon(key_as_written, canon, sizeof canon);
     /* Every key read from a file is remembered, so a repeat names the line of the first. */
     size_t n = strlen(sec) + strlen(key) + 2;
     char *id = malloc(n);
@@ -270,6 +288,11 @@ static int on_key(cli_sweep_config *c, const char *sec, const char *key, const c
             return split_list(val, &c->files, &c->n_files, &c->cap_files) ? oom(c) : 0;
         if (!strcmp(key, "symbols"))
             return split_list(val, &c->symbols, &c->n_symbols, &c->cap_symbols) ? oom(c) : 0;
+        const char *const IN_KEYS[] = {"files", "symbols"};
+        const char *hint = cli_suggest(key, IN_KEYS, 2);
+        if (hint)
+            return fail(c, MM_EUSAGE, "%s: [input] %s: unknown key (did you mean %s?)", where, key,
+                        hint);
     } else if (!strcmp(sec, "grid") || !strcmp(sec, "params")) {
         int g = sec[0] == 'g';
         if (g)
@@ -279,6 +302,10 @@ static int on_key(cli_sweep_config *c, const char *sec, const char *key, const c
         return rc ? oom(c) : 0;
     } else if (!strcmp(sec, "run")) {
         if (run_slot(c, key)) return cli_sweep_config_set_run(c, key, val);
+        const char *hint = cli_suggest(key, RUN_KEYS, (int)N_RUN_KEYS);
+        if (hint)
+            return fail(c, MM_EUSAGE, "%s: [run] %s: unknown key (did you mean %s?)", where, key,
+                        hint);
     }
     return fail(c, MM_EUSAGE, "%s: [%s] %s: unknown key", where, sec, key);
 }

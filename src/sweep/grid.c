@@ -169,16 +169,19 @@ int mm_grid_add_axis(mm_grid *g, const char *key, const char *spec, mm_error *er
     int rc = 0;
     const char *c1 = strchr(spec, ':');
     if (c1 && kind != MM_KEY_ENUM) {
-        /* a:b:step, inclusive; values a + k step for k = 0 .. floor((b - a) / step + 1e-9). Each
-         * bound is a complete decimal number, an integer axis's too (an empty bound is an error,
-         * not 0). */
+        /* a:b:step, inclusive; values a + k step for k = 0 .. floor((b - a) / step + 1e-9); a:b
+         * is a:b:1 (integer and real keys alike). Each bound is a complete decimal number, an
+         * integer axis's too (an empty bound or step is an error, not 0). */
         char *b1 = strdup(spec);
         if (!b1) return mm__errf(err, -ENOMEM, "%s: out of memory", key);
         char *b2 = b1 + (c1 - spec) + 1, *b3 = strchr(b2, ':');
         b2[-1] = 0;
         double lo = 0, hi = 0, step = 0;
-        int ok = b3 && !strchr(b3 + 1, ':');
-        if (ok) *b3++ = 0;
+        int ok = !b3 || !strchr(b3 + 1, ':');
+        if (b3)
+            *b3++ = 0;
+        else
+            b3 = "1";
         ok = ok && mm__is_decimal(b1, 0) && mm__is_decimal(b2, 0) && mm__is_decimal(b3, 0);
         if (ok) {
             lo = strtod(b1, NULL);
@@ -191,8 +194,8 @@ int mm_grid_add_axis(mm_grid *g, const char *key, const char *spec, mm_error *er
             axis_free(&a);
             return mm__errf(
                 err, MM_EUSAGE,
-                "%s: '%s' is not a range a:b:step of decimal numbers with step > 0 and b >= a", key,
-                spec);
+                "%s: '%s' is not a range a:b[:step] of decimal numbers with step > 0 and b >= a",
+                key, spec);
         }
         double count = floor((hi - lo) / step + 1e-9) + 1;
         if (count > AXIS_MAX_VALUES) {

@@ -248,6 +248,27 @@ static int top_index(mm_results_reader *r, const mm_results_info *in, int64_t k,
     return rc;
 }
 
+static int cond_holds(const mm_metrics *m, const mm_results_cond *c)
+{
+    double v = 0;
+    int64_t i = 0;
+    if (mm_results_metric_value(m, c->metric, &v, &i) == MM_COL_I64) v = (double)i;
+    switch (c->op) {
+    case MM_CMP_LT:
+        return v < c->value;
+    case MM_CMP_LE:
+        return v <= c->value;
+    case MM_CMP_EQ:
+        return v == c->value;
+    case MM_CMP_NE:
+        return !(v == c->value);
+    case MM_CMP_GE:
+        return v >= c->value;
+    default:
+        return v > c->value;
+    }
+}
+
 static int top_scan(mm_results_reader *r, const mm_results_info *in, const mm_results_query *q,
                     int64_t k, int64_t *ids, int32_t *axis_idx, mm_metrics *m, int64_t *matched,
                     mm_error *err)
@@ -273,6 +294,8 @@ static int top_scan(mm_results_reader *r, const mm_results_info *in, const mm_re
             int ok = 1;
             for (int32_t j = 0; j < q->n_where && ok; j++)
                 ok = ri[q->where[j].axis] == q->where[j].value;
+            for (int32_t j = 0; j < q->n_cond && ok; j++)
+                ok = cond_holds(&bm[i], &q->cond[j]);
             if (!ok) continue;
             ++*matched;
             int64_t slot =
@@ -321,11 +344,18 @@ int mm_results_top(mm_results_reader *r, const mm_results_query *q, int64_t *ids
                             " is not on axis %s",
                             j, w->value, in->axes[w->axis].key);
     }
+    if (q->n_cond < 0 || (q->n_cond > 0 && !q->cond))
+        return mm__errf(err, -EINVAL, "mm_results_top: bad condition list");
+    for (int32_t j = 0; j < q->n_cond; j++)
+        if (q->cond[j].metric < 0 || q->cond[j].metric >= MM_RESULTS_METRICS ||
+            q->cond[j].op < MM_CMP_LT || q->cond[j].op > MM_CMP_GT)
+            return mm__errf(err, -EINVAL, "mm_results_top: condition %" PRId32 ": bad metric or op",
+                            j);
     int64_t k = q->k < in->n_rows ? q->k : in->n_rows;
     if (k > 0 && !ids) return mm__errf(err, -EINVAL, "mm_results_top: NULL ids");
     int rc;
     int64_t matched = in->n_rows;
-    int from_index = q->n_where == 0 && !q->ascending &&
+    int from_index = q->n_where == 0 && q->n_cond == 0 && !q->ascending &&
                      q->metric == mm_results_metric_find(in->meta.objective, in->meta.markout_ns);
     if (from_index)
         rc = top_index(r, in, k, ids, axis_idx, m, err);

@@ -77,9 +77,9 @@ static double now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* Report progress to o->progress: after a chunk (final = 0), throttled to one call per
- * o->progress_interval_s (the first chunk always reports), or once at the end (final = 1). The
- * counts are kept up to date by mm__run_emit, so a call costs O(1). */
+/* Report progress to o->progress: once before the engine starts, after a chunk (final = 0),
+ * throttled to one call per o->progress_interval_s, or once at the end (final = 1). The counts are
+ * kept up to date by mm__run_emit, so a call costs O(1). */
 static void progress(mm__run *r, int final)
 {
     const mm_sweep_opts *o = r->o;
@@ -94,6 +94,7 @@ static void progress(mm__run *r, int final)
     p.combos_done = r->done_combos;
     p.combos_total = r->combos_total;
     p.updates_done = r->done_updates;
+    p.updates_total = r->events_total;
     p.elapsed_s = t - r->t0;
     p.final = final;
     o->progress(&p, o->progress_user);
@@ -477,6 +478,7 @@ int mm_sweep_run(const mm_grid *g, const mm_sweep_opts *o, const char *out_path,
     done = NULL;
     rep->chunks_resumed = n_done;
     rep->chunks_total = records_before + r.n_chunks;
+    progress(&r, 0); /* at once: a first chunk may take long */
     rc = engine->run(&r, workers, err);
     if (rc == 0 && (rc = mm__journal_sync(&r.j)))
         mm__errf(err, rc, "%s: fsync: %s", r.jpath, strerror(-rc));

@@ -1,0 +1,188 @@
+/* The parts of `mmsim sweep` around the library's run (sweep_cli.h). */
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+#include "cli_keys.h"
+#include "mmsim/results.h"
+#include "sweep_cli.h"
+
+/* "1.23e+09" as "1.23 G": counts of updates read better with a unit. */
+static void fmt_count(double v, char *buf, size_t cap)
+{
+    static const char *const U[] = {"", " k", " M", " G", " T", " P"};
+    int k = 0;
+    while (v >= 1000 && k < 5)
+        v /= 1000, k++;
+    snprintf(buf, cap, k ? "%.3g%s" : "%.0f%s", v, U[k]);
+}
+
+void sweep_progress_start(sweep_progress_state *s, int64_t combos, int tapes)
+{
+    fprintf(stderr, "sweep: %" PRId64 " combinations over %d tape%s: loading%s", combos, tapes,
+            tapes == 1 ? "" : "s", s->tty ? "" : "\n");
+}
+
+/* Progress on stderr: the work done (event x combination updates, the unit every engine's cost
+ * is proportional to) out of the total, the combinations, a rate over the last PROGRESS_WINDOW_S
+ * seconds and the ETA from that rate. On a terminal one line rewritten in place, ended by a
+ * newline on the final call; otherwise (--progress) one line per call. The library throttles the
+ * calls (mm_sweep_opts.progress_interval_s, 0.5 s by default) and makes a first one as soon as the
+ * tapes are loaded. */
+void sweep_print_progress(const mm_sweep_progress *p, void *user)
+{
+    sweep_progress_state *s = user;
+    double el = p->elapsed_s;
+    /* Drop samples older than the window, but keep at least one to measure from. */
+    while (s->n > 1 && el - s->t[s->head] > PROGRESS_WINDOW_S)
+        s->head = (s->head + 1) % PROGRESS_SAMPLES, s->n--;
+    if (s->n == PROGRESS_SAMPLES) s->head = (s->head + 1) % PROGRESS_SAMPLES, s->n--;
+    double rate = 0;
+    if (s->n > 0 && el > s->t[s->head])
+        rate = (double)(p->updates_done - s->u[s->head]) / (el - s->t[s->head]);
+    int tail = (s->head + s->n) % PROGRESS_SAMPLES;
+    s->t[tail] = el;
+    s->u[tail] = p->updates_done;
+    s->n++;
+    double total = (double)p->updates_total, done = (double)p->updates_done;
+    char d[32], t[32], r[32], eta[48];
+    fmt_count(done, d, sizeof d);
+    fmt_count(total, t, sizeof t);
+    fmt_count(rate, r, sizeof r);
+    if (p->final)
+        snprintf(eta, sizeof eta, "%.1f s", el);
+    else if (rate > 0)
+        snprintf(eta, sizeof eta, "ETA %.0f s", (total - done) / rate);
+    else
+        snprintf(eta, sizeof eta, "ETA --");
+    fprintf(stderr,
+            "%ssweep: %5.1f%% (%s of %s updates), %" PRId64 "/%" PRId64
+            " combos, %s updates/s, %s%s",
+            s->tty ? "\r" : "", total > 0 ? 100.0 * done / total : 0.0, d, t, p->combos_done,
+            p->combos_total, r, eta,
+            !s->tty    ? "\n"
+            : p->final ? "   \n"
+                       : "   ");
+}
+
+/* " (did you mean KEY? see 'mmsim run --help' for the keys)" for an unknown model key. */
+void sweep_key_hint(const char *key, char *buf, size_t cap)
+{
+    const char *near = cli_suggest_key(key);
+    if (near)
+        snprintf(buf, cap, " (did you mean %s? see 'mmsim run --help' for the keys)", near);
+    else
+        snprintf(buf, cap, " (see 'mmsim run --help' for the keys)");
+}
+
+/* The overwrite policy (docs/sweep.md "Outputs"): an existing results file is replaced only with
+ * --replace. A --resume with the journal of an interrupted run beside it continues that run (the
+ * journal is the proof that this output is being written by it). Returns 0 or -1 after printing. */
+int sweep_check_overwrite(const char *C, const char *out, int replace, int resume)
+{
+    struct stat st;
+    if (replace || stat(out, &st) != 0) return 0;
+    char j[PATH_MAX + 16]; /* on the stack: this check cannot fail for lack of memory */
+    int journal = 0;
+    if (strlen(out) < PATH_MAX) {
+        snprintf(j, sizeof j, "%s.journal", out);
+        journal = stat(j, &st) == 0;
+    }
+    if (resume && journal) return 0;
+    cli_err("%s: -o %s: exists; add --replace to overwrite it%s", C, out,
+            resume ? " (--resume continues only a run whose journal is beside it)" : "");
+    return -1;
+}
+
+/* Refuse an axis whose key the strategy of every row does not read; warn about a fixed value of
+ * one. Returns 0 or MM_EXIT_USAGE after printing. */
+int sweep_check_strategy_keys(const char *C, const cli_sweep_config *c, const mm_grid *g)
+{
+    for (int i = 0; i < c->n_grid; i++)
+        if (!strcmp(c->grid[i].key, "strategy")) return 0;
+    int s = mm_grid_base(g)->strategy;
+    for (int i = 0; i < c->n_grid; i++) {
+        int want = cli_key_strategy(c->grid[i].key);
+        if (want < 0 || want == s) continue;
+        const char *o = c->grid[i].origin;
+        cli_err("%s: %s%s%s: has no effect with strategy %s (only %s reads it); set strategy=%s or "
+                "drop the axis",
+                C, o, o[0] == '-' ? " " : ": ", c->grid[i].key, cli_strategy_name(s),
+                cli_strategy_name(want), cli_strategy_name(want));
+        return MM_EXIT_USAGE;
+    }
+    for (int i = 0; i < c->n_sets; i++) {
+        int want = cli_key_strategy(c->sets[i].key);
+        if (want < 0 || want == s) continue;
+        const char *o = c->sets[i].origin;
+        cli_err("%s: warning: %s%s%s: has no effect with strategy %s (only %s reads it)", C, o,
+                o[0] == '-' ? " " : ": ", c->sets[i].key, cli_strategy_name(s),
+                cli_strategy_name(want));
+    }
+    return 0;
+}
+
+int sweep_objective(const char *C, const char *text, const int64_t markout_ns[MM_MARKOUTS],
+                    char *name, size_t cap, char *shown, size_t scap)
+{
+    int asc = 0;
+    int bad =
+        cli_objective_split(text, name, cap, &asc) || mm_results_metric_find(name, markout_ns) < 0;
+    if (bad) {
+        char list[640];
+        mm_results_metric_list(markout_ns, list, sizeof list);
+        cli_err("%s: objective: '%s' is not a metric column, optionally after min: or max: (%s)", C,
+                text, list);
+        return -1;
+    }
+    if (asc == cli_metric_smaller_is_better(name))
+        snprintf(shown, scap, "%s", name);
+    else
+        snprintf(shown, scap, "%s:%s", asc ? "min" : "max", name);
+    return 0;
+}
+
+/* Moved out of cmd_sweep.c as it was (the strict parsers print the flag, the text and the range).
+ */
+int sweep_run_settings(const char *C, const cli_sweep_config *c, mm_sweep_opts *o)
+{
+    int64_t v64;
+    if (c->engine) {
+        o->engine = mm_sweep_engine_parse(c->engine);
+        if (o->engine < 0) {
+            char names[128] = "";
+            size_t len = 0;
+            int n = 0;
+            while (mm_sweep_engine_name(n))
+                n++;
+            for (int e = 0; e < n && len < sizeof names; e++)
+                len += (size_t)snprintf(names + len, sizeof names - len, "%s%s",
+                                        e == 0       ? ""
+                                        : e == n - 1 ? " or "
+                                                     : ", ",
+                                        mm_sweep_engine_name(e));
+            cli_err("%s: engine: '%s' is not %s", C, c->engine, names);
+            return -1;
+        }
+    }
+    if (c->workers) {
+        if (cli_i64(C, "workers", c->workers, 0, 4096, &v64)) return -1;
+        o->workers = (int)v64;
+    }
+    if (c->chunk) {
+        if (cli_i64(C, "chunk", c->chunk, 0, 1000000, &v64)) return -1;
+        o->chunk = v64;
+    }
+    if (c->seed && cli_u64(C, "seed", c->seed, &o->seed)) return -1;
+    if (c->sample_ns) {
+        if (cli_i64(C, "sample_ns", c->sample_ns, 1, CLI_NS_MAX, &v64)) return -1;
+        o->sim.sample_ns = v64;
+    }
+    if (c->year_s && cli_f64(C, "year_seconds", c->year_s, 0, 1e12, &o->sim.year_s)) return -1;
+    if (c->markout_ns && cli_markouts(C, "markout_ns", c->markout_ns, o->sim.markout_ns)) return -1;
+    return 0;
+}

@@ -1,0 +1,52 @@
+/* The parts of `mmsim sweep` around the library's run: the progress line, the overwrite policy and
+ * the checks of keys against the strategy (cmd_sweep.c is the flags and the run). */
+#ifndef MM_SWEEP_CLI_H
+#define MM_SWEEP_CLI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mmsim/sweep.h"
+#include "sweep_config.h"
+
+/* The progress line's memory: the last samples of (seconds, updates done), for a rate over a moving
+ * window rather than since the start (chunks differ in cost: low spreads fill more). */
+enum { PROGRESS_SAMPLES = 64 };
+#define PROGRESS_WINDOW_S 10.0
+typedef struct progress_state {
+    double t[PROGRESS_SAMPLES];
+    int64_t u[PROGRESS_SAMPLES];
+    int n, head; /* samples held; index of the oldest */
+    int tty;     /* 1: rewrite one line in place; 0: one line per call */
+} sweep_progress_state;
+
+/* The first progress line, before anything is loaded or checked by the library (a large tape
+ * takes seconds to load and verify): "sweep: N combinations over T tapes: loading". */
+void sweep_progress_start(sweep_progress_state *s, int64_t combos, int tapes);
+
+/* An mm_sweep_progress_fn; user is a zeroed sweep_progress_state with tty set. */
+void sweep_print_progress(const mm_sweep_progress *p, void *user);
+
+/* " (did you mean KEY? see 'mmsim run --help' for the keys)" (or without the suggestion) for an
+ * unknown model key, into buf. */
+void sweep_key_hint(const char *key, char *buf, size_t cap);
+
+/* The overwrite policy: 0, or -1 after printing (a usage error). */
+int sweep_check_overwrite(const char *C, const char *out, int replace, int resume);
+
+/* Axes the strategy does not read are refused, fixed values of them warned about. 0 or
+ * MM_EXIT_USAGE after printing. */
+int sweep_check_strategy_keys(const char *C, const cli_sweep_config *c, const mm_grid *g);
+
+/* The [run] settings given as text (engine, workers, chunk, seed, sample_ns, year_seconds,
+ * markout_ns), parsed strictly into o. 0, or -1 after printing (a usage error). */
+int sweep_run_settings(const char *C, const cli_sweep_config *c, mm_sweep_opts *o);
+
+/* The objective as written ([min:|max:]METRIC), checked against the metric columns named from
+ * markout_ns: its column name into name (what the library indexes) and into shown the text the
+ * configuration records ("NAME" when the direction is the metric's own, else "min:NAME" or
+ * "max:NAME"). 0, or -1 after printing (a usage error). */
+int sweep_objective(const char *C, const char *text, const int64_t markout_ns[MM_MARKOUTS],
+                    char *name, size_t cap, char *shown, size_t scap);
+
+#endif
