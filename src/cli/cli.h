@@ -105,5 +105,7 @@ int cmd_run(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
+int cmd_verify(int argc, char **argv); /* cmd_rerun.c */
+int cmd_rerun(int argc, char **argv);
 
 #endif

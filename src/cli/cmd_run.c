@@ -13,6 +13,7 @@
 #include "mm_stale_tmp.h"
 #include "mmsim/import.h"
 #include "mmsim/results.h"
+#include "recorded.h"
 #include "report.h"
 
 static void help(void)
@@ -66,6 +67,8 @@ static void help(void)
         "                         --latency-ns and --response-ns (docs/model.md, 3.2)\n"
         "  --no-verify            skip the tick file's fingerprint check\n"
         "  --json                 print the metrics as one JSON object (for scripts)\n"
+        "  --from R --id N        rerun row N of results file R (its parameters, tape, settings\n"
+        "                         and random streams) and compare with the stored row\n"
         "  -h, --help             this help\n");
 }
 
@@ -215,11 +218,13 @@ int cmd_run(int argc, char **argv)
         O_LATENCY,
         O_SEED,
         O_PATH,
+        O_FROM,
+        O_ID,
         O_KEY0 = 1000
     };
     /* Each key twice (--inv-limit and --inv_limit), the aliases (--half-spread, --half_spread),
      * the run options and the terminator. */
-    struct option *opts = calloc(2 * (size_t)nk + 4 + 17, sizeof *opts);
+    struct option *opts = calloc(2 * (size_t)nk + 4 + 19, sizeof *opts);
     char(*names)[64] = calloc(2 * (size_t)nk, 64);
     char *given = calloc((size_t)nk + 1, 1); /* the keys given as flags, for the warning */
     if (!opts || !names || !given) {
@@ -255,6 +260,8 @@ int cmd_run(int argc, char **argv)
     opts[o++] = (struct option){"latency-series", 1, 0, O_LATENCY};
     opts[o++] = (struct option){"seed", 1, 0, O_SEED};
     opts[o++] = (struct option){"path", 1, 0, O_PATH};
+    opts[o++] = (struct option){"from", 1, 0, O_FROM};
+    opts[o++] = (struct option){"id", 1, 0, O_ID};
     opts[o++] = (struct option){"json", 0, 0, O_JSON};
     opts[o++] = (struct option){"help", 0, 0, 'h'};
     mm_params p;
@@ -262,6 +269,13 @@ int cmd_run(int argc, char **argv)
     mm_sim_config cfg;
     mm_sim_config_defaults(&cfg);
     const char *symbol = NULL, *trace_path = NULL, *curve_path = NULL, *lat_path = NULL;
+    const char *from_path = NULL; /* --from: a row of a results file */
+    int64_t from_id = -1;
+    cli_recorded rec;
+    memset(&rec, 0, sizeof rec);
+    mm_metrics stored;
+    char from_tape[4096] = "", from_sym[MM_SYMBOL_MAX] = "";
+    uint64_t from_fp = 0;
     mm_latency_series lat = {0};
     int64_t curve_buckets = 1000;
     rep_curve curve = {0};
@@ -338,6 +352,15 @@ int cmd_run(int argc, char **argv)
         case O_LATENCY:
             lat_path = optarg;
             break;
+        case O_FROM:
+            from_path = optarg;
+            break;
+        case O_ID:
+            if (cli_i64(C, "--id", optarg, 0, INT64_MAX, &from_id)) {
+                rc = MM_EXIT_USAGE;
+                goto out;
+            }
+            break;
         case O_SEED:
             if (cli_u64(C, "--seed", optarg, &cfg.seed)) {
                 rc = MM_EXIT_USAGE;
@@ -370,7 +393,17 @@ int cmd_run(int argc, char **argv)
             goto out;
         }
     }
-    if (argc - optind != 1) {
+    if (from_path && (rc = cli_run_from_setup(C, from_path, from_id, argc - optind, given, names,
+                                              nk, symbol || lat_path, &rec, &p, &stored, from_tape,
+                                              from_sym, &from_fp, cfg.markout_ns))) {
+        goto out;
+    }
+    if (from_path) {
+        int32_t path = cfg.path;
+        cfg = rec.cfg; /* the recorded settings, seed and id; the path asked for */
+        cfg.path = path;
+        symbol = from_sym[0] ? from_sym : NULL;
+    } else if (argc - optind != 1) {
         cli_err("%s: expected exactly one tick file (see 'mmsim run --help')", C);
         rc = MM_EXIT_USAGE;
         goto out;
@@ -394,7 +427,7 @@ int cmd_run(int argc, char **argv)
         rc = MM_EXIT_USAGE;
         goto out;
     }
-    const char *path = argv[optind];
+    const char *path = from_path ? from_tape : argv[optind];
     /* The trace never replaces an input (the tick file, the latency series), any other HDF5
      * file, or anything that is not a writable file. */
     const char *const inputs[2] = {path, lat_path};
@@ -424,6 +457,14 @@ int cmd_run(int argc, char **argv)
     mm_ticks t = {0};
     if (mm_ticks_load(path, symbol, flags, &t, &e)) {
         rc = cli_fail(&e);
+        goto out;
+    }
+    if (from_path && t.inst.fingerprint != from_fp) {
+        cli_err("%s: --from: tape %s#%s: fingerprint %016" PRIx64 ", the sweep ran on %016" PRIx64
+                " (the file changed)",
+                C, path, t.inst.symbol, t.inst.fingerprint, from_fp);
+        mm_ticks_free(&t);
+        rc = MM_EXIT_RUNTIME;
         goto out;
     }
     trace_file tf = {0};
@@ -511,6 +552,8 @@ int cmd_run(int argc, char **argv)
         mm_ticks_free(&t);
         goto out;
     }
+    if (from_path)
+        rc = cli_run_from_check(C, from_path, from_id, cfg.path, &m, &stored, cfg.markout_ns);
     if (json) {
         print_json(&t, &cfg, &p, &m, batched, trace_path, curve_path);
         mm_ticks_free(&t);
@@ -542,6 +585,7 @@ int cmd_run(int argc, char **argv)
     if (curve_path) printf("curve          %s\n", curve_path);
     mm_ticks_free(&t);
 out:
+    if (from_path) cli_recorded_free(&rec);
     mm_latency_free(&lat);
     rep_curve_free(&curve);
     free(tmp);

@@ -25,6 +25,8 @@ static const char USAGE[] =
     "  export   every row of a results file as CSV\n"
     "  report   one HTML page of a results file: heatmap, best rows, provenance\n"
     "  sweep    run a parameter grid over tick files into one results table\n"
+    "  verify   recompute a results file's content hash\n"
+    "  rerun    run a results file's sweep again and check it reproduces the table\n"
     "\n"
     "options:\n"
     "  -h, --help     this help; 'mmsim help <command>' or 'mmsim <command> --help' for a command\n"
@@ -58,8 +60,8 @@ static void print_version(void)
 
 static int dispatch(int argc, char **argv);
 
-static const char *const COMMANDS[] = {"gen",    "info",   "import", "run",  "show",
-                                       "export", "report", "sweep",  "help", "version"};
+static const char *const COMMANDS[] = {"gen",    "info",  "import", "run",   "show", "export",
+                                       "report", "sweep", "verify", "rerun", "help", "version"};
 #define N_COMMANDS ((int)(sizeof COMMANDS / sizeof COMMANDS[0]))
 
 static int find_command(const char *name)
@@ -117,5 +119,7 @@ static int dispatch(int argc, char **argv)
     if (!strcmp(cmd, "export")) return cmd_export(argc - 1, argv + 1);
     if (!strcmp(cmd, "report")) return cmd_report(argc - 1, argv + 1);
     if (!strcmp(cmd, "sweep")) return cmd_sweep(argc - 1, argv + 1);
+    if (!strcmp(cmd, "verify")) return cmd_verify(argc - 1, argv + 1);
+    if (!strcmp(cmd, "rerun")) return cmd_rerun(argc - 1, argv + 1);
     return unknown_command(cmd);
 }

@@ -1,0 +1,369 @@
+/* mmsim verify: recompute a results file's content hash. mmsim rerun: run its sweep again from what
+ * it records and check that the new table has the same content hash (docs/results.md, "Reruns"). */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "mmsim/results.h"
+#include "sweep_config.h"
+
+static const char VERIFY_HELP[] =
+    "usage: mmsim verify RESULTS.h5\n"
+    "\n"
+    "Recompute the content hash of the results table (its rows, docs/results.md) and compare it\n"
+    "with the hash the sweep stored. Exit 0 when they agree, 1 when the table was changed.\n";
+
+static const char RERUN_HELP[] =
+    "usage: mmsim rerun RESULTS.h5 [-o AGAIN.h5] [--data DIR] [--engine E] [--workers N]\n"
+    "\n"
+    "Run the sweep that wrote RESULTS.h5 again from what it records (its configuration, master\n"
+    "seed and inputs, each checked against its recorded fingerprint before any work) and compare\n"
+    "the new table's content hash with the stored one. Exit 0 when they are equal; 1 and a "
+    "summary\n"
+    "of the rows and columns that differ otherwise.\n"
+    "\n"
+    "  -o F           keep the new table in F (default: a temporary file beside RESULTS, removed)\n"
+    "  --data DIR     look for the inputs in DIR (by file name) instead of their recorded paths\n"
+    "  --engine E     sweep engine for the rerun (any gives the same table) [process]\n"
+    "  --workers N    workers [number of cores]\n";
+
+/* Shared option loop for one-file commands: returns the file, or NULL with *rc set. */
+static int parse_common(const char *C, const char *help, int argc, char **argv,
+                        const struct option *opts, const char *short_opts, int (*on)(int, void *),
+                        void *user, const char **file)
+{
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, short_opts, opts, NULL)) != -1) {
+        if (c == 'h') {
+            fputs(help, stdout);
+            return -1;
+        }
+        if (c == ':') {
+            cli_err("%s: %s needs a value", C, argv[optind - 1]);
+            return MM_EXIT_USAGE;
+        }
+        if (c == '?' || !on || on(c, user)) {
+            if (c == '?' || !on) cli_unknown_option(C, C, argv[optind - 1], opts);
+            return MM_EXIT_USAGE;
+        }
+    }
+    if (argc - optind != 1) {
+        cli_err("%s: expected exactly one results file (see 'mmsim %s --help')", C, C);
+        return MM_EXIT_USAGE;
+    }
+    *file = argv[optind];
+    return 0;
+}
+
+int cmd_verify(int argc, char **argv)
+{
+    const char *C = "verify";
+    static const struct option opts[] = {{"help", 0, 0, 'h'}, {0, 0, 0, 0}};
+    const char *path = NULL;
+    int rc = parse_common(C, VERIFY_HELP, argc, argv, opts, ":h", NULL, NULL, &path);
+    if (rc) return rc < 0 ? MM_EXIT_OK : rc;
+    mm_results_reader *rd = NULL;
+    mm_error e = {0};
+    if (mm_results_open(path, &rd, &e)) return cli_fail(&e);
+    uint64_t stored = mm_results_describe(rd)->content_hash, got = 0;
+    int64_t rows = mm_results_describe(rd)->n_rows;
+    mm_results_close(rd);
+    if (mm_results_hash(path, &got, &e)) return cli_fail(&e);
+    if (got != stored) {
+        cli_err("%s: %s: content hash %016" PRIx64 " recomputed, %016" PRIx64
+                " stored: the table was changed after the sweep wrote it",
+                C, path, got, stored);
+        return MM_EXIT_RUNTIME;
+    }
+    printf("%s: content hash %016" PRIx64 " verified (%" PRId64 " rows)\n", path, got, rows);
+    return MM_EXIT_OK;
+}
+
+typedef struct rerun_opts {
+    const char *out, *data, *engine, *workers;
+} rerun_opts;
+
+static int rerun_opt(int c, void *user)
+{
+    rerun_opts *o = user;
+    switch (c) {
+    case 'o':
+        o->out = optarg;
+        return 0;
+    case 256:
+        o->data = optarg;
+        return 0;
+    case 257:
+        o->engine = optarg;
+        return 0;
+    case 258:
+        o->workers = optarg;
+        return 0;
+    }
+    return 1;
+}
+
+/* Where a recorded input path is now: DIR/<its file name> with --data, else the path as recorded,
+ * or when that is relative and absent, the same path beside the results file. */
+static void input_path(const char *p, const char *results, const char *data, char *buf, size_t cap)
+{
+    struct stat st;
+    if (data) {
+        const char *base = strrchr(p, '/');
+        snprintf(buf, cap, "%s/%s", data, base ? base + 1 : p);
+        return;
+    }
+    const char *slash = strrchr(results, '/');
+    if (p[0] != '/' && stat(p, &st) != 0 && slash) {
+        snprintf(buf, cap, "%.*s/%s", (int)(slash - results), results, p);
+        if (stat(buf, &st) == 0) return;
+    }
+    snprintf(buf, cap, "%s", p);
+}
+
+/* Rows and columns where two tables of the same shape differ: one line each for the first few
+ * columns, with the count of rows and the first row. */
+static void summarize(const char *C, const char *a, const char *b, int64_t markout_ns[])
+{
+    mm_results_reader *ra = NULL, *rb = NULL;
+    mm_error e = {0};
+    if (mm_results_open(a, &ra, &e) || mm_results_open(b, &rb, &e)) {
+        cli_err("%s: cannot compare the tables: %s", C, e.msg);
+        mm_results_close(ra);
+        return;
+    }
+    const mm_results_info *ia = mm_results_describe(ra), *ib = mm_results_describe(rb);
+    if (ia->n_rows != ib->n_rows || ia->n_axes != ib->n_axes) {
+        cli_err("%s: the tables differ in shape: %" PRId64 " rows x %d axes stored, %" PRId64
+                " x %d now",
+                C, ia->n_rows, (int)ia->n_axes, ib->n_rows, (int)ib->n_axes);
+        mm_results_close(ra);
+        mm_results_close(rb);
+        return;
+    }
+    enum { BLK = 4096 };
+    int32_t na = ia->n_axes > 0 ? ia->n_axes : 1;
+    int32_t *xa = malloc(sizeof(int32_t) * BLK * (size_t)na),
+            *xb = malloc(sizeof(int32_t) * BLK * (size_t)na);
+    mm_metrics *ma = malloc(sizeof(mm_metrics) * BLK), *mb = malloc(sizeof(mm_metrics) * BLK);
+    int64_t count[MM_RESULTS_METRICS] = {0}, first[MM_RESULTS_METRICS], rows = 0, axis_rows = 0;
+    for (int k = 0; k < MM_RESULTS_METRICS; k++)
+        first[k] = -1;
+    for (int64_t f = 0; xa && xb && ma && mb && f < ia->n_rows; f += BLK) {
+        int64_t n = ia->n_rows - f < BLK ? ia->n_rows - f : BLK;
+        if (mm_results_read(ra, f, n, xa, ma, &e) || mm_results_read(rb, f, n, xb, mb, &e)) break;
+        for (int64_t r = 0; r < n; r++) {
+            int any = memcmp(&xa[r * na], &xb[r * na], sizeof(int32_t) * (size_t)ia->n_axes) != 0;
+            axis_rows += any;
+            for (int k = 0; k < MM_RESULTS_METRICS; k++) {
+                double fa = 0, fb = 0;
+                int64_t ja = 0, jb = 0;
+                mm_results_metric_value(&ma[r], k, &fa, &ja);
+                mm_results_metric_value(&mb[r], k, &fb, &jb);
+                if (ja != jb || (fa != fb && !(isnan(fa) && isnan(fb)))) {
+                    if (first[k] < 0) first[k] = f + r;
+                    count[k]++;
+                    any = 1;
+                }
+            }
+            rows += any;
+        }
+    }
+    cli_err("%s: %" PRId64 " of %" PRId64 " rows differ%s", C, rows, ia->n_rows,
+            axis_rows ? " (some in their axis values)" : "");
+    for (int k = 0; k < MM_RESULTS_METRICS; k++)
+        if (count[k]) {
+            char name[64];
+            mm_results_metric(k, markout_ns, name, sizeof name);
+            cli_err("%s:   column %s: %" PRId64 " rows, the first row %" PRId64, C, name, count[k],
+                    first[k]);
+        }
+    free(xa);
+    free(xb);
+    free(ma);
+    free(mb);
+    mm_results_close(ra);
+    mm_results_close(rb);
+}
+
+/* argv for cmd_sweep, growing. */
+typedef struct argvb {
+    char **v;
+    int n, cap;
+} argvb;
+
+static int push(argvb *a, const char *s)
+{
+    if (a->n + 2 > a->cap) {
+        int nc = a->cap ? a->cap * 2 : 32;
+        char **nv = realloc(a->v, (size_t)nc * sizeof *nv);
+        if (!nv) return -1;
+        a->v = nv;
+        a->cap = nc;
+    }
+    if (!(a->v[a->n] = strdup(s))) return -1;
+    a->v[++a->n] = NULL;
+    return 0;
+}
+
+static int pushf(argvb *a, const char *k, const char *v)
+{
+    size_t n = strlen(k) + strlen(v) + 2;
+    char *s = malloc(n);
+    if (!s) return -1;
+    snprintf(s, n, "%s=%s", k, v);
+    int rc = push(a, s);
+    free(s);
+    return rc;
+}
+
+int cmd_rerun(int argc, char **argv)
+{
+    const char *C = "rerun";
+    static const struct option opts[] = {{"output", 1, 0, 'o'}, {"data", 1, 0, 256},
+                                         {"engine", 1, 0, 257}, {"workers", 1, 0, 258},
+                                         {"help", 0, 0, 'h'},   {0, 0, 0, 0}};
+    rerun_opts ro = {0};
+    const char *path = NULL;
+    int rc = parse_common(C, RERUN_HELP, argc, argv, opts, ":ho:", rerun_opt, &ro, &path);
+    if (rc) return rc < 0 ? MM_EXIT_OK : rc;
+    if (ro.out && cli_check_output(C, "-o", ro.out, &path, 1)) return MM_EXIT_USAGE;
+    mm_results_reader *rd = NULL;
+    mm_error e = {0};
+    if (mm_results_open(path, &rd, &e)) return cli_fail(&e);
+    const mm_results_info *in = mm_results_describe(rd);
+    cli_sweep_config sc;
+    cli_sweep_config_init(&sc);
+    argvb a = {0};
+    char tmp[4200] = "", buf[4200];
+    int64_t markout_ns[MM_MARKOUTS];
+    memcpy(markout_ns, in->meta.markout_ns, sizeof markout_ns);
+    uint64_t stored = in->content_hash, actual = 0;
+    const char *text = in->meta.config_text ? in->meta.config_text : "";
+    if (cli_sweep_config_parse_mem(&sc, text, strlen(text), "recorded configuration")) {
+        cli_err("%s: %s: its configuration cannot be read: %s", C, path, sc.err);
+        rc = MM_EXIT_RUNTIME;
+        goto out;
+    }
+    if (strcmp(in->mmsim_version, mm_version()))
+        cli_err("%s: warning: %s was written by mmsim %s, this is %s: the model may differ", C,
+                path, in->mmsim_version, mm_version());
+    /* The table as it is: does it still have the hash the sweep recorded? */
+    if (mm_results_hash(path, &actual, &e)) {
+        rc = cli_fail(&e);
+        goto out;
+    }
+    /* Every input where it is now, with its recorded fingerprint (before any work). */
+    int bad = push(&a, "sweep");
+    for (int32_t i = 0; i < in->meta.n_inputs && !rc; i++) {
+        input_path(in->meta.input_paths[i], path, ro.data, buf, sizeof buf);
+        const char *sym = in->meta.input_symbols[i];
+        mm_ticks t = {0};
+        if (mm_ticks_load(buf, sym && sym[0] ? sym : NULL, 0, &t, &e)) {
+            cli_err("%s: input %s#%s (recorded as %s): %s", C, buf, sym ? sym : "",
+                    in->meta.input_paths[i], e.msg[0] ? e.msg : mm_strerror(e.code));
+            rc = MM_EXIT_RUNTIME;
+        } else if (t.inst.fingerprint != in->meta.input_fingerprints[i]) {
+            cli_err("%s: input %s#%s: fingerprint %016" PRIx64 ", the sweep ran on %016" PRIx64
+                    " (the file changed)",
+                    C, buf, t.inst.symbol, t.inst.fingerprint, in->meta.input_fingerprints[i]);
+            rc = MM_EXIT_RUNTIME;
+        }
+        mm_ticks_free(&t);
+    }
+    if (rc) goto out;
+    /* The files and symbols as the sweep was given them, in order: the same tapes in the same
+     * order, so the tape axis gets the same indices. */
+    for (int f = 0; f < sc.n_files; f++) {
+        input_path(sc.files[f], path, ro.data, buf, sizeof buf);
+        bad |= push(&a, buf);
+    }
+    for (int y = 0; y < sc.n_symbols; y++)
+        bad |= push(&a, "--symbol") | push(&a, sc.symbols[y]);
+    for (int i = 0; i < sc.n_grid; i++)
+        bad |= push(&a, "--grid") | pushf(&a, sc.grid[i].key, sc.grid[i].val);
+    /* The fixed parameters that differ from the defaults (the sweep starts from them; the others
+     * would only draw "has no effect" warnings). */
+    mm_params defaults;
+    mm_params_defaults(&defaults);
+    for (int i = 0; i < sc.n_sets; i++) {
+        char def[64] = "";
+        mm_params_get(&defaults, sc.sets[i].key, def, sizeof def);
+        if (strcmp(def, sc.sets[i].val))
+            bad |= push(&a, "--set") | pushf(&a, sc.sets[i].key, sc.sets[i].val);
+    }
+    char seed[32];
+    snprintf(seed, sizeof seed, "%" PRIu64, in->meta.seed);
+    bad |= push(&a, "--seed") | push(&a, seed);
+    const char *run_flags[][2] = {{"--objective", sc.objective},
+                                  {"--sample-ns", sc.sample_ns},
+                                  {"--year-seconds", sc.year_s},
+                                  {"--markout-ns", sc.markout_ns},
+                                  {"--latency-series", sc.latency_series},
+                                  {"--chunk", sc.chunk},
+                                  {"--engine", ro.engine},
+                                  {"--workers", ro.workers}};
+    for (size_t i = 0; i < sizeof run_flags / sizeof run_flags[0]; i++)
+        if (run_flags[i][1]) bad |= push(&a, run_flags[i][0]) | push(&a, run_flags[i][1]);
+    if (!ro.out) {
+        const char *slash = strrchr(path, '/');
+        snprintf(tmp, sizeof tmp, "%.*s%s.rerun.%ld.h5", slash ? (int)(slash - path + 1) : 0, path,
+                 slash ? slash + 1 : path, (long)getpid());
+    }
+    bad |= push(&a, "-o") | push(&a, ro.out ? ro.out : tmp) | push(&a, "--quiet");
+    if (ro.out) bad |= push(&a, "--replace");
+    if (bad) {
+        cli_err("%s: out of memory", C);
+        rc = MM_EXIT_RUNTIME;
+        goto out;
+    }
+    mm_results_close(rd);
+    rd = NULL;
+    rc = cmd_sweep(a.n, a.v);
+    if (rc) {
+        cli_err("%s: the sweep of %s failed (above)", C, path);
+        goto out;
+    }
+    uint64_t got = 0;
+    if (mm_results_hash(ro.out ? ro.out : tmp, &got, &e)) {
+        rc = cli_fail(&e);
+        goto out;
+    }
+    if (got == stored && actual == stored) {
+        printf("%s: rerun of %s: content hash %016" PRIx64 " reproduced\n", C, path, got);
+    } else if (actual != stored) {
+        cli_err("%s: %s: its table has content hash %016" PRIx64
+                " but the sweep recorded %016" PRIx64
+                " (the table was changed after it was written); the rerun gives %016" PRIx64,
+                C, path, actual, stored, got);
+        summarize(C, path, ro.out ? ro.out : tmp, markout_ns);
+        rc = MM_EXIT_RUNTIME;
+    } else {
+        cli_err("%s: rerun of %s: content hash %016" PRIx64 ", stored %016" PRIx64, C, path, got,
+                stored);
+        summarize(C, path, ro.out ? ro.out : tmp, markout_ns);
+        rc = MM_EXIT_RUNTIME;
+    }
+out:
+    if (tmp[0]) {
+        unlink(tmp);
+        char j[4300];
+        snprintf(j, sizeof j, "%s.journal", tmp);
+        unlink(j);
+    }
+    for (int i = 0; i < a.n; i++)
+        free(a.v[i]);
+    free(a.v);
+    cli_sweep_config_free(&sc);
+    mm_results_close(rd);
+    return rc;
+}

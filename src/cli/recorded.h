@@ -1,0 +1,61 @@
+/* A row of a results file run again from what the file records (docs/results.md, "Reruns"): its
+ * parameters are the recorded configuration's [params] with the row's axis values on top; its tape
+ * is the input its tape axis names, which must still have the recorded fingerprint; the run
+ * settings are the configuration's [run] sample_ns, year_seconds and latency_series, the file's
+ * markout horizons and master seed, and the row's id (the key of its random streams). Used by
+ * `mmsim run --from` and `mmsim report --curves`. Every failure prints one line starting with C. */
+#ifndef MM_CLI_RECORDED_H
+#define MM_CLI_RECORDED_H
+
+#include <stdint.h>
+
+#include "mmsim/mmsim.h"
+#include "mmsim/results.h"
+
+typedef struct cli_recorded {
+    mm_params base;
+    mm_sim_config cfg; /* cfg.latency points at lat when the configuration names a series */
+    mm_latency_series lat;
+    int32_t tape_axis;
+} cli_recorded;
+
+/* Read the recorded configuration of results file `path` (described by in). 0 or -1. */
+int cli_recorded_open(const char *C, const mm_results_info *in, const char *path, cli_recorded *r);
+void cli_recorded_free(cli_recorded *r);
+
+/* Row id with axis value indices idx (in->n_axes): its parameters into *p, its input's index into
+ * *input, and r->cfg.id = id. 0 or -1. */
+int cli_recorded_row(const char *C, cli_recorded *r, const mm_results_info *in, int64_t id,
+                     const int32_t *idx, mm_params *p, int32_t *input);
+
+/* Load input i: its recorded path, or when that is relative and absent, the same path beside the
+ * results file; the fingerprint must be the recorded one. 0 or -1. */
+int cli_recorded_load(const char *C, const mm_results_info *in, const char *path, int32_t i,
+                      mm_ticks *t);
+
+/* The first metric column whose values differ (NaN equals NaN), or -1. */
+int cli_recorded_differs(const mm_metrics *a, const mm_metrics *b);
+
+/* mmsim run --from RESULTS --id N: row id of the results file: its recorded settings into *rec
+ * (cli_recorded_free), its parameters into *p, its stored metrics into *stored, and its tape's
+ * path (resolved as cli_recorded_load does), symbol and recorded fingerprint. 0, or the exit status
+ * after printing one line (an id outside the table: 2; an unreadable file or configuration: 1). */
+int cli_run_from(const char *C, const char *results, int64_t id, cli_recorded *rec, mm_params *p,
+                 mm_metrics *stored, char *tape, size_t tape_cap, char *symbol, size_t sym_cap,
+                 uint64_t *fingerprint, int64_t markout_ns[MM_MARKOUTS]);
+
+/* mmsim run --from's checks (no tick file, no model flag: given[0..nk) with their flag names, no
+ * --symbol or --latency-series: other, an --id) and then cli_run_from. */
+int cli_run_from_setup(const char *C, const char *from, int64_t id, int n_files, const char *given,
+                       char (*names)[64], int nk, int other, cli_recorded *rec, mm_params *p,
+                       mm_metrics *stored, char *tape, char *sym, uint64_t *fp,
+                       int64_t markout_ns[MM_MARKOUTS]);
+
+/* After the run: compare its metrics m with the stored row's (path 0 only: the table stores path
+ * 0); prints one line, returns 0 when they are equal (or nothing is stored for the path), else 1.
+ */
+int cli_run_from_check(const char *C, const char *results, int64_t id, int32_t path,
+                       const mm_metrics *m, const mm_metrics *stored,
+                       const int64_t markout_ns[MM_MARKOUTS]);
+
+#endif
