@@ -77,5 +77,6 @@ int cmd_run(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
+int cmd_asmarket(int argc, char **argv);
 
 #endif

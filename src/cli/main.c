@@ -23,6 +23,7 @@ static const char USAGE[] =
     "  export   every row of a results file as CSV\n"
     "  report   one HTML page of a results file: heatmap, best rows, provenance\n"
     "  sweep    run a parameter grid over tick files into one results table\n"
+    "  as-market  the Avellaneda-Stoikov model market over many paths: the paper's table\n"
     "\n"
     "options:\n"
     "  -h, --help     this help; 'mmsim <command> --help' for a command\n"
@@ -76,6 +77,7 @@ static int dispatch(int argc, char **argv)
     if (!strcmp(cmd, "export")) return cmd_export(argc - 1, argv + 1);
     if (!strcmp(cmd, "report")) return cmd_report(argc - 1, argv + 1);
     if (!strcmp(cmd, "sweep")) return cmd_sweep(argc - 1, argv + 1);
+    if (!strcmp(cmd, "as-market")) return cmd_asmarket(argc - 1, argv + 1);
     cli_err("unknown command '%s' (see 'mmsim --help')", cmd);
     return MM_EXIT_USAGE;
 }
