@@ -58,7 +58,7 @@ MM_HD double mm__as_mid(const mm__as_derived *d, int64_t m)
     return d->s0 + (double)m * d->ds;
 }
 
-/* 3. Probability that a quote at depth delta (>= 0 or not) fills within one step: A dt exp(-k
+/* 3.2 Probability that a quote at depth delta (>= 0 or not) fills within one step: A dt exp(-k
  * delta), evaluated as A_dt * exp(x) with x = -k delta; x > 700 is certain (A dt e^700 > 1 for
  * every accepted A and dt), x < -700 never happens (A dt e^-700 < 1e-290 is below the smallest
  * uniform mm_u01 returns, 2^-53). The caller compares u < p: p >= 1 always fills. */
@@ -78,7 +78,7 @@ MM_HD void mm__as_step_u(const mm__as_derived *d, mm__as_state *st, int64_t i, d
 {
     double s = mm__as_mid(d, st->m);
     double tau = d->T - (double)i * d->dt;
-    /* 2. The quotes. */
+    /* 3.1 The quotes (section 2). */
     double hs = d->hs0 + d->hs1 * tau;
     double sk = d->sk0 + d->sk1 * tau;
     double centre = s - sk * (double)st->q;
@@ -90,7 +90,7 @@ MM_HD void mm__as_step_u(const mm__as_derived *d, mm__as_state *st, int64_t i, d
         st->both_quoted++;
     }
     st->abs_q_sum += (double)(st->q < 0 ? -st->q : st->q);
-    /* 3. The fills, at the quote price, each side on its own uniform. */
+    /* 3.2 The fills, at the quote price, each side on its own uniform. */
     if (bid_on && u_bid < mm__as_fill_prob(d, s - bid)) {
         st->q += 1;
         st->cash -= bid;
@@ -101,9 +101,9 @@ MM_HD void mm__as_step_u(const mm__as_derived *d, mm__as_state *st, int64_t i, d
         st->cash += ask;
         st->ask_fills++;
     }
-    /* 4. The mid moves. */
+    /* 3.3 The mid moves. */
     st->m += u_mid < 0.5 ? 1 : -1;
-    /* 5. The metrics: the wealth marked to the new mid, relative to q0 s0. */
+    /* 3.4 The metrics: the wealth marked to the new mid, relative to q0 s0. */
     int64_t aq = st->q < 0 ? -st->q : st->q;
     if (aq > st->max_abs_q) st->max_abs_q = aq;
     double w = st->cash + (double)st->q * mm__as_mid(d, st->m) - (double)d->q0 * d->s0;
