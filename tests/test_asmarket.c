@@ -212,6 +212,47 @@ Test(asmarket, inventory_limit_stops_the_side)
     cr_assert(r.both_quoted < 200);
 }
 
+/* The quotes of every strategy against the formulas of docs/montecarlo.md 2, evaluated with libm
+ * (ln and exp within a few ulp of mm_det_log / mm_det_exp, hence the 1e-12 tolerance). */
+Test(asmarket, quotes_follow_each_strategys_formula)
+{
+    mm_as_params p;
+    mm_as_defaults(&p);
+    mm__as_derived d;
+    double g = 0.1, k = 1.5, A = 140, sig = 2, bid, ask;
+    /* inventory at step 40 (tau = 0.8), s = 101, q = -3: r = s - q g sig^2 tau = 101.96, total
+     * spread g sig^2 tau + (2/g) ln(1 + g/k). */
+    cr_assert_eq(mm__as_derive(&p, &d, NULL), 0);
+    mm__as_quotes(&d, 101, -3, 40, &bid, &ask);
+    double r = 101 + 3 * g * sig * sig * 0.8,
+           half = (g * sig * sig * 0.8 + 2 / g * log(1 + g / k)) / 2;
+    cr_assert(fabs(bid - (r - half)) < 1e-12 && fabs(ask - (r + half)) < 1e-12, "%.17g %.17g", bid,
+              ask);
+    /* symmetric: centred on the mid whatever q and t. */
+    p.strategy = MM_AS_SYMMETRIC;
+    cr_assert_eq(mm__as_derive(&p, &d, NULL), 0);
+    mm__as_quotes(&d, 101, -3, 40, &bid, &ask);
+    double S = mm_as_symmetric_spread(&p);
+    cr_assert(fabs(bid - (101 - S / 2)) < 1e-12 && fabs(ask - (101 + S / 2)) < 1e-12);
+    /* GLFT, q = 2: bid depth c1 + (2q + 1)/2 sqrt(x), ask depth c1 - (2q - 1)/2 sqrt(x), with
+     * c1 = ln(1 + 1/15) / 0.1 = 0.6453852, x = 4 * 0.1 / (2 * 1.5 * 140) * (1 + 1/15)^16 =
+     * 0.0026747. */
+    p.strategy = MM_AS_GLFT;
+    cr_assert_eq(mm__as_derive(&p, &d, NULL), 0);
+    mm__as_quotes(&d, 100, 2, 7, &bid, &ask);
+    double c1 = log(1 + g / k) / g, x = sig * sig * g / (2 * k * A) * pow(1 + g / k, 1 + k / g);
+    cr_assert(fabs(x - 0.0026747) < 1e-6, "%g", x);
+    cr_assert(fabs(100 - bid - (c1 + 2.5 * sqrt(x))) < 1e-12, "%.17g", bid);
+    cr_assert(fabs(ask - 100 - (c1 - 1.5 * sqrt(x))) < 1e-12, "%.17g", ask);
+    /* fixed: s -+ spread - skew q. */
+    p.strategy = MM_AS_FIXED;
+    p.spread = 0.5;
+    p.skew = 0.1;
+    cr_assert_eq(mm__as_derive(&p, &d, NULL), 0);
+    mm__as_quotes(&d, 100, 2, 7, &bid, &ask);
+    cr_assert(fabs(bid - 99.3) < 1e-12 && fabs(ask - 100.3) < 1e-12, "%.17g %.17g", bid, ask);
+}
+
 Test(asmarket, symmetric_spread_is_the_inventory_average)
 {
     mm_as_params p;

@@ -12,6 +12,7 @@
 #define MM_ASMARKET_H
 
 #include <stdint.h>
+#include <string.h>
 
 #include "mm_detmath.h"
 #include "mm_hd.h"
@@ -46,8 +47,7 @@ typedef struct mm__as_state {
 
 MM_HD void mm__as_state_init(const mm__as_derived *d, mm__as_state *st)
 {
-    mm__as_state z = {0};
-    *st = z;
+    memset(st, 0, sizeof *st);
     st->q = d->q0;
     st->max_abs_q = d->q0 < 0 ? -d->q0 : d->q0;
 }
@@ -70,6 +70,19 @@ MM_HD double mm__as_fill_prob(const mm__as_derived *d, double delta)
     return d->A_dt * mm_det_exp(x);
 }
 
+/* 2. The quotes at step i for mid s and inventory q: tau = T - i dt, hs = hs0 + hs1 tau, sk = sk0 +
+ * sk1 tau, centre = s - sk q, bid = centre - hs, ask = centre + hs, in this order. */
+MM_HD void mm__as_quotes(const mm__as_derived *d, double s, int64_t q, int64_t i, double *bid,
+                         double *ask)
+{
+    double tau = d->T - (double)i * d->dt;
+    double hs = d->hs0 + d->hs1 * tau;
+    double sk = d->sk0 + d->sk1 * tau;
+    double centre = s - sk * (double)q;
+    *bid = centre - hs;
+    *ask = centre + hs;
+}
+
 /* One step i (0 <= i < n_steps) with its uniforms given (docs/montecarlo.md 3): the quotes from
  * (s, q, tau), then the fills (bid fills if u_bid < p_bid, ask if u_ask < p_ask, both may), then
  * the mid moves up if u_mid < 1/2, else down; then the metrics. The tests drive this directly. */
@@ -77,12 +90,9 @@ MM_HD void mm__as_step_u(const mm__as_derived *d, mm__as_state *st, int64_t i, d
                          double u_ask, double u_mid)
 {
     double s = mm__as_mid(d, st->m);
-    double tau = d->T - (double)i * d->dt;
     /* 3.1 The quotes (section 2). */
-    double hs = d->hs0 + d->hs1 * tau;
-    double sk = d->sk0 + d->sk1 * tau;
-    double centre = s - sk * (double)st->q;
-    double bid = centre - hs, ask = centre + hs;
+    double bid, ask;
+    mm__as_quotes(d, s, st->q, i, &bid, &ask);
     int bid_on = d->inv_limit == 0 || st->q + 1 <= d->inv_limit;
     int ask_on = d->inv_limit == 0 || st->q - 1 >= -d->inv_limit;
     if (bid_on && ask_on) {
