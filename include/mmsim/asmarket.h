@@ -95,7 +95,7 @@ MM_API int mm_as_check(const mm_as_params *p, mm_error *err);
 MM_API int64_t mm_as_steps(const mm_as_params *p);
 
 /* The symmetric strategy's constant spread: the inventory strategy's average spread over the run
- * with the same parameters (docs/montecarlo.md 2). */
+ * with the same parameters (docs/montecarlo.md 2); NaN when mm_as_check refuses p. */
 MM_API double mm_as_symmetric_spread(const mm_as_params *p);
 
 /* Run one path: the market of stream (seed, id, path). */

@@ -212,6 +212,10 @@ static int read_config(settings *s, const char *path)
             if (!s->from_flag[k] && set_val(s, k, val, origin, 0)) rc = -1;
         }
     }
+    if (rc == 0 && ferror(f)) { /* a directory opens, then fails to read */
+        cli_err("%s: --config %s: %s", C, path, strerror(errno));
+        rc = -1;
+    }
     free(line);
     fclose(f);
     return rc;

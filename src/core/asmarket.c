@@ -79,6 +79,7 @@ static void inventory_rule(const mm_as_params *p, double *hs0, double *hs1, doub
 
 double mm_as_symmetric_spread(const mm_as_params *p)
 {
+    if (mm_as_check(p, NULL)) return NAN;
     double hs0, hs1, sk1;
     inventory_rule(p, &hs0, &hs1, &sk1);
     int64_t n = steps_of(p->T, p->dt);
