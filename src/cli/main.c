@@ -27,6 +27,7 @@ static const char USAGE[] =
     "  sweep    run a parameter grid over tick files into one results table\n"
     "  verify   recompute a results file's content hash\n"
     "  rerun    run a results file's sweep again and check it reproduces the table\n"
+    "  as-market  the Avellaneda-Stoikov model market over many paths: the paper's table\n"
     "\n"
     "options:\n"
     "  -h, --help     this help; 'mmsim help <command>' or 'mmsim <command> --help' for a command\n"
@@ -60,8 +61,9 @@ static void print_version(void)
 
 static int dispatch(int argc, char **argv);
 
-static const char *const COMMANDS[] = {"gen",    "info",  "import", "run",   "show", "export",
-                                       "report", "sweep", "verify", "rerun", "help", "version"};
+static const char *const COMMANDS[] = {"gen",       "info",   "import", "run",    "show",
+                                       "export",    "report", "sweep",  "verify", "rerun",
+                                       "as-market", "help",   "version"};
 #define N_COMMANDS ((int)(sizeof COMMANDS / sizeof COMMANDS[0]))
 
 static int find_command(const char *name)
@@ -121,5 +123,6 @@ static int dispatch(int argc, char **argv)
     if (!strcmp(cmd, "sweep")) return cmd_sweep(argc - 1, argv + 1);
     if (!strcmp(cmd, "verify")) return cmd_verify(argc - 1, argv + 1);
     if (!strcmp(cmd, "rerun")) return cmd_rerun(argc - 1, argv + 1);
+    if (!strcmp(cmd, "as-market")) return cmd_asmarket(argc - 1, argv + 1);
     return unknown_command(cmd);
 }
