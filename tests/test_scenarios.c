@@ -749,3 +749,34 @@ Test(random, drawn_latencies_depend_on_the_seed_and_path_and_nothing_else)
         differ |= a[i]->ts_ns != first[i];
     cr_assert(differ || nb != na, "path 1 landed exactly as path 0");
 }
+
+Test(random, binomial_cancels_take_each_lot_ahead_with_the_rules_share)
+{
+    /* Our bid 100 joins behind 10 lots; 15 more join behind us (25); then the level falls to 14:
+     * dec = 11 cancels, ahead 10, behind 15, power rule n = 2: share = 100 / (100 + 225) =
+     * 0.307692. round: cut = floor(11 x 0.307692 + 0.5) = 3, ahead 7, and the 8 lots that then
+     * trade at 100 reach us: a fill. binomial: cut ~ Binomial(11, 0.307692); a fill needs cut >= 3,
+     * P = 1 - (q^11 + 11 p q^10 + 55 p^2 q^9) = 1 - 0.294 = 0.706 (q = 0.692308). Over 400 seeds
+     * the share of runs with a fill is within 4.3 sd (0.023) of 0.706 (a share of 1 - p would give
+     * 0.999). */
+    row r[] = {{0, 100, 10, 102, 10, 0, 0, 0},
+               {1, 100, 10, 102, 10, 0, 0, 0},
+               {2, 100, 25, 102, 10, 0, 0, 0},
+               {3, 100, 14, 102, 10, 0, 0, 0},
+               {4, 100, 14, 102, 10, 100, 8, -1}};
+    mm_params p = base();
+    p.queue_rule = MM_QUEUE_POWER;
+    p.queue_n = 2;
+    mm_sim_config c = config();
+    trace_log l;
+    mm_metrics m = run(r, 5, &p, &c, &l);
+    cr_assert_eq(m.fills_bid, 1, "round: cut 3, ahead 7, filled");
+    p.cancel_draw = MM_CANCEL_BINOMIAL;
+    int fills = 0;
+    for (int s = 1; s <= 400; s++) {
+        c.seed = (uint64_t)s;
+        fills += (int)run(r, 5, &p, &c, &l).fills_bid;
+    }
+    cr_assert(fills > 400 * (0.706 - 0.1) && fills < 400 * (0.706 + 0.1),
+              "%d of 400 runs filled, want about 282", fills);
+}

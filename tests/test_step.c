@@ -128,3 +128,35 @@ Test(draws, exponential_latencies_have_the_mean_and_lognormal_ones_the_median_an
     }
     cr_assert(top > 300 && top < 440, "%ld of 1000 at the clamp, want about 368", (long)top);
 }
+
+Test(draws, binomial_cancels_have_the_binomial_mean_and_variance)
+{
+    /* 100,000 draws each: inversion (n p < 30), the mirror for p > 1/2, and the normal
+     * approximation (n p >= 30). Mean n p, variance n p (1 - p); the sample mean within 4 standard
+     * errors sqrt(var / N), the sample variance within 3% (its relative sd is about sqrt(2 / N) =
+     * 0.45%). */
+    const struct {
+        int64_t n;
+        double p;
+    } cs[] = {{20, 0.3}, {50, 0.8}, {7, 0.05}, {10000, 0.3}, {2000000000, 0.5}};
+    uint64_t key = mm_stream_key(3, 1, 0);
+    for (size_t c = 0; c < sizeof cs / sizeof cs[0]; c++) {
+        const int N = 100000;
+        double s = 0, s2 = 0;
+        for (int i = 0; i < N; i++) {
+            int64_t k = mm__draw_binomial(key, (uint64_t)i, (uint32_t)c, cs[c].n, cs[c].p);
+            cr_assert(k >= 0 && k <= cs[c].n);
+            s += (double)k;
+            s2 += (double)k * (double)k;
+        }
+        double mean = s / N, var = s2 / N - mean * mean;
+        double m0 = (double)cs[c].n * cs[c].p, v0 = m0 * (1 - cs[c].p);
+        cr_assert(fabs(mean - m0) < 4 * sqrt(v0 / N), "n %ld p %g: mean %.4f, want %.4f",
+                  (long)cs[c].n, cs[c].p, mean, m0);
+        cr_assert(fabs(var / v0 - 1) < 0.03, "n %ld p %g: variance %.4f, want %.4f", (long)cs[c].n,
+                  cs[c].p, var, v0);
+    }
+    cr_assert_eq(mm__draw_binomial(key, 0, 0, 0, 0.5), 0);
+    cr_assert_eq(mm__draw_binomial(key, 0, 0, 10, 0), 0);
+    cr_assert_eq(mm__draw_binomial(key, 0, 0, 10, 1), 10);
+}

@@ -33,6 +33,9 @@ enum mm_cross_rule { MM_CROSS_JOIN = 0, MM_CROSS_REJECT = 1 };
  * of its level. The defaults draw nothing (the deterministic replay). */
 enum mm_latency_dist { MM_LAT_CONSTANT = 0, MM_LAT_EXPONENTIAL = 1, MM_LAT_LOGNORMAL = 2 };
 enum mm_queue_join { MM_JOIN_BACK = 0, MM_JOIN_UNIFORM = 1 };
+/* How many of a level's cancels were ahead of us (section 4.4): ROUND floor(dec x share + 0.5);
+ * BINOMIAL each cancelled lot was ahead with probability share (section 3.3). */
+enum mm_cancel_draw { MM_CANCEL_ROUND = 0, MM_CANCEL_BINOMIAL = 1 };
 #define MM_MARKOUTS 3
 
 /* One parameter combination. Every field is a sweepable axis. */
@@ -73,7 +76,8 @@ typedef struct mm_params {
     int32_t latency_dist;        /* enum mm_latency_dist */
     double latency_sigma;        /* lognormal: the shape sigma of ln(latency), [0, 5] */
     int32_t queue_join;          /* enum mm_queue_join */
-    double trade_reach; /* probability that a trade at our price reaches our queue, [0, 1] */
+    double trade_reach;  /* probability that a trade at our price reaches our queue, [0, 1] */
+    int32_t cancel_draw; /* enum mm_cancel_draw */
 } mm_params;
 
 /* A recorded latency series (docs/model.md, section 3.2): n >= 1 points at strictly increasing

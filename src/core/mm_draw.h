@@ -55,4 +55,35 @@ MM_HD int64_t mm__draw_latency(uint64_t key, int32_t dist, double sigma, int64_t
     return (int64_t)x;
 }
 
+/* Section 3.3: a Binomial(n, p) draw at purpose MM_RNG_CANCELS, position (a, b), u = mm_u01 of
+ * words 0 and 1. With q = min(p, 1 - p) and m = n q: when m < 30, inversion: k = the smallest k
+ * with u <= P(X <= k), walking f(0) = exp(n ln(1 - q)), f(k + 1) = f(k) (n - k) / (k + 1) x q / (1
+ * - q) and stopping at k = min(n, floor(m) + 100) at the latest; otherwise the normal approximation
+ * k = floor(m + z sqrt(m (1 - q)) + 0.5), z = mm__norm_inv(u), clamped to [0, n]. For p > 1/2 the
+ * draw is n - k (k drawn with q = 1 - p). n <= 0 or p <= 0: 0; p >= 1: n. */
+MM_HD int64_t mm__draw_binomial(uint64_t key, uint64_t a, uint32_t b, int64_t n, double p)
+{
+    if (n <= 0 || !(p > 0)) return 0;
+    if (p >= 1) return n;
+    double q = p <= 0.5 ? p : 1 - p, m = (double)n * q;
+    mm_u32x4 r = mm_stream4(key, MM_RNG_CANCELS, a, b);
+    double u = mm_u01(r.v[0], r.v[1]);
+    int64_t k;
+    if (m < 30) {
+        double f = mm_det_exp((double)n * mm_det_log(1 - q)), cum = f, ratio = q / (1 - q);
+        int64_t cap = (int64_t)m + 100;
+        if (cap > n) cap = n;
+        k = 0;
+        while (u > cum && k < cap) {
+            f = f * ((double)(n - k) / (double)(k + 1)) * ratio;
+            k += 1;
+            cum += f;
+        }
+    } else {
+        double x = m + mm__norm_inv(u) * sqrt(m * (1 - q)) + 0.5;
+        k = x < 0 ? 0 : x >= (double)n ? n : (int64_t)x;
+    }
+    return p <= 0.5 ? k : n - k;
+}
+
 #endif

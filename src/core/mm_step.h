@@ -50,6 +50,7 @@ typedef struct mm_derived {
     int32_t join_uniform; /* 1: queue_join = uniform */
     double lat_sigma;     /* lognormal: sigma of ln(latency) */
     uint64_t reach32;     /* trade_reach as a 32-bit threshold (mm_prob32; 2^32: always) */
+    int32_t cancel_binom; /* 1: cancel_draw = binomial */
     double maker_rate,
         taker_rate; /* fee per (tick x lot) of notional, money: bps * 1e-4 * tick * lot */
     double money;   /* tick_size * lot_size */
@@ -412,9 +413,13 @@ MM_HD void mm__match(mm_state *st, const mm_event *ev, const mm_derived *d, int 
                 double share =
                     mm__qshare((double)o->ahead, (double)behind, d->queue_rule, d->queue_n);
                 double c = (double)dec * share + 0.5;
-                int32_t cut = (int32_t)c; /* floor: c >= 0.5 */
+                int64_t cut = (int64_t)c; /* floor: c >= 0.5 */
+                /* cancel_draw = binomial (3.3): each cancelled lot was ahead with probability
+                 * share. */
+                if (d->cancel_binom)
+                    cut = mm__draw_binomial(st->key, (uint64_t)ev->i, (uint32_t)k, dec, share);
                 if (cut > o->ahead) cut = o->ahead;
-                o->ahead -= cut;
+                o->ahead -= (int32_t)cut;
             }
         }
         if (o->ahead > nbs) o->ahead = nbs;

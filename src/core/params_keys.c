@@ -26,6 +26,7 @@ static const char *const FILLVOL[] = {"bounded", "unbounded", NULL};
 static const char *const CROSS[] = {"join", "reject", NULL};
 static const char *const LATDIST[] = {"constant", "exponential", "lognormal", NULL};
 static const char *const JOIN[] = {"back", "uniform", NULL};
+static const char *const CANCELDRAW[] = {"round", "binomial", NULL};
 
 #define K(n, t, f, names, help)                                                                    \
     {                                                                                              \
@@ -63,6 +64,8 @@ static const key_desc KEYS[] = {
     K("latency_sigma", T_F64, latency_sigma, NULL, "lognormal latency: sigma of its logarithm"),
     K("queue_join", T_ENUM, queue_join, JOIN,
       "a new order at the best joins: back (behind all shown) | uniform (a random place)"),
+    K("cancel_draw", T_ENUM, cancel_draw, CANCELDRAW,
+      "cancels ahead of us: round (dec x share, rounded) | binomial (each lot with prob. share)"),
     K("trade_reach", T_F64, trade_reach, NULL,
       "probability that a trade at our price reaches our queue (else hidden liquidity took it)"),
     K("maker_fee_bps", T_F64, maker_fee_bps, NULL, "maker fee, bps of notional (negative: rebate)"),

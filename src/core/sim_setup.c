@@ -193,6 +193,8 @@ int mm_params_check(const mm_params *p, mm_error *err)
         BAD("latency_sigma", "%g must be in [0, 5]", p->latency_sigma);
     if (p->queue_join != MM_JOIN_BACK && p->queue_join != MM_JOIN_UNIFORM)
         BAD("queue_join", "%d is not back (0) or uniform (1)", p->queue_join);
+    if (p->cancel_draw != MM_CANCEL_ROUND && p->cancel_draw != MM_CANCEL_BINOMIAL)
+        BAD("cancel_draw", "%d is not round (0) or binomial (1)", p->cancel_draw);
     if (!(p->trade_reach >= 0 && p->trade_reach <= 1))
         BAD("trade_reach", "%g must be in [0, 1]", p->trade_reach);
     if (!(fabs(p->maker_fee_bps) < 1e4))
@@ -261,6 +263,7 @@ void mm__derive(const mm_params *p, const mm_instrument *inst, mm_derived *d)
     d->lat_sigma = p->latency_sigma;
     d->join_uniform = p->queue_join == MM_JOIN_UNIFORM;
     d->reach32 = mm_prob32(p->trade_reach);
+    d->cancel_binom = p->cancel_draw == MM_CANCEL_BINOMIAL;
     d->money = inst->tick_size * inst->lot_size;
     d->maker_rate = p->maker_fee_bps * 1e-4 * d->money;
     d->taker_rate = p->taker_fee_bps * 1e-4 * d->money;

@@ -93,6 +93,7 @@ void ck_random_params(mm_params *p)
     p->latency_sigma = 2 * rndu();
     p->queue_join = ck_rnd() % 2 ? MM_JOIN_BACK : MM_JOIN_UNIFORM;
     p->trade_reach = ck_rnd() % 2 ? 1 : rndu();
+    p->cancel_draw = ck_rnd() % 2 ? MM_CANCEL_ROUND : MM_CANCEL_BINOMIAL;
     p->maker_fee_bps = (double)((int)(ck_rnd() % 5) - 2) * 0.5;
     p->taker_fee_bps = (double)(ck_rnd() % 5);
 }
