@@ -107,6 +107,14 @@ struct mm_latency_series; /* <mmsim/sim.h> */
 MM_API int mm_latency_read_csv(const char *path, struct mm_latency_series *out, mm_error *err);
 MM_API void mm_latency_free(struct mm_latency_series *s);
 
+struct mm_latency_samples; /* <mmsim/sim.h> */
+/* Measured latencies for latency_dist = empirical (docs/model.md 3.3) from a CSV file, plain or
+ * gzip: a header naming entry_ns and response_ns (either order, nothing else), then one pair per
+ * line, decimal integers in [0, 1 h] ns, at least one. Errors as mm_latency_read_csv. */
+MM_API int mm_latency_samples_read_csv(const char *path, struct mm_latency_samples *out,
+                                       mm_error *err);
+MM_API void mm_latency_samples_free(struct mm_latency_samples *s);
+
 #ifdef __cplusplus
 }
 #endif

@@ -31,7 +31,12 @@ enum mm_cross_rule { MM_CROSS_JOIN = 0, MM_CROSS_REJECT = 1 };
 /* Execution randomness (docs/model.md, section 3.3): how each order's entry latency and each
  * response's latency are drawn around latency_ns / response_ns; where a new order joins the queue
  * of its level. The defaults draw nothing (the deterministic replay). */
-enum mm_latency_dist { MM_LAT_CONSTANT = 0, MM_LAT_EXPONENTIAL = 1, MM_LAT_LOGNORMAL = 2 };
+enum mm_latency_dist {
+    MM_LAT_CONSTANT = 0,
+    MM_LAT_EXPONENTIAL = 1,
+    MM_LAT_LOGNORMAL = 2,
+    MM_LAT_EMPIRICAL = 3 /* a measured sample (mm_sim_config.latency_samples) plus the parameter */
+};
 enum mm_queue_join { MM_JOIN_BACK = 0, MM_JOIN_UNIFORM = 1 };
 /* How many of a level's cancels were ahead of us (section 4.4): ROUND floor(dec x share + 0.5);
  * BINOMIAL each cancelled lot was ahead with probability share (section 3.3). */
@@ -90,6 +95,13 @@ typedef struct mm_latency_series {
 } mm_latency_series;
 #define MM_SIM_LATENCY_MAX_NS INT64_C(3600000000000) /* 1 h */
 
+/* Measured latencies for latency_dist = empirical (docs/model.md, section 3.3): n >= 1 pairs
+ * (entry, response), ns, each in [0, MM_SIM_LATENCY_MAX_NS]; each draw picks one uniformly. */
+typedef struct mm_latency_samples {
+    int64_t n;
+    const int64_t *entry_ns, *response_ns;
+} mm_latency_samples;
+
 /* Settings shared by every combination of a run. */
 typedef struct mm_sim_config {
     int64_t sample_ns; /* PnL sampling clock for Sharpe and drawdown, > 0 (default 1 s) */
@@ -101,6 +113,9 @@ typedef struct mm_sim_config {
      * each order's entry latency and each response's latency add the series' value at the time
      * (section 3.2); the series must stay valid while the run uses the config. */
     const mm_latency_series *latency;
+    /* NULL (the default): none; latency_dist = empirical needs them. Must stay valid while the run
+     * uses the config. */
+    const mm_latency_samples *latency_samples;
     /* The key of the random streams (section 3.3): the master seed, and for mm_sim_run_c /
      * mm_sim_run_batch the first combination's id (combination k of a batch is id + k) and the
      * path. Defaults 1, 0, 0. A sweep sets them itself (its --seed, each row's id). */
@@ -186,6 +201,9 @@ MM_API const char *mm_params_key_name(int i, const char **help);
 /* Check a combination against the domains of docs/model.md, section 1; returns 0 or MM_EUSAGE with
  * err naming the key ("queue_n: 200 must be in (0, 100]"). */
 MM_API int mm_params_check(const mm_params *p, mm_error *err);
+/* mm_params_check, and what a combination needs from the run's settings (latency_dist =
+ * empirical: latency samples). */
+MM_API int mm_sim_check_params(const mm_params *p, const mm_sim_config *c, mm_error *err);
 
 /* The seconds per year a run on a tape with instrument inst annualises with: c->year_s when it is
  * not 0, else inst->year_s when recorded, else MM_SIM_YEAR_S_DEFAULT (252 x 6.5 h). */

@@ -105,6 +105,9 @@ int cmd_run(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
+/* mmsim run --json (cmd_run_json.c). */
+void cli_run_print_json(const mm_ticks *t, const mm_sim_config *cfg, const mm_params *p,
+                        const mm_metrics *m, int batched, const char *trace, const char *curve);
 int cmd_verify(int argc, char **argv); /* cmd_rerun.c */
 int cmd_rerun(int argc, char **argv);
 int cmd_asmarket(int argc, char **argv);

@@ -309,6 +309,7 @@ int cmd_rerun(int argc, char **argv)
                                   {"--year-seconds", sc.year_s},
                                   {"--markout-ns", sc.markout_ns},
                                   {"--latency-series", sc.latency_series},
+                                  {"--latency-samples", sc.latency_samples},
                                   {"--chunk", sc.chunk},
                                   {"--engine", ro.engine},
                                   {"--workers", ro.workers}};

@@ -63,6 +63,8 @@ static void help(void)
         "  --markout-ns A,B,C     markout horizons [1000000000,10000000000,60000000000]\n"
         "  --seed S, --path P     the random streams' master seed [1] and path [0]: used only by\n"
         "                         the random execution options (docs/model.md, 3.3)\n"
+        "  --latency-samples F    measured latencies for --latency-dist empirical, CSV\n"
+        "                         entry_ns,response_ns (docs/model.md, 3.3)\n"
         "  --latency-series F     recorded latencies, CSV ts_ns,entry_ns,response_ns: added to\n"
         "                         --latency-ns and --response-ns (docs/model.md, 3.2)\n"
         "  --no-verify            skip the tick file's fingerprint check\n"
@@ -123,83 +125,6 @@ static int write_curve(const char *path, rep_curve *c, const char *tape, const m
     return 0;
 }
 
-/* A JSON string (the symbol, a path): quoted, with '"', '\\' and control characters escaped. */
-static void json_str(const char *s)
-{
-    putchar('"');
-    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
-        if (*c == '"' || *c == '\\')
-            printf("\\%c", *c);
-        else if (*c < 0x20)
-            printf("\\u%04x", *c);
-        else
-            putchar(*c);
-    }
-    putchar('"');
-}
-
-/* A JSON number: the shortest form that reads back exactly; null for NaN and infinities (JSON has
- * none). */
-static void json_num(double v)
-{
-    char b[40];
-    if (v != v || v - v != 0)
-        fputs("null", stdout);
-    else
-        fputs(cli_fmt_shortest(v, b, sizeof b), stdout);
-}
-
-/* --json: one object with the instrument, the engine, every parameter and every metric, named as
- * in a results file (docs/results.md: markout_1s ...), on one line. */
-static void print_json(const mm_ticks *t, const mm_sim_config *cfg, const mm_params *p,
-                       const mm_metrics *m, int batched, const char *trace, const char *curve)
-{
-    fputs("{\"instrument\":", stdout);
-    json_str(t->inst.symbol);
-    printf(",\"events\":%" PRId64 ",\"engine\":\"%s\",\"params\":{", t->n,
-           batched ? "batched" : "reference");
-    for (int i = 0; i < mm_params_key_count(); i++) {
-        const char *k = mm_params_key_name(i, NULL);
-        char buf[64];
-        printf("%s\"%s\":", i ? "," : "", k);
-        double v;
-        if (mm_params_key_kind(k, NULL) == MM_KEY_ENUM) {
-            mm_params_get(p, k, buf, sizeof buf);
-            json_str(buf);
-        } else if (!mm_params_get_num(p, k, &v)) {
-            if (mm_params_key_kind(k, NULL) == MM_KEY_INT) {
-                mm_params_get(p, k, buf, sizeof buf); /* exact, also past 2^53 */
-                fputs(buf, stdout);
-            } else {
-                json_num(v);
-            }
-        }
-    }
-    fputs("},\"metrics\":{", stdout);
-    for (int j = 0; j < MM_RESULTS_METRICS; j++) {
-        char name[64];
-        double d = 0;
-        int64_t n = 0;
-        mm_results_metric(j, cfg->markout_ns, name, sizeof name);
-        printf("%s\"%s\":", j ? "," : "", name);
-        if (mm_results_metric_value(m, j, &d, &n) == MM_COL_I64)
-            printf("%" PRId64, n);
-        else
-            json_num(d);
-    }
-    printf("},\"sample_ns\":%" PRId64 ",\"year_seconds\":", cfg->sample_ns);
-    json_num(mm_sim_year_s(cfg, &t->inst));
-    if (trace) {
-        fputs(",\"trace\":", stdout);
-        json_str(trace);
-    }
-    if (curve) {
-        fputs(",\"curve\":", stdout);
-        json_str(curve);
-    }
-    fputs("}\n", stdout);
-}
-
 int cmd_run(int argc, char **argv)
 {
     const char *C = "run";
@@ -216,6 +141,7 @@ int cmd_run(int argc, char **argv)
         O_CURVE_BUCKETS,
         O_JSON,
         O_LATENCY,
+        O_SAMPLES,
         O_SEED,
         O_PATH,
         O_FROM,
@@ -224,7 +150,7 @@ int cmd_run(int argc, char **argv)
     };
     /* Each key twice (--inv-limit and --inv_limit), the aliases (--half-spread, --half_spread),
      * the run options and the terminator. */
-    struct option *opts = calloc(2 * (size_t)nk + 4 + 19, sizeof *opts);
+    struct option *opts = calloc(2 * (size_t)nk + 4 + 20, sizeof *opts);
     char(*names)[64] = calloc(2 * (size_t)nk, 64);
     char *given = calloc((size_t)nk + 1, 1); /* the keys given as flags, for the warning */
     if (!opts || !names || !given) {
@@ -258,6 +184,7 @@ int cmd_run(int argc, char **argv)
     opts[o++] = (struct option){"curve", 1, 0, O_CURVE};
     opts[o++] = (struct option){"curve-buckets", 1, 0, O_CURVE_BUCKETS};
     opts[o++] = (struct option){"latency-series", 1, 0, O_LATENCY};
+    opts[o++] = (struct option){"latency-samples", 1, 0, O_SAMPLES};
     opts[o++] = (struct option){"seed", 1, 0, O_SEED};
     opts[o++] = (struct option){"path", 1, 0, O_PATH};
     opts[o++] = (struct option){"from", 1, 0, O_FROM};
@@ -268,7 +195,9 @@ int cmd_run(int argc, char **argv)
     mm_params_defaults(&p);
     mm_sim_config cfg;
     mm_sim_config_defaults(&cfg);
-    const char *symbol = NULL, *trace_path = NULL, *curve_path = NULL, *lat_path = NULL;
+    const char *symbol = NULL, *trace_path = NULL, *curve_path = NULL, *lat_path = NULL,
+               *smp_path = NULL;
+    mm_latency_samples smp = {0};
     const char *from_path = NULL; /* --from: a row of a results file */
     int64_t from_id = -1;
     cli_recorded rec;
@@ -352,6 +281,9 @@ int cmd_run(int argc, char **argv)
         case O_LATENCY:
             lat_path = optarg;
             break;
+        case O_SAMPLES:
+            smp_path = optarg;
+            break;
         case O_FROM:
             from_path = optarg;
             break;
@@ -394,8 +326,8 @@ int cmd_run(int argc, char **argv)
         }
     }
     if (from_path && (rc = cli_run_from_setup(C, from_path, from_id, argc - optind, given, names,
-                                              nk, symbol || lat_path, &rec, &p, &stored, from_tape,
-                                              from_sym, &from_fp, cfg.markout_ns))) {
+                                              nk, symbol || lat_path || smp_path, &rec, &p, &stored,
+                                              from_tape, from_sym, &from_fp, cfg.markout_ns))) {
         goto out;
     }
     if (from_path) {
@@ -430,14 +362,15 @@ int cmd_run(int argc, char **argv)
     const char *path = from_path ? from_tape : argv[optind];
     /* The trace never replaces an input (the tick file, the latency series), any other HDF5
      * file, or anything that is not a writable file. */
-    const char *const inputs[2] = {path, lat_path};
-    if (trace_path && (cli_check_output(C, "--trace", trace_path, inputs, lat_path ? 2 : 1) ||
+    const char *const inputs[3] = {path, lat_path ? lat_path : path, smp_path ? smp_path : path};
+    if (trace_path && (cli_check_output(C, "--trace", trace_path, inputs, 3) ||
                        cli_check_not_h5(C, "--trace", trace_path, "a CSV trace"))) {
         rc = MM_EXIT_USAGE;
         goto out;
     }
-    const char *const curve_inputs[3] = {path, trace_path, lat_path};
-    if (curve_path && (cli_check_output(C, "--curve", curve_path, curve_inputs, lat_path ? 3 : 2) ||
+    const char *const curve_inputs[4] = {path, trace_path ? trace_path : path,
+                                         lat_path ? lat_path : path, smp_path ? smp_path : path};
+    if (curve_path && (cli_check_output(C, "--curve", curve_path, curve_inputs, 4) ||
                        cli_check_not_h5(C, "--curve", curve_path, "an HTML curve"))) {
         rc = MM_EXIT_USAGE;
         goto out;
@@ -446,6 +379,13 @@ int cmd_run(int argc, char **argv)
         cli_err("%s: --curve %s: also the --trace file; choose another file", C, curve_path);
         rc = MM_EXIT_USAGE;
         goto out;
+    }
+    if (smp_path) {
+        if (mm_latency_samples_read_csv(smp_path, &smp, &e)) {
+            rc = cli_fail(&e);
+            goto out;
+        }
+        cfg.latency_samples = &smp;
     }
     if (lat_path) {
         if (mm_latency_read_csv(lat_path, &lat, &e)) {
@@ -555,7 +495,7 @@ int cmd_run(int argc, char **argv)
     if (from_path)
         rc = cli_run_from_check(C, from_path, from_id, cfg.path, &m, &stored, cfg.markout_ns);
     if (json) {
-        print_json(&t, &cfg, &p, &m, batched, trace_path, curve_path);
+        cli_run_print_json(&t, &cfg, &p, &m, batched, trace_path, curve_path);
         mm_ticks_free(&t);
         goto out;
     }
@@ -587,6 +527,7 @@ int cmd_run(int argc, char **argv)
 out:
     if (from_path) cli_recorded_free(&rec);
     mm_latency_free(&lat);
+    mm_latency_samples_free(&smp);
     rep_curve_free(&curve);
     free(tmp);
     free(opts);

@@ -140,7 +140,8 @@ int cmd_sweep(int argc, char **argv)
     cfg c;
     cli_sweep_config_init(&c);
     int quiet = 0, resume = 0, no_verify = 0, replace = 0, force_progress = 0, rc = MM_EXIT_OK;
-    mm_latency_series lat = {0}; /* --latency-series */
+    mm_latency_series lat = {0};  /* --latency-series */
+    mm_latency_samples smp = {0}; /* --latency-samples */
     enum {
         O_GRID = 256,
         O_SET,
@@ -158,6 +159,7 @@ int cmd_sweep(int argc, char **argv)
         O_YEAR,
         O_MARKOUT,
         O_LATENCY,
+        O_SAMPLES,
         O_REPLACE,
         O_PROGRESS
     };
@@ -178,6 +180,7 @@ int cmd_sweep(int argc, char **argv)
                                          {"year-seconds", 1, 0, O_YEAR},
                                          {"markout-ns", 1, 0, O_MARKOUT},
                                          {"latency-series", 1, 0, O_LATENCY},
+                                         {"latency-samples", 1, 0, O_SAMPLES},
                                          {"replace", 0, 0, O_REPLACE},
                                          {"progress", 0, 0, O_PROGRESS},
                                          {"help", 0, 0, 'h'},
@@ -244,6 +247,9 @@ int cmd_sweep(int argc, char **argv)
             break;
         case O_MARKOUT:
             r = cli_sweep_config_set_run(&c, "markout_ns", optarg);
+            break;
+        case O_SAMPLES:
+            r = cli_sweep_config_set_run(&c, "latency_samples", optarg);
             break;
         case O_LATENCY:
             r = cli_sweep_config_set_run(&c, "latency_series", optarg);
@@ -333,7 +339,7 @@ int cmd_sweep(int argc, char **argv)
     /* The output: never an input (a tick file or a config file), never a directory or a file of
      * another kind (before any work). */
     {
-        const char **inputs = calloc((size_t)c.n_files + (size_t)argc + 1, sizeof *inputs);
+        const char **inputs = calloc((size_t)c.n_files + (size_t)argc + 2, sizeof *inputs);
         if (!inputs) {
             rc = sweep_oom(C, "the list of inputs");
             goto out;
@@ -344,6 +350,7 @@ int cmd_sweep(int argc, char **argv)
         for (int i = 0; i < n_configs; i++)
             inputs[n_in++] = configs[i];
         if (c.latency_series) inputs[n_in++] = c.latency_series;
+        if (c.latency_samples) inputs[n_in++] = c.latency_samples;
         int bad = cli_check_output(C, "-o", c.output, inputs, n_in) ||
                   cli_check_h5_kind(C, "-o", c.output, "mmsim-results/", "results file") ||
                   sweep_check_overwrite(C, c.output, replace, resume);
@@ -360,6 +367,14 @@ int cmd_sweep(int argc, char **argv)
             goto out;
         }
         o.sim.latency = &lat;
+    }
+    if (c.latency_samples) {
+        mm_error le = {0};
+        if (mm_latency_samples_read_csv(c.latency_samples, &smp, &le)) {
+            rc = cli_fail(&le);
+            goto out;
+        }
+        o.sim.latency_samples = &smp;
     }
 
     /* Tapes: each file x each symbol given, or every instrument of each file. */
@@ -477,6 +492,7 @@ int cmd_sweep(int argc, char **argv)
                   o.sim.sample_ns, o.sim.year_s, o.sim.markout_ns[0], o.sim.markout_ns[1],
                   o.sim.markout_ns[2]);
         if (c.latency_series) sb_printf(&cf, "latency_series = %s\n", c.latency_series);
+        if (c.latency_samples) sb_printf(&cf, "latency_samples = %s\n", c.latency_samples);
         if (cf.oom) rc = sweep_oom(C, "the configuration text");
         o.config_text = cf.p;
     }
@@ -563,6 +579,7 @@ int cmd_sweep(int argc, char **argv)
     if (mpi_on) mm_sweep_mpi_finalize(rc && mpi_size > 1 && mpi_on == 1 ? rc : 0);
 out:
     mm_latency_free(&lat);
+    mm_latency_samples_free(&smp);
     free(configs);
     cli_sweep_config_free(&c);
     return rc;

@@ -57,6 +57,16 @@ int cli_recorded_open(const char *C, const mm_results_info *in, const char *path
     if (rc == -1)
         cli_err("%s: the results file's configuration has a bad [run] sample_ns or year_seconds",
                 C);
+    if (!rc && sc.latency_samples) {
+        char buf[4096];
+        const char *sp = beside(sc.latency_samples, path, buf, sizeof buf);
+        if (mm_latency_samples_read_csv(sp, &r->smp, &e)) {
+            cli_err("%s: the recorded latency samples: %s", C, e.msg);
+            rc = -1;
+        } else {
+            r->cfg.latency_samples = &r->smp;
+        }
+    }
     if (!rc && sc.latency_series) {
         char buf[4096];
         const char *lp = beside(sc.latency_series, path, buf, sizeof buf);
@@ -76,7 +86,9 @@ out:
 void cli_recorded_free(cli_recorded *r)
 {
     mm_latency_free(&r->lat);
+    mm_latency_samples_free(&r->smp);
     r->cfg.latency = NULL;
+    r->cfg.latency_samples = NULL;
 }
 
 /* The input of tape axis value k: its index in meta.inputs (the one whose "path#symbol" is the

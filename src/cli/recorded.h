@@ -16,6 +16,7 @@ typedef struct cli_recorded {
     mm_params base;
     mm_sim_config cfg; /* cfg.latency points at lat when the configuration names a series */
     mm_latency_series lat;
+    mm_latency_samples smp;
     int32_t tape_axis;
 } cli_recorded;
 

@@ -26,7 +26,7 @@ typedef struct cli_sweep_config {
     int n_sets, cap_sets;
     /* [run] settings as text (NULL: not given); a flag replaces the file's value. */
     char *engine, *workers, *chunk, *seed, *objective, *output, *sample_ns, *year_s, *markout_ns,
-        *latency_series;
+        *latency_series, *latency_samples;
     cli_kv *seen; /* every key read from INI files so far ("section.key" -> "FILE:LINE") */
     int n_seen, cap_seen;
     char err[1024]; /* the message of the last failure */

@@ -24,7 +24,9 @@ typedef struct mm__tape_view {
     const int64_t *mid2;                /* [n] twice the last valid mid after row i (0: none yet) */
     const int64_t *mid2_h[MM_MARKOUTS]; /* [n] twice the mid at ts_i + horizon k */
     const int32_t *nsamp;               /* [n] sampling boundaries crossed since row i-1 */
-    const int64_t *lat_e, *lat_r; /* [n] the recorded latency series at ts_i (NULL: none), ns */
+    const int64_t *lat_e, *lat_r;   /* [n] the recorded latency series at ts_i (NULL: none), ns */
+    const int64_t *samp_e, *samp_r; /* [nsamp_lat] latency samples (empirical draws; NULL: none) */
+    int64_t nsamp_lat;
 } mm__tape_view;
 
 /* Build event i (0 <= i < v->n): the book before (row i-1; "no book" for i = 0) and after (row
@@ -60,6 +62,9 @@ MM_HD void mm__event(const mm__tape_view *v, int64_t i, mm_event *ev)
     ev->tau_end_s = (double)(v->t_end - ev->ts) * 1e-9;
     ev->lat_e = v->lat_e ? v->lat_e[i] : 0;
     ev->lat_r = v->lat_r ? v->lat_r[i] : 0;
+    ev->samp_e = v->samp_e;
+    ev->samp_r = v->samp_r;
+    ev->nsamp_lat = v->nsamp_lat;
 }
 
 /* ---- The skip test (docs/model.md, section 8) ----

@@ -68,6 +68,8 @@ typedef struct mm_event {
     int64_t mid2_h[MM_MARKOUTS]; /* twice the mid at ts + horizon (last valid at or before it) */
     double tau_end_s;            /* seconds from ts to the last event of the tape */
     int64_t lat_e, lat_r; /* the recorded latency series at ts: entry, response, ns (0: none) */
+    const int64_t *samp_e, *samp_r; /* latency_dist = empirical: the samples (3.3) */
+    int64_t nsamp_lat;
 } mm_event;
 
 /* One side's order state. */
@@ -180,7 +182,7 @@ MM_HD void mm__trace(mm_trace_sink *tr, const mm_state *st, const mm_event *ev, 
 MM_HD int64_t mm__resp_at(mm_state *st, const mm_event *ev, const mm_derived *d)
 {
     int64_t r = mm__draw_latency(st->key, d->lat_dist, d->lat_sigma, d->resp_ns, MM_RNG_RESPONSE,
-                                 (uint64_t)st->nmsg);
+                                 (uint64_t)st->nmsg, ev->samp_r, ev->nsamp_lat);
     st->nmsg += 1;
     int64_t a = ev->ts + r + ev->lat_r;
     if (a < st->chan_ns) a = st->chan_ns;
@@ -525,9 +527,10 @@ MM_HD void mm__decide(mm_state *st, const mm_event *ev, const mm_derived *d, mm_
             continue;
         }
         if (send_order && !mm__pace(st, ev, d, k)) continue; /* 6.1: held back, nothing sent */
-        int64_t delay = d->feed_ns + ev->lat_e +
-                        mm__draw_latency(st->key, d->lat_dist, d->lat_sigma, d->entry_ns,
-                                         MM_RNG_ENTRY, (uint64_t)(st->orders + st->cancels));
+        int64_t delay =
+            d->feed_ns + ev->lat_e +
+            mm__draw_latency(st->key, d->lat_dist, d->lat_sigma, d->entry_ns, MM_RNG_ENTRY,
+                             (uint64_t)(st->orders + st->cancels), ev->samp_e, ev->nsamp_lat);
         o->land_ns = ev->ts + (delay < 1 ? 1 : delay);
         o->new_px = target[k];
         o->new_qty = send_order ? size : 0;

@@ -24,7 +24,7 @@ static const char *const QUEUES[] = {"risk-averse", "power", "log", NULL};
 static const char *const FAIRS[] = {"mid", "micro", NULL};
 static const char *const FILLVOL[] = {"bounded", "unbounded", NULL};
 static const char *const CROSS[] = {"join", "reject", NULL};
-static const char *const LATDIST[] = {"constant", "exponential", "lognormal", NULL};
+static const char *const LATDIST[] = {"constant", "exponential", "lognormal", "empirical", NULL};
 static const char *const JOIN[] = {"back", "uniform", NULL};
 static const char *const CANCELDRAW[] = {"round", "binomial", NULL};
 
@@ -60,7 +60,7 @@ static const key_desc KEYS[] = {
       "exchange-to-strategy latency of order responses and fill reports, ns"),
     K("latency_dist", T_ENUM, latency_dist, LATDIST,
       "entry and response latencies drawn per order / message: constant | exponential (mean) | "
-      "lognormal (median)"),
+      "lognormal (median) | empirical (a measured sample + the latency)"),
     K("latency_sigma", T_F64, latency_sigma, NULL, "lognormal latency: sigma of its logarithm"),
     K("queue_join", T_ENUM, queue_join, JOIN,
       "a new order at the best joins: back (behind all shown) | uniform (a random place)"),
@@ -236,8 +236,10 @@ int mm_params_get(const mm_params *p, const char *key, char *buf, size_t cap)
         const char *base = (const char *)p + KEYS[i].off;
         switch (KEYS[i].type) {
         case T_ENUM: {
-            int32_t v = *(const int32_t *)base;
-            snprintf(buf, cap, "%s", v >= 0 && v < 3 && KEYS[i].names[v] ? KEYS[i].names[v] : "?");
+            int32_t v = *(const int32_t *)base, nn = 0;
+            while (KEYS[i].names[nn])
+                nn++;
+            snprintf(buf, cap, "%s", v >= 0 && v < nn ? KEYS[i].names[v] : "?");
             break;
         }
         case T_I32:

@@ -156,7 +156,7 @@ int mm__sim_batch_tape(const mm__tape *tpp, const mm_sim_config *c, const mm_par
 {
     assert(n >= 0 && n_paths >= 1 && first_id >= 0 && path0 >= 0);
     for (int64_t k = 0; k < n; k++) {
-        int rc = mm_params_check(&p[k], err);
+        int rc = mm_sim_check_params(&p[k], c, err);
         if (rc) return rc;
     }
     int rc = 0;

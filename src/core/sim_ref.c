@@ -9,7 +9,7 @@ int mm_sim_run_c(const mm_ticks *t, const mm_sim_config *c, const mm_params *p, 
                  mm_trace_fn trace, void *user, mm_error *err)
 {
     if (!t || !c || !p || !out) return mm__errf(err, -EINVAL, "mm_sim_run_c: NULL argument");
-    int rc = mm_params_check(p, err);
+    int rc = mm_sim_check_params(p, c, err);
     if (rc) return rc;
     if ((rc = mm_sim_config_check(c, t, err))) return rc;
     mm__tape tp;

@@ -66,6 +66,17 @@ int mm_sim_config_check(const mm_sim_config *c, const mm_ticks *t, mm_error *err
         if (c->markout_ns[k] < 1 || c->markout_ns[k] > MM_SIM_HORIZON_MAX_NS)
             BAD("markout_ns", "horizon %d: %" PRId64 " must be in [1, %" PRId64 "] ns", k + 1,
                 c->markout_ns[k], MM_SIM_HORIZON_MAX_NS);
+    const mm_latency_samples *sm = c->latency_samples;
+    if (sm) {
+        if (sm->n < 1 || !sm->entry_ns || !sm->response_ns)
+            BAD("latency_samples", "no samples (at least one)");
+        for (int64_t i = 0; i < sm->n; i++)
+            if (sm->entry_ns[i] < 0 || sm->entry_ns[i] > MM_SIM_LATENCY_MAX_NS ||
+                sm->response_ns[i] < 0 || sm->response_ns[i] > MM_SIM_LATENCY_MAX_NS)
+                BAD("latency_samples",
+                    "sample %" PRId64 ": %" PRId64 ", %" PRId64 " must be in [0, 1 h] ns", i,
+                    sm->entry_ns[i], sm->response_ns[i]);
+    }
     const mm_latency_series *ls = c->latency;
     if (ls) {
         if (ls->n < 1 || !ls->ts_ns || !ls->entry_ns || !ls->response_ns)
@@ -128,6 +139,15 @@ int mm_sim_config_check(const mm_sim_config *c, const mm_ticks *t, mm_error *err
     return 0;
 }
 
+int mm_sim_check_params(const mm_params *p, const mm_sim_config *c, mm_error *err)
+{
+    int rc = mm_params_check(p, err);
+    if (rc) return rc;
+    if (p->latency_dist == MM_LAT_EMPIRICAL && !(c && c->latency_samples))
+        BAD("latency_dist", "empirical needs measured latencies (latency samples)");
+    return 0;
+}
+
 int mm_params_check(const mm_params *p, mm_error *err)
 {
     if (p->strategy < 0 || p->strategy > 2)
@@ -186,8 +206,9 @@ int mm_params_check(const mm_params *p, mm_error *err)
         BAD("feed_latency_ns", "%lld must be in [0, 1 h] ns", (long long)p->feed_latency_ns);
     if (p->response_ns < 0 || p->response_ns > INT64_C(3600000000000))
         BAD("response_ns", "%lld must be in [0, 1 h] ns", (long long)p->response_ns);
-    if (p->latency_dist < MM_LAT_CONSTANT || p->latency_dist > MM_LAT_LOGNORMAL)
-        BAD("latency_dist", "%d is not constant (0), exponential (1) or lognormal (2)",
+    if (p->latency_dist < MM_LAT_CONSTANT || p->latency_dist > MM_LAT_EMPIRICAL)
+        BAD("latency_dist",
+            "%d is not constant (0), exponential (1), lognormal (2) or empirical (3)",
             p->latency_dist);
     if (!(p->latency_sigma >= 0 && p->latency_sigma <= 5))
         BAD("latency_sigma", "%g must be in [0, 5]", p->latency_sigma);
@@ -328,6 +349,11 @@ int mm__tape_init(mm__tape *tp, const mm_ticks *t, const mm_sim_config *c)
     v->nsamp = tp->nsamp;
     v->lat_e = tp->lat_e;
     v->lat_r = tp->lat_r;
+    if (c->latency_samples) {
+        v->samp_e = c->latency_samples->entry_ns;
+        v->samp_r = c->latency_samples->response_ns;
+        v->nsamp_lat = c->latency_samples->n;
+    }
     for (int k = 0; k < MM_MARKOUTS; k++)
         v->mid2_h[k] = tp->mid2_h[k];
     if (n == 0) return 0;

@@ -284,7 +284,7 @@ int mm_grid_combo(const mm_grid *g, int64_t id, mm_params *p, int32_t *idx)
  * axis value per step (an odometer: no table of combinations is built), and stops at the first
  * invalid one. A cross-parameter rule (inv_limit >= quote_size, ...) can fail on any combination,
  * so every one is checked: about 10 ns each, a small fraction of simulating it. */
-int mm__grid_check_combos(const mm_grid *g, mm_error *err)
+int mm__grid_check_combos(const mm_grid *g, const mm_sim_config *cfg, mm_error *err)
 {
     int32_t na = g->n_axes, *idx = calloc((size_t)na, sizeof *idx);
     if (!idx) return mm__errf(err, -ENOMEM, "out of memory");
@@ -303,7 +303,7 @@ int mm__grid_check_combos(const mm_grid *g, mm_error *err)
             mm__params_copy_key(&p, &g->axes[m].parsed[idx[m]], g->axes[m].key_ix);
         }
         mm_error e = {0};
-        int rc = mm_params_check(&p, &e);
+        int rc = mm_sim_check_params(&p, cfg, &e);
         if (rc == 0) continue;
         char at[400] = "";
         size_t len = 0;

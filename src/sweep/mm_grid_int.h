@@ -32,6 +32,6 @@ struct mm_grid {
 /* Check every combination's parameters with mm_params_check (mm_sweep_run does, before anything
  * runs): 0, or the first invalid combination's error, naming its axis values ("grid: combination
  * spread=2 inv_limit=1: ..."). -ENOMEM when out of memory. */
-int mm__grid_check_combos(const mm_grid *g, mm_error *err);
+int mm__grid_check_combos(const mm_grid *g, const mm_sim_config *cfg, mm_error *err);
 
 #endif

@@ -90,6 +90,12 @@ char *mm__run_identity(const mm__run *r)
     sb_printf(&b, "year_seconds\t%.17g\n", r->o->sim.year_s);
     sb_printf(&b, "markout_ns\t%" PRId64 ",%" PRId64 ",%" PRId64 "\n", r->o->sim.markout_ns[0],
               r->o->sim.markout_ns[1], r->o->sim.markout_ns[2]);
+    const mm_latency_samples *sm = r->o->sim.latency_samples;
+    if (sm && sm->n > 0) { /* (only when given: a run without them keeps its identity) */
+        uint64_t h = XXH3_64bits(sm->entry_ns, (size_t)sm->n * sizeof(int64_t));
+        h = XXH3_64bits_withSeed(sm->response_ns, (size_t)sm->n * sizeof(int64_t), h);
+        sb_printf(&b, "latency_samples\t%" PRId64 " pairs, xxh3 %016" PRIx64 "\n", sm->n, h);
+    }
     const mm_latency_series *ls = r->o->sim.latency;
     if (ls && ls->n > 0) { /* (a run without a series keeps the identity it always had) */
         uint64_t h = XXH3_64bits(ls->ts_ns, (size_t)ls->n * sizeof(int64_t));

@@ -359,7 +359,8 @@ int mm_sweep_run(const mm_grid *g, const mm_sweep_opts *o, const char *out_path,
         if (chunk_sz < 64) chunk_sz = 64;
         if (chunk_sz > 256) chunk_sz = 256;
     }
-    if ((rc = check_memory(g, chunk_sz, err)) || (rc = mm__grid_check_combos(g, err))) return rc;
+    if ((rc = check_memory(g, chunk_sz, err)) || (rc = mm__grid_check_combos(g, &o->sim, err)))
+        return rc;
     mm_sweep_opts oo = *o;
     oo.chunk = chunk_sz;
     o = &oo;

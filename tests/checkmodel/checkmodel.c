@@ -256,6 +256,14 @@ static int check(int tapes, int combos)
         c.seed = ((uint64_t)ck_rnd() << 32) | ck_rnd();
         c.id = (int64_t)(ck_rnd() % 1000) * 1000003;
         c.path = (int32_t)(ck_rnd() % 100);
+        /* Measured latencies for latency_dist = empirical (3.3): 1 to 50 pairs up to 20 ms. */
+        int64_t se[50], sr[50];
+        mm_latency_samples smp = {1 + ck_rnd() % 50, se, sr};
+        for (int64_t k = 0; k < smp.n; k++) {
+            se[k] = ck_rnd() % 20000000;
+            sr[k] = ck_rnd() % 4 ? ck_rnd() % 20000000 : 0;
+        }
+        c.latency_samples = &smp;
         /* A recorded latency series on one tape in three (section 3.2). */
         mm_latency_series ls = {0};
         c.latency = NULL;

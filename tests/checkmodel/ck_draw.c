@@ -89,7 +89,7 @@ void ck_random_params(mm_params *p)
         p->response_ns -= p->response_ns % CK_TS_GRID_NS;
     }
     /* Execution randomness (section 3.3) one time in two each. */
-    p->latency_dist = ck_rnd() % 2 ? MM_LAT_CONSTANT : (int32_t)(1 + ck_rnd() % 2);
+    p->latency_dist = ck_rnd() % 2 ? MM_LAT_CONSTANT : (int32_t)(1 + ck_rnd() % 3);
     p->latency_sigma = 2 * rndu();
     p->queue_join = ck_rnd() % 2 ? MM_JOIN_BACK : MM_JOIN_UNIFORM;
     p->trade_reach = ck_rnd() % 2 ? 1 : rndu();
