@@ -85,6 +85,12 @@ Test(rerun, verify_and_rerun_pass_on_a_fresh_file_and_fail_naming_the_edit)
     cr_assert(strstr(out, "verified (4 rows)"), "%s", out);
     free(out);
     free(err);
+    const char *sh[] = {"mmsim", "show", tu_path("r.h5"), NULL};
+    cr_assert_eq(run(sh, &out, &err), 0, "%s", err);
+    cr_assert(strstr(out, "sharpe    annualised: mean / sd of the PnL change every 1000000000 ns"),
+              "show names how Sharpe is annualised: %s", out);
+    free(out);
+    free(err);
     const char *r[] = {"mmsim", "rerun", tu_path("r.h5"), NULL};
     cr_assert_eq(run(r, &out, &err), 0, "%s", err);
     cr_assert(strstr(out, "reproduced"), "%s", out);

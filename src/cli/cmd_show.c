@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "cli_keys.h"
 #include "mmsim/results.h"
+#include "sweep_config.h"
 
 static const char HELP[] = "usage: mmsim show results.h5 [--top N] [--sort METRIC] [--asc] "
                            "[--where key=value ...] [--all] [--no-header] [--verify]\n"
@@ -208,7 +209,24 @@ static void print_provenance(const show *s)
         mm_results_horizon_name(m->markout_ns[k], h, sizeof h);
         printf(" %s", h);
     }
-    printf("\nobjective %s, %s (the stored index is largest first)\n", m->objective,
+    printf("\n");
+    /* Sharpe's annualisation, from the recorded [run] settings (docs/model.md 7.2). */
+    cli_sweep_config sc;
+    cli_sweep_config_init(&sc);
+    const char *text = m->config_text ? m->config_text : "";
+    if (!cli_sweep_config_parse_mem(&sc, text, strlen(text), "recorded configuration")) {
+        double y = sc.year_s ? strtod(sc.year_s, NULL) : 0;
+        char year[64];
+        if (y > 0)
+            snprintf(year, sizeof year, "%.10g s", y);
+        else
+            snprintf(year, sizeof year, "each tape's recorded year");
+        printf("sharpe    annualised: mean / sd of the PnL change every %s ns, x sqrt(%s / that "
+               "clock)\n",
+               sc.sample_ns ? sc.sample_ns : "1000000000", year);
+    }
+    cli_sweep_config_free(&sc);
+    printf("objective %s, %s (the stored index is largest first)\n", m->objective,
            cli_objective_ascending(in) ? "smallest first" : "largest first");
     for (int32_t i = 0; i < m->n_inputs; i++)
         printf("%s%s%s%s (fingerprint %016" PRIx64 ")\n", i ? "          " : "inputs    ",
