@@ -84,6 +84,10 @@ static size_t mutate(uint8_t *b, size_t n, size_t cap)
     return n;
 }
 
+/* The latency files (first byte 250: a series, 251: samples; fuzz_import.c). */
+static const char LATS[] = "\xfats_ns,entry_ns,response_ns\n1000,200,300\n2000,100,50\n3000,0,7\n";
+static const char LATM[] = "\xfbresponse_ns,entry_ns\n50,100\n70,300\n";
+
 int main(int argc, char **argv)
 {
     long iters = argc > 1 ? atol(argv[1]) : 3000;
@@ -91,10 +95,14 @@ int main(int argc, char **argv)
     const struct {
         const char *p;
         size_t n;
-    } seeds[3] = {{LOB, sizeof LOB - 1}, {BIN, sizeof BIN - 1}, {CSV, sizeof CSV - 1}};
+    } seeds[5] = {{LOB, sizeof LOB - 1},
+                  {BIN, sizeof BIN - 1},
+                  {CSV, sizeof CSV - 1},
+                  {LATS, sizeof LATS - 1},
+                  {LATM, sizeof LATM - 1}};
     static uint8_t buf[8192];
     long runs = 0;
-    for (int s = 0; s < 3; s++) {
+    for (int s = 0; s < 5; s++) {
         /* the unmodified seed first: it must import */
         memcpy(buf, seeds[s].p, seeds[s].n);
         LLVMFuzzerTestOneInput(buf, seeds[s].n);
