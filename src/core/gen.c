@@ -1,8 +1,8 @@
 /* Synthetic market generator (docs/synthetic.md describes the process exactly).
  *
  * Each event i draws 8 words from Philox4x32-10 with key = seed and counters (i, 0, 0, 0) and (i,
- * 1, 0, 0); the tape is then built with integer arithmetic and the deterministic log, so the same
- * parameters give the same bytes everywhere. */
+ * 1, 0, 0) (and, for a trade when informed > 0, (i, 2, 0, 0)); the tape is then built with integer
+ * arithmetic and the deterministic log, so the same parameters give the same bytes everywhere. */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -55,6 +55,8 @@ int mm_gen_ticks(const mm_gen_params *p, mm_ticks *out, mm_error *err)
         return mm__errf(err, -EINVAL, "tick-size: must be finite and > 0");
     if (!(p->lot_size > 0) || !isfinite(p->lot_size))
         return mm__errf(err, -EINVAL, "lot-size: must be finite and > 0");
+    if (!(p->informed >= 0 && p->informed <= 1))
+        return mm__errf(err, -EINVAL, "informed: must be in [0, 1]");
     if (p->start_ns < 0) return mm__errf(err, -EINVAL, "start-ns: must be >= 0");
     if (!mm__valid_symbol(p->symbol))
         return mm__errf(err, -EINVAL, "symbol: '%s' must match [A-Za-z0-9._-]+", p->symbol);
@@ -78,6 +80,7 @@ int mm_gen_ticks(const mm_gen_params *p, mm_ticks *out, mm_error *err)
     const uint64_t th_move = mm_prob32(p_move);
     const uint64_t th_trade = th_move + mm_prob32(p->trade_frac);
     const uint64_t th_improve = th_trade + mm_prob32(0.05);
+    const uint64_t th_informed = mm_prob32(p->informed); /* 0: no trade is informed */
     const double mean_dt_ns = 1e9 / p->rate_hz;
     const int32_t mean_trade = p->mean_queue / 5 > 0 ? p->mean_queue / 5 : 1;
     const int32_t mean_change = p->mean_queue / 2 > 0 ? p->mean_queue / 2 : 1;
@@ -135,6 +138,20 @@ int mm_gen_ticks(const mm_gen_params *p, mm_ticks *out, mm_error *err)
                         ask += 1;
                     else
                         bid -= 1;
+                }
+            }
+            /* Informed flow (docs/synthetic.md, step 4b): with probability `informed` the trader
+             * knew the next fair-price move, which happens at once in the trade's direction; the
+             * book follows as in a move. The third block is drawn only then, so informed = 0
+             * leaves every other draw, and the tape's bytes, as they were. */
+            if (th_informed) {
+                mm_u32x4 c = mm_rng4(p->seed, (uint32_t)i, (uint32_t)((uint64_t)i >> 32), 2, 0);
+                if (c.v[0] < th_informed) {
+                    fair2 += 2 * dir;
+                    bid += dir;
+                    ask += dir;
+                    bq = draw_size(c.v[1], p->mean_queue);
+                    aq = draw_size(c.v[2], p->mean_queue);
                 }
             }
         } else if (kind < th_improve && spread > 1) {
