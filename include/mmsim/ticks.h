@@ -134,6 +134,8 @@ typedef struct mm_gen_params {
     double informed; /* probability that a trade is informed, in [0, 1]: the fair price then moves
                         one tick in the trade's direction right after it (adverse selection); 0
                         (the default) gives the same bytes as before the parameter existed */
+    int32_t move_ticks; /* ticks the fair price (and the book) jumps in a move, 1..1000; 0 is taken
+                           as 1 (the default, the old tapes) */
     char symbol[MM_SYMBOL_MAX];
 } mm_gen_params;
 

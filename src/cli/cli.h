@@ -108,5 +108,6 @@ int cmd_sweep(int argc, char **argv);
 int cmd_verify(int argc, char **argv); /* cmd_rerun.c */
 int cmd_rerun(int argc, char **argv);
 int cmd_asmarket(int argc, char **argv);
+int cmd_calibrate(int argc, char **argv);
 
 #endif

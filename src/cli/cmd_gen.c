@@ -27,6 +27,7 @@ static const char HELP[] =
     "  --mean-queue Q    mean displayed size at the touch, lots (default 50)\n"
     "  --informed P      probability that a trade is informed: the fair price moves one tick\n"
     "                    its way at once (adverse selection; default 0, the old tapes)\n"
+    "  --move-ticks J    ticks the fair price jumps in a move (default 1, the old tapes)\n"
     "  --config F        read the parameters from an INI file (mmsim calibrate writes one): keys\n"
     "                    are the flags' names (rate, trade_frac, ...); flags override the file\n"
     "  --tick-size T     price units per tick (default 0.01); also --tick, as import says\n"
@@ -52,18 +53,19 @@ enum {
     O_COMP,
     O_REPLACE,
     O_INFORMED,
-    O_CONFIG
+    O_CONFIG,
+    O_JUMP
 };
 
 /* The parameters' config keys: the flags' names with '_' for '-' (either spelling is accepted). */
 static const struct {
     const char *name;
     int key;
-} KEYS[] = {{"seed", O_SEED},        {"events", O_EVENTS},     {"symbol", O_SYMBOL},
-            {"rate", O_RATE},        {"vol", O_VOL},           {"trade_frac", O_TFRAC},
-            {"start_px", O_PX},      {"max_spread", O_SPREAD}, {"mean_queue", O_QUEUE},
-            {"tick_size", O_TICK},   {"lot_size", O_LOT},      {"start_ns", O_START},
-            {"informed", O_INFORMED}};
+} KEYS[] = {{"seed", O_SEED},         {"events", O_EVENTS},     {"symbol", O_SYMBOL},
+            {"rate", O_RATE},         {"vol", O_VOL},           {"trade_frac", O_TFRAC},
+            {"start_px", O_PX},       {"max_spread", O_SPREAD}, {"mean_queue", O_QUEUE},
+            {"tick_size", O_TICK},    {"lot_size", O_LOT},      {"start_ns", O_START},
+            {"informed", O_INFORMED}, {"move_ticks", O_JUMP}};
 #define N_KEYS ((int)(sizeof KEYS / sizeof KEYS[0]))
 
 /* The flag's name of a key ("trade-frac" for O_TFRAC), in a static buffer. */
@@ -125,6 +127,10 @@ static int gen_set(const char *C, const char *flag, int key, const char *val, mm
         break;
     case O_LOT:
         if (cli_f64(C, flag, val, 1e-12, 1e12, &p->lot_size)) return -1;
+        break;
+    case O_JUMP:
+        if (cli_i64(C, flag, val, 1, 1000, &v)) return -1;
+        p->move_ticks = (int32_t)v;
         break;
     case O_INFORMED:
         if (cli_f64(C, flag, val, 0, 1, &p->informed)) return -1;
@@ -265,7 +271,8 @@ int cmd_gen(int argc, char **argv)
         case O_TICK:
         case O_LOT:
         case O_START:
-        case O_INFORMED: {
+        case O_INFORMED:
+        case O_JUMP: {
             char flag[64];
             snprintf(flag, sizeof flag, "--%s", gen_key_name(c));
             if (gen_set(C, flag, c, optarg, &p)) return MM_EXIT_USAGE;

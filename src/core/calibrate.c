@@ -138,24 +138,35 @@ int mm_gen_calibrate(const mm_ticks *t, mm_gen_params *p, mm_facts *f, int *capp
     if (p->rate_hz > 1e9) p->rate_hz = 1e9;
     p->trade_frac = (double)f->trades / (double)t->n;
     if (p->trade_frac > 0.9) p->trade_frac = 0.9;
-    p->informed = f->impact_1s < 0 ? 0 : f->impact_1s > 1 ? 1 : f->impact_1s;
     p->max_spread = f->spread_p99 < 1 ? 1 : f->spread_p99 > 100 ? 100 : f->spread_p99;
     double q = f->new_level_queue + 0.5;
     p->mean_queue = q < 1 ? 1 : q > 1000000 ? 1000000 : (int32_t)q;
-    /* The 10 s variance per second of the mid, less what informed trades add (each moves the fair
-     * price one tick: rate x trade_frac x informed ticks^2 per second). The 60 s horizon would
-     * be less touched by the spread's bounce but gives too few changes on a short capture. */
+    /* The 10 s variance per second of the mid. The generator moves the fair price J ticks at a
+     * time, with probability vol^2 / (rate J^2) per event: J is the smallest jump that keeps
+     * that probability within half of the room 0.9 - trade_frac leaves (a tape whose mid moves
+     * further per event than one tick needs jumps). Informed trades then take their share:
+     * each moves the fair price J ticks, rate x trade_frac x informed x J^2 ticks^2 per second,
+     * and informed is the trades' 1 s impact in jumps. The 60 s horizon would be less touched
+     * by the spread's bounce but gives too few changes on a short capture. */
     double var10 = f->vol[1] * f->vol[1] / 10.0;
-    double v2 = var10 - p->rate_hz * p->trade_frac * p->informed;
+    double room = 0.9 - p->trade_frac;
+    int32_t J = 1;
+    while (J < 1000 && var10 / (p->rate_hz * (double)J * (double)J) > 0.5 * room)
+        J++;
+    p->move_ticks = J;
+    double inf = f->impact_1s / (double)J;
+    p->informed = inf < 0 ? 0 : inf > 1 ? 1 : inf;
+    double v2 = var10 - p->rate_hz * p->trade_frac * p->informed * (double)J * (double)J;
     if (v2 < 0) v2 = 0;
-    double v2max = (0.9 - p->trade_frac) * p->rate_hz;
+    double v2max = room * p->rate_hz * (double)J * (double)J;
     if (v2 > v2max) {
         v2 = v2max;
         if (capped) *capped = 1;
     }
     p->vol_ticks = sqrt(v2);
     /* Rounding sqrt back up could pass the bound by an ulp: step down until it holds. */
-    while (p->vol_ticks > 0 && p->vol_ticks * p->vol_ticks / p->rate_hz + p->trade_frac > 0.9)
+    while (p->vol_ticks > 0 &&
+           p->vol_ticks * p->vol_ticks / (p->rate_hz * (double)(J * J)) + p->trade_frac > 0.9)
         p->vol_ticks = nextafter(p->vol_ticks, 0);
     int32_t first_bid = 0;
     for (int64_t i = 0; i < t->n; i++)

@@ -28,6 +28,7 @@ void mm_gen_defaults(mm_gen_params *p)
     p->mean_queue = 50;
     p->tick_size = 0.01;
     p->lot_size = 1.0;
+    p->move_ticks = 1;
     strcpy(p->symbol, "SYN");
 }
 
@@ -60,11 +61,15 @@ int mm_gen_ticks(const mm_gen_params *p, mm_ticks *out, mm_error *err)
     if (p->start_ns < 0) return mm__errf(err, -EINVAL, "start-ns: must be >= 0");
     if (!mm__valid_symbol(p->symbol))
         return mm__errf(err, -EINVAL, "symbol: '%s' must match [A-Za-z0-9._-]+", p->symbol);
-    /* Probability that an event moves the mid by one tick: vol^2 / rate (variance per second =
-     * vol^2). */
-    double p_move = p->vol_ticks * p->vol_ticks / p->rate_hz;
+    if (p->move_ticks < 0 || p->move_ticks > 1000)
+        return mm__errf(err, -EINVAL, "move-ticks: must be in 1..1000 ticks");
+    const int32_t J = p->move_ticks ? p->move_ticks : 1;
+    /* Probability that an event moves the mid by J ticks: vol^2 / (rate J^2) (variance per second
+     * = vol^2). With J = 1 the divisor is rate itself, the same bits as before J existed. */
+    double p_move = p->vol_ticks * p->vol_ticks / (p->rate_hz * (double)(J * J));
     if (p_move + p->trade_frac > 0.9)
-        return mm__errf(err, -EINVAL, "vol: vol^2/rate + trade-frac = %.3f must be <= 0.9",
+        return mm__errf(err, -EINVAL,
+                        "vol: vol^2/(rate move-ticks^2) + trade-frac = %.3f must be <= 0.9",
                         p_move + p->trade_frac);
 
     mm_ticks t = {0};
@@ -115,9 +120,9 @@ int mm_gen_ticks(const mm_gen_params *p, mm_ticks *out, mm_error *err)
         if (kind < th_move) {
             /* The fair price moves one tick; both touches follow, as new levels with fresh queues.
              */
-            fair2 += 2 * dir;
-            bid += dir;
-            ask += dir;
+            fair2 += 2 * dir * J;
+            bid += dir * J;
+            ask += dir * J;
             bq = draw_size(b.v[0], p->mean_queue);
             aq = draw_size(b.v[1], p->mean_queue);
         } else if (kind < th_trade) {
@@ -147,9 +152,9 @@ int mm_gen_ticks(const mm_gen_params *p, mm_ticks *out, mm_error *err)
             if (th_informed) {
                 mm_u32x4 c = mm_rng4(p->seed, (uint32_t)i, (uint32_t)((uint64_t)i >> 32), 2, 0);
                 if (c.v[0] < th_informed) {
-                    fair2 += 2 * dir;
-                    bid += dir;
-                    ask += dir;
+                    fair2 += 2 * dir * J;
+                    bid += dir * J;
+                    ask += dir * J;
                     bq = draw_size(c.v[1], p->mean_queue);
                     aq = draw_size(c.v[2], p->mean_queue);
                 }
