@@ -220,27 +220,15 @@ int cmd_gen(int argc, char **argv)
     mm_gen_defaults(&p);
     mm_write_opts wo = {0};
     const char *out = NULL;
-    static const struct option opts[] = {{"seed", 1, 0, O_SEED},
-                                         {"events", 1, 0, O_EVENTS},
-                                         {"symbol", 1, 0, O_SYMBOL},
-                                         {"output", 1, 0, 'o'},
-                                         {"rate", 1, 0, O_RATE},
-                                         {"vol", 1, 0, O_VOL},
-                                         {"trade-frac", 1, 0, O_TFRAC},
-                                         {"start-px", 1, 0, O_PX},
-                                         {"max-spread", 1, 0, O_SPREAD},
-                                         {"mean-queue", 1, 0, O_QUEUE},
-                                         {"tick-size", 1, 0, O_TICK},
-                                         {"lot-size", 1, 0, O_LOT},
-                                         {"tick", 1, 0, O_TICK}, /* import's spelling */
-                                         {"lot", 1, 0, O_LOT},
-                                         {"start-ns", 1, 0, O_START},
-                                         {"compress", 1, 0, O_COMP},
-                                         {"replace", 0, 0, O_REPLACE},
-                                         {"help", 0, 0, 'h'},
-                                         {"informed", 1, 0, O_INFORMED},
-                                         {"config", 1, 0, O_CONFIG},
-                                         {0, 0, 0, 0}};
+    static const struct option opts[] = {
+        {"seed", 1, 0, O_SEED},        {"events", 1, 0, O_EVENTS},   {"symbol", 1, 0, O_SYMBOL},
+        {"output", 1, 0, 'o'},         {"rate", 1, 0, O_RATE},       {"vol", 1, 0, O_VOL},
+        {"trade-frac", 1, 0, O_TFRAC}, {"start-px", 1, 0, O_PX},     {"max-spread", 1, 0, O_SPREAD},
+        {"mean-queue", 1, 0, O_QUEUE}, {"tick-size", 1, 0, O_TICK},  {"lot-size", 1, 0, O_LOT},
+        {"tick", 1, 0, O_TICK}, /* import's spelling */
+        {"lot", 1, 0, O_LOT},          {"start-ns", 1, 0, O_START},  {"compress", 1, 0, O_COMP},
+        {"replace", 0, 0, O_REPLACE},  {"help", 0, 0, 'h'},          {"informed", 1, 0, O_INFORMED},
+        {"config", 1, 0, O_CONFIG},    {"move-ticks", 1, 0, O_JUMP}, {0, 0, 0, 0}};
     /* The config file first, so that the flags override it. */
     for (int i = 1; i < argc; i++) {
         const char *cfg = NULL;
