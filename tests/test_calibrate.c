@@ -117,6 +117,7 @@ Test(calibrate, recovers_the_parameters_of_a_generated_tape)
         cr_assert(fabs(c.vol_ticks / g.vol_ticks - 1) < 0.2, "vol %g", c.vol_ticks);
         cr_assert_eq(c.max_spread, g.max_spread);
         cr_assert_eq(c.move_ticks, 1);
+        cr_assert(fabs(c.improve_frac - g.improve_frac) < 0.015, "improve_frac %g", c.improve_frac);
         cr_assert(abs(c.mean_queue - g.mean_queue) <= 2, "mean_queue %d", c.mean_queue);
         cr_assert_eq(c.events, g.events);
         cr_assert_eq(c.start_px, g.start_px);
@@ -170,7 +171,7 @@ Test(calibrate, output_round_trips_through_gen_config)
         }
     }
     fclose(f);
-    cr_assert_eq(n, 14, "keys in the INI: %d", n);
+    cr_assert_eq(n, 15, "keys in the INI: %d", n);
     const char *a1 = tu_path("a1.h5"), *a2 = tu_path("a2.h5"), *a3 = tu_path("a3.h5");
     const char *byflags[40] = {"mmsim", "gen", "-o", a1};
     int m = 4;

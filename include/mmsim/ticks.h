@@ -134,8 +134,10 @@ typedef struct mm_gen_params {
     double informed; /* probability that a trade is informed, in [0, 1]: the fair price then moves
                         one tick in the trade's direction right after it (adverse selection); 0
                         (the default) gives the same bytes as before the parameter existed */
-    int32_t move_ticks; /* ticks the fair price (and the book) jumps in a move, 1..1000; 0 is taken
-                           as 1 (the default, the old tapes) */
+    double improve_frac; /* probability that an event improves a touch (when the spread is over one
+                            tick), in [0, 0.5]; default 0.05, the old tapes */
+    int32_t move_ticks;  /* ticks the fair price (and the book) jumps in a move, 1..1000; 0 is taken
+                            as 1 (the default, the old tapes) */
     char symbol[MM_SYMBOL_MAX];
 } mm_gen_params;
 
@@ -161,9 +163,10 @@ typedef struct mm_facts {
     double queue_mean;                     /* mean of bid_sz and ask_sz over two-sided rows */
     double new_level_queue;                /* mean size of a touch that receded (see the page) */
     int64_t new_levels;                    /* how many such rows */
-    double vol[3];                         /* RMS change of the mid over 1, 10, 60 s: ticks */
-    int64_t vol_samples[3];                /* number of changes behind each */
-    double impact_1s;                      /* mean of side x (mid 1 s after - mid before), ticks */
+    double improve_share;   /* rows improving one touch, over rows after a spread of > 1 tick */
+    double vol[3];          /* RMS change of the mid over 1, 10, 60 s: ticks */
+    int64_t vol_samples[3]; /* number of changes behind each */
+    double impact_1s;       /* mean of side x (mid 1 s after - mid before), ticks */
 } mm_facts;
 
 /* Compute the facts of a tape. Returns 0, or -EINVAL when it has fewer than 2 rows, no time span

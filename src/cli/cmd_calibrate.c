@@ -37,7 +37,7 @@ static void print_facts(const mm_ticks *t, const mm_facts *f)
     static const char *const H[3] = {"1s", "10s", "60s"};
     for (int k = 0; k < 3; k++)
         printf("vol_%s_ticks %.4g (%" PRId64 " changes)\n", H[k], f->vol[k], f->vol_samples[k]);
-    printf("impact_1s_ticks %.4g\n", f->impact_1s);
+    printf("impact_1s_ticks %.4g\nimprove_share %.4g\n", f->impact_1s, f->improve_share);
 }
 
 /* The INI text: every key `mmsim gen --config` knows, with doubles in their shortest exact form. */
@@ -62,6 +62,7 @@ static int write_ini(FILE *o, const char *in, const mm_gen_params *p, const mm_f
     fprintf(o, "trade_frac = %s\n", cli_fmt_shortest(p->trade_frac, b, sizeof b));
     fprintf(o, "informed = %s\n", cli_fmt_shortest(p->informed, b, sizeof b));
     fprintf(o, "move_ticks = %d\n", p->move_ticks);
+    fprintf(o, "improve_frac = %s\n", cli_fmt_shortest(p->improve_frac, b, sizeof b));
     fprintf(o, "start_px = %d\nmax_spread = %d\nmean_queue = %d\n", p->start_px, p->max_spread,
             p->mean_queue);
     fprintf(o, "tick_size = %s\n", cli_fmt_shortest(p->tick_size, b, sizeof b));
@@ -147,8 +148,8 @@ int cmd_calibrate(int argc, char **argv)
         return MM_EXIT_RUNTIME;
     }
     printf("wrote %s: rate %.6g/s, vol %.4g ticks/sqrt(s), trade_frac %.4g, informed %.3g, "
-           "move_ticks %d, max_spread %d, mean_queue %d%s\n",
-           out, p.rate_hz, p.vol_ticks, p.trade_frac, p.informed, p.move_ticks, p.max_spread,
-           p.mean_queue, capped ? " (vol capped: see the file)" : "");
+           "move_ticks %d, improve_frac %.3g, max_spread %d, mean_queue %d%s\n",
+           out, p.rate_hz, p.vol_ticks, p.trade_frac, p.informed, p.move_ticks, p.improve_frac,
+           p.max_spread, p.mean_queue, capped ? " (vol capped: see the file)" : "");
     return MM_EXIT_OK;
 }

@@ -28,6 +28,8 @@ static const char HELP[] =
     "  --informed P      probability that a trade is informed: the fair price moves one tick\n"
     "                    its way at once (adverse selection; default 0, the old tapes)\n"
     "  --move-ticks J    ticks the fair price jumps in a move (default 1, the old tapes)\n"
+    "  --improve-frac F  probability that an event improves a touch when the spread is over one\n"
+    "                    tick (default 0.05)\n"
     "  --config F        read the parameters from an INI file (mmsim calibrate writes one): keys\n"
     "                    are the flags' names (rate, trade_frac, ...); flags override the file\n"
     "  --tick-size T     price units per tick (default 0.01); also --tick, as import says\n"
@@ -54,7 +56,8 @@ enum {
     O_REPLACE,
     O_INFORMED,
     O_CONFIG,
-    O_JUMP
+    O_JUMP,
+    O_IMPROVE
 };
 
 /* The parameters' config keys: the flags' names with '_' for '-' (either spelling is accepted). */
@@ -65,7 +68,7 @@ static const struct {
             {"rate", O_RATE},         {"vol", O_VOL},           {"trade_frac", O_TFRAC},
             {"start_px", O_PX},       {"max_spread", O_SPREAD}, {"mean_queue", O_QUEUE},
             {"tick_size", O_TICK},    {"lot_size", O_LOT},      {"start_ns", O_START},
-            {"informed", O_INFORMED}, {"move_ticks", O_JUMP}};
+            {"informed", O_INFORMED}, {"move_ticks", O_JUMP},   {"improve_frac", O_IMPROVE}};
 #define N_KEYS ((int)(sizeof KEYS / sizeof KEYS[0]))
 
 /* The flag's name of a key ("trade-frac" for O_TFRAC), in a static buffer. */
@@ -127,6 +130,9 @@ static int gen_set(const char *C, const char *flag, int key, const char *val, mm
         break;
     case O_LOT:
         if (cli_f64(C, flag, val, 1e-12, 1e12, &p->lot_size)) return -1;
+        break;
+    case O_IMPROVE:
+        if (cli_f64(C, flag, val, 0, 0.5, &p->improve_frac)) return -1;
         break;
     case O_JUMP:
         if (cli_i64(C, flag, val, 1, 1000, &v)) return -1;
@@ -220,15 +226,29 @@ int cmd_gen(int argc, char **argv)
     mm_gen_defaults(&p);
     mm_write_opts wo = {0};
     const char *out = NULL;
-    static const struct option opts[] = {
-        {"seed", 1, 0, O_SEED},        {"events", 1, 0, O_EVENTS},   {"symbol", 1, 0, O_SYMBOL},
-        {"output", 1, 0, 'o'},         {"rate", 1, 0, O_RATE},       {"vol", 1, 0, O_VOL},
-        {"trade-frac", 1, 0, O_TFRAC}, {"start-px", 1, 0, O_PX},     {"max-spread", 1, 0, O_SPREAD},
-        {"mean-queue", 1, 0, O_QUEUE}, {"tick-size", 1, 0, O_TICK},  {"lot-size", 1, 0, O_LOT},
-        {"tick", 1, 0, O_TICK}, /* import's spelling */
-        {"lot", 1, 0, O_LOT},          {"start-ns", 1, 0, O_START},  {"compress", 1, 0, O_COMP},
-        {"replace", 0, 0, O_REPLACE},  {"help", 0, 0, 'h'},          {"informed", 1, 0, O_INFORMED},
-        {"config", 1, 0, O_CONFIG},    {"move-ticks", 1, 0, O_JUMP}, {0, 0, 0, 0}};
+    static const struct option opts[] = {{"seed", 1, 0, O_SEED},
+                                         {"events", 1, 0, O_EVENTS},
+                                         {"symbol", 1, 0, O_SYMBOL},
+                                         {"output", 1, 0, 'o'},
+                                         {"rate", 1, 0, O_RATE},
+                                         {"vol", 1, 0, O_VOL},
+                                         {"trade-frac", 1, 0, O_TFRAC},
+                                         {"start-px", 1, 0, O_PX},
+                                         {"max-spread", 1, 0, O_SPREAD},
+                                         {"mean-queue", 1, 0, O_QUEUE},
+                                         {"tick-size", 1, 0, O_TICK},
+                                         {"lot-size", 1, 0, O_LOT},
+                                         {"tick", 1, 0, O_TICK}, /* import's spelling */
+                                         {"lot", 1, 0, O_LOT},
+                                         {"start-ns", 1, 0, O_START},
+                                         {"compress", 1, 0, O_COMP},
+                                         {"replace", 0, 0, O_REPLACE},
+                                         {"help", 0, 0, 'h'},
+                                         {"informed", 1, 0, O_INFORMED},
+                                         {"config", 1, 0, O_CONFIG},
+                                         {"move-ticks", 1, 0, O_JUMP},
+                                         {"improve-frac", 1, 0, O_IMPROVE},
+                                         {0, 0, 0, 0}};
     /* The config file first, so that the flags override it. */
     for (int i = 1; i < argc; i++) {
         const char *cfg = NULL;
@@ -260,7 +280,8 @@ int cmd_gen(int argc, char **argv)
         case O_LOT:
         case O_START:
         case O_INFORMED:
-        case O_JUMP: {
+        case O_JUMP:
+        case O_IMPROVE: {
             char flag[64];
             snprintf(flag, sizeof flag, "--%s", gen_key_name(c));
             if (gen_set(C, flag, c, optarg, &p)) return MM_EXIT_USAGE;

@@ -2,6 +2,7 @@
  * "Calibration"). One pass per fact over the columns; no I/O, no allocation. */
 #include <errno.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "mm_internal.h"
@@ -58,7 +59,7 @@ int mm_ticks_facts(const mm_ticks *t, mm_facts *f, mm_error *err)
     /* Spreads: a histogram of 1..100 ticks and one bin above, enough for the 99th percentile. */
     int64_t hist[102] = {0};
     double qsum = 0, spsum = 0, nlsum = 0, impsum = 0;
-    int64_t imp_n = 0;
+    int64_t imp_n = 0, wide = 0, improves = 0;
     int64_t j = 0, last_two = -1, jm = 0;
     int have_after = 0;
     for (int64_t i = 0; i < t->n; i++) {
@@ -78,6 +79,15 @@ int mm_ticks_facts(const mm_ticks *t, mm_facts *f, mm_error *err)
             if (t->ask_px[i] > t->ask_px[last_two]) {
                 nlsum += t->ask_sz[i];
                 f->new_levels++;
+            }
+            /* Improvement: after a spread of more than one tick, one touch moves inward and the
+             * other stays (the generator's improve event). */
+            int32_t pb = t->bid_px[last_two], pa = t->ask_px[last_two];
+            if (pa - pb > 1) {
+                wide++;
+                if ((t->bid_px[i] > pb && t->ask_px[i] == pa) ||
+                    (t->ask_px[i] < pa && t->bid_px[i] == pb))
+                    improves++;
             }
             /* Impact: a trade's side times the change of the mid from the row before it to the
              * last row at or before 1 s after it. */
@@ -113,6 +123,7 @@ int mm_ticks_facts(const mm_ticks *t, mm_facts *f, mm_error *err)
         }
     }
     f->spread_mean = spsum / nt;
+    f->improve_share = wide ? (double)improves / (double)wide : 0.0;
     f->queue_mean = qsum / nt;
     f->new_level_queue = f->new_levels ? nlsum / (double)f->new_levels : f->queue_mean;
     f->impact_1s = imp_n ? impsum / (double)imp_n : 0.0;
@@ -149,7 +160,8 @@ int mm_gen_calibrate(const mm_ticks *t, mm_gen_params *p, mm_facts *f, int *capp
      * and informed is the trades' 1 s impact in jumps. The 60 s horizon would be less touched
      * by the spread's bounce but gives too few changes on a short capture. */
     double var10 = f->vol[1] * f->vol[1] / 10.0;
-    double room = 0.9 - p->trade_frac;
+    p->improve_frac = 0.05; /* for the choice of vol; fitted last */
+    double room = 0.9 - (p->improve_frac - 0.05) - p->trade_frac;
     int32_t J = 1;
     while (J < 1000 && var10 / (p->rate_hz * (double)J * (double)J) > 0.5 * room)
         J++;
@@ -166,7 +178,8 @@ int mm_gen_calibrate(const mm_ticks *t, mm_gen_params *p, mm_facts *f, int *capp
     p->vol_ticks = sqrt(v2);
     /* Rounding sqrt back up could pass the bound by an ulp: step down until it holds. */
     while (p->vol_ticks > 0 &&
-           p->vol_ticks * p->vol_ticks / (p->rate_hz * (double)(J * J)) + p->trade_frac > 0.9)
+           p->vol_ticks * p->vol_ticks / (p->rate_hz * (double)(J * J)) + p->trade_frac >
+               0.9 - (p->improve_frac - 0.05))
         p->vol_ticks = nextafter(p->vol_ticks, 0);
     int32_t first_bid = 0;
     for (int64_t i = 0; i < t->n; i++)
@@ -178,5 +191,31 @@ int mm_gen_calibrate(const mm_ticks *t, mm_gen_params *p, mm_facts *f, int *capp
     p->tick_size = t->inst.tick_size;
     p->lot_size = t->inst.lot_size;
     strcpy(p->symbol, t->inst.symbol);
+    /* improve_frac: the generator's spread is a birth-death chain (trades that empty a touch
+     * widen it by a tick, improvements narrow it by one), so the share of improving rows says
+     * little when real spreads move by many ticks at once. Instead, bisection (12 halvings of
+     * [0, hi]) for the value whose synthetic tape (min(rows, 200000) events, seed 1) has the
+     * tape's mean spread; the mean spread falls as improve_frac grows. */
+    double p_move = p->vol_ticks * p->vol_ticks / (p->rate_hz * (double)(J * J));
+    double lo = 0, hi = 0.95 - p->trade_frac - p_move;
+    if (hi > 0.5) hi = 0.5;
+    if (hi < 0) hi = 0;
+    mm_gen_params trial = *p;
+    trial.events = t->n < 200000 ? t->n : 200000;
+    for (int it = 0; it < 12; it++) {
+        trial.improve_frac = 0.5 * (lo + hi);
+        mm_ticks g = {0};
+        rc = mm_gen_ticks(&trial, &g, err);
+        if (rc) return rc;
+        double sum = 0;
+        for (int64_t i = 0; i < g.n; i++)
+            sum += (double)g.ask_px[i] - g.bid_px[i];
+        free(g.mem_base); /* heap; core does not link the io layer's mm_ticks_free */
+        if (sum / (double)g.n > f->spread_mean)
+            lo = trial.improve_frac;
+        else
+            hi = trial.improve_frac;
+    }
+    p->improve_frac = 0.5 * (lo + hi);
     return 0;
 }

@@ -29,6 +29,7 @@ void mm_gen_defaults(mm_gen_params *p)
     p->tick_size = 0.01;
     p->lot_size = 1.0;
     p->move_ticks = 1;
+    p->improve_frac = 0.05;
     strcpy(p->symbol, "SYN");
 }
 
@@ -61,16 +62,21 @@ int mm_gen_ticks(const mm_gen_params *p, mm_ticks *out, mm_error *err)
     if (p->start_ns < 0) return mm__errf(err, -EINVAL, "start-ns: must be >= 0");
     if (!mm__valid_symbol(p->symbol))
         return mm__errf(err, -EINVAL, "symbol: '%s' must match [A-Za-z0-9._-]+", p->symbol);
+    if (!(p->improve_frac >= 0 && p->improve_frac <= 0.5))
+        return mm__errf(err, -EINVAL, "improve-frac: must be in [0, 0.5]");
     if (p->move_ticks < 0 || p->move_ticks > 1000)
         return mm__errf(err, -EINVAL, "move-ticks: must be in 1..1000 ticks");
     const int32_t J = p->move_ticks ? p->move_ticks : 1;
     /* Probability that an event moves the mid by J ticks: vol^2 / (rate J^2) (variance per second
      * = vol^2). With J = 1 the divisor is rate itself, the same bits as before J existed. */
     double p_move = p->vol_ticks * p->vol_ticks / (p->rate_hz * (double)(J * J));
-    if (p_move + p->trade_frac > 0.9)
+    /* The move, trade and improve probabilities share one 32-bit word: their sum stays <= 0.95
+     * (written so that the default improve_frac 0.05 gives exactly the old bound, 0.9). */
+    if (p_move + p->trade_frac > 0.9 - (p->improve_frac - 0.05))
         return mm__errf(err, -EINVAL,
-                        "vol: vol^2/(rate move-ticks^2) + trade-frac = %.3f must be <= 0.9",
-                        p_move + p->trade_frac);
+                        "vol: vol^2/(rate move-ticks^2) + trade-frac = %.3f must be <= %.3g (0.95 "
+                        "- improve-frac)",
+                        p_move + p->trade_frac, 0.9 - (p->improve_frac - 0.05));
 
     mm_ticks t = {0};
     int rc = mm__ticks_alloc_heap(&t, p->events);
@@ -84,7 +90,7 @@ int mm_gen_ticks(const mm_gen_params *p, mm_ticks *out, mm_error *err)
 
     const uint64_t th_move = mm_prob32(p_move);
     const uint64_t th_trade = th_move + mm_prob32(p->trade_frac);
-    const uint64_t th_improve = th_trade + mm_prob32(0.05);
+    const uint64_t th_improve = th_trade + mm_prob32(p->improve_frac);
     const uint64_t th_informed = mm_prob32(p->informed); /* 0: no trade is informed */
     const double mean_dt_ns = 1e9 / p->rate_hz;
     const int32_t mean_trade = p->mean_queue / 5 > 0 ? p->mean_queue / 5 : 1;
