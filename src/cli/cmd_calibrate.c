@@ -117,7 +117,9 @@ int cmd_calibrate(int argc, char **argv)
         return MM_EXIT_USAGE;
     }
     const char *inputs[] = {in, NULL};
-    if (out && cli_check_output(C, "-o", out, inputs, 0)) return MM_EXIT_USAGE;
+    if (out && (cli_check_output(C, "-o", out, inputs, 1) ||
+                cli_check_not_h5(C, "-o", out, "an INI file")))
+        return MM_EXIT_USAGE;
     mm_error e = {0};
     mm_ticks t = {0};
     if (mm_ticks_load(in, symbol, flags, &t, &e)) return cli_fail(&e);

@@ -194,10 +194,11 @@ int mm_gen_calibrate(const mm_ticks *t, mm_gen_params *p, mm_facts *f, int *capp
     /* improve_frac: the generator's spread is a birth-death chain (trades that empty a touch
      * widen it by a tick, improvements narrow it by one), so the share of improving rows says
      * little when real spreads move by many ticks at once. Instead, bisection (12 halvings of
-     * [0, hi]) for the value whose synthetic tape (min(rows, 200000) events, seed 1) has the
-     * tape's mean spread; the mean spread falls as improve_frac grows. */
+     * [0, hi], hi = min(0.5, 0.95 - trade_frac - p_move - 1e-9)) for the value whose synthetic tape
+     * (min(rows, 200000) events, seed 1) has the tape's mean spread; the mean spread falls as
+     * improve_frac grows. */
     double p_move = p->vol_ticks * p->vol_ticks / (p->rate_hz * (double)(J * J));
-    double lo = 0, hi = 0.95 - p->trade_frac - p_move;
+    double lo = 0, hi = 0.95 - p->trade_frac - p_move - 1e-9; /* 1e-9: the bound's rounding */
     if (hi > 0.5) hi = 0.5;
     if (hi < 0) hi = 0;
     mm_gen_params trial = *p;
