@@ -131,6 +131,13 @@ typedef struct mm_gen_params {
     int32_t max_spread; /* spreads are drawn in 1..max_spread ticks */
     int32_t mean_queue; /* mean displayed size at the touch in lots, > 0 */
     double tick_size, lot_size;
+    double informed; /* probability that a trade is informed, in [0, 1]: the fair price then moves
+                        one tick in the trade's direction right after it (adverse selection); 0
+                        (the default) gives the same bytes as before the parameter existed */
+    double improve_frac; /* probability that an event improves a touch (when the spread is over one
+                            tick), in [0, 0.5]; default 0.05, the old tapes */
+    int32_t move_ticks;  /* ticks the fair price (and the book) jumps in a move, 1..1000; 0 is taken
+                            as 1 (the default, the old tapes) */
     char symbol[MM_SYMBOL_MAX];
 } mm_gen_params;
 
@@ -141,6 +148,37 @@ MM_API void mm_gen_defaults(mm_gen_params *p);
 /* Generate a tape into `out` (heap). Returns 0, -EINVAL (err names the bad parameter) or -ENOMEM.
  */
 MM_API int mm_gen_ticks(const mm_gen_params *p, mm_ticks *out, mm_error *err);
+
+/* Stylised facts of a tape (docs/synthetic.md, "Calibration"), the numbers `mmsim calibrate` fits
+ * the generator to and prints with --facts. Times in seconds, prices in ticks, sizes in lots. The
+ * mid is taken from two-sided rows only (a one-sided row keeps the last two-sided mid). */
+#define MM_FACTS_SPREADS 5 /* spread shares: 1, 2, 3, 4 and >= 5 ticks */
+typedef struct mm_facts {
+    int64_t rows, trades, two_sided_rows;
+    double seconds;                        /* last time - first time */
+    double events_per_s, trades_per_s;     /* (rows - 1) / seconds, trades / seconds */
+    double spread_share[MM_FACTS_SPREADS]; /* share of two-sided rows with spread 1, 2, 3, 4, >=5 */
+    double spread_mean;                    /* ticks, over two-sided rows */
+    int32_t spread_p99;                    /* 99th percentile of the spread, ticks */
+    double queue_mean;                     /* mean of bid_sz and ask_sz over two-sided rows */
+    double new_level_queue;                /* mean size of a touch that receded (see the page) */
+    int64_t new_levels;                    /* how many such rows */
+    double improve_share;   /* rows improving one touch, over rows after a spread of > 1 tick */
+    double vol[3];          /* RMS change of the mid over 1, 10, 60 s: ticks */
+    int64_t vol_samples[3]; /* number of changes behind each */
+    double impact_1s;       /* mean of side x (mid 1 s after - mid before), ticks */
+} mm_facts;
+
+/* Compute the facts of a tape. Returns 0, or -EINVAL when it has fewer than 2 rows, no time span
+ * or no two-sided row (err says which). */
+MM_API int mm_ticks_facts(const mm_ticks *t, mm_facts *f, mm_error *err);
+
+/* Fit the generator's parameters to a tape (docs/synthetic.md, "Calibration" says how each is
+ * estimated). `p` gets every field (seed 1, events = rows, symbol and sizes from the tape); `f`
+ * (may be NULL) the facts behind them. capped (may be NULL) is set to 1 when vol had to be lowered
+ * to meet vol^2/rate + trade_frac <= 0.9, else 0. Returns 0 or -EINVAL as mm_ticks_facts. */
+MM_API int mm_gen_calibrate(const mm_ticks *t, mm_gen_params *p, mm_facts *f, int *capped,
+                            mm_error *err);
 
 /* Summary statistics of a tape (for `mmsim info`). Spreads over rows with both sides present. */
 typedef struct mm_ticks_stats {

@@ -111,5 +111,6 @@ void cli_run_print_json(const mm_ticks *t, const mm_sim_config *cfg, const mm_pa
 int cmd_verify(int argc, char **argv); /* cmd_rerun.c */
 int cmd_rerun(int argc, char **argv);
 int cmd_asmarket(int argc, char **argv);
+int cmd_calibrate(int argc, char **argv);
 
 #endif

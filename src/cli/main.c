@@ -28,6 +28,7 @@ static const char USAGE[] =
     "  verify   recompute a results file's content hash\n"
     "  rerun    run a results file's sweep again and check it reproduces the table\n"
     "  as-market  the Avellaneda-Stoikov model market over many paths: the paper's table\n"
+    "  calibrate  fit the synthetic market (gen) to a tick file: an INI for gen --config\n"
     "\n"
     "options:\n"
     "  -h, --help     this help; 'mmsim help <command>' or 'mmsim <command> --help' for a command\n"
@@ -61,9 +62,12 @@ static void print_version(void)
 
 static int dispatch(int argc, char **argv);
 
+// clang-format off
 static const char *const COMMANDS[] = {"gen",       "info",   "import", "run",    "show",
                                        "export",    "report", "sweep",  "verify", "rerun",
-                                       "as-market", "help",   "version"};
+                                       "as-market", "help",   "version",
+                                       "calibrate"};
+// clang-format on
 #define N_COMMANDS ((int)(sizeof COMMANDS / sizeof COMMANDS[0]))
 
 static int find_command(const char *name)
@@ -124,5 +128,6 @@ static int dispatch(int argc, char **argv)
     if (!strcmp(cmd, "verify")) return cmd_verify(argc - 1, argv + 1);
     if (!strcmp(cmd, "rerun")) return cmd_rerun(argc - 1, argv + 1);
     if (!strcmp(cmd, "as-market")) return cmd_asmarket(argc - 1, argv + 1);
+    if (!strcmp(cmd, "calibrate")) return cmd_calibrate(argc - 1, argv + 1);
     return unknown_command(cmd);
 }

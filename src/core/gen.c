@@ -1,8 +1,8 @@
 /* Synthetic market generator (docs/synthetic.md describes the process exactly).
  *
  * Each event i draws 8 words from Philox4x32-10 with key = seed and counters (i, 0, 0, 0) and (i,
- * 1, 0, 0); the tape is then built with integer arithmetic and the deterministic log, so the same
- * parameters give the same bytes everywhere. */
+ * 1, 0, 0) (and, for a trade when informed > 0, (i, 2, 0, 0)); the tape is then built with integer
+ * arithmetic and the deterministic log, so the same parameters give the same bytes everywhere. */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -28,6 +28,8 @@ void mm_gen_defaults(mm_gen_params *p)
     p->mean_queue = 50;
     p->tick_size = 0.01;
     p->lot_size = 1.0;
+    p->move_ticks = 1;
+    p->improve_frac = 0.05;
     strcpy(p->symbol, "SYN");
 }
 
@@ -55,15 +57,26 @@ int mm_gen_ticks(const mm_gen_params *p, mm_ticks *out, mm_error *err)
         return mm__errf(err, -EINVAL, "tick-size: must be finite and > 0");
     if (!(p->lot_size > 0) || !isfinite(p->lot_size))
         return mm__errf(err, -EINVAL, "lot-size: must be finite and > 0");
+    if (!(p->informed >= 0 && p->informed <= 1))
+        return mm__errf(err, -EINVAL, "informed: must be in [0, 1]");
     if (p->start_ns < 0) return mm__errf(err, -EINVAL, "start-ns: must be >= 0");
     if (!mm__valid_symbol(p->symbol))
         return mm__errf(err, -EINVAL, "symbol: '%s' must match [A-Za-z0-9._-]+", p->symbol);
-    /* Probability that an event moves the mid by one tick: vol^2 / rate (variance per second =
-     * vol^2). */
-    double p_move = p->vol_ticks * p->vol_ticks / p->rate_hz;
-    if (p_move + p->trade_frac > 0.9)
-        return mm__errf(err, -EINVAL, "vol: vol^2/rate + trade-frac = %.3f must be <= 0.9",
-                        p_move + p->trade_frac);
+    if (!(p->improve_frac >= 0 && p->improve_frac <= 0.5))
+        return mm__errf(err, -EINVAL, "improve-frac: must be in [0, 0.5]");
+    if (p->move_ticks < 0 || p->move_ticks > 1000)
+        return mm__errf(err, -EINVAL, "move-ticks: must be in 1..1000 ticks");
+    const int32_t J = p->move_ticks ? p->move_ticks : 1;
+    /* Probability that an event moves the mid by J ticks: vol^2 / (rate J^2) (variance per second
+     * = vol^2). With J = 1 the divisor is rate itself, the same bits as before J existed. */
+    double p_move = p->vol_ticks * p->vol_ticks / (p->rate_hz * (double)(J * J));
+    /* The move, trade and improve probabilities share one 32-bit word: their sum stays <= 0.95
+     * (written so that the default improve_frac 0.05 gives exactly the old bound, 0.9). */
+    if (p_move + p->trade_frac > 0.9 - (p->improve_frac - 0.05))
+        return mm__errf(err, -EINVAL,
+                        "vol: vol^2/(rate move-ticks^2) + trade-frac = %.3f must be <= %.3g (0.95 "
+                        "- improve-frac)",
+                        p_move + p->trade_frac, 0.9 - (p->improve_frac - 0.05));
 
     mm_ticks t = {0};
     int rc = mm__ticks_alloc_heap(&t, p->events);
@@ -77,7 +90,8 @@ int mm_gen_ticks(const mm_gen_params *p, mm_ticks *out, mm_error *err)
 
     const uint64_t th_move = mm_prob32(p_move);
     const uint64_t th_trade = th_move + mm_prob32(p->trade_frac);
-    const uint64_t th_improve = th_trade + mm_prob32(0.05);
+    const uint64_t th_improve = th_trade + mm_prob32(p->improve_frac);
+    const uint64_t th_informed = mm_prob32(p->informed); /* 0: no trade is informed */
     const double mean_dt_ns = 1e9 / p->rate_hz;
     const int32_t mean_trade = p->mean_queue / 5 > 0 ? p->mean_queue / 5 : 1;
     const int32_t mean_change = p->mean_queue / 2 > 0 ? p->mean_queue / 2 : 1;
@@ -112,9 +126,9 @@ int mm_gen_ticks(const mm_gen_params *p, mm_ticks *out, mm_error *err)
         if (kind < th_move) {
             /* The fair price moves one tick; both touches follow, as new levels with fresh queues.
              */
-            fair2 += 2 * dir;
-            bid += dir;
-            ask += dir;
+            fair2 += 2 * dir * J;
+            bid += dir * J;
+            ask += dir * J;
             bq = draw_size(b.v[0], p->mean_queue);
             aq = draw_size(b.v[1], p->mean_queue);
         } else if (kind < th_trade) {
@@ -135,6 +149,20 @@ int mm_gen_ticks(const mm_gen_params *p, mm_ticks *out, mm_error *err)
                         ask += 1;
                     else
                         bid -= 1;
+                }
+            }
+            /* Informed flow (docs/synthetic.md, step 4b): with probability `informed` the trader
+             * knew the next fair-price move, which happens at once in the trade's direction; the
+             * book follows as in a move. The third block is drawn only then, so informed = 0
+             * leaves every other draw, and the tape's bytes, as they were. */
+            if (th_informed) {
+                mm_u32x4 c = mm_rng4(p->seed, (uint32_t)i, (uint32_t)((uint64_t)i >> 32), 2, 0);
+                if (c.v[0] < th_informed) {
+                    fair2 += 2 * dir * J;
+                    bid += dir * J;
+                    ask += dir * J;
+                    bq = draw_size(c.v[1], p->mean_queue);
+                    aq = draw_size(c.v[2], p->mean_queue);
                 }
             }
         } else if (kind < th_improve && spread > 1) {

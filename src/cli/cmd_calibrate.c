@@ -1,0 +1,157 @@
+/* mmsim calibrate: fit the synthetic market's parameters to a tape (docs/synthetic.md,
+ * "Calibration") and write them as an INI file that `mmsim gen --config` reads; --facts prints the
+ * tape's stylised facts. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+static const char HELP[] =
+    "usage: mmsim calibrate TICKS.h5 [--symbol S] -o market.ini [--facts]\n"
+    "\n"
+    "Fit the synthetic market's parameters (docs/synthetic.md, \"Calibration\") to a tape: event\n"
+    "and trade rates, the mid's volatility, the largest usual spread, the size of a new level,\n"
+    "the share of informed trades, tick, lot, first price and time. The INI file written is read\n"
+    "by 'mmsim gen --config market.ini' (flags given to gen override it).\n"
+    "\n"
+    "  --symbol S        the instrument (needed when the file holds more than one)\n"
+    "  -o, --output F    the INI file to write (replaced if it exists)\n"
+    "  --facts           print the tape's stylised facts (rates, spreads, queues, volatility\n"
+    "                    over 1/10/60 s, trade impact); -o is then optional\n"
+    "  --no-verify       skip the fingerprint check of the tape\n"
+    "  -h, --help        this help\n";
+
+static void print_facts(const mm_ticks *t, const mm_facts *f)
+{
+    printf("instrument %s: %" PRId64 " rows, %.1f s\n", t->inst.symbol, f->rows, f->seconds);
+    printf("events_per_s %.4g\ntrades_per_s %.4g\n", f->events_per_s, f->trades_per_s);
+    printf("spread_mean_ticks %.4g\nspread_p99_ticks %d\n", f->spread_mean, f->spread_p99);
+    printf("spread_share 1:%.3f 2:%.3f 3:%.3f 4:%.3f 5+:%.3f\n", f->spread_share[0],
+           f->spread_share[1], f->spread_share[2], f->spread_share[3], f->spread_share[4]);
+    printf("queue_mean_lots %.4g\nnew_level_lots %.4g (%" PRId64 " levels)\n", f->queue_mean,
+           f->new_level_queue, f->new_levels);
+    static const char *const H[3] = {"1s", "10s", "60s"};
+    for (int k = 0; k < 3; k++)
+        printf("vol_%s_ticks %.4g (%" PRId64 " changes)\n", H[k], f->vol[k], f->vol_samples[k]);
+    printf("impact_1s_ticks %.4g\nimprove_share %.4g\n", f->impact_1s, f->improve_share);
+}
+
+/* The INI text: every key `mmsim gen --config` knows, with doubles in their shortest exact form. */
+static int write_ini(FILE *o, const char *in, const mm_gen_params *p, const mm_facts *f, int capped)
+{
+    char b[64];
+    fprintf(o, "# mmsim calibrate %s (instrument %s): docs/synthetic.md, \"Calibration\"\n", in,
+            p->symbol);
+    fprintf(o,
+            "# facts: %.4g events/s, %.4g trades/s, mean spread %.4g ticks, vol 1s/10s/60s "
+            "%.4g/%.4g/%.4g ticks, impact %.4g ticks\n",
+            f->events_per_s, f->trades_per_s, f->spread_mean, f->vol[0], f->vol[1], f->vol[2],
+            f->impact_1s);
+    if (capped)
+        fprintf(o, "# vol was lowered to meet vol^2/rate + trade_frac <= 0.9: the generator "
+                   "cannot move the mid as often as this tape does\n");
+    fprintf(o, "[gen]\nsymbol = %s\nseed = %" PRIu64 "\nevents = %" PRId64 "\n", p->symbol, p->seed,
+            p->events);
+    fprintf(o, "start_ns = %" PRId64 "\n", p->start_ns);
+    fprintf(o, "rate = %s\n", cli_fmt_shortest(p->rate_hz, b, sizeof b));
+    fprintf(o, "vol = %s\n", cli_fmt_shortest(p->vol_ticks, b, sizeof b));
+    fprintf(o, "trade_frac = %s\n", cli_fmt_shortest(p->trade_frac, b, sizeof b));
+    fprintf(o, "informed = %s\n", cli_fmt_shortest(p->informed, b, sizeof b));
+    fprintf(o, "move_ticks = %d\n", p->move_ticks);
+    fprintf(o, "improve_frac = %s\n", cli_fmt_shortest(p->improve_frac, b, sizeof b));
+    fprintf(o, "start_px = %d\nmax_spread = %d\nmean_queue = %d\n", p->start_px, p->max_spread,
+            p->mean_queue);
+    fprintf(o, "tick_size = %s\n", cli_fmt_shortest(p->tick_size, b, sizeof b));
+    fprintf(o, "lot_size = %s\n", cli_fmt_shortest(p->lot_size, b, sizeof b));
+    return ferror(o) ? -1 : 0;
+}
+
+int cmd_calibrate(int argc, char **argv)
+{
+    const char *C = "calibrate";
+    const char *symbol = NULL, *out = NULL;
+    int facts = 0, flags = 0;
+    enum { O_SYMBOL = 256, O_FACTS, O_NOVERIFY };
+    static const struct option opts[] = {{"symbol", 1, 0, O_SYMBOL},      {"output", 1, 0, 'o'},
+                                         {"facts", 0, 0, O_FACTS},        {"help", 0, 0, 'h'},
+                                         {"no-verify", 0, 0, O_NOVERIFY}, {0, 0, 0, 0}};
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
+        switch (c) {
+        case O_SYMBOL:
+            symbol = optarg;
+            break;
+        case 'o':
+            out = optarg;
+            break;
+        case O_FACTS:
+            facts = 1;
+            break;
+        case O_NOVERIFY:
+            flags |= MM_LOAD_NO_VERIFY;
+            break;
+        case 'h':
+            fputs(HELP, stdout);
+            return MM_EXIT_OK;
+        case ':':
+            cli_err("%s: %s needs a value", C, argv[optind - 1]);
+            return MM_EXIT_USAGE;
+        default:
+            cli_unknown_option(C, "calibrate", argv[optind - 1], opts);
+            return MM_EXIT_USAGE;
+        }
+    }
+    if (argc - optind != 1) {
+        cli_err("%s: expected exactly one tick file (see 'mmsim calibrate --help')", C);
+        return MM_EXIT_USAGE;
+    }
+    const char *in = argv[optind];
+    if (!out && !facts) {
+        cli_err("%s: -o/--output is required (or --facts)", C);
+        return MM_EXIT_USAGE;
+    }
+    const char *inputs[] = {in, NULL};
+    if (out && (cli_check_output(C, "-o", out, inputs, 1) ||
+                cli_check_not_h5(C, "-o", out, "an INI file")))
+        return MM_EXIT_USAGE;
+    mm_error e = {0};
+    mm_ticks t = {0};
+    if (mm_ticks_load(in, symbol, flags, &t, &e)) return cli_fail(&e);
+    mm_gen_params p;
+    mm_facts f;
+    int capped = 0;
+    int rc = mm_gen_calibrate(&t, &p, &f, &capped, &e);
+    if (rc) {
+        mm_ticks_free(&t);
+        cli_err("%s: %s: %s", C, in, e.msg);
+        return MM_EXIT_RUNTIME;
+    }
+    if (facts) print_facts(&t, &f);
+    mm_ticks_free(&t);
+    if (!out) return MM_EXIT_OK;
+    /* All or nothing: a temporary beside the output, renamed over it once complete. */
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", out, (long)getpid());
+    FILE *o = fopen(tmp, "w");
+    if (!o) {
+        cli_err("%s: -o %s: %s", C, out, strerror(errno));
+        return MM_EXIT_RUNTIME;
+    }
+    int bad = write_ini(o, in, &p, &f, capped);
+    if (fclose(o) || bad || rename(tmp, out)) {
+        cli_err("%s: -o %s: %s", C, out, strerror(errno ? errno : EIO));
+        unlink(tmp);
+        return MM_EXIT_RUNTIME;
+    }
+    printf("wrote %s: rate %.6g/s, vol %.4g ticks/sqrt(s), trade_frac %.4g, informed %.3g, "
+           "move_ticks %d, improve_frac %.3g, max_spread %d, mean_queue %d%s\n",
+           out, p.rate_hz, p.vol_ticks, p.trade_frac, p.informed, p.move_ticks, p.improve_frac,
+           p.max_spread, p.mean_queue, capped ? " (vol capped: see the file)" : "");
+    return MM_EXIT_OK;
+}

@@ -1,0 +1,222 @@
+/* Stylised facts of a tape and the generator's parameters fitted to them (docs/synthetic.md,
+ * "Calibration"). One pass per fact over the columns; no I/O, no allocation. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mm_internal.h"
+
+static int two_sided(const mm_ticks *t, int64_t i)
+{
+    return t->bid_sz[i] > 0 && t->ask_sz[i] > 0 && t->bid_px[i] != MM_PX_NONE_BID &&
+           t->ask_px[i] != MM_PX_NONE_ASK;
+}
+
+/* Twice the mid of row i, ticks (exact integer). */
+static int64_t mid2(const mm_ticks *t, int64_t i)
+{
+    return (int64_t)t->bid_px[i] + t->ask_px[i];
+}
+
+/* RMS of the change of the mid over horizon h_ns, on the clock first + k h: the mid at a time is
+ * that of the last two-sided row at or before it. Returns the number of changes in *count. */
+static double rms_change(const mm_ticks *t, int64_t h_ns, int64_t *count)
+{
+    int64_t t0 = t->ts_ns[0], t1 = t->ts_ns[t->n - 1];
+    int64_t j = 0, have = 0, m = 0, prev = 0, k = 0;
+    double sum = 0;
+    for (int64_t clock = t0; clock <= t1; clock += h_ns) {
+        while (j < t->n && t->ts_ns[j] <= clock) {
+            if (two_sided(t, j)) {
+                m = mid2(t, j);
+                have = 1;
+            }
+            j++;
+        }
+        if (!have) continue;
+        if (k > 0) {
+            double d = (double)(m - prev) * 0.5;
+            sum += d * d;
+        }
+        prev = m;
+        k++;
+    }
+    *count = k > 0 ? k - 1 : 0;
+    return *count > 0 ? sqrt(sum / (double)*count) : 0.0;
+}
+
+int mm_ticks_facts(const mm_ticks *t, mm_facts *f, mm_error *err)
+{
+    if (!t || !f) return mm__errf(err, -EINVAL, "facts: no tape");
+    memset(f, 0, sizeof *f);
+    if (t->n < 2) return mm__errf(err, -EINVAL, "%s: fewer than 2 rows", t->inst.symbol);
+    f->rows = t->n;
+    f->seconds = (double)(t->ts_ns[t->n - 1] - t->ts_ns[0]) * 1e-9;
+    if (!(f->seconds > 0))
+        return mm__errf(err, -EINVAL, "%s: all %lld rows have the same time", t->inst.symbol,
+                        (long long)t->n);
+    /* Spreads: a histogram of 1..100 ticks and one bin above, enough for the 99th percentile. */
+    int64_t hist[102] = {0};
+    double qsum = 0, spsum = 0, nlsum = 0, impsum = 0;
+    int64_t imp_n = 0, wide = 0, improves = 0;
+    int64_t j = 0, last_two = -1, jm = 0;
+    int have_after = 0;
+    for (int64_t i = 0; i < t->n; i++) {
+        if (t->trade_sz[i] > 0) f->trades++;
+        if (!two_sided(t, i)) continue;
+        int64_t s = (int64_t)t->ask_px[i] - t->bid_px[i];
+        f->two_sided_rows++;
+        spsum += (double)s;
+        hist[s < 1 ? 0 : s > 100 ? 101 : s]++;
+        qsum += 0.5 * ((double)t->bid_sz[i] + t->ask_sz[i]);
+        if (last_two >= 0) {
+            /* A touch that receded (bid down, ask up) shows the size of the level behind it. */
+            if (t->bid_px[i] < t->bid_px[last_two]) {
+                nlsum += t->bid_sz[i];
+                f->new_levels++;
+            }
+            if (t->ask_px[i] > t->ask_px[last_two]) {
+                nlsum += t->ask_sz[i];
+                f->new_levels++;
+            }
+            /* Improvement: after a spread of more than one tick, one touch moves inward and the
+             * other stays (the generator's improve event). */
+            int32_t pb = t->bid_px[last_two], pa = t->ask_px[last_two];
+            if (pa - pb > 1) {
+                wide++;
+                if ((t->bid_px[i] > pb && t->ask_px[i] == pa) ||
+                    (t->ask_px[i] < pa && t->bid_px[i] == pb))
+                    improves++;
+            }
+            /* Impact: a trade's side times the change of the mid from the row before it to the
+             * last row at or before 1 s after it. */
+            if (t->trade_sz[i] > 0 && t->trade_side[i] != 0) {
+                int64_t until = t->ts_ns[i] + 1000000000;
+                if (j < i) j = i, have_after = 0;
+                while (j < t->n && t->ts_ns[j] <= until) {
+                    if (two_sided(t, j)) jm = mid2(t, j), have_after = 1;
+                    j++;
+                }
+                if (!have_after) jm = mid2(t, i), have_after = 1;
+                impsum += (double)t->trade_side[i] * (double)(jm - mid2(t, last_two)) * 0.5;
+                imp_n++;
+            }
+        }
+        last_two = i;
+    }
+    if (f->two_sided_rows == 0)
+        return mm__errf(err, -EINVAL, "%s: no row has both a bid and an ask", t->inst.symbol);
+    double nt = (double)f->two_sided_rows;
+    f->events_per_s = (double)(t->n - 1) / f->seconds;
+    f->trades_per_s = (double)f->trades / f->seconds;
+    for (int s = 0; s <= 101; s++) {
+        int b = s <= 1 ? 0 : s >= MM_FACTS_SPREADS ? MM_FACTS_SPREADS - 1 : s - 1;
+        f->spread_share[b] += (double)hist[s] / nt;
+    }
+    int64_t acc = 0, want = (int64_t)ceil(0.99 * nt);
+    for (int s = 0; s <= 101; s++) {
+        acc += hist[s];
+        if (acc >= want) {
+            f->spread_p99 = s < 1 ? 1 : s;
+            break;
+        }
+    }
+    f->spread_mean = spsum / nt;
+    f->improve_share = wide ? (double)improves / (double)wide : 0.0;
+    f->queue_mean = qsum / nt;
+    f->new_level_queue = f->new_levels ? nlsum / (double)f->new_levels : f->queue_mean;
+    f->impact_1s = imp_n ? impsum / (double)imp_n : 0.0;
+    static const int64_t H[3] = {1000000000, 10000000000, 60000000000};
+    for (int k = 0; k < 3; k++)
+        f->vol[k] = rms_change(t, H[k], &f->vol_samples[k]);
+    return 0;
+}
+
+int mm_gen_calibrate(const mm_ticks *t, mm_gen_params *p, mm_facts *f, int *capped, mm_error *err)
+{
+    mm_facts local;
+    if (!f) f = &local;
+    if (capped) *capped = 0;
+    if (!p) return mm__errf(err, -EINVAL, "calibrate: no parameters to fill");
+    int rc = mm_ticks_facts(t, f, err);
+    if (rc) return rc;
+    mm_gen_defaults(p);
+    p->seed = 1;
+    p->events = t->n;
+    p->start_ns = t->ts_ns[0];
+    p->rate_hz = f->events_per_s;
+    if (p->rate_hz > 1e9) p->rate_hz = 1e9;
+    p->trade_frac = (double)f->trades / (double)t->n;
+    if (p->trade_frac > 0.9) p->trade_frac = 0.9;
+    p->max_spread = f->spread_p99 < 1 ? 1 : f->spread_p99 > 100 ? 100 : f->spread_p99;
+    double q = f->new_level_queue + 0.5;
+    p->mean_queue = q < 1 ? 1 : q > 1000000 ? 1000000 : (int32_t)q;
+    /* The 10 s variance per second of the mid. The generator moves the fair price J ticks at a
+     * time, with probability vol^2 / (rate J^2) per event: J is the smallest jump that keeps
+     * that probability within half of the room 0.9 - trade_frac leaves (a tape whose mid moves
+     * further per event than one tick needs jumps). Informed trades then take their share:
+     * each moves the fair price J ticks, rate x trade_frac x informed x J^2 ticks^2 per second,
+     * and informed is the trades' 1 s impact in jumps. The 60 s horizon would be less touched
+     * by the spread's bounce but gives too few changes on a short capture. */
+    double var10 = f->vol[1] * f->vol[1] / 10.0;
+    p->improve_frac = 0.05; /* for the choice of vol; fitted last */
+    double room = 0.9 - (p->improve_frac - 0.05) - p->trade_frac;
+    int32_t J = 1;
+    while (J < 1000 && var10 / (p->rate_hz * (double)J * (double)J) > 0.5 * room)
+        J++;
+    p->move_ticks = J;
+    double inf = f->impact_1s / (double)J;
+    p->informed = inf < 0 ? 0 : inf > 1 ? 1 : inf;
+    double v2 = var10 - p->rate_hz * p->trade_frac * p->informed * (double)J * (double)J;
+    if (v2 < 0) v2 = 0;
+    double v2max = room * p->rate_hz * (double)J * (double)J;
+    if (v2 > v2max) {
+        v2 = v2max;
+        if (capped) *capped = 1;
+    }
+    p->vol_ticks = sqrt(v2);
+    /* Rounding sqrt back up could pass the bound by an ulp: step down until it holds. */
+    while (p->vol_ticks > 0 &&
+           p->vol_ticks * p->vol_ticks / (p->rate_hz * (double)(J * J)) + p->trade_frac >
+               0.9 - (p->improve_frac - 0.05))
+        p->vol_ticks = nextafter(p->vol_ticks, 0);
+    int32_t first_bid = 0;
+    for (int64_t i = 0; i < t->n; i++)
+        if (two_sided(t, i)) {
+            first_bid = t->bid_px[i];
+            break;
+        }
+    p->start_px = first_bid < 1000 ? 1000 : first_bid > INT32_MAX / 2 ? INT32_MAX / 2 : first_bid;
+    p->tick_size = t->inst.tick_size;
+    p->lot_size = t->inst.lot_size;
+    strcpy(p->symbol, t->inst.symbol);
+    /* improve_frac: the generator's spread is a birth-death chain (trades that empty a touch
+     * widen it by a tick, improvements narrow it by one), so the share of improving rows says
+     * little when real spreads move by many ticks at once. Instead, bisection (12 halvings of
+     * [0, hi], hi = min(0.5, 0.95 - trade_frac - p_move - 1e-9)) for the value whose synthetic tape
+     * (min(rows, 200000) events, seed 1) has the tape's mean spread; the mean spread falls as
+     * improve_frac grows. */
+    double p_move = p->vol_ticks * p->vol_ticks / (p->rate_hz * (double)(J * J));
+    double lo = 0, hi = 0.95 - p->trade_frac - p_move - 1e-9; /* 1e-9: the bound's rounding */
+    if (hi > 0.5) hi = 0.5;
+    if (hi < 0) hi = 0;
+    mm_gen_params trial = *p;
+    trial.events = t->n < 200000 ? t->n : 200000;
+    for (int it = 0; it < 12; it++) {
+        trial.improve_frac = 0.5 * (lo + hi);
+        mm_ticks g = {0};
+        rc = mm_gen_ticks(&trial, &g, err);
+        if (rc) return rc;
+        double sum = 0;
+        for (int64_t i = 0; i < g.n; i++)
+            sum += (double)g.ask_px[i] - g.bid_px[i];
+        free(g.mem_base); /* heap; core does not link the io layer's mm_ticks_free */
+        if (sum / (double)g.n > f->spread_mean)
+            lo = trial.improve_frac;
+        else
+            hi = trial.improve_frac;
+    }
+    p->improve_frac = 0.5 * (lo + hi);
+    return 0;
+}
