@@ -579,3 +579,22 @@ Test(ux, gen_and_import_say_when_they_add_to_an_existing_file)
     cr_assert(strstr(out, "replaced B in the existing file "), "%s", out);
     free(out);
 }
+
+/* The demo of tools/bootstrap.sh and the README: the calibrated AMZN-like market gives the 6.5 h
+ * day the README describes (57,515 events, the fingerprint of the day its numbers came from). */
+Test(ux, the_demo_market_config_generates_the_readme_day)
+{
+    const char *fx = getenv("MMSIM_FIXTURES");
+    cr_assert(fx);
+    char ini[1024], out[512];
+    snprintf(ini, sizeof ini, "%s/../docs/examples/amzn-market.ini", fx);
+    snprintf(out, sizeof out, "%s", tu_path("demo.h5"));
+    const char *g[] = {"mmsim", "gen", "--config", ini, "-o", out, NULL};
+    free(expect(g, 0, NULL));
+    const char *i[] = {"mmsim", "info", out, NULL};
+    char *o = expect(i, 0, NULL);
+    cr_assert(strstr(o, "rows           57515") && strstr(o, "77bed4da1696ae61") &&
+                  strstr(o, "(23343.777 s)"),
+              "%s", o);
+    free(o);
+}

@@ -15,7 +15,9 @@ fi
 ninja -C build
 mkdir -p out
 rm -f out/day.h5 out/results.h5 out/results.h5.journal out/report.html
-./build/src/cli/mmsim gen --seed 42 --events 2000000 --symbol SYN -o out/day.h5
+# A 6.5 h synthetic trading day with the parameters fitted to the AMZN sample day (docs/examples/amzn-market.ini,
+# written by mmsim calibrate: event rate, spreads, queues, informed flow).
+./build/src/cli/mmsim gen --config docs/examples/amzn-market.ini -o out/day.h5
 ./build/src/cli/mmsim info out/day.h5
 ./build/src/cli/mmsim sweep out/day.h5 --grid spread=0:15:1 --grid inv_limit=1,2,5,10,20 \
   --grid queue=risk-averse,power,log --set latency_ns=100000 -o out/results.h5
