@@ -598,3 +598,17 @@ Test(ux, the_demo_market_config_generates_the_readme_day)
               "%s", o);
     free(o);
 }
+
+/* gen --duration S: S seconds of market, round(S x rate) events; not with --events. */
+Test(ux, gen_duration_sets_the_events_from_the_rate)
+{
+    const char *g[] = {"mmsim", "gen", "--duration",      "2340", "--rate", "5", "--vol",
+                       "1",     "-o",  tu_path("dur.h5"), NULL};
+    char *o = expect(g, 0, NULL);
+    cr_assert(strstr(o, ": 11700 events to"), "2340 s x 5 events/s: %s", o);
+    free(o);
+    const char *b[] = {"mmsim", "gen", "--duration",       "10", "--events",
+                       "5",     "-o",  tu_path("both.h5"), NULL};
+    free(expect(b, 2,
+                "mmsim: gen: --duration and --events both set the number of events; give one"));
+}

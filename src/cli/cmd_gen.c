@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -17,6 +18,8 @@ static const char HELP[] =
     "\n"
     "  --seed S          master seed (default 1)\n"
     "  --events N        number of events (default 1000000)\n"
+    "  --duration S      instead of --events: S seconds of market, events = round(S x rate)\n"
+    "                    (a trading day: --duration 23400)\n"
     "  --symbol X        instrument symbol, [A-Za-z0-9._-]+ (default SYN)\n"
     "  -o, --output F    tick file to create, or to add the instrument to\n"
     "  --rate HZ         mean events per second (default 1000)\n"
@@ -57,7 +60,8 @@ enum {
     O_INFORMED,
     O_CONFIG,
     O_JUMP,
-    O_IMPROVE
+    O_IMPROVE,
+    O_DURATION
 };
 
 /* The parameters' config keys: the flags' names with '_' for '-' (either spelling is accepted). */
@@ -248,6 +252,7 @@ int cmd_gen(int argc, char **argv)
                                          {"config", 1, 0, O_CONFIG},
                                          {"move-ticks", 1, 0, O_JUMP},
                                          {"improve-frac", 1, 0, O_IMPROVE},
+                                         {"duration", 1, 0, O_DURATION},
                                          {0, 0, 0, 0}};
     /* The config file first, so that the flags override it. */
     for (int i = 1; i < argc; i++) {
@@ -261,8 +266,9 @@ int cmd_gen(int argc, char **argv)
             if (rc) return rc;
         }
     }
-    int c;
+    int c, events_flag = 0;
     int64_t v;
+    double duration = 0;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
@@ -282,6 +288,7 @@ int cmd_gen(int argc, char **argv)
         case O_INFORMED:
         case O_JUMP:
         case O_IMPROVE: {
+            events_flag |= c == O_EVENTS;
             char flag[64];
             snprintf(flag, sizeof flag, "--%s", gen_key_name(c));
             if (gen_set(C, flag, c, optarg, &p)) return MM_EXIT_USAGE;
@@ -289,6 +296,9 @@ int cmd_gen(int argc, char **argv)
         }
         case O_CONFIG:
             break; /* read before the flags (they override it) */
+        case O_DURATION:
+            if (cli_f64(C, "--duration", optarg, 1e-9, 1e9, &duration)) return MM_EXIT_USAGE;
+            break;
         case 'o':
             out = optarg;
             break;
@@ -313,6 +323,19 @@ int cmd_gen(int argc, char **argv)
     if (optind < argc) {
         cli_err("%s: unexpected argument '%s'", C, argv[optind]);
         return MM_EXIT_USAGE;
+    }
+    if (duration > 0) { /* after the flags and the config: the final rate */
+        if (events_flag) {
+            cli_err("%s: --duration and --events both set the number of events; give one", C);
+            return MM_EXIT_USAGE;
+        }
+        double ev = floor(duration * p.rate_hz + 0.5);
+        if (!(ev >= 1 && ev <= (double)(INT64_C(1) << 36))) {
+            cli_err("%s: --duration %g s at %g events/s gives %.0f events (1 to 2^36)", C, duration,
+                    p.rate_hz, ev);
+            return MM_EXIT_USAGE;
+        }
+        p.events = (int64_t)ev;
     }
     if (!out) {
         cli_err("%s: -o/--output is required", C);
