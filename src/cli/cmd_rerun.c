@@ -3,15 +3,14 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "mmsim/results.h"
+#include "recorded.h"
 #include "sweep_config.h"
 
 static const char VERIFY_HELP[] =
@@ -112,24 +111,6 @@ static int rerun_opt(int c, void *user)
     return 1;
 }
 
-/* Where a recorded input path is now: DIR/<its file name> with --data, else the path as recorded,
- * or when that is relative and absent, the same path beside the results file. */
-static void input_path(const char *p, const char *results, const char *data, char *buf, size_t cap)
-{
-    struct stat st;
-    if (data) {
-        const char *base = strrchr(p, '/');
-        snprintf(buf, cap, "%s/%s", data, base ? base + 1 : p);
-        return;
-    }
-    const char *slash = strrchr(results, '/');
-    if (p[0] != '/' && stat(p, &st) != 0 && slash) {
-        snprintf(buf, cap, "%.*s/%s", (int)(slash - results), results, p);
-        if (stat(buf, &st) == 0) return;
-    }
-    snprintf(buf, cap, "%s", p);
-}
-
 /* Rows and columns where two tables of the same shape differ: one line each for the first few
  * columns, with the count of rows and the first row. */
 static void summarize(const char *C, const char *a, const char *b, int64_t markout_ns[])
@@ -165,11 +146,7 @@ static void summarize(const char *C, const char *a, const char *b, int64_t marko
             int any = memcmp(&xa[r * na], &xb[r * na], sizeof(int32_t) * (size_t)ia->n_axes) != 0;
             axis_rows += any;
             for (int k = 0; k < MM_RESULTS_METRICS; k++) {
-                double fa = 0, fb = 0;
-                int64_t ja = 0, jb = 0;
-                mm_results_metric_value(&ma[r], k, &fa, &ja);
-                mm_results_metric_value(&mb[r], k, &fb, &jb);
-                if (ja != jb || (fa != fb && !(isnan(fa) && isnan(fb)))) {
+                if (!cli_recorded_same(&ma[r], &mb[r], k)) {
                     if (first[k] < 0) first[k] = f + r;
                     count[k]++;
                     any = 1;
@@ -265,7 +242,8 @@ int cmd_rerun(int argc, char **argv)
     /* Every input where it is now, with its recorded fingerprint (before any work). */
     int bad = push(&a, "sweep");
     for (int32_t i = 0; i < in->meta.n_inputs && !rc; i++) {
-        input_path(in->meta.input_paths[i], path, ro.data, buf, sizeof buf);
+        const char *ip = cli_recorded_path(in->meta.input_paths[i], path, ro.data, buf, sizeof buf);
+        if (ip != buf) snprintf(buf, sizeof buf, "%s", ip);
         const char *sym = in->meta.input_symbols[i];
         mm_ticks t = {0};
         if (mm_ticks_load(buf, sym && sym[0] ? sym : NULL, 0, &t, &e)) {
@@ -284,8 +262,7 @@ int cmd_rerun(int argc, char **argv)
     /* The files and symbols as the sweep was given them, in order: the same tapes in the same
      * order, so the tape axis gets the same indices. */
     for (int f = 0; f < sc.n_files; f++) {
-        input_path(sc.files[f], path, ro.data, buf, sizeof buf);
-        bad |= push(&a, buf);
+        bad |= push(&a, cli_recorded_path(sc.files[f], path, ro.data, buf, sizeof buf));
     }
     for (int y = 0; y < sc.n_symbols; y++)
         bad |= push(&a, "--symbol") | push(&a, sc.symbols[y]);

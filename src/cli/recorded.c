@@ -12,17 +12,27 @@
 #include "recorded.h"
 #include "sweep_config.h"
 
-/* A path recorded by the sweep: as it is, or when it is relative and absent there, beside the
- * results file (into buf). */
-static const char *beside(const char *p, const char *results_path, char *buf, size_t cap)
+const char *cli_recorded_path(const char *p, const char *results_path, const char *data, char *buf,
+                              size_t cap)
 {
     struct stat st;
+    if (data) {
+        const char *base = strrchr(p, '/');
+        snprintf(buf, cap, "%s/%s", data, base ? base + 1 : p);
+        return buf;
+    }
     const char *slash = strrchr(results_path, '/');
     if (p[0] != '/' && stat(p, &st) != 0 && slash) {
         snprintf(buf, cap, "%.*s/%s", (int)(slash - results_path), results_path, p);
         if (stat(buf, &st) == 0) return buf;
     }
     return p;
+}
+
+/* The recorded path p as found now, without --data. */
+static const char *beside(const char *p, const char *results_path, char *buf, size_t cap)
+{
+    return cli_recorded_path(p, results_path, NULL, buf, cap);
 }
 
 int cli_recorded_open(const char *C, const mm_results_info *in, const char *path, cli_recorded *r)
@@ -149,15 +159,19 @@ int cli_recorded_load(const char *C, const mm_results_info *in, const char *path
     return 0;
 }
 
+int cli_recorded_same(const mm_metrics *a, const mm_metrics *b, int i)
+{
+    double fa = 0, fb = 0;
+    int64_t ia = 0, ib = 0;
+    mm_results_metric_value(a, i, &fa, &ia);
+    mm_results_metric_value(b, i, &fb, &ib);
+    return ia == ib && (fa == fb || (isnan(fa) && isnan(fb)));
+}
+
 int cli_recorded_differs(const mm_metrics *a, const mm_metrics *b)
 {
-    for (int i = 0; i < MM_RESULTS_METRICS; i++) {
-        double fa = 0, fb = 0;
-        int64_t ia = 0, ib = 0;
-        mm_results_metric_value(a, i, &fa, &ia);
-        mm_results_metric_value(b, i, &fb, &ib);
-        if (ia != ib || (fa != fb && !(isnan(fa) && isnan(fb)))) return i;
-    }
+    for (int i = 0; i < MM_RESULTS_METRICS; i++)
+        if (!cli_recorded_same(a, b, i)) return i;
     return -1;
 }
 

@@ -34,6 +34,15 @@ int cli_recorded_row(const char *C, cli_recorded *r, const mm_results_info *in, 
 int cli_recorded_load(const char *C, const mm_results_info *in, const char *path, int32_t i,
                       mm_ticks *t);
 
+/* Where a path the sweep recorded is now: DIR/<its file name> when data (--data DIR) is not NULL;
+ * else the path as recorded, or when that is relative and absent, the same path beside the results
+ * file (written into buf when it is not p itself). */
+const char *cli_recorded_path(const char *p, const char *results_path, const char *data, char *buf,
+                              size_t cap);
+
+/* 1 when metric column i has the same value in a and b (NaN equals NaN). */
+int cli_recorded_same(const mm_metrics *a, const mm_metrics *b, int i);
+
 /* The first metric column whose values differ (NaN equals NaN), or -1. */
 int cli_recorded_differs(const mm_metrics *a, const mm_metrics *b);
 
