@@ -776,7 +776,9 @@ Test(journal, a_failed_open_leaves_no_descriptor_to_close_twice)
     mm_error e = {0};
     uint8_t done[4] = {0};
     int64_t n_done;
-    cr_assert_eq(mm__journal_open(&j, p, "bad", 1, 1, IDENT, 4, done, &n_done, &e), MM_EFORMAT);
+    cr_assert_eq(
+        mm__journal_open(&j, p, "bad", 1, 1, IDENT, 4, sizeof(mm_metrics), done, &n_done, &e),
+        MM_EFORMAT);
     cr_assert_eq(j.fd, -1);
     int other =
         open("/dev/null", O_RDONLY); /* takes the lowest free number: the one the journal had */
@@ -792,7 +794,8 @@ Test(journal, descriptor_0_is_closed_too)
     mm_error e = {0};
     uint8_t done[4] = {0};
     int64_t n_done;
-    cr_assert_eq(mm__journal_open(&j, tu_path("z.journal"), "z", 0, 1, IDENT, 4, done, &n_done, &e),
+    cr_assert_eq(mm__journal_open(&j, tu_path("z.journal"), "z", 0, 1, IDENT, 4, sizeof(mm_metrics),
+                                  done, &n_done, &e),
                  0, "%s", e.msg);
     cr_assert_eq(j.fd, 0);
     mm__journal_close(&j);
@@ -818,7 +821,9 @@ static const char *journal_with_two_records(long *hlen)
     mm_error e = {0};
     uint8_t done[4] = {0};
     int64_t n_done;
-    cr_assert_eq(mm__journal_open(&j, p, "two", 0, 7, IDENT, 4, done, &n_done, &e), 0, "%s", e.msg);
+    cr_assert_eq(
+        mm__journal_open(&j, p, "two", 0, 7, IDENT, 4, sizeof(mm_metrics), done, &n_done, &e), 0,
+        "%s", e.msg);
     for (int64_t first = 0; first < 4; first += 2) {
         mm_metrics m[2] = {metric_rows(first, 0), metric_rows(first, 1)};
         cr_assert_eq(mm__journal_append(&j, first, 2, m), 0);
@@ -852,7 +857,9 @@ Test(journal, record_ids_are_checked_after_the_checksum_without_overflow)
     mm_error e = {0};
     uint8_t done[4] = {0};
     int64_t n_done;
-    cr_assert_eq(mm__journal_open(&j, p, "two", 1, 7, IDENT, 4, done, &n_done, &e), 0, "%s", e.msg);
+    cr_assert_eq(
+        mm__journal_open(&j, p, "two", 1, 7, IDENT, 4, sizeof(mm_metrics), done, &n_done, &e), 0,
+        "%s", e.msg);
     cr_assert_eq(n_done, 2);
     cr_assert_eq(j.records, 1);
     cr_assert(done[0] && done[1] && !done[2] && !done[3]);
@@ -867,8 +874,9 @@ typedef struct scan_seen {
     double pnl_sum;
 } scan_seen;
 
-static int scan_cb(int64_t first, uint32_t count, const mm_metrics *m, void *user)
+static int scan_cb(int64_t first, uint32_t count, const unsigned char *bytes, void *user)
 {
+    const mm_metrics *m = (const mm_metrics *)bytes;
     scan_seen *s = user;
     s->records++;
     for (uint32_t k = 0; k < count; k++) {
@@ -886,7 +894,9 @@ Test(journal, a_flipped_byte_fails_the_final_scan)
     mm_error e = {0};
     uint8_t done[4] = {0};
     int64_t n_done;
-    cr_assert_eq(mm__journal_open(&j, p, "two", 1, 7, IDENT, 4, done, &n_done, &e), 0, "%s", e.msg);
+    cr_assert_eq(
+        mm__journal_open(&j, p, "two", 1, 7, IDENT, 4, sizeof(mm_metrics), done, &n_done, &e), 0,
+        "%s", e.msg);
     cr_assert_eq(n_done, 4);
     scan_seen seen = {0};
     cr_assert_eq(mm__journal_scan(&j, p, scan_cb, &seen, &e), 0, "%s", e.msg);

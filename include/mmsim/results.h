@@ -102,6 +102,45 @@ MM_API int mm_results_metric_value(const mm_metrics *m, int i, double *f64, int6
  * "100ns". */
 MM_API void mm_results_horizon_name(int64_t ns, char *buf, size_t cap);
 
+/* ---- Monte Carlo tables (docs/results.md, "Monte Carlo") ----
+ * A sweep with more than one path per combination stores one row of summaries per combination
+ * (format mmsim-results/3): MM_RESULTS_SUMMARY_METRICS float64 columns in place of the per-run
+ * metrics, and optionally /paths, the per-run metrics of every path (row = id x paths + path:
+ * columns id, path, then the MM_RESULTS_METRICS metric columns). */
+#define MM_RESULTS_SUMMARY_METRICS (2 * MM_RESULTS_METRICS + 10)
+#define MM_RESULTS_MAX_METRICS MM_RESULTS_SUMMARY_METRICS
+
+/* Name of summary column i (0 <= i < MM_RESULTS_SUMMARY_METRICS): for per-run metric b (in its
+ * column order) "b_mean" then "b_std"; then pnl_p5 pnl_p50 pnl_p95 pnl_cvar5, pnl_close_p5 ..
+ * pnl_close_cvar5, p_loss, p_loss_close. Returns MM_COL_F64, or -EINVAL for a bad i. */
+MM_API int mm_results_summary_metric(int i, const int64_t markout_ns[MM_MARKOUTS], char *name,
+                                     size_t cap);
+
+/* The summary of n >= 1 paths' metrics into out[0 .. MM_RESULTS_SUMMARY_METRICS), the formulas of
+ * docs/results.md ("Monte Carlo"); scratch: room for n doubles. */
+MM_API void mm_results_summarize(const mm_metrics *paths, int64_t n, double *out, double *scratch);
+
+/* Create a Monte Carlo table: as mm_results_create, for n_rows combinations of `paths` >= 2 paths
+ * each; keep_paths 1 also creates /paths (n_rows x paths rows). */
+MM_API int mm_results_create_mc(const char *path, const mm_results_axis *axes, int32_t n_axes,
+                                int64_t n_rows, const int64_t markout_ns[MM_MARKOUTS],
+                                int64_t paths, int keep_paths, mm_results_writer **out,
+                                mm_error *err);
+
+/* Write the summary rows [first, first + n) of a Monte Carlo table: axis_idx as mm_results_write,
+ * s holds n x MM_RESULTS_SUMMARY_METRICS values. When the table keeps its paths, m holds the n x
+ * paths per-run metrics of those combinations (combination first + k, path p at m[k x paths + p]);
+ * otherwise m is ignored (may be NULL). */
+MM_API int mm_results_write_mc(mm_results_writer *w, int64_t first, int64_t n,
+                               const int32_t *axis_idx, const double *s, const mm_metrics *m,
+                               mm_error *err);
+
+/* One value of a metric column: f64 or i64 as the column's type says. */
+typedef union mm_results_value {
+    double f64;
+    int64_t i64;
+} mm_results_value;
+
 /* ---- reading ----
  * An open results file. Calls on one reader (and HDF5 in general) must not run concurrently. */
 typedef struct mm_results_reader mm_results_reader;
@@ -115,6 +154,14 @@ typedef struct mm_results_info {
     mm_results_meta meta;        /* provenance; meta.objective names the stored index */
     const char *mmsim_version;   /* version of mmsim that wrote the file */
     uint64_t content_hash;       /* as stored (mm_results_hash recomputes it) */
+    /* The metric columns, after the axes: MM_RESULTS_METRICS per-run metrics (paths 1) or the
+     * MM_RESULTS_SUMMARY_METRICS summaries of a Monte Carlo table (paths > 1). Metric numbers in
+     * queries and mm_results_read_values index these. */
+    int32_t n_metrics;
+    const char *const *metric_names;
+    const int *metric_types; /* MM_COL_F64 or MM_COL_I64 */
+    int64_t paths;           /* paths per combination: 1, or the Monte Carlo table's */
+    int has_paths;           /* 1 when the file holds /paths (--keep-paths) */
 } mm_results_info;
 
 /* Open and check a results file (format tag, table columns and types, axes, attributes). Errors
@@ -128,6 +175,17 @@ MM_API const mm_results_info *mm_results_describe(const mm_results_reader *r);
  * MM_EFORMAT. */
 MM_API int mm_results_read(mm_results_reader *r, int64_t first, int64_t n, int32_t *axis_idx,
                            mm_metrics *m, mm_error *err);
+
+/* Rows [first, first + n) as mm_results_read, the metrics as n x info->n_metrics values (v may be
+ * NULL): works on every table. (mm_results_read's mm_metrics is only for tables of one path: on a
+ * Monte Carlo table it is MM_EUSAGE.) */
+MM_API int mm_results_read_values(mm_results_reader *r, int64_t first, int64_t n, int32_t *axis_idx,
+                                  mm_results_value *v, mm_error *err);
+
+/* Rows [first, first + n) of /paths (row = id x paths + path) into m; MM_ENOTFOUND when the file
+ * has no /paths. */
+MM_API int mm_results_read_paths(mm_results_reader *r, int64_t first, int64_t n, mm_metrics *m,
+                                 mm_error *err);
 
 /* Entries [first, first + n) of /index/<objective> (row numbers, best first). MM_ENOTFOUND when the
  * file has no index for that objective. */
@@ -144,6 +202,16 @@ MM_API void mm_results_close(mm_results_reader *r);
 /* Number (0 <= i < MM_RESULTS_METRICS) of the metric column called name when the markout columns
  * are named from markout_ns (mm_results_metric), or MM_ENOTFOUND (also for a NULL name). */
 MM_API int mm_results_metric_find(const char *name, const int64_t markout_ns[MM_MARKOUTS]);
+
+/* Number of the metric column called name in info (0 <= i < info->n_metrics), or MM_ENOTFOUND.
+ * On a Monte Carlo table a per-run metric's name b also finds b_mean. */
+MM_API int mm_results_column_find(const mm_results_info *info, const char *name);
+
+/* info's metric column names joined by ", " into buf (cap bytes; 2048 is always enough). */
+MM_API void mm_results_column_list(const mm_results_info *info, char *buf, size_t cap);
+
+/* Rank key of one value of a column of type `type` (mm_results_rank_key's order). */
+MM_API uint64_t mm_results_rank_key_value(mm_results_value v, int type, int ascending);
 
 /* Every metric column name, in column order, joined by ", " into buf (cap bytes; 640 is always
  * enough; a shorter buffer gets the names that fit whole, still NUL-terminated). For messages. */
@@ -220,6 +288,12 @@ typedef struct mm_results_top_info {
 MM_API int mm_results_top(mm_results_reader *r, const mm_results_query *q, int64_t *ids,
                           int32_t *axis_idx, mm_metrics *m, mm_results_top_info *info,
                           mm_error *err);
+
+/* mm_results_top for any table: metric numbers index info->metric_names (q->metric, q->cond), and
+ * v (may be NULL) receives min(k, n_rows) x n_metrics values. */
+MM_API int mm_results_top_values(mm_results_reader *r, const mm_results_query *q, int64_t *ids,
+                                 int32_t *axis_idx, mm_results_value *v, mm_results_top_info *info,
+                                 mm_error *err);
 
 #ifdef __cplusplus
 }

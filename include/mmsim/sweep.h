@@ -132,6 +132,13 @@ typedef struct mm_sweep_opts {
      * stops its workers, keeps every finished chunk in the journal and returns MM_EINTERRUPTED with
      * rep->chunks_saved and rep->chunks_total filled in. */
     volatile sig_atomic_t *cancel;
+    /* Monte Carlo (docs/montecarlo.md, "Paths per combination"): paths per combination, 1 (the
+     * default: one deterministic replay, the per-run table) to 1,000,000. With paths > 1 every
+     * combination runs on paths 0 .. paths - 1 (its random streams keyed by the path) and the table
+     * holds one row of summaries per combination (mm_results_summary_metric); keep_paths 1 also
+     * stores every path's metrics (/paths). */
+    int64_t paths;
+    int keep_paths;
 } mm_sweep_opts;
 
 MM_API void mm_sweep_opts_defaults(mm_sweep_opts *o);

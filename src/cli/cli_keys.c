@@ -102,6 +102,20 @@ int cli_metric_smaller_is_better(const char *metric)
 {
     static const char *const MIN[] = {"max_drawdown", "fees",      "rejects",   "rejects_per_s",
                                       "held",         "max_abs_q", "mean_abs_q"};
+    /* Monte Carlo summaries: a spread (std) and a probability of loss rank smallest first; a
+     * location (mean, percentile, CVaR) as its metric does. */
+    static const char *const SUFFIX[] = {"_mean", "_p5", "_p50", "_p95", "_cvar5"};
+    size_t n = strlen(metric);
+    if ((n > 4 && !strcmp(metric + n - 4, "_std")) || !strncmp(metric, "p_loss", 6)) return 1;
+    for (size_t s = 0; s < sizeof SUFFIX / sizeof SUFFIX[0]; s++) {
+        size_t k = strlen(SUFFIX[s]);
+        if (n > k && n - k < 64 && !strcmp(metric + n - k, SUFFIX[s])) {
+            char base[64];
+            memcpy(base, metric, n - k);
+            base[n - k] = 0;
+            return cli_metric_smaller_is_better(base);
+        }
+    }
     for (size_t i = 0; i < sizeof MIN / sizeof MIN[0]; i++)
         if (!strcmp(metric, MIN[i])) return 1;
     return 0;

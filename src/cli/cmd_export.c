@@ -50,15 +50,13 @@ static int write_csv(mm_results_reader *r, FILE *f)
         fputc(',', f);
         put_field(f, in->axes[a].key);
     }
-    for (int i = 0; i < MM_RESULTS_METRICS; i++) {
-        char n[64];
-        mm_results_metric(i, in->meta.markout_ns, n, sizeof n);
-        fprintf(f, ",%s", n);
-    }
+    const int nm = in->n_metrics;
+    for (int i = 0; i < nm; i++)
+        fprintf(f, ",%s", in->metric_names[i]);
     fputc('\n', f);
-    const int64_t block = 65536;
+    const int64_t block = 8192;
     int32_t *idx = malloc((size_t)block * (size_t)(na > 0 ? na : 1) * sizeof *idx);
-    mm_metrics *m = malloc((size_t)block * sizeof *m);
+    mm_results_value *m = malloc((size_t)block * (size_t)nm * sizeof *m);
     mm_error e = {0};
     int rc = 0;
     if (!idx || !m) {
@@ -67,7 +65,7 @@ static int write_csv(mm_results_reader *r, FILE *f)
     }
     for (int64_t first = 0; rc == 0 && first < in->n_rows; first += block) {
         int64_t k = in->n_rows - first < block ? in->n_rows - first : block;
-        if (mm_results_read(r, first, k, idx, m, &e)) {
+        if (mm_results_read_values(r, first, k, idx, m, &e)) {
             rc = cli_fail(&e);
             break;
         }
@@ -85,13 +83,12 @@ static int write_csv(mm_results_reader *r, FILE *f)
                     put_field(f, x->names[v]);
                 }
             }
-            for (int j = 0; j < MM_RESULTS_METRICS; j++) {
-                double d = 0;
-                int64_t n = 0;
-                if (mm_results_metric_value(&m[i], j, &d, &n) == MM_COL_I64)
-                    fprintf(f, ",%" PRId64, n);
+            for (int j = 0; j < nm; j++) {
+                const mm_results_value *v = &m[(size_t)i * (size_t)nm + (size_t)j];
+                if (in->metric_types[j] == MM_COL_I64)
+                    fprintf(f, ",%" PRId64, v->i64);
                 else
-                    fprintf(f, ",%.17g", d);
+                    fprintf(f, ",%.17g", v->f64);
             }
             fputc('\n', f);
         }

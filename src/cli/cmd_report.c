@@ -40,7 +40,12 @@ static const char HELP[] =
     "  -h, --help         this help\n";
 
 /* Metric columns of the table (the heatmap's metric is added when not among them). */
-static const int TABLE_METRICS[] = {0, 1, 2, 3, 4, 9, 10, 11, 12, 13};
+static const char *const TABLE_METRICS[] = {"pnl",          "fees",      "volume",     "fills_bid",
+                                            "fills_ask",    "max_abs_q", "mean_abs_q", "sharpe",
+                                            "max_drawdown", "pnl_close"};
+static const char *const TABLE_MC[] = {"pnl_mean",          "pnl_std",    "pnl_p5", "pnl_p50",
+                                       "pnl_p95",           "pnl_cvar5",  "p_loss", "sharpe_mean",
+                                       "max_drawdown_mean", "final_q_std"};
 
 typedef struct report {
     const char *path, *out;
@@ -183,7 +188,8 @@ static int top_table(rep_out *o, report *s)
     size_t room = (size_t)(q.k > 0 ? q.k : 1), na = (size_t)(in->n_axes > 0 ? in->n_axes : 1);
     int64_t *ids = calloc(room, sizeof *ids);
     int32_t *idx = calloc(room * na, sizeof *idx);
-    mm_metrics *m = calloc(room, sizeof *m);
+    const size_t nm = (size_t)in->n_metrics;
+    mm_results_value *m = calloc(room * nm, sizeof *m);
     mm_results_top_info ti = {0};
     mm_error e = {0};
     int rc = 0;
@@ -192,15 +198,19 @@ static int top_table(rep_out *o, report *s)
         rc = -1;
         goto out;
     }
-    if (mm_results_top(s->r, &q, ids, idx, m, &ti, &e)) {
+    if (mm_results_top_values(s->r, &q, ids, idx, m, &ti, &e)) {
         cli_fail(&e);
         rc = -1;
         goto out;
     }
-    int cols[MM_RESULTS_METRICS + 1], nc = 0, have = 0;
-    for (size_t i = 0; i < sizeof TABLE_METRICS / sizeof TABLE_METRICS[0]; i++) {
-        cols[nc++] = TABLE_METRICS[i];
-        have |= TABLE_METRICS[i] == s->go.metric;
+    int cols[MM_RESULTS_MAX_METRICS + 1], nc = 0, have = 0, mc = in->paths > 1;
+    size_t nt =
+        mc ? sizeof TABLE_MC / sizeof TABLE_MC[0] : sizeof TABLE_METRICS / sizeof TABLE_METRICS[0];
+    for (size_t i = 0; i < nt; i++) {
+        int c = mm_results_column_find(in, mc ? TABLE_MC[i] : TABLE_METRICS[i]);
+        if (c < 0) continue;
+        cols[nc++] = c;
+        have |= c == s->go.metric;
     }
     if (!have) cols[nc++] = s->go.metric;
     rep_printf(o, "<h2>Top %" PRId64 " of %" PRId64 " by %s (%s)</h2>\n", ti.n, ti.matched,
@@ -214,11 +224,8 @@ static int top_table(rep_out *o, report *s)
         rep_esc(o, in->axes[a].key);
         rep_printf(o, "</th>");
     }
-    for (int j = 0; j < nc; j++) {
-        char n[64];
-        mm_results_metric(cols[j], in->meta.markout_ns, n, sizeof n);
-        rep_printf(o, "<th class=\"n\">%s</th>", n);
-    }
+    for (int j = 0; j < nc; j++)
+        rep_printf(o, "<th class=\"n\">%s</th>", in->metric_names[cols[j]]);
     rep_printf(o, "</tr></thead>\n<tbody>\n");
     for (int64_t r = 0; r < ti.n; r++) {
         rep_printf(o, "<tr data-rank=\"%" PRId64 "\"><td>%" PRId64 "</td><td>%" PRId64 "</td>",
@@ -231,13 +238,12 @@ static int top_table(rep_out *o, report *s)
             rep_printf(o, "</td>");
         }
         for (int j = 0; j < nc; j++) {
-            double f = 0;
-            int64_t i = 0;
             char v[64];
-            if (mm_results_metric_value(&m[r], cols[j], &f, &i) == MM_COL_I64)
-                snprintf(v, sizeof v, "%" PRId64, i);
+            const mm_results_value *x = &m[(size_t)r * nm + (size_t)cols[j]];
+            if (in->metric_types[cols[j]] == MM_COL_I64)
+                snprintf(v, sizeof v, "%" PRId64, x->i64);
             else
-                rep_num(f, v, sizeof v);
+                rep_num(x->f64, v, sizeof v);
             rep_printf(o, "<td>%s</td>", v);
         }
         rep_printf(o, "</tr>\n");
@@ -345,7 +351,11 @@ static int run_curves(report *s)
     mm_results_top_info ti = {0};
     mm_error e = {0};
     int rc = -1;
-    if (!ids || !idx || !m)
+    if (in->paths > 1)
+        cli_err("report: --curves: %s holds Monte Carlo summaries; draw one path's day with "
+                "'mmsim run --from %s --id N --path P --curve day.html'",
+                s->path, s->path);
+    else if (!ids || !idx || !m)
         cli_err("report: out of memory for --curves");
     else if (mm_results_top(s->r, &q, ids, idx, m, &ti, &e))
         cli_fail(&e);
@@ -376,10 +386,10 @@ static int resolve(report *s, const char *x, const char *y, const char *metric, 
     }
     if (!metric) asc = cli_objective_ascending(in);
     if (!s->go.ascending) s->go.ascending = asc;
-    s->go.metric = mm_results_metric_find(metric ? mname : in->meta.objective, in->meta.markout_ns);
+    s->go.metric = mm_results_column_find(in, metric ? mname : in->meta.objective);
     if (s->go.metric < 0) {
-        char list[1024];
-        mm_results_metric_list(in->meta.markout_ns, list, sizeof list);
+        char list[2048];
+        mm_results_column_list(in, list, sizeof list);
         if (metric) {
             cli_err("report: --metric: unknown metric '%s' (%s)", metric, list);
             return MM_EXIT_USAGE;
@@ -387,7 +397,7 @@ static int resolve(report *s, const char *x, const char *y, const char *metric, 
         cli_err("%s: objective '%s' is not a metric column", s->path, in->meta.objective);
         return MM_EXIT_RUNTIME;
     }
-    mm_results_metric(s->go.metric, in->meta.markout_ns, s->metric, sizeof s->metric);
+    snprintf(s->metric, sizeof s->metric, "%s", in->metric_names[s->go.metric]);
     s->go.agg = s->go.ascending ? REP_AGG_MIN : REP_AGG_MAX;
     if (agg) {
         int k = 0;

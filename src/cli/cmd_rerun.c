@@ -113,7 +113,7 @@ static int rerun_opt(int c, void *user)
 
 /* Rows and columns where two tables of the same shape differ: one line each for the first few
  * columns, with the count of rows and the first row. */
-static void summarize(const char *C, const char *a, const char *b, int64_t markout_ns[])
+static void summarize(const char *C, const char *a, const char *b)
 {
     mm_results_reader *ra = NULL, *rb = NULL;
     mm_error e = {0};
@@ -123,7 +123,7 @@ static void summarize(const char *C, const char *a, const char *b, int64_t marko
         return;
     }
     const mm_results_info *ia = mm_results_describe(ra), *ib = mm_results_describe(rb);
-    if (ia->n_rows != ib->n_rows || ia->n_axes != ib->n_axes) {
+    if (ia->n_rows != ib->n_rows || ia->n_axes != ib->n_axes || ia->n_metrics != ib->n_metrics) {
         cli_err("%s: the tables differ in shape: %" PRId64 " rows x %d axes stored, %" PRId64
                 " x %d now",
                 C, ia->n_rows, (int)ia->n_axes, ib->n_rows, (int)ib->n_axes);
@@ -135,18 +135,24 @@ static void summarize(const char *C, const char *a, const char *b, int64_t marko
     int32_t na = ia->n_axes > 0 ? ia->n_axes : 1;
     int32_t *xa = malloc(sizeof(int32_t) * BLK * (size_t)na),
             *xb = malloc(sizeof(int32_t) * BLK * (size_t)na);
-    mm_metrics *ma = malloc(sizeof(mm_metrics) * BLK), *mb = malloc(sizeof(mm_metrics) * BLK);
-    int64_t count[MM_RESULTS_METRICS] = {0}, first[MM_RESULTS_METRICS], rows = 0, axis_rows = 0;
-    for (int k = 0; k < MM_RESULTS_METRICS; k++)
+    const int nm = ia->n_metrics;
+    mm_results_value *ma = malloc(sizeof *ma * BLK * (size_t)nm),
+                     *mb = malloc(sizeof *mb * BLK * (size_t)nm);
+    int64_t count[MM_RESULTS_MAX_METRICS] = {0}, first[MM_RESULTS_MAX_METRICS], rows = 0,
+            axis_rows = 0;
+    for (int k = 0; k < nm; k++)
         first[k] = -1;
     for (int64_t f = 0; xa && xb && ma && mb && f < ia->n_rows; f += BLK) {
         int64_t n = ia->n_rows - f < BLK ? ia->n_rows - f : BLK;
-        if (mm_results_read(ra, f, n, xa, ma, &e) || mm_results_read(rb, f, n, xb, mb, &e)) break;
+        if (mm_results_read_values(ra, f, n, xa, ma, &e) ||
+            mm_results_read_values(rb, f, n, xb, mb, &e))
+            break;
         for (int64_t r = 0; r < n; r++) {
             int any = memcmp(&xa[r * na], &xb[r * na], sizeof(int32_t) * (size_t)ia->n_axes) != 0;
             axis_rows += any;
-            for (int k = 0; k < MM_RESULTS_METRICS; k++) {
-                if (!cli_recorded_same(&ma[r], &mb[r], k)) {
+            for (int k = 0; k < nm; k++) {
+                /* Bit for bit (NaN equal to NaN): the 8 bytes of either type. */
+                if (memcmp(&ma[r * nm + k], &mb[r * nm + k], 8)) {
                     if (first[k] < 0) first[k] = f + r;
                     count[k]++;
                     any = 1;
@@ -157,13 +163,10 @@ static void summarize(const char *C, const char *a, const char *b, int64_t marko
     }
     cli_err("%s: %" PRId64 " of %" PRId64 " rows differ%s", C, rows, ia->n_rows,
             axis_rows ? " (some in their axis values)" : "");
-    for (int k = 0; k < MM_RESULTS_METRICS; k++)
-        if (count[k]) {
-            char name[64];
-            mm_results_metric(k, markout_ns, name, sizeof name);
-            cli_err("%s:   column %s: %" PRId64 " rows, the first row %" PRId64, C, name, count[k],
-                    first[k]);
-        }
+    for (int k = 0; k < nm; k++)
+        if (count[k])
+            cli_err("%s:   column %s: %" PRId64 " rows, the first row %" PRId64, C,
+                    ia->metric_names[k], count[k], first[k]);
     free(xa);
     free(xb);
     free(ma);
@@ -222,8 +225,6 @@ int cmd_rerun(int argc, char **argv)
     cli_sweep_config_init(&sc);
     argvb a = {0};
     char tmp[4200] = "", buf[4200];
-    int64_t markout_ns[MM_MARKOUTS];
-    memcpy(markout_ns, in->meta.markout_ns, sizeof markout_ns);
     uint64_t stored = in->content_hash, actual = 0;
     const char *text = in->meta.config_text ? in->meta.config_text : "";
     if (cli_sweep_config_parse_mem(&sc, text, strlen(text), "recorded configuration")) {
@@ -288,10 +289,12 @@ int cmd_rerun(int argc, char **argv)
                                   {"--latency-series", sc.latency_series},
                                   {"--latency-samples", sc.latency_samples},
                                   {"--chunk", sc.chunk},
+                                  {"--paths", sc.paths},
                                   {"--engine", ro.engine},
                                   {"--workers", ro.workers}};
     for (size_t i = 0; i < sizeof run_flags / sizeof run_flags[0]; i++)
         if (run_flags[i][1]) bad |= push(&a, run_flags[i][0]) | push(&a, run_flags[i][1]);
+    if (sc.keep_paths && !strcmp(sc.keep_paths, "1")) bad |= push(&a, "--keep-paths");
     if (!ro.out) {
         const char *slash = strrchr(path, '/');
         snprintf(tmp, sizeof tmp, "%.*s%s.rerun.%ld.h5", slash ? (int)(slash - path + 1) : 0, path,
@@ -323,12 +326,12 @@ int cmd_rerun(int argc, char **argv)
                 " but the sweep recorded %016" PRIx64
                 " (the table was changed after it was written); the rerun gives %016" PRIx64,
                 C, path, actual, stored, got);
-        summarize(C, path, ro.out ? ro.out : tmp, markout_ns);
+        summarize(C, path, ro.out ? ro.out : tmp);
         rc = MM_EXIT_RUNTIME;
     } else {
         cli_err("%s: rerun of %s: content hash %016" PRIx64 ", stored %016" PRIx64, C, path, got,
                 stored);
-        summarize(C, path, ro.out ? ro.out : tmp, markout_ns);
+        summarize(C, path, ro.out ? ro.out : tmp);
         rc = MM_EXIT_RUNTIME;
     }
 out:

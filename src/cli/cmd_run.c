@@ -203,6 +203,7 @@ int cmd_run(int argc, char **argv)
     cli_recorded rec;
     memset(&rec, 0, sizeof rec);
     mm_metrics stored;
+    int32_t stored_path = -1;
     char from_tape[4096] = "", from_sym[MM_SYMBOL_MAX] = "";
     uint64_t from_fp = 0;
     mm_latency_series lat = {0};
@@ -325,9 +326,10 @@ int cmd_run(int argc, char **argv)
             goto out;
         }
     }
-    if (from_path && (rc = cli_run_from_setup(C, from_path, from_id, argc - optind, given, names,
-                                              nk, symbol || lat_path || smp_path, &rec, &p, &stored,
-                                              from_tape, from_sym, &from_fp, cfg.markout_ns))) {
+    if (from_path &&
+        (rc = cli_run_from_setup(C, from_path, from_id, argc - optind, given, names, nk,
+                                 symbol || lat_path || smp_path, cfg.path, &rec, &p, &stored,
+                                 &stored_path, from_tape, from_sym, &from_fp, cfg.markout_ns))) {
         goto out;
     }
     if (from_path) {
@@ -493,7 +495,8 @@ int cmd_run(int argc, char **argv)
         goto out;
     }
     if (from_path)
-        rc = cli_run_from_check(C, from_path, from_id, cfg.path, &m, &stored, cfg.markout_ns);
+        rc = cli_run_from_check(C, from_path, from_id, cfg.path, stored_path, &m, &stored,
+                                cfg.markout_ns);
     if (json) {
         cli_run_print_json(&t, &cfg, &p, &m, batched, trace_path, curve_path);
         mm_ticks_free(&t);

@@ -43,14 +43,21 @@ static const char HELP[] = "usage: mmsim show results.h5 [--top N] [--sort METRI
                            "it differs from the stored one\n"
                            "  -h, --help         this help\n";
 
-/* Metric columns printed by default (the sort column is added when not among them). */
-static const int DEFAULT_METRICS[] = {0, 1, 2, 3, 4, 9, 11, 12, 13};
+/* Metric columns printed by default (the sort column is added when not among them): of a table of
+ * one path per combination, and of a Monte Carlo table. */
+static const char *const DEFAULT_METRICS[] = {"pnl",       "fees",         "volume",
+                                              "fills_bid", "fills_ask",    "max_abs_q",
+                                              "sharpe",    "max_drawdown", "pnl_close"};
+static const char *const DEFAULT_MC[] = {"pnl_mean",    "pnl_std",           "pnl_p5",
+                                         "pnl_p50",     "pnl_cvar5",         "p_loss",
+                                         "sharpe_mean", "max_drawdown_mean", "final_q_std"};
 
-/* The ranked rows: row i has id ids[i], value indices idx[i * n_axes ...] and metrics m[i]. */
+/* The ranked rows: row i has id ids[i], value indices idx[i * n_axes ...] and metric values
+ * m[i * n_metrics ...]. */
 typedef struct rows {
     int64_t *ids;
     int32_t *idx;
-    mm_metrics *m;
+    mm_results_value *m;
     int64_t n;
 } rows;
 
@@ -125,7 +132,7 @@ static int parse_where(show *s, const char *arg)
         raw[klen] = 0;
         cli_key_canon(raw, key, sizeof key);
         a = mm_results_axis_find(info, key);
-        metric = mm_results_metric_find(key, info->meta.markout_ns);
+        metric = mm_results_column_find(info, key);
     }
     if (a >= 0 && OP_CODE[op] == MM_CMP_EQ) {
         int32_t k;
@@ -166,15 +173,12 @@ static int parse_where(show *s, const char *arg)
         return 0;
     }
     /* Unknown: the closest axis or metric name, then the lists. */
-    const char *cands[MM_RESULTS_METRICS + 64];
-    char mnames[MM_RESULTS_METRICS][32];
+    const char *cands[MM_RESULTS_MAX_METRICS + 64];
     int nc = 0;
     for (int i = 0; i < info->n_axes && nc < 64; i++)
         cands[nc++] = info->axes[i].key;
-    for (int i = 0; i < MM_RESULTS_METRICS; i++) {
-        mm_results_metric(i, info->meta.markout_ns, mnames[i], sizeof mnames[i]);
-        cands[nc++] = mnames[i];
-    }
+    for (int i = 0; i < info->n_metrics; i++)
+        cands[nc++] = info->metric_names[i];
     const char *near = klen < sizeof raw ? cli_suggest(raw, cands, nc) : NULL;
     char keys[512] = "";
     size_t len = 0;
@@ -202,6 +206,10 @@ static void print_provenance(const show *s)
     printf("wall      %.3f s, %.6g combinations/s, %.6g updates/s\n", m->wall_s, m->combos_per_s,
            m->updates_per_s);
     printf("seed      %" PRIu64 "\n", m->seed);
+    if (in->paths > 1)
+        printf("paths     %" PRId64 " per combination: each row summarises them (docs/results.md, "
+               "\"Monte Carlo\")%s\n",
+               in->paths, in->has_paths ? "; every path's row is in /paths" : "");
     printf("hash      %016" PRIx64 " (content_hash)\n", in->content_hash);
     printf("markouts ");
     for (int k = 0; k < MM_MARKOUTS; k++) {
@@ -241,15 +249,19 @@ static int print_table(const show *s, const rows *t, int all, int header)
     const mm_results_info *in = s->info;
     const int64_t n = t->n;
     const size_t na = (size_t)in->n_axes;
-    int metrics[MM_RESULTS_METRICS], nm = 0;
+    int metrics[MM_RESULTS_MAX_METRICS + 1], nm = 0;
     if (all) {
-        for (int i = 0; i < MM_RESULTS_METRICS; i++)
+        for (int i = 0; i < in->n_metrics; i++)
             metrics[nm++] = i;
     } else {
-        int have = 0;
-        for (size_t i = 0; i < sizeof DEFAULT_METRICS / sizeof DEFAULT_METRICS[0]; i++) {
-            metrics[nm++] = DEFAULT_METRICS[i];
-            have |= DEFAULT_METRICS[i] == s->q.metric;
+        int have = 0, mc = in->paths > 1;
+        size_t nd = mc ? sizeof DEFAULT_MC / sizeof DEFAULT_MC[0]
+                       : sizeof DEFAULT_METRICS / sizeof DEFAULT_METRICS[0];
+        for (size_t i = 0; i < nd; i++) {
+            int c = mm_results_column_find(in, mc ? DEFAULT_MC[i] : DEFAULT_METRICS[i]);
+            if (c < 0) continue;
+            metrics[nm++] = c;
+            have |= c == s->q.metric;
         }
         if (!have) metrics[nm++] = s->q.metric;
     }
@@ -275,7 +287,7 @@ static int print_table(const show *s, const rows *t, int all, int header)
         left[2 + a] = in->axes[a].type == MM_COL_ENUM;
     }
     for (int j = 0; j < nm; j++)
-        mm_results_metric(metrics[j], in->meta.markout_ns, CELL(0, 2 + in->n_axes + j), cell);
+        snprintf(CELL(0, 2 + in->n_axes + j), cell, "%s", in->metric_names[metrics[j]]);
     for (int64_t r = 0; r < n; r++) {
         snprintf(CELL(r + 1, 0), cell, "%" PRId64, r + 1);
         snprintf(CELL(r + 1, 1), cell, "%" PRId64, t->ids[r]);
@@ -283,13 +295,12 @@ static int print_table(const show *s, const rows *t, int all, int header)
             mm_results_axis_format(&in->axes[a], t->idx[(size_t)r * na + (size_t)a],
                                    CELL(r + 1, 2 + a), cell);
         for (int j = 0; j < nm; j++) {
-            double f = 0;
-            int64_t i = 0;
             char *c = CELL(r + 1, 2 + in->n_axes + j);
-            if (mm_results_metric_value(&t->m[r], metrics[j], &f, &i) == MM_COL_I64)
-                snprintf(c, cell, "%" PRId64, i);
+            const mm_results_value *v = &t->m[(size_t)r * (size_t)in->n_metrics + metrics[j]];
+            if (in->metric_types[metrics[j]] == MM_COL_I64)
+                snprintf(c, cell, "%" PRId64, v->i64);
             else
-                snprintf(c, cell, "%.8g", f);
+                snprintf(c, cell, "%.8g", v->f64);
         }
     }
     for (int64_t r = header ? 0 : 1; r <= n; r++)
@@ -413,11 +424,10 @@ int cmd_show(int argc, char **argv)
     if (sort) sort = cli_key_canon(sort_key, sort_name, sizeof sort_name); /* max-drawdown too */
     if (!sort) asc = cli_objective_ascending(s.info);
     s.q.ascending = dir >= 0 ? dir : asc;
-    s.q.metric =
-        mm_results_metric_find(sort ? sort : s.info->meta.objective, s.info->meta.markout_ns);
+    s.q.metric = mm_results_column_find(s.info, sort ? sort : s.info->meta.objective);
     if (s.q.metric < 0) {
-        char list[1024];
-        mm_results_metric_list(s.info->meta.markout_ns, list, sizeof list);
+        char list[2048];
+        mm_results_column_list(s.info, list, sizeof list);
         if (sort)
             cli_err("%s: --sort: unknown metric '%s' (%s)", C, sort, list);
         else
@@ -449,7 +459,7 @@ int cmd_show(int argc, char **argv)
     size_t room = (size_t)(s.q.k > 0 ? s.q.k : 1),
            na = (size_t)(s.info->n_axes > 0 ? s.info->n_axes : 1);
     t.ids = calloc(room, sizeof *t.ids);
-    t.m = t.ids ? calloc(room, sizeof *t.m) : NULL;
+    t.m = t.ids ? calloc(room * (size_t)s.info->n_metrics, sizeof *t.m) : NULL;
     t.idx = t.m ? calloc(room * na, sizeof *t.idx) : NULL;
     if (!t.idx) {
         cli_err("%s: out of memory for --top %" PRId64, C, top);
@@ -457,7 +467,7 @@ int cmd_show(int argc, char **argv)
         goto out;
     }
     mm_results_top_info ti;
-    if (mm_results_top(s.r, &s.q, t.ids, t.idx, t.m, &ti, &e)) {
+    if (mm_results_top_values(s.r, &s.q, t.ids, t.idx, t.m, &ti, &e)) {
         if (e.code == -ENOMEM)
             cli_err("%s: out of memory", C);
         else
@@ -473,8 +483,7 @@ int cmd_show(int argc, char **argv)
         goto out;
     }
     print_provenance(&s);
-    char sname[64];
-    mm_results_metric(s.q.metric, s.info->meta.markout_ns, sname, sizeof sname);
+    const char *sname = s.info->metric_names[s.q.metric];
     printf("\ntop %" PRId64 " of %" PRId64 " row%s", t.n, ti.matched, ti.matched == 1 ? "" : "s");
     for (int i = 0; i < s.q.n_where; i++) {
         char v[256];
@@ -483,8 +492,8 @@ int cmd_show(int argc, char **argv)
     }
     static const char *const OPS[] = {"<", "<=", "=", "!=", ">=", ">"};
     for (int i = 0; i < s.q.n_cond; i++) {
-        char mname[64], v[40];
-        mm_results_metric(s.c[i].metric, s.info->meta.markout_ns, mname, sizeof mname);
+        char v[40];
+        const char *mname = s.info->metric_names[s.c[i].metric];
         printf("%s%s%s%s", i || s.q.n_where ? " and " : " where ", mname, OPS[s.c[i].op],
                cli_fmt_shortest(s.c[i].value, v, sizeof v));
     }

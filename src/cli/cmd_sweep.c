@@ -54,6 +54,9 @@ static const char HELP[] =
     "                      first, show and report read the direction\n"
     "  --sample-ns N, --year-seconds S, --markout-ns A,B,C   metric settings (see mmsim run)\n"
     "  --latency-series F     recorded latencies for every tape (CSV, see mmsim run)\n"
+    "  --paths N           Monte Carlo: N seeded paths per combination; the table then holds\n"
+    "                      summaries (pnl_mean, pnl_p5, pnl_cvar5, p_loss, ...: docs/results.md)\n"
+    "  --keep-paths        also store every path's metrics (/paths; N rows per combination)\n"
     "  --resume            continue an interrupted run from its journal (results.h5.journal)\n"
     "  --replace           overwrite an existing results file (refused without it)\n"
     "  --quiet             no progress on stderr\n"
@@ -62,40 +65,6 @@ static const char HELP[] =
     "  -h, --help          this help\n";
 
 typedef cli_sweep_config cfg;
-
-/* Append to a growing text buffer. */
-typedef struct sbuf {
-    char *p;
-    size_t len, cap;
-    int oom; /* a growth failed: the text is incomplete */
-} sbuf;
-
-static void sb_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void sb_printf(sbuf *b, const char *fmt, ...)
-{
-    va_list ap;
-    for (;;) {
-        va_start(ap, fmt);
-        int n = vsnprintf(b->p ? b->p + b->len : NULL, b->p ? b->cap - b->len : 0, fmt, ap);
-        va_end(ap);
-        if (n < 0) {
-            b->oom = 1;
-            return;
-        }
-        if (b->p && b->len + (size_t)n < b->cap) {
-            b->len += (size_t)n;
-            return;
-        }
-        size_t nc = (b->cap + (size_t)n + 1) * 2;
-        char *np = realloc(b->p, nc);
-        if (!np) {
-            b->oom = 1;
-            return;
-        }
-        b->p = np;
-        b->cap = nc;
-    }
-}
 
 /* "path#symbol", heap-allocated (NULL when out of memory). */
 static char *join_hash(const char *path, const char *sym)
@@ -161,7 +130,9 @@ int cmd_sweep(int argc, char **argv)
         O_LATENCY,
         O_SAMPLES,
         O_REPLACE,
-        O_PROGRESS
+        O_PROGRESS,
+        O_PATHS,
+        O_KEEP
     };
     static const struct option opts[] = {{"grid", 1, 0, O_GRID},
                                          {"set", 1, 0, O_SET},
@@ -172,6 +143,8 @@ int cmd_sweep(int argc, char **argv)
                                          {"workers", 1, 0, O_WORKERS},
                                          {"chunk", 1, 0, O_CHUNK},
                                          {"seed", 1, 0, O_SEED},
+                                         {"paths", 1, 0, O_PATHS},
+                                         {"keep-paths", 0, 0, O_KEEP},
                                          {"objective", 1, 0, O_OBJ},
                                          {"resume", 0, 0, O_RESUME},
                                          {"quiet", 0, 0, O_QUIET},
@@ -238,6 +211,12 @@ int cmd_sweep(int argc, char **argv)
             break;
         case O_OBJ:
             r = cli_sweep_config_set_run(&c, "objective", optarg);
+            break;
+        case O_PATHS:
+            r = cli_sweep_config_set_run(&c, "paths", optarg);
+            break;
+        case O_KEEP:
+            r = cli_sweep_config_set_run(&c, "keep_paths", "1");
             break;
         case O_SAMPLE:
             r = cli_sweep_config_set_run(&c, "sample_ns", optarg);
@@ -330,8 +309,8 @@ int cmd_sweep(int argc, char **argv)
     }
     if (!c.engine && mpi_launched()) o.engine = MM_ENGINE_MPI;
     char obj_name[64], obj_text[80]; /* the indexed column; the objective as recorded */
-    if (sweep_objective(C, c.objective ? c.objective : o.objective, o.sim.markout_ns, obj_name,
-                        sizeof obj_name, obj_text, sizeof obj_text)) {
+    if (sweep_objective(C, c.objective ? c.objective : o.objective, o.sim.markout_ns, o.paths,
+                        obj_name, sizeof obj_name, obj_text, sizeof obj_text)) {
         rc = MM_EXIT_USAGE;
         goto out;
     }
@@ -493,6 +472,8 @@ int cmd_sweep(int argc, char **argv)
                   o.sim.markout_ns[2]);
         if (c.latency_series) sb_printf(&cf, "latency_series = %s\n", c.latency_series);
         if (c.latency_samples) sb_printf(&cf, "latency_samples = %s\n", c.latency_samples);
+        if (o.paths > 1)
+            sb_printf(&cf, "paths = %" PRId64 "\nkeep_paths = %d\n", o.paths, o.keep_paths);
         if (cf.oom) rc = sweep_oom(C, "the configuration text");
         o.config_text = cf.p;
     }

@@ -175,9 +175,10 @@ int cli_recorded_differs(const mm_metrics *a, const mm_metrics *b)
     return -1;
 }
 
-int cli_run_from(const char *C, const char *results, int64_t id, cli_recorded *rec, mm_params *p,
-                 mm_metrics *stored, char *tape, size_t tape_cap, char *symbol, size_t sym_cap,
-                 uint64_t *fingerprint, int64_t markout_ns[MM_MARKOUTS])
+int cli_run_from(const char *C, const char *results, int64_t id, int32_t path, cli_recorded *rec,
+                 mm_params *p, mm_metrics *stored, int32_t *stored_path, char *tape,
+                 size_t tape_cap, char *symbol, size_t sym_cap, uint64_t *fingerprint,
+                 int64_t markout_ns[MM_MARKOUTS])
 {
     mm_results_reader *rd = NULL;
     mm_error e = {0};
@@ -194,7 +195,13 @@ int cli_run_from(const char *C, const char *results, int64_t id, cli_recorded *r
     } else if (id < 0 || id >= in->n_rows) {
         cli_err("%s: --id %" PRId64 ": %s has rows 0 to %" PRId64, C, id, results, in->n_rows - 1);
         rc = MM_EXIT_USAGE;
-    } else if (mm_results_read(rd, id, 1, idx, stored, &e)) {
+    } else if (in->paths > 1 && path >= in->paths) {
+        cli_err("%s: --path %d: %s has paths 0 to %" PRId64, C, (int)path, results, in->paths - 1);
+        rc = MM_EXIT_USAGE;
+    } else if (in->paths > 1 ? mm_results_read_values(rd, id, 1, idx, NULL, &e) ||
+                                   (in->has_paths &&
+                                    mm_results_read_paths(rd, id * in->paths + path, 1, stored, &e))
+                             : mm_results_read(rd, id, 1, idx, stored, &e)) {
         cli_err("%s: --from %s: %s", C, results, e.msg[0] ? e.msg : mm_strerror(e.code));
         rc = MM_EXIT_RUNTIME;
     } else if (cli_recorded_open(C, in, results, rec)) {
@@ -211,6 +218,7 @@ int cli_run_from(const char *C, const char *results, int64_t id, cli_recorded *r
             snprintf(symbol, sym_cap, "%s",
                      in->meta.input_symbols[i] ? in->meta.input_symbols[i] : "");
             *fingerprint = in->meta.input_fingerprints[i];
+            *stored_path = in->paths == 1 ? 0 : in->has_paths ? path : -1;
             memcpy(markout_ns, in->meta.markout_ns, sizeof(int64_t) * MM_MARKOUTS);
         }
     }
@@ -220,10 +228,18 @@ int cli_run_from(const char *C, const char *results, int64_t id, cli_recorded *r
 }
 
 int cli_run_from_check(const char *C, const char *results, int64_t id, int32_t path,
-                       const mm_metrics *m, const mm_metrics *stored,
+                       int32_t stored_path, const mm_metrics *m, const mm_metrics *stored,
                        const int64_t markout_ns[MM_MARKOUTS])
 {
-    if (path != 0) {
+    if (stored_path < 0) {
+        fprintf(stderr,
+                "mmsim: %s: %s stores the summary of row %" PRId64
+                "'s paths, not path %d's metrics (a sweep with --keep-paths does); nothing to "
+                "compare\n",
+                C, results, id, (int)path);
+        return 0;
+    }
+    if (path != stored_path) {
         fprintf(stderr, "mmsim: %s: path %d: %s stores path 0 only; nothing to compare\n", C,
                 (int)path, results);
         return 0;
@@ -249,9 +265,9 @@ int cli_run_from_check(const char *C, const char *results, int64_t id, int32_t p
 /* --from: no tick file, no model flag, no --symbol or --latency-series (the row's are used),
  * and --id; then the row. 0 or the exit status. */
 int cli_run_from_setup(const char *C, const char *from, int64_t id, int n_files, const char *given,
-                       char (*names)[64], int nk, int other, cli_recorded *rec, mm_params *p,
-                       mm_metrics *stored, char *tape, char *sym, uint64_t *fp,
-                       int64_t markout_ns[MM_MARKOUTS])
+                       char (*names)[64], int nk, int other, int32_t path, cli_recorded *rec,
+                       mm_params *p, mm_metrics *stored, int32_t *stored_path, char *tape,
+                       char *sym, uint64_t *fp, int64_t markout_ns[MM_MARKOUTS])
 {
     if (n_files != 0) {
         cli_err("%s: --from %s: the tape is the row's; give no tick file", C, from);
@@ -272,6 +288,6 @@ int cli_run_from_setup(const char *C, const char *from, int64_t id, int n_files,
         cli_err("%s: --from %s needs --id N (a row of the table)", C, from);
         return MM_EXIT_USAGE;
     }
-    return cli_run_from(C, from, id, rec, p, stored, tape, 4096, sym, MM_SYMBOL_MAX, fp,
-                        markout_ns);
+    return cli_run_from(C, from, id, path, rec, p, stored, stored_path, tape, 4096, sym,
+                        MM_SYMBOL_MAX, fp, markout_ns);
 }

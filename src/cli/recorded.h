@@ -50,22 +50,24 @@ int cli_recorded_differs(const mm_metrics *a, const mm_metrics *b);
  * (cli_recorded_free), its parameters into *p, its stored metrics into *stored, and its tape's
  * path (resolved as cli_recorded_load does), symbol and recorded fingerprint. 0, or the exit status
  * after printing one line (an id outside the table: 2; an unreadable file or configuration: 1). */
-int cli_run_from(const char *C, const char *results, int64_t id, cli_recorded *rec, mm_params *p,
-                 mm_metrics *stored, char *tape, size_t tape_cap, char *symbol, size_t sym_cap,
-                 uint64_t *fingerprint, int64_t markout_ns[MM_MARKOUTS]);
+int cli_run_from(const char *C, const char *results, int64_t id, int32_t path, cli_recorded *rec,
+                 mm_params *p, mm_metrics *stored, int32_t *stored_path, char *tape,
+                 size_t tape_cap, char *symbol, size_t sym_cap, uint64_t *fingerprint,
+                 int64_t markout_ns[MM_MARKOUTS]);
 
 /* mmsim run --from's checks (no tick file, no model flag: given[0..nk) with their flag names, no
  * --symbol or --latency-series: other, an --id) and then cli_run_from. */
 int cli_run_from_setup(const char *C, const char *from, int64_t id, int n_files, const char *given,
-                       char (*names)[64], int nk, int other, cli_recorded *rec, mm_params *p,
-                       mm_metrics *stored, char *tape, char *sym, uint64_t *fp,
-                       int64_t markout_ns[MM_MARKOUTS]);
+                       char (*names)[64], int nk, int other, int32_t path, cli_recorded *rec,
+                       mm_params *p, mm_metrics *stored, int32_t *stored_path, char *tape,
+                       char *sym, uint64_t *fp, int64_t markout_ns[MM_MARKOUTS]);
 
-/* After the run: compare its metrics m with the stored row's (path 0 only: the table stores path
- * 0); prints one line, returns 0 when they are equal (or nothing is stored for the path), else 1.
- */
+/* After the run: compare its metrics m with the stored row's, which is path stored_path's (a table
+ * of one path stores path 0; a Monte Carlo table with /paths, the path asked for; without /paths,
+ * none: -1); prints one line, returns 0 when they are equal (or nothing is stored for the path),
+ * else 1. */
 int cli_run_from_check(const char *C, const char *results, int64_t id, int32_t path,
-                       const mm_metrics *m, const mm_metrics *stored,
+                       int32_t stored_path, const mm_metrics *m, const mm_metrics *stored,
                        const int64_t markout_ns[MM_MARKOUTS]);
 
 #endif

@@ -63,7 +63,7 @@ extern const char *const rep_agg_names[3]; /* "max", "mean", "min" */
 
 typedef struct rep_grid_opts {
     int32_t x, y;                /* axis numbers; y = -1: one row */
-    int metric;                  /* metric column (mm_results_metric numbering) */
+    int metric;                  /* metric column (numbering of the table: info->metric_names) */
     int ascending;               /* 0: best = largest; 1: best = smallest (NaN last either way) */
     int agg;                     /* enum rep_agg: how the rows of one cell combine */
     const mm_results_where *fix; /* rows must match all (AND) */

@@ -11,7 +11,7 @@
 
 const char *const rep_agg_names[3] = {"max", "mean", "min"};
 
-enum { BLOCK = 65536 };
+enum { BLOCK = 8192 };
 
 void rep_grid_free(rep_grid *g)
 {
@@ -34,14 +34,12 @@ static int better(double a, double b, int ascending)
 }
 
 static void take_row(const rep_grid_opts *o, rep_grid *g, int64_t id, const int32_t *idx,
-                     const mm_metrics *m)
+                     mm_results_value mv, int type)
 {
     int32_t i = idx[o->x] / g->bx, j = o->y >= 0 ? idx[o->y] / g->by : 0;
     size_t ci = (size_t)j * (size_t)g->nx + (size_t)i;
     rep_cell *c = &g->cells[ci];
-    double v = 0;
-    int64_t vi = 0;
-    if (mm_results_metric_value(m, o->metric, &v, &vi) == MM_COL_I64) v = (double)vi;
+    double v = type == MM_COL_I64 ? (double)mv.i64 : mv.f64;
     c->n++;
     if (isnan(v)) {
         c->n_nan++;
@@ -51,7 +49,7 @@ static void take_row(const rep_grid_opts *o, rep_grid *g, int64_t id, const int3
             (o->agg == REP_AGG_MIN && v < c->v))
             c->v = v;
     }
-    uint64_t key = mm_results_rank_key(m, o->metric, o->ascending);
+    uint64_t key = mm_results_rank_key_value(mv, type, o->ascending);
     /* Rows come in ascending id order: an equal key never replaces the best row. */
     if (c->best_id < 0 || key < c->best_key) {
         c->best_id = id;
@@ -66,8 +64,7 @@ int rep_grid_build(mm_results_reader *r, const rep_grid_opts *o, rep_grid *g, mm
     memset(g, 0, sizeof *g);
     g->best = -1;
     if (o->x < 0 || o->x >= in->n_axes || o->y < -1 || o->y >= in->n_axes || o->x == o->y ||
-        o->max_bins < 1 || o->metric < 0 || o->metric >= MM_RESULTS_METRICS || o->agg < 0 ||
-        o->agg > 2)
+        o->max_bins < 1 || o->metric < 0 || o->metric >= in->n_metrics || o->agg < 0 || o->agg > 2)
         return mm__errf(err, -EINVAL, "report: bad heatmap options");
     const mm_results_axis *ax = &in->axes[o->x], *ay = o->y >= 0 ? &in->axes[o->y] : NULL;
     g->n_axes = in->n_axes;
@@ -79,7 +76,8 @@ int rep_grid_build(mm_results_reader *r, const rep_grid_opts *o, rep_grid *g, mm
     g->cells = calloc(nc, sizeof *g->cells);
     g->best_idx = calloc(nc * na, sizeof *g->best_idx);
     int32_t *idx = malloc((size_t)BLOCK * na * sizeof *idx);
-    mm_metrics *m = malloc((size_t)BLOCK * sizeof *m);
+    const size_t nm = (size_t)in->n_metrics;
+    mm_results_value *m = malloc((size_t)BLOCK * nm * sizeof *m);
     int rc = 0;
     if (!g->cells || !g->best_idx || !idx || !m) {
         rc = mm__errf(err, -ENOMEM, "report: out of memory");
@@ -91,7 +89,7 @@ int rep_grid_build(mm_results_reader *r, const rep_grid_opts *o, rep_grid *g, mm
     }
     for (int64_t first = 0; first < in->n_rows; first += BLOCK) {
         int64_t n = in->n_rows - first < BLOCK ? in->n_rows - first : BLOCK;
-        rc = mm_results_read(r, first, n, idx, m, err);
+        rc = mm_results_read_values(r, first, n, idx, m, err);
         if (rc) goto out;
         for (int64_t k = 0; k < n; k++) {
             const int32_t *ri = &idx[(size_t)k * na];
@@ -100,7 +98,8 @@ int rep_grid_build(mm_results_reader *r, const rep_grid_opts *o, rep_grid *g, mm
                 ok = ri[o->fix[f].axis] == o->fix[f].value;
             if (!ok) continue;
             g->matched++;
-            take_row(o, g, first + k, ri, &m[k]);
+            take_row(o, g, first + k, ri, m[(size_t)k * nm + (size_t)o->metric],
+                     in->metric_types[o->metric]);
         }
         g->rows += n;
     }

@@ -1,6 +1,7 @@
 /* The parts of `mmsim sweep` around the library's run (sweep_cli.h). */
 #include <inttypes.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,17 +127,44 @@ int sweep_check_strategy_keys(const char *C, const cli_sweep_config *c, const mm
     return 0;
 }
 
+/* Number of the Monte Carlo summary column called name, or -1. */
+static int summary_find(const char *name, const int64_t markout_ns[MM_MARKOUTS])
+{
+    for (int i = 0; i < MM_RESULTS_SUMMARY_METRICS; i++) {
+        char n[64];
+        mm_results_summary_metric(i, markout_ns, n, sizeof n);
+        if (!strcmp(n, name)) return i;
+    }
+    return -1;
+}
+
 int sweep_objective(const char *C, const char *text, const int64_t markout_ns[MM_MARKOUTS],
-                    char *name, size_t cap, char *shown, size_t scap)
+                    int64_t paths, char *name, size_t cap, char *shown, size_t scap)
 {
     int asc = 0;
-    int bad =
-        cli_objective_split(text, name, cap, &asc) || mm_results_metric_find(name, markout_ns) < 0;
+    int bad = cli_objective_split(text, name, cap, &asc);
+    if (!bad && paths > 1 && summary_find(name, markout_ns) < 0 &&
+        mm_results_metric_find(name, markout_ns) >= 0 && strlen(name) + 6 <= cap) {
+        /* With paths, a per-run metric's name means its mean over the paths. */
+        strcat(name, "_mean");
+        if (!strchr(text, ':')) asc = cli_metric_smaller_is_better(name);
+    }
+    if (!bad)
+        bad = paths > 1 ? summary_find(name, markout_ns) < 0
+                        : mm_results_metric_find(name, markout_ns) < 0;
     if (bad) {
-        char list[640];
-        mm_results_metric_list(markout_ns, list, sizeof list);
-        cli_err("%s: objective: '%s' is not a metric column, optionally after min: or max: (%s)", C,
-                text, list);
+        char list[2048] = "";
+        size_t len = 0;
+        if (paths > 1)
+            for (int i = 0; i < MM_RESULTS_SUMMARY_METRICS && len < sizeof list; i++) {
+                char n[64];
+                mm_results_summary_metric(i, markout_ns, n, sizeof n);
+                len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "", n);
+            }
+        else
+            mm_results_metric_list(markout_ns, list, sizeof list);
+        cli_err("%s: objective: '%s' is not a %smetric column, optionally after min: or max: (%s)",
+                C, text, paths > 1 ? "Monte Carlo summary " : "", list);
         return -1;
     }
     if (asc == cli_metric_smaller_is_better(name))
@@ -184,5 +212,40 @@ int sweep_run_settings(const char *C, const cli_sweep_config *c, mm_sweep_opts *
     }
     if (c->year_s && cli_f64(C, "year_seconds", c->year_s, 0, 1e12, &o->sim.year_s)) return -1;
     if (c->markout_ns && cli_markouts(C, "markout_ns", c->markout_ns, o->sim.markout_ns)) return -1;
+    if (c->paths && cli_i64(C, "paths", c->paths, 1, 1000000, &o->paths)) return -1;
+    if (c->keep_paths) {
+        if (cli_i64(C, "keep_paths", c->keep_paths, 0, 1, &v64)) return -1;
+        o->keep_paths = (int)v64;
+    }
+    if (o->keep_paths && o->paths < 2) {
+        cli_err("%s: keep_paths: stores each path's row, which needs --paths N with N >= 2", C);
+        return -1;
+    }
     return 0;
+}
+
+void sb_printf(sbuf *b, const char *fmt, ...)
+{
+    va_list ap;
+    for (;;) {
+        va_start(ap, fmt);
+        int n = vsnprintf(b->p ? b->p + b->len : NULL, b->p ? b->cap - b->len : 0, fmt, ap);
+        va_end(ap);
+        if (n < 0) {
+            b->oom = 1;
+            return;
+        }
+        if (b->p && b->len + (size_t)n < b->cap) {
+            b->len += (size_t)n;
+            return;
+        }
+        size_t nc = (b->cap + (size_t)n + 1) * 2;
+        char *np = realloc(b->p, nc);
+        if (!np) {
+            b->oom = 1;
+            return;
+        }
+        b->p = np;
+        b->cap = nc;
+    }
 }

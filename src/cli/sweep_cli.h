@@ -38,6 +38,14 @@ int sweep_check_overwrite(const char *C, const char *out, int replace, int resum
  * MM_EXIT_USAGE after printing. */
 int sweep_check_strategy_keys(const char *C, const cli_sweep_config *c, const mm_grid *g);
 
+/* Append to a growing text buffer (the recorded configuration). */
+typedef struct sbuf {
+    char *p;
+    size_t len, cap;
+    int oom; /* a growth failed: the text is incomplete */
+} sbuf;
+void sb_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* The [run] settings given as text (engine, workers, chunk, seed, sample_ns, year_seconds,
  * markout_ns), parsed strictly into o. 0, or -1 after printing (a usage error). */
 int sweep_run_settings(const char *C, const cli_sweep_config *c, mm_sweep_opts *o);
@@ -47,6 +55,6 @@ int sweep_run_settings(const char *C, const cli_sweep_config *c, mm_sweep_opts *
  * configuration records ("NAME" when the direction is the metric's own, else "min:NAME" or
  * "max:NAME"). 0, or -1 after printing (a usage error). */
 int sweep_objective(const char *C, const char *text, const int64_t markout_ns[MM_MARKOUTS],
-                    char *name, size_t cap, char *shown, size_t scap);
+                    int64_t paths, char *name, size_t cap, char *shown, size_t scap);
 
 #endif

@@ -109,8 +109,8 @@ static int64_t kill_hook(int rank)
 /* Chunk c into m, on `threads` OpenMP threads (each takes a slice of the chunk: combinations are
  * independent, so slices give the metrics of the whole). The error reported is that of the first
  * failing slice. */
-static int compute(const mm__run *r, const mm__chunk *c, int threads, mm_params *p, mm_metrics *m,
-                   int *rcs, mm_error *errs, mm_error *err)
+static int compute(const mm__run *r, const mm__chunk *c, int threads, mm_params *p,
+                   unsigned char *m, int *rcs, mm_error *errs, mm_error *err)
 {
     int parts = threads < c->count ? threads : c->count;
     if (parts <= 1) return mm__run_compute(r, c, p, m, err);
@@ -121,7 +121,7 @@ static int compute(const mm__run *r, const mm__chunk *c, int threads, mm_params 
         int32_t lo = (int32_t)((int64_t)c->count * k / parts);
         int32_t hi = (int32_t)((int64_t)c->count * (k + 1) / parts);
         mm__chunk sub = {c->first + lo, hi - lo, c->tape};
-        rcs[k] = mm__run_compute(r, &sub, p + lo, m + lo, &errs[k]);
+        rcs[k] = mm__run_compute(r, &sub, p + lo, m + (size_t)lo * r->rec_bytes, &errs[k]);
     }
     for (int k = 0; k < parts; k++)
         if (rcs[k]) {
@@ -177,7 +177,7 @@ static int run_worker(mm__run *r, mm__mpi_state *s, mm_error *err)
             free(buf);
             cap = w.count;
             p = malloc((size_t)cap * sizeof *p);
-            buf = malloc(sizeof(int64_t) + (size_t)cap * sizeof(mm_metrics));
+            buf = malloc(sizeof(int64_t) + (size_t)cap * r->rec_bytes);
             if (!p || !buf) {
                 rc = mm__errf(err, -ENOMEM, "out of memory");
                 break;
@@ -186,11 +186,11 @@ static int run_worker(mm__run *r, mm__mpi_state *s, mm_error *err)
         if (done == kill_after) raise(SIGKILL); /* test hook: dies holding this chunk */
         mm__chunk c = {w.first, w.count, w.tape};
         memcpy(buf, &w.chunk, sizeof w.chunk);
-        if ((rc =
-                 compute(r, &c, threads, p, (mm_metrics *)(buf + sizeof(int64_t)), rcs, errs, err)))
+        if ((rc = compute(r, &c, threads, p, (unsigned char *)buf + sizeof(int64_t), rcs, errs,
+                          err)))
             break;
-        e = MPI_Send(buf, (int)(sizeof(int64_t) + (size_t)w.count * sizeof(mm_metrics)), MPI_BYTE,
-                     0, TAG_RESULT, s->comm);
+        e = MPI_Send(buf, (int)(sizeof(int64_t) + (size_t)w.count * r->rec_bytes), MPI_BYTE, 0,
+                     TAG_RESULT, s->comm);
         if (e != MPI_SUCCESS) rc = mm__mpi_fail(err, e, 0, "send");
         done++;
     }
@@ -278,8 +278,7 @@ static int emit_ready(lead *L, mm_error *err)
     while (L->emitted < r->n_chunks) {
         slot *sl = &L->slots[L->emitted % L->window];
         if (sl->chunk != L->emitted) break;
-        int rc = mm__run_emit(r, &r->chunks[L->emitted],
-                              (const mm_metrics *)(sl->buf + sizeof(int64_t)), err);
+        int rc = mm__run_emit(r, &r->chunks[L->emitted], sl->buf + sizeof(int64_t), err);
         if (rc) return rc;
         free(sl->buf); /* rank 0 holds only the results waiting for an earlier chunk */
         sl->buf = NULL;
@@ -323,7 +322,7 @@ static int on_result(lead *L, int w, const MPI_Status *st, mm_error *err)
     if (pw->qn == 0) return mm__errf(err, -EPROTO, "rank %d: a result for no chunk it was sent", w);
     int64_t c = pw->q[pw->qh];
     slot *sl = &L->slots[c % L->window];
-    size_t want = sizeof(int64_t) + (size_t)r->chunks[c].count * sizeof(mm_metrics);
+    size_t want = sizeof(int64_t) + (size_t)r->chunks[c].count * r->rec_bytes;
     int got = 0;
     MPI_Get_count(st, MPI_BYTE, &got);
     if (got < 0 || (size_t)got != want)

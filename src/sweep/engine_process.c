@@ -31,7 +31,8 @@ typedef struct shm_view {
     atomic_int *pid;   /* [n_chunks] worker pid that claimed it */
     atomic_llong
         *turn; /* [k_slots] the chunk allowed to write the slot next: c, then c + k_slots, ... */
-    mm_metrics *slots; /* [k_slots][cap] */
+    unsigned char *slots; /* [k_slots][cap] records of rec_bytes */
+    size_t rec;
     void *base;
     size_t bytes;
 } shm_view;
@@ -41,13 +42,14 @@ static size_t align64(size_t x)
     return (x + 63) & ~(size_t)63;
 }
 
-static int shm_setup(shm_view *v, int64_t n_chunks, int64_t k, int64_t cap)
+static int shm_setup(shm_view *v, int64_t n_chunks, int64_t k, int64_t cap, size_t rec)
 {
     size_t o_state = align64(sizeof(shared_hdr));
     size_t o_pid = o_state + align64((size_t)n_chunks * sizeof(atomic_int));
     size_t o_owner = o_pid + align64((size_t)n_chunks * sizeof(atomic_int));
     size_t o_slots = o_owner + align64((size_t)k * sizeof(atomic_llong));
-    v->bytes = o_slots + (size_t)(k * cap) * sizeof(mm_metrics);
+    v->bytes = o_slots + (size_t)(k * cap) * rec;
+    v->rec = rec;
     int rc;
     v->base = mm__shm_map(v->bytes, &rc);
     if (!v->base) return rc;
@@ -56,7 +58,7 @@ static int shm_setup(shm_view *v, int64_t n_chunks, int64_t k, int64_t cap)
     v->state = (atomic_int *)(b + o_state);
     v->pid = (atomic_int *)(b + o_pid);
     v->turn = (atomic_llong *)(b + o_owner);
-    v->slots = (mm_metrics *)(b + o_slots);
+    v->slots = (unsigned char *)(b + o_slots);
     atomic_init(&v->h->next, 0);
     v->h->n_chunks = n_chunks;
     v->h->k_slots = k;
@@ -110,7 +112,7 @@ static void worker_main(mm__run *r, shm_view *v, int index, kill_hook hook)
 {
     int64_t cap = v->h->cap;
     mm_params *p = malloc((size_t)cap * sizeof *p);
-    mm_metrics *m = malloc((size_t)cap * sizeof *m);
+    unsigned char *m = malloc((size_t)cap * r->rec_bytes);
     if (!p || !m) _exit(3);
     int64_t finished = 0;
     int me = (int)getpid();
@@ -137,7 +139,7 @@ static void worker_main(mm__run *r, shm_view *v, int index, kill_hook hook)
         int64_t s = c % v->h->k_slots;
         while (atomic_load(&v->turn[s]) != c)
             nap();
-        memcpy(v->slots + s * cap, m, (size_t)r->chunks[c].count * sizeof *m);
+        memcpy(v->slots + (size_t)(s * cap) * v->rec, m, (size_t)r->chunks[c].count * v->rec);
         expect = C_CLAIMED;
         atomic_compare_exchange_strong(&v->state[c], &expect, C_DONE);
         finished++;
@@ -165,9 +167,9 @@ static pid_t reap_one(pid_t *pids, int workers, int *wst)
 }
 
 /* Compute chunk c here in the parent (a worker died with it, or could not compute it). */
-static int parent_compute(mm__run *r, int64_t c, mm_params *pp, mm_metrics **redo, mm_error *err)
+static int parent_compute(mm__run *r, int64_t c, mm_params *pp, unsigned char **redo, mm_error *err)
 {
-    mm_metrics *m = malloc((size_t)r->o->chunk * sizeof *m);
+    unsigned char *m = malloc((size_t)r->o->chunk * r->rec_bytes);
     int rc =
         m ? mm__run_compute(r, &r->chunks[c], pp, m, err) : mm__errf(err, -ENOMEM, "out of memory");
     if (rc) {
@@ -182,10 +184,10 @@ static int run_process(mm__run *r, int workers, mm_error *err)
 {
     int64_t k = (int64_t)workers * 4, cap = r->o->chunk;
     shm_view v = {0};
-    int rc = shm_setup(&v, r->n_chunks, k, cap);
+    int rc = shm_setup(&v, r->n_chunks, k, cap, r->rec_bytes);
     if (rc) return mm__errf(err, rc, "shared results segment: %s", strerror(-rc));
     pid_t *pids = calloc((size_t)workers, sizeof *pids);
-    mm_metrics **redo = calloc((size_t)(r->n_chunks > 0 ? r->n_chunks : 1), sizeof *redo);
+    unsigned char **redo = calloc((size_t)(r->n_chunks > 0 ? r->n_chunks : 1), sizeof *redo);
     mm_params *pp = malloc((size_t)cap * sizeof *pp);
     if (!pids || !redo || !pp) {
         rc = mm__errf(err, -ENOMEM, "out of memory");
@@ -273,7 +275,7 @@ static int run_process(mm__run *r, int workers, mm_error *err)
         }
         if (rc) break;
         int64_t s = c % k;
-        const mm_metrics *m = redo[c] ? redo[c] : v.slots + s * cap;
+        const unsigned char *m = redo[c] ? redo[c] : v.slots + (size_t)(s * cap) * v.rec;
         rc = mm__run_emit(r, &r->chunks[c], m, err);
         if (redo[c]) {
             free(redo[c]);

@@ -11,7 +11,7 @@ static int run_serial(mm__run *r, int workers, mm_error *err)
     (void)workers;
     int64_t cap = r->o->chunk;
     mm_params *p = malloc((size_t)cap * sizeof *p);
-    mm_metrics *m = malloc((size_t)cap * sizeof *m);
+    unsigned char *m = malloc((size_t)cap * r->rec_bytes);
     int rc = p && m ? 0 : mm__errf(err, -ENOMEM, "out of memory");
     for (int64_t c = 0; c < r->n_chunks && rc == 0; c++) {
         if (mm__run_cancelled(r)) {

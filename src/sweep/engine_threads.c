@@ -16,7 +16,7 @@ static int run_threads(mm__run *r, int workers, mm_error *err)
 {
     int64_t window = (int64_t)workers * 4, cap = r->o->chunk;
     mm_params *p = malloc((size_t)(window * cap) * sizeof *p);
-    mm_metrics *m = malloc((size_t)(window * cap) * sizeof *m);
+    unsigned char *m = malloc((size_t)(window * cap) * r->rec_bytes);
     int *rcs = calloc((size_t)window, sizeof *rcs);
     mm_error *errs = calloc((size_t)window, sizeof *errs);
     int rc = p && m && rcs && errs ? 0 : mm__errf(err, -ENOMEM, "out of memory");
@@ -30,16 +30,17 @@ static int run_threads(mm__run *r, int workers, mm_error *err)
 #pragma omp parallel for schedule(dynamic, 1) num_threads(workers)
 #endif
         for (int64_t k = 0; k < wn; k++) /* a stop skips the chunks not yet started */
-            rcs[k] = mm__run_cancelled(r) ? MM_EINTERRUPTED
-                                          : mm__run_compute(r, &r->chunks[w0 + k], p + k * cap,
-                                                            m + k * cap, &errs[k]);
+            rcs[k] = mm__run_cancelled(r)
+                         ? MM_EINTERRUPTED
+                         : mm__run_compute(r, &r->chunks[w0 + k], p + k * cap,
+                                           m + (size_t)(k * cap) * r->rec_bytes, &errs[k]);
         /* Journal the window in chunk order, up to the first chunk that did not finish. */
         for (int64_t k = 0; k < wn && rc == 0; k++) {
             if (rcs[k]) {
                 if (rcs[k] != MM_EINTERRUPTED) *err = errs[k];
                 rc = rcs[k];
             } else {
-                rc = mm__run_emit(r, &r->chunks[w0 + k], m + k * cap, err);
+                rc = mm__run_emit(r, &r->chunks[w0 + k], m + (size_t)(k * cap) * r->rec_bytes, err);
             }
         }
         int src = mm__journal_sync(&r->j);

@@ -366,3 +366,22 @@ uint64_t mm_sweep_combo_seed(uint64_t master_seed, int64_t id)
     mm_u32x4 r = mm_rng4(master_seed, (uint32_t)id, (uint32_t)((uint64_t)id >> 32), 0x5eed, 0);
     return ((uint64_t)r.v[1] << 32) | r.v[0];
 }
+
+/* 1 when p draws random numbers (docs/model.md 3.3): any execution randomness off its default. */
+static int params_draw(const mm_params *p)
+{
+    return p->latency_dist != MM_LAT_CONSTANT || p->queue_join != MM_JOIN_BACK ||
+           p->trade_reach < 1.0 || p->cancel_draw != MM_CANCEL_ROUND;
+}
+
+int mm__grid_draws(const mm_grid *g)
+{
+    if (params_draw(&g->base)) return 1;
+    for (int32_t m = 1; m < g->n_axes; m++)
+        for (int32_t i = 0; i < g->axes[m].n; i++) {
+            mm_params p = g->base;
+            mm__params_copy_key(&p, &g->axes[m].parsed[i], g->axes[m].key_ix);
+            if (params_draw(&p)) return 1;
+        }
+    return 0;
+}

@@ -2,10 +2,11 @@
  *
  * File (little-endian):
  *   header   "MMSIMJ03" | run id (u64, XXH3 of the identity text) | combinations (i64) | record
- * size (i64, 168) | pid of the writing process (i64) | identity length L (u32) | 0 (u32) | identity
- * text (L bytes) | XXH3-64 of the header bytes before it, with the pid field read as 0 (a resumed
- * run rewrites it) records  "JREC" (4 bytes) | count (u32) | first id (i64) | count x 168 bytes of
- * metrics (mm_metrics) | XXH3-64 of everything before it in the record
+ * size (i64: 168, one mm_metrics; with paths > 1 the summary and kept paths, mm_engine.h) | pid of
+ * the writing process (i64) | identity length L (u32) | 0 (u32) | identity text (L bytes) | XXH3-64
+ * of the header bytes before it, with the pid field read as 0 (a resumed run rewrites it) records
+ * "JREC" (4 bytes) | count (u32) | first id (i64) | count x 168 bytes of metrics (mm_metrics) |
+ * XXH3-64 of everything before it in the record
  *
  * The journal is locked with flock(LOCK_EX | LOCK_NB) for the whole run (the lock belongs to the
  * open file, so it goes away with the process, however it dies): a second run on the same output
@@ -118,14 +119,15 @@ int mm__journal_precheck(const char *path, const char *out, int resume, mm_error
 }
 
 /* The complete header of a new journal (malloc'd, *len bytes). */
-static unsigned char *make_header(uint64_t run_id, const char *ident, int64_t n_combos, size_t *len)
+static unsigned char *make_header(uint64_t run_id, const char *ident, int64_t n_combos, size_t rsz,
+                                  size_t *len)
 {
     size_t il = strlen(ident);
     if (il > IDENT_MAX) return NULL;
     *len = HDR_FIXED + il + 8;
     unsigned char *h = calloc(1, *len);
     if (!h) return NULL;
-    int64_t rec = (int64_t)sizeof(mm_metrics), pid = (int64_t)getpid();
+    int64_t rec = (int64_t)rsz, pid = (int64_t)getpid();
     uint32_t l32 = (uint32_t)il;
     memcpy(h, MAGIC, 8);
     memcpy(h + 8, &run_id, 8);
@@ -152,7 +154,7 @@ static int create(mm__journal *j, const char *path, const char *out, uint64_t ru
                   const char *ident, int64_t n_combos, mm_error *err)
 {
     size_t len = 0;
-    unsigned char *h = make_header(run_id, ident, n_combos, &len);
+    unsigned char *h = make_header(run_id, ident, n_combos, j->rec, &len);
     char *dir = dir_of(path);
     int rc = 0, fd = -1;
     if (!h || !dir) {
@@ -284,8 +286,9 @@ static void explain(const char *there, const char *here, char *buf, size_t cap)
 /* Read and verify the record at off of a file of `size` bytes into *buf (grown as needed; the whole
  * record). Returns 1 for a good record, 0 at the end of the file, or -1 for a torn or bad record
  * (*why says which), or -errno (read error, out of memory). */
-static int read_record(int fd, off_t off, off_t size, int64_t n_combos, unsigned char **buf,
-                       size_t *cap, int64_t *first, uint32_t *count, const char **why)
+static int read_record(int fd, off_t off, off_t size, int64_t n_combos, size_t rec,
+                       unsigned char **buf, size_t *cap, int64_t *first, uint32_t *count,
+                       const char **why)
 {
     if (off == size) return 0;
     unsigned char rh[REC_HDR];
@@ -299,9 +302,8 @@ static int read_record(int fd, off_t off, off_t size, int64_t n_combos, unsigned
     memcpy(first, rh + 8, 8);
     /* Bound the read by what the file holds before trusting any field. */
     *why = "torn record";
-    if (*count == 0 || (off_t)*count > (size - off - REC_HDR - 8) / (off_t)sizeof(mm_metrics))
-        return -1;
-    size_t len = REC_HDR + (size_t)*count * sizeof(mm_metrics) + 8;
+    if (*count == 0 || (off_t)*count > (size - off - REC_HDR - 8) / (off_t)rec) return -1;
+    size_t len = REC_HDR + (size_t)*count * rec + 8;
     if (len > *cap) {
         unsigned char *nb = realloc(*buf, len);
         if (!nb) return -ENOMEM;
@@ -321,12 +323,13 @@ static int read_record(int fd, off_t off, off_t size, int64_t n_combos, unsigned
 }
 
 int mm__journal_open(mm__journal *j, const char *path, const char *out, int resume, uint64_t run_id,
-                     const char *ident, int64_t n_combos, uint8_t *done, int64_t *n_done,
-                     mm_error *err)
+                     const char *ident, int64_t n_combos, size_t rec_bytes, uint8_t *done,
+                     int64_t *n_done, mm_error *err)
 {
     memset(j, 0, sizeof *j);
     j->fd = -1;
     j->n_combos = n_combos;
+    j->rec = rec_bytes;
     *n_done = 0;
     if (!resume) return create(j, path, out, run_id, ident, n_combos, err);
     int fd = -1, rc = 0;
@@ -389,7 +392,7 @@ int mm__journal_open(mm__journal *j, const char *path, const char *out, int resu
     memcpy(&id, h + 8, 8);
     memcpy(&nc, h + 16, 8);
     memcpy(&rec, h + 24, 8);
-    if (id != run_id || nc != n_combos || rec != (int64_t)sizeof(mm_metrics)) {
+    if (id != run_id || nc != n_combos || rec != (int64_t)j->rec) {
         h[HDR_FIXED + il] = 0;
         char why[600];
         explain((const char *)h + HDR_FIXED, ident, why, sizeof why);
@@ -408,7 +411,7 @@ int mm__journal_open(mm__journal *j, const char *path, const char *out, int resu
         int64_t first;
         uint32_t count;
         const char *why;
-        r = read_record(fd, good, st.st_size, n_combos, &buf, &cap, &first, &count, &why);
+        r = read_record(fd, good, st.st_size, n_combos, j->rec, &buf, &cap, &first, &count, &why);
         if (r == 0 || r == -1) break;
         if (r < 0) {
             rc = mm__errf(err, r, "%s: %s", path, strerror(-r));
@@ -422,7 +425,7 @@ int mm__journal_open(mm__journal *j, const char *path, const char *out, int resu
             done[first + k] = 1;
         *n_done += count;
         j->records++;
-        good += REC_HDR + (off_t)count * (off_t)sizeof(mm_metrics) + 8;
+        good += REC_HDR + (off_t)count * (off_t)j->rec + 8;
     }
     if (ftruncate(fd, good) != 0 || lseek(fd, good, SEEK_SET) != good || fsync(fd) != 0) {
         rc = mm__errf(err, -errno, "%s: %s", path, strerror(errno));
@@ -442,7 +445,7 @@ fail:
     return rc;
 }
 
-int mm__journal_append(mm__journal *j, int64_t first, uint32_t count, const mm_metrics *m)
+int mm__journal_append(mm__journal *j, int64_t first, uint32_t count, const void *m)
 {
     unsigned char rh[REC_HDR];
     memcpy(rh, "JREC", 4);
@@ -453,10 +456,10 @@ int mm__journal_append(mm__journal *j, int64_t first, uint32_t count, const mm_m
     XXH3_INITSTATE(&s);
     XXH3_64bits_reset(&s);
     XXH3_64bits_update(&s, rh, REC_HDR);
-    XXH3_64bits_update(&s, m, count * sizeof *m);
+    XXH3_64bits_update(&s, m, count * j->rec);
     uint64_t sum = XXH3_64bits_digest(&s);
     int rc = write_all(j->fd, rh, REC_HDR);
-    if (rc == 0) rc = write_all(j->fd, m, count * sizeof *m);
+    if (rc == 0) rc = write_all(j->fd, m, count * j->rec);
     if (rc == 0) rc = write_all(j->fd, &sum, 8);
     j->unsynced = 1;
     if (rc == 0) j->records++;
@@ -483,7 +486,8 @@ int mm__journal_scan(const mm__journal *j, const char *path, mm__journal_cb cb, 
         int64_t first;
         uint32_t count;
         const char *why;
-        int r = read_record(j->fd, off, st.st_size, j->n_combos, &buf, &cap, &first, &count, &why);
+        int r = read_record(j->fd, off, st.st_size, j->n_combos, j->rec, &buf, &cap, &first, &count,
+                            &why);
         if (r == 0) break;
         if (r == -1) {
             rc = mm__errf(err, MM_ECHECKSUM,
@@ -497,8 +501,8 @@ int mm__journal_scan(const mm__journal *j, const char *path, mm__journal_cb cb, 
             rc = mm__errf(err, r, "%s: %s", path, strerror(-r));
             break;
         }
-        if ((rc = cb(first, count, (const mm_metrics *)(buf + REC_HDR), user))) break;
-        off += REC_HDR + (off_t)count * (off_t)sizeof(mm_metrics) + 8;
+        if ((rc = cb(first, count, buf + REC_HDR, user))) break;
+        off += REC_HDR + (off_t)count * (off_t)j->rec + 8;
     }
     free(buf);
     return rc;

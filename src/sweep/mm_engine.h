@@ -59,6 +59,12 @@ typedef struct mm__run {
     int worker;
     uint64_t run_id;
     void *engine_state;
+    /* What one combination leaves in the journal (rec_bytes): its mm_metrics (paths 1), or the
+     * MM_RESULTS_SUMMARY_METRICS doubles of its summary followed, with keep_paths, by its paths'
+     * mm_metrics. */
+    int64_t paths;
+    int keep_paths;
+    size_t rec_bytes;
 } mm__run;
 
 /* The run's identity (sweep_identity.c): one "name<TAB>value" line per thing that changes the
@@ -107,14 +113,18 @@ void mm__mpi_end(mm__run *r);
 /* The engine of enum mm_engine value e, or NULL. */
 const mm__engine *mm__engine_get(int e);
 
-/* Compute chunk c into m[0 .. c->count). params: scratch of c->count entries. Returns 0 or an error
- * in err. */
-int mm__run_compute(const mm__run *r, const mm__chunk *c, mm_params *params, mm_metrics *m,
+/* Compute chunk c into out: c->count records of r->rec_bytes. params: scratch of c->count entries.
+ * Returns 0 or an error in err. */
+int mm__run_compute(const mm__run *r, const mm__chunk *c, mm_params *params, void *out,
                     mm_error *err);
 
-/* Record a finished chunk: call once per chunk, in chunk order. Returns 0 or an error in err
- * (journal). */
-int mm__run_emit(mm__run *r, const mm__chunk *c, const mm_metrics *m, mm_error *err);
+/* Record a finished chunk (c->count records of r->rec_bytes): call once per chunk, in chunk order.
+ * Returns 0 or an error in err (journal). */
+int mm__run_emit(mm__run *r, const mm__chunk *c, const void *out, mm_error *err);
+
+/* Build the results table at out from the journal at jpath and commit it (sweep_results.c). */
+int mm__run_write_results(mm__run *r, const char *out, const char *jpath, mm_sweep_report *rep,
+                          mm_error *err);
 
 /* Non-zero once a stop was asked for (mm_sweep_opts.cancel, set by a signal handler). */
 int mm__run_cancelled(const mm__run *r);

@@ -34,4 +34,7 @@ struct mm_grid {
  * spread=2 inv_limit=1: ..."). -ENOMEM when out of memory. */
 int mm__grid_check_combos(const mm_grid *g, const mm_sim_config *cfg, mm_error *err);
 
+/* 1 when some combination of g draws random numbers (a Monte Carlo run's paths can differ). */
+int mm__grid_draws(const mm_grid *g);
+
 #endif

@@ -14,6 +14,7 @@ typedef struct mm__journal {
     int unsynced;
     int64_t n_combos;
     int64_t records; /* whole records in the file */
+    size_t rec;      /* bytes per combination in a record */
     off_t data_off;  /* offset of the first record (after the header and the run's identity text) */
 } mm__journal;
 
@@ -33,10 +34,11 @@ int mm__journal_precheck(const char *path, const char *out, int resume, mm_error
  * recomputed). ident: the run's identity, lines "name<TAB>value\n" (build_identity in sweep_run.c);
  * run_id its hash. *n_done: combinations already done; j->records: records kept. */
 int mm__journal_open(mm__journal *j, const char *path, const char *out, int resume, uint64_t run_id,
-                     const char *ident, int64_t n_combos, uint8_t *done, int64_t *n_done,
-                     mm_error *err);
-/* Append a record (not yet durable: mm__journal_sync). Returns 0 or -errno. */
-int mm__journal_append(mm__journal *j, int64_t first, uint32_t count, const mm_metrics *m);
+                     const char *ident, int64_t n_combos, size_t rec_bytes, uint8_t *done,
+                     int64_t *n_done, mm_error *err);
+/* Append a record of count x j->rec bytes (not yet durable: mm__journal_sync). Returns 0 or -errno.
+ */
+int mm__journal_append(mm__journal *j, int64_t first, uint32_t count, const void *m);
 int mm__journal_sync(mm__journal *j);
 /* Close (releases the lock) and set fd to -1; a no-op on a closed journal. */
 void mm__journal_close(mm__journal *j);
@@ -44,7 +46,7 @@ void mm__journal_close(mm__journal *j);
 /* Read every record of the open journal in file order, verifying each one again (tag, checksum, ids
  * inside the grid): a record that fails is MM_ECHECKSUM naming the record and its byte offset, and
  * nothing after it is read. cb returning non-zero stops the scan with that code. */
-typedef int (*mm__journal_cb)(int64_t first, uint32_t count, const mm_metrics *m, void *user);
+typedef int (*mm__journal_cb)(int64_t first, uint32_t count, const unsigned char *m, void *user);
 int mm__journal_scan(const mm__journal *j, const char *path, mm__journal_cb cb, void *user,
                      mm_error *err);
 

@@ -170,12 +170,14 @@ static int write_axes(mm_results_writer *w, const mm_results_axis *axes, mm_erro
     return rc;
 }
 
-static int create_table(mm_results_writer *w, mm_error *err)
+/* Create dataset `name` of `rows` rows of layout `lay` (type `type`) into *ds. */
+static int create_table(mm_results_writer *w, const char *name, const mm__rlayout *lay, hid_t type,
+                        int64_t rows, hid_t *ds, int64_t *chunk_rows, mm_error *err)
 {
-    int64_t chunk = (int64_t)(CHUNK_BYTES / w->lay.row_bytes);
+    int64_t chunk = (int64_t)(CHUNK_BYTES / lay->row_bytes);
     if (chunk > CHUNK_ROWS_MAX) chunk = CHUNK_ROWS_MAX;
-    if (chunk > w->n_rows) chunk = w->n_rows > 0 ? w->n_rows : 1;
-    hsize_t dims = (hsize_t)w->n_rows, maxdims = H5S_UNLIMITED, cdim = (hsize_t)chunk;
+    if (chunk > rows) chunk = rows > 0 ? rows : 1;
+    hsize_t dims = (hsize_t)rows, maxdims = H5S_UNLIMITED, cdim = (hsize_t)chunk;
     hid_t space = H5Screate_simple(1, &dims, &maxdims);
     hid_t dcpl = plist_no_times(H5P_DATASET_CREATE);
     H5Pset_chunk(dcpl, 1, &cdim);
@@ -186,16 +188,14 @@ static int create_table(mm_results_writer *w, mm_error *err)
      * partially written ones when the cache is full (with w0 = 1 the cache grows without bound
      * under scattered writes: the whole table ended up in memory). */
     H5Pset_chunk_cache(dapl, CACHE_SLOTS, CACHE_BYTES, 0.75);
-    w->results = H5Dcreate2(w->file, "results", w->rtype, space, H5P_DEFAULT, dcpl, dapl);
+    *ds = H5Dcreate2(w->file, name, type, space, H5P_DEFAULT, dcpl, dapl);
     H5Pclose(dapl);
     H5Pclose(dcpl);
     H5Sclose(space);
-    if (w->results < 0)
-        return mm__errf(err, MM_EHDF5, "%s: cannot create /results (%" PRId64 " rows)", w->path,
-                        w->n_rows);
-    w->buf_rows = chunk;
-    w->buf = malloc((size_t)chunk * w->lay.row_bytes);
-    if (!w->buf) return mm__errf(err, -ENOMEM, "%s: out of memory", w->path);
+    if (*ds < 0)
+        return mm__errf(err, MM_EHDF5, "%s: cannot create /%s (%" PRId64 " rows)", w->path, name,
+                        rows);
+    *chunk_rows = chunk;
     return 0;
 }
 
@@ -221,17 +221,23 @@ static int copy_axes(mm_results_writer *w, const mm_results_axis *axes)
     return 0;
 }
 
-int mm_results_create(const char *path, const mm_results_axis *axes, int32_t n_axes, int64_t n_rows,
-                      const int64_t markout_ns[MM_MARKOUTS], mm_results_writer **out, mm_error *err)
+static int create(const char *path, const mm_results_axis *axes, int32_t n_axes, int64_t n_rows,
+                  const int64_t markout_ns[MM_MARKOUTS], int64_t paths, int keep,
+                  mm_results_writer **out, mm_error *err)
 {
     if (!path || !out || !markout_ns)
         return mm__errf(err, -EINVAL, "mm_results_create: NULL argument");
     *out = NULL;
     int rc = check_args(path, axes, n_axes, n_rows, markout_ns, err);
     if (rc) return rc;
+    if (paths < 1 || (paths > 1 && n_rows > INT64_MAX / paths) || (paths == 1 && keep))
+        return mm__errf(err, -EINVAL, "%s: mm_results_create_mc: bad path count %" PRId64, path,
+                        paths);
     mm_results_writer *w = calloc(1, sizeof *w);
     if (!w) return mm__errf(err, -ENOMEM, "%s: out of memory", path);
-    w->file = w->results = w->rtype = -1;
+    w->file = w->results = w->rtype = w->pds = w->ptype = -1;
+    w->paths = paths;
+    w->keep = keep;
     w->n_axes = n_axes;
     w->n_rows = n_rows;
     memcpy(w->markout_ns, markout_ns, sizeof w->markout_ns);
@@ -255,11 +261,15 @@ int mm_results_create(const char *path, const mm_results_axis *axes, int32_t n_a
         keys[a] = axes[a].key;
         types[a] = axes[a].type;
     }
-    if (mm__rlayout_init(&w->lay, n_axes, keys, types, markout_ns)) {
+    const char *pkey = "path";
+    int ptype = MM_COL_I64;
+    if (mm__rlayout_init(&w->lay, n_axes, keys, types, markout_ns, paths > 1) ||
+        (keep && mm__rlayout_init(&w->play, 1, &pkey, &ptype, markout_ns, 0))) {
         rc = mm__errf(err, -ENOMEM, "%s: out of memory (the row layout)", path);
         goto fail;
     }
-    if ((w->rtype = mm__rlayout_h5type(&w->lay)) < 0) {
+    if ((w->rtype = mm__rlayout_h5type(&w->lay)) < 0 ||
+        (keep && (w->ptype = mm__rlayout_h5type(&w->play)) < 0)) {
         rc = mm__errf(err, MM_EHDF5, "%s: cannot build the row type", path);
         goto fail;
     }
@@ -273,10 +283,21 @@ int mm_results_create(const char *path, const mm_results_axis *axes, int32_t n_a
     H5Pclose(fcpl);
     if (w->file < 0)
         rc = mm__errf(err, MM_EHDF5, "%s: cannot create %s", path, tmp);
-    else if (mm__attr_put_str(w->file, "mmsim_format", MM_RESULTS_FORMAT))
+    else if (mm__attr_put_str(w->file, "mmsim_format",
+                              paths > 1 ? MM_RESULTS_FORMAT_MC : MM_RESULTS_FORMAT) ||
+             (paths > 1 &&
+              mm__attr_put(w->file, "paths", H5T_STD_I64LE, H5T_NATIVE_INT64, &paths, -1)))
         rc = mm__errf(err, MM_EHDF5, "%s: cannot write the format tag", path);
     if (rc == 0) rc = write_axes(w, axes, err);
-    if (rc == 0) rc = create_table(w, err);
+    if (rc == 0)
+        rc = create_table(w, "results", &w->lay, w->rtype, n_rows, &w->results, &w->buf_rows, err);
+    if (rc == 0 && keep)
+        rc = create_table(w, "paths", &w->play, w->ptype, n_rows * paths, &w->pds, &w->pbuf_rows,
+                          err);
+    if (rc == 0 && !(w->buf = malloc((size_t)w->buf_rows * w->lay.row_bytes)))
+        rc = mm__errf(err, -ENOMEM, "%s: out of memory", path);
+    if (rc == 0 && keep && !(w->pbuf = malloc((size_t)w->pbuf_rows * w->play.row_bytes)))
+        rc = mm__errf(err, -ENOMEM, "%s: out of memory", path);
     mm__h5quiet_end(&q);
     if (rc && q.sys_errno) rc = mm__errf(err, -q.sys_errno, "%s: %s", path, strerror(q.sys_errno));
     if (rc) goto fail;
@@ -291,9 +312,25 @@ fail:
     return rc;
 }
 
+int mm_results_create(const char *path, const mm_results_axis *axes, int32_t n_axes, int64_t n_rows,
+                      const int64_t markout_ns[MM_MARKOUTS], mm_results_writer **out, mm_error *err)
+{
+    return create(path, axes, n_axes, n_rows, markout_ns, 1, 0, out, err);
+}
+
+int mm_results_create_mc(const char *path, const mm_results_axis *axes, int32_t n_axes,
+                         int64_t n_rows, const int64_t markout_ns[MM_MARKOUTS], int64_t paths,
+                         int keep_paths, mm_results_writer **out, mm_error *err)
+{
+    if (paths < 2)
+        return mm__errf(err, -EINVAL, "%s: mm_results_create_mc: %" PRId64 " paths (2 or more)",
+                        path ? path : "(null)", paths);
+    return create(path, axes, n_axes, n_rows, markout_ns, paths, keep_paths != 0, out, err);
+}
+
 /* Pack rows [first, first + n) of the call (offset `at` into its arrays) into w->buf. */
 static void pack(mm_results_writer *w, int64_t first, int64_t at, int64_t n,
-                 const int32_t *axis_idx, const mm_metrics *m)
+                 const int32_t *axis_idx, const mm_metrics *m, const double *s)
 {
     for (int64_t i = 0; i < n; i++) {
         unsigned char *row = w->buf + (size_t)i * w->lay.row_bytes;
@@ -311,6 +348,9 @@ static void pack(mm_results_writer *w, int64_t first, int64_t at, int64_t n,
                     memcpy(dst, &w->axis_i64[col->axis][k], 8);
                 else
                     memcpy(dst, &k, 4);
+            } else if (s) {
+                memcpy(dst, &s[(size_t)(at + i) * MM_RESULTS_SUMMARY_METRICS + (size_t)col->metric],
+                       8);
             } else {
                 memcpy(dst, mm__metric_ptr((mm_metrics *)&m[at + i], col->metric), 8);
             }
@@ -318,8 +358,33 @@ static void pack(mm_results_writer *w, int64_t first, int64_t at, int64_t n,
     }
 }
 
-int mm_results_write(mm_results_writer *w, int64_t first, int64_t n, const int32_t *axis_idx,
-                     const mm_metrics *m, mm_error *err)
+/* Write the per-run metrics of combinations [first, first + n) into /paths. */
+static int write_paths(mm_results_writer *w, int64_t first, int64_t n, const mm_metrics *m,
+                       mm_error *err)
+{
+    int64_t rows = n * w->paths, r0 = first * w->paths;
+    const mm__rlayout *l = &w->play;
+    for (int64_t at = 0; at < rows; at += w->pbuf_rows) {
+        int64_t k = rows - at < w->pbuf_rows ? rows - at : w->pbuf_rows;
+        for (int64_t i = 0; i < k; i++) {
+            unsigned char *row = w->pbuf + (size_t)i * l->row_bytes;
+            int64_t q = r0 + at + i, id = q / w->paths, path = q % w->paths;
+            memcpy(row + l->cols[0].off, &id, 8);
+            memcpy(row + l->cols[1].off, &path, 8);
+            for (int c = 2; c < l->n_cols; c++)
+                memcpy(row + l->cols[c].off,
+                       mm__metric_ptr((mm_metrics *)&m[at + i], l->cols[c].metric), 8);
+        }
+        if (mm__ds_rw(w->pds, w->ptype, r0 + at, k, w->pbuf, 1))
+            return mm__errf(err, MM_EHDF5,
+                            "%s: cannot write /paths rows [%" PRId64 ", %" PRId64 ")", w->path,
+                            r0 + at, r0 + at + k);
+    }
+    return 0;
+}
+
+static int write_rows(mm_results_writer *w, int64_t first, int64_t n, const int32_t *axis_idx,
+                      const mm_metrics *m, const double *s, mm_error *err)
 {
     if (!w) return mm__errf(err, -EINVAL, "mm_results_write: NULL writer");
     if (first < 0 || n < 0 || first > w->n_rows || n > w->n_rows - first)
@@ -327,7 +392,11 @@ int mm_results_write(mm_results_writer *w, int64_t first, int64_t n, const int32
                         "%s: rows [%" PRId64 ", %" PRId64 ") outside the table of %" PRId64 " rows",
                         w->path, first, first + n, w->n_rows);
     if (n == 0) return 0;
-    if (!m || (w->n_axes > 0 && !axis_idx))
+    if ((s ? w->paths == 1 : w->paths > 1))
+        return mm__errf(err, -EINVAL, "%s: %s on a table of %" PRId64 " path%s", w->path,
+                        s ? "mm_results_write_mc" : "mm_results_write", w->paths,
+                        w->paths == 1 ? "" : "s");
+    if ((!m && !s) || (s && w->keep && !m) || (w->n_axes > 0 && !axis_idx))
         return mm__errf(err, -EINVAL, "%s: mm_results_write: NULL rows", w->path);
     /* Check everything before writing anything. */
     for (int64_t i = 0; i < n; i++) {
@@ -347,15 +416,29 @@ int mm_results_write(mm_results_writer *w, int64_t first, int64_t n, const int32
     int rc = 0;
     for (int64_t at = 0; at < n && rc == 0; at += w->buf_rows) {
         int64_t k = n - at < w->buf_rows ? n - at : w->buf_rows;
-        pack(w, first + at, at, k, axis_idx, m);
+        pack(w, first + at, at, k, axis_idx, s ? NULL : m, s);
         if (mm__ds_rw(w->results, w->rtype, first + at, k, w->buf, 1))
             rc = mm__errf(err, MM_EHDF5, "%s: cannot write rows [%" PRId64 ", %" PRId64 ")",
                           w->path, first + at, first + at + k);
-        for (int64_t r = first + at; rc == 0 && r < first + at + k; r++)
-            w->written[r >> 6] |= UINT64_C(1) << (r & 63);
     }
+    if (rc == 0 && s && w->keep) rc = write_paths(w, first, n, m, err);
+    for (int64_t r = first; rc == 0 && r < first + n; r++)
+        w->written[r >> 6] |= UINT64_C(1) << (r & 63);
     mm__h5quiet_end(&q);
     if (rc && q.sys_errno)
         rc = mm__errf(err, -q.sys_errno, "%s: %s", w->path, strerror(q.sys_errno));
     return rc;
+}
+
+int mm_results_write(mm_results_writer *w, int64_t first, int64_t n, const int32_t *axis_idx,
+                     const mm_metrics *m, mm_error *err)
+{
+    return write_rows(w, first, n, axis_idx, m, NULL, err);
+}
+
+int mm_results_write_mc(mm_results_writer *w, int64_t first, int64_t n, const int32_t *axis_idx,
+                        const double *s, const mm_metrics *m, mm_error *err)
+{
+    if (!s) return mm__errf(err, -EINVAL, "mm_results_write_mc: NULL summaries");
+    return write_rows(w, first, n, axis_idx, m, s, err);
 }

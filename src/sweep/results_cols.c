@@ -2,6 +2,7 @@
  * layout (id, axes, metrics) with its HDF5 compound type. */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -125,10 +126,89 @@ int mm_results_metric_value(const mm_metrics *m, int i, double *f64, int64_t *i6
     return METRICS[i].type;
 }
 
-int mm__rlayout_init(mm__rlayout *l, int32_t n_axes, const char *const *keys, const int *types,
-                     const int64_t markout_ns[MM_MARKOUTS])
+/* The Monte Carlo summary columns (docs/results.md, "Monte Carlo"): for each per-run metric b in
+ * column order, b_mean and b_std; then pnl_p5 pnl_p50 pnl_p95 pnl_cvar5, the same four of
+ * pnl_close, and p_loss, p_loss_close. */
+#define SUM_MOMENTS (2 * MM_RESULTS_METRICS)
+static const char *const QUANT[4] = {"p5", "p50", "p95", "cvar5"};
+
+int mm_results_summary_metric(int i, const int64_t markout_ns[MM_MARKOUTS], char *name, size_t cap)
 {
-    l->n_cols = 1 + n_axes + MM_RESULTS_METRICS;
+    if (i < 0 || i >= MM_RESULTS_SUMMARY_METRICS) return -EINVAL;
+    if (name && cap) {
+        char b[48];
+        if (i < SUM_MOMENTS) {
+            mm_results_metric(i / 2, markout_ns, b, sizeof b);
+            snprintf(name, cap, "%s_%s", b, i % 2 ? "std" : "mean");
+        } else if (i < SUM_MOMENTS + 8) {
+            int k = i - SUM_MOMENTS;
+            snprintf(name, cap, "%s_%s", k < 4 ? "pnl" : "pnl_close", QUANT[k % 4]);
+        } else {
+            snprintf(name, cap, i == SUM_MOMENTS + 8 ? "p_loss" : "p_loss_close");
+        }
+    }
+    return MM_COL_F64;
+}
+
+static int cmp_f64(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    int nx = x != x, ny = y != y; /* NaN sorts last */
+    if (nx || ny) return nx - ny;
+    return (x > y) - (x < y);
+}
+
+/* Quantile q of the ascending s[0 .. n): linear between the two closest ranks. */
+static double quantile(const double *s, int64_t n, double q)
+{
+    double h = (double)(n - 1) * q;
+    int64_t j = (int64_t)floor(h);
+    if (j >= n - 1) return s[n - 1];
+    return s[j] + (h - (double)j) * (s[j + 1] - s[j]);
+}
+
+void mm_results_summarize(const mm_metrics *paths, int64_t n, double *out, double *scratch)
+{
+    for (int b = 0; b < MM_RESULTS_METRICS; b++) {
+        double sum = 0, ss = 0;
+        for (int64_t p = 0; p < n; p++) {
+            double f;
+            int64_t i;
+            if (mm_results_metric_value(&paths[p], b, &f, &i) == MM_COL_I64) f = (double)i;
+            scratch[p] = f;
+            sum += f;
+        }
+        double mean = sum / (double)n;
+        for (int64_t p = 0; p < n; p++)
+            ss += (scratch[p] - mean) * (scratch[p] - mean);
+        out[2 * b] = mean;
+        out[2 * b + 1] = n > 1 ? sqrt(ss / (double)(n - 1)) : 0.0;
+    }
+    int64_t k = (n + 19) / 20; /* ceil(n / 20): the worst 5% of the paths, at least one */
+    for (int w = 0; w < 2; w++) {
+        int64_t loss = 0;
+        for (int64_t p = 0; p < n; p++) {
+            scratch[p] = w ? paths[p].pnl_close : paths[p].pnl;
+            loss += scratch[p] < 0;
+        }
+        qsort(scratch, (size_t)n, sizeof *scratch, cmp_f64);
+        double *o = out + SUM_MOMENTS + 4 * w, tail = 0;
+        o[0] = quantile(scratch, n, 0.05);
+        o[1] = quantile(scratch, n, 0.5);
+        o[2] = quantile(scratch, n, 0.95);
+        for (int64_t p = 0; p < k; p++)
+            tail += scratch[p];
+        o[3] = tail / (double)k;
+        out[SUM_MOMENTS + 8 + w] = (double)loss / (double)n;
+    }
+}
+
+int mm__rlayout_init(mm__rlayout *l, int32_t n_axes, const char *const *keys, const int *types,
+                     const int64_t markout_ns[MM_MARKOUTS], int summary)
+{
+    l->summary = summary;
+    l->n_metrics = summary ? MM_RESULTS_SUMMARY_METRICS : MM_RESULTS_METRICS;
+    l->n_cols = 1 + n_axes + l->n_metrics;
     l->cols = calloc((size_t)l->n_cols, sizeof *l->cols);
     if (!l->cols) return -ENOMEM;
     size_t off = 0;
@@ -144,7 +224,10 @@ int mm__rlayout_init(mm__rlayout *l, int32_t n_axes, const char *const *keys, co
             col->type = types[c - 1];
         } else {
             col->metric = c - 1 - n_axes;
-            col->type = mm_results_metric(col->metric, markout_ns, col->name, sizeof col->name);
+            col->type =
+                summary ? mm_results_summary_metric(col->metric, markout_ns, col->name,
+                                                    sizeof col->name)
+                        : mm_results_metric(col->metric, markout_ns, col->name, sizeof col->name);
         }
         col->size = col->type == MM_COL_ENUM ? 4 : 8;
         col->off = off;

@@ -39,6 +39,8 @@ void mm__results_writer_free(mm_results_writer *w)
     }
     if (w->results >= 0) H5Dclose(w->results);
     if (w->rtype >= 0) H5Tclose(w->rtype);
+    if (w->pds >= 0) H5Dclose(w->pds);
+    if (w->ptype >= 0) H5Tclose(w->ptype);
     if (w->file >= 0) H5Fclose(w->file);
     mm__h5quiet_end(&q);
     if (w->tmp) unlink(w->tmp);
@@ -51,6 +53,8 @@ void mm__results_writer_free(mm_results_writer *w)
     free(w->axis_n);
     free(w->axis_type);
     mm__rlayout_free(&w->lay);
+    mm__rlayout_free(&w->play);
+    free(w->pbuf);
     free(w->written);
     free(w->buf);
     free(w->tmp);
@@ -243,11 +247,26 @@ int mm__results_commit_hash(mm_results_writer *w, const mm_results_meta *meta, u
     mm__h5quiet_begin(&q);
     uint64_t hash = 0;
     if (rc == 0) rc = build_index_and_hash(w, obj_col, &hash, err);
+    if (rc == 0 && w->keep) {
+        /* With /paths, the content hash also covers its rows (docs/results.md). */
+        uint64_t hp = 0;
+        rc = mm__results_stream(w->pds, w->ptype, w->play.row_bytes, w->n_rows * w->paths, &hp,
+                                NULL, NULL);
+        if (rc)
+            mm__errf(err, rc, "%s: cannot read /paths back: %s", w->path, mm_strerror(rc));
+        else
+            hash = mm__hash_pair(hash, hp);
+    }
     if (rc == 0) rc = write_meta(w, meta, w->lay.cols[obj_col].name, hash, err);
     /* Flush first: a flush that fails (a full disk) leaves every ID valid, and
      * mm__results_writer_free closes them safely. */
     if (rc == 0 && H5Fflush(w->file, H5F_SCOPE_LOCAL) < 0)
         rc = mm__errf(err, MM_EHDF5, "%s: cannot write %s", w->path, w->tmp);
+    if (rc == 0 && w->pds >= 0) {
+        herr_t a = H5Dclose(w->pds);
+        w->pds = -1;
+        if (a < 0) rc = mm__errf(err, MM_EHDF5, "%s: error closing %s", w->path, w->tmp);
+    }
     if (rc == 0) {
         herr_t a = H5Dclose(w->results);
         w->results = -1;

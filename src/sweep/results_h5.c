@@ -47,6 +47,12 @@ int mm__results_stream(hid_t ds, hid_t mtype, size_t row_bytes, int64_t n, uint6
     return rc;
 }
 
+uint64_t mm__hash_pair(uint64_t h_results, uint64_t h_paths)
+{
+    uint64_t b[2] = {h_results, h_paths};
+    return XXH3_64bits(b, sizeof b);
+}
+
 int mm__fsync_path(const char *path)
 {
     int fd = open(path, O_RDONLY);

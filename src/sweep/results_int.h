@@ -16,6 +16,8 @@
 #endif
 
 #define MM_RESULTS_FORMAT "mmsim-results/2"
+/* A table of Monte Carlo summaries (more than one path per combination) and its optional /paths. */
+#define MM_RESULTS_FORMAT_MC "mmsim-results/3"
 #define MM_RESULTS_NAME_MAX 64 /* column names, NUL included */
 /* Rows per block when the table is streamed (hash, index, reading): bounded memory whatever n_rows.
  */
@@ -32,7 +34,9 @@ typedef struct mm__rcol {
 } mm__rcol;
 
 typedef struct mm__rlayout {
-    int n_cols; /* 1 (id) + n_axes + MM_RESULTS_METRICS */
+    int summary;   /* 1: the Monte Carlo summary columns (mm_results_summary_metric) */
+    int n_metrics; /* MM_RESULTS_METRICS or MM_RESULTS_SUMMARY_METRICS */
+    int n_cols;    /* 1 (id) + n_axes + n_metrics */
     mm__rcol *cols;
     size_t row_bytes;
 } mm__rlayout;
@@ -41,9 +45,10 @@ typedef struct mm__rlayout {
  */
 void *mm__metric_ptr(mm_metrics *m, int i);
 
-/* Build the layout for these axis keys and types. Returns 0 or -ENOMEM. */
+/* Build the layout for these axis keys and types, with the per-run metric columns (summary 0) or
+ * the Monte Carlo summary columns (summary 1). Returns 0 or -ENOMEM. */
 int mm__rlayout_init(mm__rlayout *l, int32_t n_axes, const char *const *keys, const int *types,
-                     const int64_t markout_ns[MM_MARKOUTS]);
+                     const int64_t markout_ns[MM_MARKOUTS], int summary);
 void mm__rlayout_free(mm__rlayout *l);
 /* Column number of a name, or -1. */
 int mm__rlayout_find(const mm__rlayout *l, const char *name);
@@ -57,6 +62,10 @@ hid_t mm__rlayout_h5type(const mm__rlayout *l);
 typedef int (*mm__block_fn)(const unsigned char *rows, int64_t first, int64_t n, void *user);
 int mm__results_stream(hid_t ds, hid_t mtype, size_t row_bytes, int64_t n, uint64_t *hash,
                        mm__block_fn fn, void *user);
+
+/* The content hash of a table with /paths: XXH3-64 of the 16 bytes h_results, h_paths (both
+ * little-endian). */
+uint64_t mm__hash_pair(uint64_t h_results, uint64_t h_paths);
 
 /* Read/write n elements of 1-D dataset ds starting at first, with memory type mtype. */
 int mm__ds_rw(hid_t ds, hid_t mtype, int64_t first, int64_t n, void *buf, int write);

@@ -41,6 +41,35 @@ void mm_results_metric_list(const int64_t markout_ns[MM_MARKOUTS], char *buf, si
     }
 }
 
+int mm_results_column_find(const mm_results_info *info, const char *name)
+{
+    if (!info || !name) return MM_ENOTFOUND;
+    for (int i = 0; i < info->n_metrics; i++)
+        if (!strcmp(info->metric_names[i], name)) return i;
+    if (info->paths > 1 && strlen(name) < MM_RESULTS_NAME_MAX - 5) {
+        char mean[MM_RESULTS_NAME_MAX];
+        snprintf(mean, sizeof mean, "%s_mean", name);
+        for (int i = 0; i < info->n_metrics; i++)
+            if (!strcmp(info->metric_names[i], mean)) return i;
+    }
+    return MM_ENOTFOUND;
+}
+
+void mm_results_column_list(const mm_results_info *info, char *buf, size_t cap)
+{
+    size_t len = 0;
+    if (!buf || !cap) return;
+    buf[0] = 0;
+    for (int i = 0; info && i < info->n_metrics; i++) {
+        int w = snprintf(buf + len, cap - len, "%s%s", i ? ", " : "", info->metric_names[i]);
+        if (w < 0 || (size_t)w >= cap - len) {
+            buf[len] = 0;
+            return;
+        }
+        len += (size_t)w;
+    }
+}
+
 int mm_results_axis_find(const mm_results_info *info, const char *key)
 {
     if (!info || !key) return MM_ENOTFOUND;
@@ -108,14 +137,19 @@ void mm_results_axis_format(const mm_results_axis *a, int32_t k, char *buf, size
 
 uint64_t mm_results_rank_key(const mm_metrics *m, int metric, int ascending)
 {
-    double f = 0;
-    int64_t i = 0;
-    int t = m ? mm_results_metric_value(m, metric, &f, &i) : -EINVAL;
+    mm_results_value v = {0};
+    int t = m ? mm_results_metric_value(m, metric, &v.f64, &v.i64) : -EINVAL;
+    return mm_results_rank_key_value(v, t, ascending);
+}
+
+uint64_t mm_results_rank_key_value(mm_results_value v, int t, int ascending)
+{
     if (t == MM_COL_I64) {
-        uint64_t desc = mm__index_key_i64(i);
+        uint64_t desc = mm__index_key_i64(v.i64);
         return ascending ? ~desc : desc;
     }
     if (t != MM_COL_F64) return UINT64_MAX;
+    double f = v.f64;
     /* NaN is UINT64_MAX (last) in both directions. Every other value maps strictly inside (0,
      * UINT64_MAX) (results_index.c), so its complement is the reverse order and still ranks before
      * NaN. */
@@ -206,8 +240,8 @@ static void heap_sort(heap *h)
 
 /* Put slot c[i].slot's data at position i, for every i, in place: follow each cycle of the
  * permutation once with one row of scratch (tmp). Marks done entries with slot = -1. */
-static void permute(cand *c, int64_t n, int64_t *ids, int32_t *axis_idx, size_t na, mm_metrics *m,
-                    int32_t *tmp_idx)
+static void permute(cand *c, int64_t n, int64_t *ids, int32_t *axis_idx, size_t na,
+                    mm_results_value *m, size_t nm, int32_t *tmp_idx, mm_results_value *tm)
 {
     for (int64_t i = 0; i < n; i++) {
         if (c[i].slot < 0) continue;
@@ -215,21 +249,20 @@ static void permute(cand *c, int64_t n, int64_t *ids, int32_t *axis_idx, size_t 
             c[i].slot = -1;
             continue;
         }
-        mm_metrics tm;
         if (axis_idx) memcpy(tmp_idx, axis_idx + (size_t)i * na, na * sizeof *tmp_idx);
-        if (m) tm = m[i];
+        if (m) memcpy(tm, m + (size_t)i * nm, nm * sizeof *tm);
         int64_t j = i;
         for (;;) {
             int64_t s = c[j].slot;
             c[j].slot = -1;
             if (s == i) {
                 if (axis_idx) memcpy(axis_idx + (size_t)j * na, tmp_idx, na * sizeof *tmp_idx);
-                if (m) m[j] = tm;
+                if (m) memcpy(m + (size_t)j * nm, tm, nm * sizeof *tm);
                 break;
             }
             if (axis_idx)
                 memcpy(axis_idx + (size_t)j * na, axis_idx + (size_t)s * na, na * sizeof *tmp_idx);
-            if (m) m[j] = m[s];
+            if (m) memcpy(m + (size_t)j * nm, m + (size_t)s * nm, nm * sizeof *tm);
             j = s;
         }
     }
@@ -238,21 +271,21 @@ static void permute(cand *c, int64_t n, int64_t *ids, int32_t *axis_idx, size_t 
 }
 
 static int top_index(mm_results_reader *r, const mm_results_info *in, int64_t k, int64_t *ids,
-                     int32_t *axis_idx, mm_metrics *m, mm_error *err)
+                     int32_t *axis_idx, mm_results_value *m, mm_error *err)
 {
     int rc = k ? mm_results_read_index(r, in->meta.objective, 0, k, ids, err) : 0;
-    size_t na = (size_t)in->n_axes;
+    size_t na = (size_t)in->n_axes, nm = (size_t)in->n_metrics;
     for (int64_t i = 0; rc == 0 && i < k && (axis_idx || m); i++)
-        rc = mm_results_read(r, ids[i], 1, axis_idx ? axis_idx + (size_t)i * na : NULL,
-                             m ? &m[i] : NULL, err);
+        rc = mm_results_read_values(r, ids[i], 1, axis_idx ? axis_idx + (size_t)i * na : NULL,
+                                    m ? m + (size_t)i * nm : NULL, err);
     return rc;
 }
 
-static int cond_holds(const mm_metrics *m, const mm_results_cond *c)
+static int cond_holds(const mm_results_info *in, const mm_results_value *m,
+                      const mm_results_cond *c)
 {
-    double v = 0;
-    int64_t i = 0;
-    if (mm_results_metric_value(m, c->metric, &v, &i) == MM_COL_I64) v = (double)i;
+    double v =
+        in->metric_types[c->metric] == MM_COL_I64 ? (double)m[c->metric].i64 : m[c->metric].f64;
     switch (c->op) {
     case MM_CMP_LT:
         return v < c->value;
@@ -270,63 +303,67 @@ static int cond_holds(const mm_metrics *m, const mm_results_cond *c)
 }
 
 static int top_scan(mm_results_reader *r, const mm_results_info *in, const mm_results_query *q,
-                    int64_t k, int64_t *ids, int32_t *axis_idx, mm_metrics *m, int64_t *matched,
-                    mm_error *err)
+                    int64_t k, int64_t *ids, int32_t *axis_idx, mm_results_value *m,
+                    int64_t *matched, mm_error *err)
 {
     const int64_t n = in->n_rows;
-    const int64_t block = n < MM_RESULTS_BLOCK ? (n > 0 ? n : 1) : MM_RESULTS_BLOCK;
-    const size_t na = (size_t)in->n_axes, na1 = na ? na : 1;
+    const int64_t block = n < 4096 ? (n > 0 ? n : 1) : 4096;
+    const size_t na = (size_t)in->n_axes, na1 = na ? na : 1, nm = (size_t)in->n_metrics;
     int32_t *bidx = malloc((size_t)block * na1 * sizeof *bidx),
             *tmp_idx = malloc(na1 * sizeof *tmp_idx);
-    mm_metrics *bm = malloc((size_t)block * sizeof *bm);
+    mm_results_value *bm = malloc((size_t)block * nm * sizeof *bm), *tm = malloc(nm * sizeof *tm);
     heap h = {calloc((size_t)(k ? k : 1), sizeof(cand)), 0, k};
     int rc = 0;
     *matched = 0;
-    if (!bidx || !tmp_idx || !bm || !h.c) {
+    if (!bidx || !tmp_idx || !bm || !tm || !h.c) {
         rc = mm__errf(err, -ENOMEM, "out of memory");
         goto out;
     }
     for (int64_t first = 0; first < n; first += block) {
         int64_t cnt = n - first < block ? n - first : block;
-        if ((rc = mm_results_read(r, first, cnt, bidx, bm, err))) goto out;
+        if ((rc = mm_results_read_values(r, first, cnt, bidx, bm, err))) goto out;
         for (int64_t i = 0; i < cnt; i++) {
             const int32_t *ri = bidx + (size_t)i * na;
+            const mm_results_value *vi = bm + (size_t)i * nm;
             int ok = 1;
             for (int32_t j = 0; j < q->n_where && ok; j++)
                 ok = ri[q->where[j].axis] == q->where[j].value;
             for (int32_t j = 0; j < q->n_cond && ok; j++)
-                ok = cond_holds(&bm[i], &q->cond[j]);
+                ok = cond_holds(in, vi, &q->cond[j]);
             if (!ok) continue;
             ++*matched;
-            int64_t slot =
-                heap_offer(&h, mm_results_rank_key(&bm[i], q->metric, q->ascending), first + i);
+            uint64_t key =
+                mm_results_rank_key_value(vi[q->metric], in->metric_types[q->metric], q->ascending);
+            int64_t slot = heap_offer(&h, key, first + i);
             if (slot < 0) continue;
             if (axis_idx) memcpy(axis_idx + (size_t)slot * na, ri, na * sizeof *ri);
-            if (m) m[slot] = bm[i];
+            if (m) memcpy(m + (size_t)slot * nm, vi, nm * sizeof *vi);
         }
     }
     assert(h.n == (*matched < k ? *matched : k));
     heap_sort(&h);
-    permute(h.c, h.n, ids, axis_idx, na, m, tmp_idx);
+    permute(h.c, h.n, ids, axis_idx, na, m, nm, tmp_idx, tm);
 out:
     free(h.c);
     free(bm);
+    free(tm);
     free(tmp_idx);
     free(bidx);
     return rc;
 }
 
-int mm_results_top(mm_results_reader *r, const mm_results_query *q, int64_t *ids, int32_t *axis_idx,
-                   mm_metrics *m, mm_results_top_info *info, mm_error *err)
+int mm_results_top_values(mm_results_reader *r, const mm_results_query *q, int64_t *ids,
+                          int32_t *axis_idx, mm_results_value *m, mm_results_top_info *info,
+                          mm_error *err)
 {
     mm_results_top_info local;
     if (!info) info = &local;
     memset(info, 0, sizeof *info);
     if (!r || !q) return mm__errf(err, -EINVAL, "mm_results_top: NULL argument");
     const mm_results_info *in = mm_results_describe(r);
-    if (q->metric < 0 || q->metric >= MM_RESULTS_METRICS)
+    if (q->metric < 0 || q->metric >= in->n_metrics)
         return mm__errf(err, -EINVAL, "mm_results_top: metric %d outside [0, %d)", q->metric,
-                        MM_RESULTS_METRICS);
+                        in->n_metrics);
     if (q->k < 0)
         return mm__errf(err, -EINVAL, "mm_results_top: k = %" PRId64 " is negative", q->k);
     if (q->n_where < 0 || (q->n_where > 0 && !q->where))
@@ -347,7 +384,7 @@ int mm_results_top(mm_results_reader *r, const mm_results_query *q, int64_t *ids
     if (q->n_cond < 0 || (q->n_cond > 0 && !q->cond))
         return mm__errf(err, -EINVAL, "mm_results_top: bad condition list");
     for (int32_t j = 0; j < q->n_cond; j++)
-        if (q->cond[j].metric < 0 || q->cond[j].metric >= MM_RESULTS_METRICS ||
+        if (q->cond[j].metric < 0 || q->cond[j].metric >= in->n_metrics ||
             q->cond[j].op < MM_CMP_LT || q->cond[j].op > MM_CMP_GT)
             return mm__errf(err, -EINVAL, "mm_results_top: condition %" PRId32 ": bad metric or op",
                             j);
@@ -356,7 +393,7 @@ int mm_results_top(mm_results_reader *r, const mm_results_query *q, int64_t *ids
     int rc;
     int64_t matched = in->n_rows;
     int from_index = q->n_where == 0 && q->n_cond == 0 && !q->ascending &&
-                     q->metric == mm_results_metric_find(in->meta.objective, in->meta.markout_ns);
+                     q->metric == mm_results_column_find(in, in->meta.objective);
     if (from_index)
         rc = top_index(r, in, k, ids, axis_idx, m, err);
     else
@@ -366,4 +403,27 @@ int mm_results_top(mm_results_reader *r, const mm_results_query *q, int64_t *ids
     info->n = matched < k ? matched : k;
     info->from_index = from_index;
     return 0;
+}
+
+int mm_results_top(mm_results_reader *r, const mm_results_query *q, int64_t *ids, int32_t *axis_idx,
+                   mm_metrics *m, mm_results_top_info *info, mm_error *err)
+{
+    const mm_results_info *in = r ? mm_results_describe(r) : NULL;
+    if (!m || !in || !q) return mm_results_top_values(r, q, ids, axis_idx, NULL, info, err);
+    if (in->paths > 1)
+        return mm__errf(err, MM_EUSAGE,
+                        "%s: a Monte Carlo table holds summaries, not one run's metrics: "
+                        "mm_results_top_values",
+                        "mm_results_top");
+    int64_t k = q->k < 0 ? 0 : q->k < in->n_rows ? q->k : in->n_rows;
+    mm_results_value *v = malloc((size_t)(k ? k : 1) * MM_RESULTS_METRICS * sizeof *v);
+    if (!v) return mm__errf(err, -ENOMEM, "out of memory");
+    mm_results_top_info local;
+    if (!info) info = &local;
+    int rc = mm_results_top_values(r, q, ids, axis_idx, v, info, err);
+    for (int64_t i = 0; rc == 0 && i < info->n; i++)
+        for (int c = 0; c < MM_RESULTS_METRICS; c++)
+            memcpy(mm__metric_ptr(&m[i], c), &v[(size_t)i * MM_RESULTS_METRICS + (size_t)c], 8);
+    free(v);
+    return rc;
 }

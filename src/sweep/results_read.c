@@ -10,28 +10,7 @@
 
 #include "mm_h5guard.h"
 #include "mm_internal.h"
-#include "results_int.h"
-
-/* A numeric axis value and its index, sorted by value for the value -> index lookup. */
-typedef struct lookup {
-    double f;
-    int64_t i;
-    int32_t idx;
-} lookup;
-
-struct mm_results_reader {
-    char *path;
-    hid_t file, results, mtype;
-    mm__rlayout lay;
-    mm_results_info info;
-    mm_results_axis *axes;
-    lookup **lk;
-    char *config, *engine, *version, *objective;
-    char **inputs; /* "path#symbol", split into in_paths / in_syms */
-    char **in_paths, **in_syms;
-    uint64_t *fps;
-    unsigned char *buf;
-};
+#include "results_reader_int.h"
 
 static int cmp_lookup_f(const void *a, const void *b)
 {
@@ -46,7 +25,7 @@ static int cmp_lookup_i(const void *a, const void *b)
 }
 
 /* Index of a numeric value on axis a, or -1. */
-static int32_t find_value(const mm_results_reader *r, int a, const unsigned char *bytes)
+int32_t mm__results_find_value(const mm_results_reader *r, int a, const unsigned char *bytes)
 {
     const mm_results_axis *x = &r->axes[a];
     const lookup *lk = r->lk[a];
@@ -74,6 +53,8 @@ void mm_results_close(mm_results_reader *r)
     mm__h5quiet q;
     mm__h5quiet_begin(&q);
     if (r->mtype >= 0) H5Tclose(r->mtype);
+    if (r->ptype >= 0) H5Tclose(r->ptype);
+    if (r->pds >= 0) H5Dclose(r->pds);
     if (r->results >= 0) H5Dclose(r->results);
     if (r->file >= 0) H5Fclose(r->file);
     mm__h5quiet_end(&q);
@@ -101,6 +82,9 @@ void mm_results_close(mm_results_reader *r)
     free(r->version);
     free(r->objective);
     mm__rlayout_free(&r->lay);
+    mm__rlayout_free(&r->play);
+    free(r->mnames);
+    free(r->mtypes);
     free(r->buf);
     free(r->path);
     free(r);
@@ -226,19 +210,21 @@ out:
 }
 
 /* The table's columns: id, axes, then the metric columns named from markout_ns. */
-static int read_columns(mm_results_reader *r, const int64_t markout_ns[MM_MARKOUTS], mm_error *err)
+static int read_columns(mm_results_reader *r, const int64_t markout_ns[MM_MARKOUTS], int summary,
+                        mm_error *err)
 {
     const char *p = r->path;
     hid_t t = H5Dget_type(r->results);
+    int n_metrics = summary ? MM_RESULTS_SUMMARY_METRICS : MM_RESULTS_METRICS;
     int rc = 0, nm = H5Tget_class(t) == H5T_COMPOUND ? H5Tget_nmembers(t) : -1;
-    if (nm < 1 + MM_RESULTS_METRICS) {
+    if (nm < 1 + n_metrics) {
         H5Tclose(t);
-        return mm__errf(
-            err, MM_EFORMAT,
-            "%s: not a results file: /results is not a table of id, axes and %d metrics", p,
-            MM_RESULTS_METRICS);
+        return mm__errf(err, MM_EFORMAT,
+                        "%s: not a results file: /results is not a table of id, axes and %d "
+                        "metrics",
+                        p, n_metrics);
     }
-    int32_t n_axes = nm - 1 - MM_RESULTS_METRICS;
+    int32_t n_axes = nm - 1 - n_metrics;
     char **keys = calloc((size_t)nm, sizeof *keys);
     int *types = calloc((size_t)nm, sizeof *types);
     if (!keys || !types) rc = mm__errf(err, -ENOMEM, "%s: out of memory", p);
@@ -250,8 +236,8 @@ static int read_columns(mm_results_reader *r, const int64_t markout_ns[MM_MARKOU
         if (!keys[c]) rc = mm__errf(err, MM_EHDF5, "%s: /results: cannot read member %d", p, c);
     }
     if (rc == 0)
-        rc =
-            mm__rlayout_init(&r->lay, n_axes, (const char *const *)keys + 1, types + 1, markout_ns);
+        rc = mm__rlayout_init(&r->lay, n_axes, (const char *const *)keys + 1, types + 1, markout_ns,
+                              summary);
     if (rc == -ENOMEM) mm__errf(err, rc, "%s: out of memory", p);
     for (int c = 0; c < nm && rc == 0; c++) {
         const mm__rcol *col = &r->lay.cols[c];
@@ -268,6 +254,18 @@ static int read_columns(mm_results_reader *r, const int64_t markout_ns[MM_MARKOU
         r->axes = calloc((size_t)n_axes + 1, sizeof *r->axes);
         r->lk = calloc((size_t)n_axes + 1, sizeof *r->lk);
         if (!r->axes || !r->lk) rc = mm__errf(err, -ENOMEM, "%s: out of memory", p);
+    }
+    if (rc == 0) {
+        r->mnames = calloc((size_t)n_metrics, sizeof *r->mnames);
+        r->mtypes = calloc((size_t)n_metrics, sizeof *r->mtypes);
+        if (!r->mnames || !r->mtypes) rc = mm__errf(err, -ENOMEM, "%s: out of memory", p);
+        for (int i = 0; i < n_metrics && rc == 0; i++) {
+            r->mnames[i] = r->lay.cols[1 + n_axes + i].name;
+            r->mtypes[i] = r->lay.cols[1 + n_axes + i].type;
+        }
+        r->info.n_metrics = rc == 0 ? n_metrics : 0;
+        r->info.metric_names = r->mnames;
+        r->info.metric_types = r->mtypes;
     }
     r->info.n_axes = rc == 0 ? n_axes : 0;
     for (int32_t a = 0; a < r->info.n_axes && rc == 0; a++) {
@@ -362,6 +360,42 @@ static int read_meta(mm_results_reader *r, mm_error *err)
     return 0;
 }
 
+/* /paths of a Monte Carlo table, when there: n_rows x paths rows of id, path and the per-run
+ * metrics. */
+static int open_paths(mm_results_reader *r, const int64_t mk[MM_MARKOUTS], mm_error *err)
+{
+    if (H5Lexists(r->file, "paths", H5P_DEFAULT) <= 0) return 0;
+    const char *p = r->path, *key = "path";
+    int type = MM_COL_I64;
+    if ((r->pds = H5Dopen2(r->file, "paths", H5P_DEFAULT)) < 0)
+        return mm__errf(err, MM_EFORMAT, "%s: /paths is not a dataset", p);
+    if (mm__rlayout_init(&r->play, 1, &key, &type, mk, 0) ||
+        (r->ptype = mm__rlayout_h5type(&r->play)) < 0)
+        return mm__errf(err, -ENOMEM, "%s: out of memory", p);
+    hid_t t = H5Dget_type(r->pds), space = H5Dget_space(r->pds);
+    hsize_t n = 0;
+    int ok = H5Tget_class(t) == H5T_COMPOUND && H5Tget_nmembers(t) == r->play.n_cols &&
+             H5Sget_simple_extent_ndims(space) == 1 &&
+             H5Sget_simple_extent_dims(space, &n, NULL) == 1 &&
+             (int64_t)n == r->info.n_rows * r->info.paths;
+    for (int c = 0; ok && c < r->play.n_cols; c++) {
+        char *name = H5Tget_member_name(t, (unsigned)c);
+        hid_t mt = H5Tget_member_type(t, (unsigned)c);
+        ok = name && !strcmp(name, r->play.cols[c].name) && mt >= 0 &&
+             member_type(mt) == r->play.cols[c].type;
+        if (name) H5free_memory(name);
+        if (mt >= 0) H5Tclose(mt);
+    }
+    H5Tclose(t);
+    H5Sclose(space);
+    if (!ok)
+        return mm__errf(err, MM_EFORMAT,
+                        "%s: /paths must hold %" PRId64 " rows of id, path and the %d metrics", p,
+                        r->info.n_rows * r->info.paths, MM_RESULTS_METRICS);
+    r->info.has_paths = 1;
+    return 0;
+}
+
 int mm_results_open(const char *path, mm_results_reader **out, mm_error *err)
 {
     if (!path || !out) return mm__errf(err, -EINVAL, "mm_results_open: NULL argument");
@@ -374,7 +408,7 @@ int mm_results_open(const char *path, mm_results_reader **out, mm_error *err)
         free(r);
         return mm__errf(err, -ENOMEM, "%s: out of memory", path);
     }
-    r->file = r->results = r->mtype = -1;
+    r->file = r->results = r->mtype = r->pds = r->ptype = -1;
     mm__h5quiet q;
     mm__h5quiet_begin(&q);
     int rc = 0, a;
@@ -403,9 +437,19 @@ int mm_results_open(const char *path, mm_results_reader **out, mm_error *err)
                       path);
         goto out;
     }
-    if (strcmp(tag, MM_RESULTS_FORMAT)) {
-        rc = mm__errf(err, MM_EFORMAT, "%s: not a results file (format '%s', expected '%s')", path,
-                      tag, MM_RESULTS_FORMAT);
+    int summary = !strcmp(tag, MM_RESULTS_FORMAT_MC);
+    if (strcmp(tag, MM_RESULTS_FORMAT) && !summary) {
+        rc =
+            mm__errf(err, MM_EFORMAT, "%s: not a results file (format '%s', expected '%s' or '%s')",
+                     path, tag, MM_RESULTS_FORMAT, MM_RESULTS_FORMAT_MC);
+        goto out;
+    }
+    r->info.paths = 1;
+    if (summary && ((a = mm__attr_get(r->file, "paths", H5T_NATIVE_INT64, H5T_INTEGER,
+                                      &r->info.paths, 1)) != 0 ||
+                    r->info.paths < 2)) {
+        rc = mm__errf(err, MM_EFORMAT,
+                      "%s: a Monte Carlo table needs an integer attribute paths >= 2", path);
         goto out;
     }
     if (H5Lexists(r->file, "results", H5P_DEFAULT) <= 0 ||
@@ -429,7 +473,9 @@ int mm_results_open(const char *path, mm_results_reader **out, mm_error *err)
         goto out;
     }
     memcpy(r->info.meta.markout_ns, mk, sizeof mk);
-    if ((rc = read_columns(r, mk, err)) != 0 || (rc = read_meta(r, err)) != 0) goto out;
+    if ((rc = read_columns(r, mk, summary, err)) != 0 || (rc = read_meta(r, err)) != 0 ||
+        (summary && (rc = open_paths(r, mk, err)) != 0))
+        goto out;
     if ((r->mtype = mm__rlayout_h5type(&r->lay)) < 0 ||
         !(r->buf = malloc((size_t)MM_RESULTS_BLOCK * r->lay.row_bytes)))
         rc = mm__errf(err, -ENOMEM, "%s: out of memory", path);
@@ -446,131 +492,4 @@ out:
 const mm_results_info *mm_results_describe(const mm_results_reader *r)
 {
     return r ? &r->info : NULL;
-}
-
-static int unpack(mm_results_reader *r, int64_t first, int64_t n, int32_t *axis_idx, mm_metrics *m,
-                  mm_error *err)
-{
-    const mm__rlayout *l = &r->lay;
-    for (int64_t i = 0; i < n; i++) {
-        const unsigned char *row = r->buf + (size_t)i * l->row_bytes;
-        int64_t id;
-        memcpy(&id, row, 8);
-        if (id != first + i)
-            return mm__errf(err, MM_EFORMAT, "%s: row %" PRId64 " holds id %" PRId64, r->path,
-                            first + i, id);
-        for (int c = 1; c < l->n_cols; c++) {
-            const mm__rcol *col = &l->cols[c];
-            if (col->axis >= 0 && axis_idx) {
-                int32_t k;
-                if (col->type == MM_COL_ENUM) {
-                    memcpy(&k, row + col->off, 4);
-                    if (k < 0 || k >= r->axes[col->axis].n) k = -1;
-                } else {
-                    k = find_value(r, col->axis, row + col->off);
-                }
-                if (k < 0)
-                    return mm__errf(err, MM_EFORMAT,
-                                    "%s: row %" PRId64
-                                    ": column %s: value not on the axis /axes/%s",
-                                    r->path, first + i, col->name, col->name);
-                axis_idx[(size_t)i * (size_t)r->info.n_axes + (size_t)col->axis] = k;
-            } else if (col->metric >= 0 && m) {
-                memcpy(mm__metric_ptr(&m[i], col->metric), row + col->off, 8);
-            }
-        }
-    }
-    return 0;
-}
-
-int mm_results_read(mm_results_reader *r, int64_t first, int64_t n, int32_t *axis_idx,
-                    mm_metrics *m, mm_error *err)
-{
-    if (!r) return mm__errf(err, -EINVAL, "mm_results_read: NULL reader");
-    if (first < 0 || n < 0 || first > r->info.n_rows || n > r->info.n_rows - first)
-        return mm__errf(err, -EINVAL,
-                        "%s: rows [%" PRId64 ", %" PRId64 ") outside the table of %" PRId64 " rows",
-                        r->path, first, first + n, r->info.n_rows);
-    mm__h5quiet q;
-    mm__h5quiet_begin(&q);
-    int rc = 0;
-    for (int64_t at = 0; at < n && rc == 0; at += MM_RESULTS_BLOCK) {
-        int64_t k = n - at < MM_RESULTS_BLOCK ? n - at : MM_RESULTS_BLOCK;
-        if (mm__ds_rw(r->results, r->mtype, first + at, k, r->buf, 0))
-            rc = mm__errf(err, MM_EHDF5, "%s: cannot read rows [%" PRId64 ", %" PRId64 ")", r->path,
-                          first + at, first + at + k);
-        else
-            rc = unpack(r, first + at, k,
-                        axis_idx ? axis_idx + (size_t)at * (size_t)r->info.n_axes : NULL,
-                        m ? m + at : NULL, err);
-    }
-    mm__h5quiet_end(&q);
-    return rc;
-}
-
-int mm_results_read_index(mm_results_reader *r, const char *objective, int64_t first, int64_t n,
-                          int64_t *rows, mm_error *err)
-{
-    if (!r || !objective || (n > 0 && !rows))
-        return mm__errf(err, -EINVAL, "mm_results_read_index: NULL argument");
-    int64_t total = r->info.n_rows;
-    if (first < 0 || n < 0 || first > total || n > total - first)
-        return mm__errf(err, -EINVAL,
-                        "%s: index entries [%" PRId64 ", %" PRId64 ") outside [0, %" PRId64 ")",
-                        r->path, first, first + n, total);
-    char name[MM_RESULTS_NAME_MAX + 8];
-    if (!*objective || strchr(objective, '/') || strlen(objective) >= MM_RESULTS_NAME_MAX)
-        return mm__errf(err, MM_ENOTFOUND, "%s: no index for '%s'", r->path, objective);
-    snprintf(name, sizeof name, "index/%s", objective);
-    mm__h5quiet q;
-    mm__h5quiet_begin(&q);
-    int rc = 0;
-    hid_t ds = -1;
-    if (H5Lexists(r->file, "index", H5P_DEFAULT) <= 0 ||
-        H5Lexists(r->file, name, H5P_DEFAULT) <= 0 ||
-        (ds = H5Dopen2(r->file, name, H5P_DEFAULT)) < 0) {
-        rc = mm__errf(err, MM_ENOTFOUND, "%s: no index for '%s'", r->path, objective);
-        goto out;
-    }
-    hid_t space = H5Dget_space(ds);
-    hsize_t len = 0;
-    int nd = H5Sget_simple_extent_ndims(space);
-    if (nd == 1) H5Sget_simple_extent_dims(space, &len, NULL);
-    H5Sclose(space);
-    if (nd != 1 || (int64_t)len != total) {
-        rc = mm__errf(err, MM_EFORMAT, "%s: /%s: must hold %" PRId64 " row numbers", r->path, name,
-                      total);
-        goto out;
-    }
-    if (mm__ds_rw(ds, H5T_NATIVE_INT64, first, n, rows, 0)) {
-        rc = mm__errf(err, MM_EHDF5, "%s: /%s: read error", r->path, name);
-        goto out;
-    }
-    for (int64_t i = 0; i < n; i++)
-        if (rows[i] < 0 || rows[i] >= total) {
-            rc = mm__errf(err, MM_EFORMAT,
-                          "%s: /%s: entry %" PRId64 " is row %" PRId64 ", outside the table",
-                          r->path, name, first + i, rows[i]);
-            goto out;
-        }
-out:
-    if (ds >= 0) H5Dclose(ds);
-    mm__h5quiet_end(&q);
-    return rc;
-}
-
-int mm_results_hash(const char *path, uint64_t *hash, mm_error *err)
-{
-    if (!hash) return mm__errf(err, -EINVAL, "mm_results_hash: NULL argument");
-    mm_results_reader *r;
-    int rc = mm_results_open(path, &r, err);
-    if (rc) return rc;
-    mm__h5quiet q;
-    mm__h5quiet_begin(&q);
-    rc = mm__results_stream(r->results, r->mtype, r->lay.row_bytes, r->info.n_rows, hash, NULL,
-                            NULL);
-    mm__h5quiet_end(&q);
-    if (rc) mm__errf(err, rc, "%s: cannot read /results: %s", path, mm_strerror(rc));
-    mm_results_close(r);
-    return rc;
 }

@@ -22,6 +22,14 @@ struct mm_results_writer {
     uint64_t *written;  /* bitmap, bit r = row r written */
     unsigned char *buf; /* pack buffer, buf_rows rows */
     int64_t buf_rows;
+    /* A Monte Carlo table: paths per combination (1 otherwise); keep: /paths (pds, of layout play
+     * and type ptype: id, path, the per-run metrics), packed through pbuf (pbuf_rows rows). */
+    int64_t paths;
+    int keep;
+    hid_t pds, ptype;
+    mm__rlayout play;
+    unsigned char *pbuf;
+    int64_t pbuf_rows;
 };
 
 /* A property list of class cls with object timestamps off (same rows, same bytes). */

@@ -103,6 +103,8 @@ char *mm__run_identity(const mm__run *r)
         h = XXH3_64bits_withSeed(ls->response_ns, (size_t)ls->n * sizeof(int64_t), h);
         sb_printf(&b, "latency_series\t%" PRId64 " points, xxh3 %016" PRIx64 "\n", ls->n, h);
     }
+    if (r->paths > 1) /* (one path keeps the identity it always had) */
+        sb_printf(&b, "paths\t%" PRId64 "%s\n", r->paths, r->keep_paths ? ", kept" : "");
     if (b.oom) {
         free(b.p);
         return NULL;

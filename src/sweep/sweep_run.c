@@ -40,6 +40,7 @@ void mm_sweep_opts_defaults(mm_sweep_opts *o)
     o->seed = 1;
     o->objective = "pnl";
     o->progress_interval_s = 0.5;
+    o->paths = 1;
     mm_sim_config_defaults(&o->sim);
 }
 
@@ -100,13 +101,13 @@ static void progress(mm__run *r, int final)
     o->progress(&p, o->progress_user);
 }
 
-int mm__run_emit(mm__run *r, const mm__chunk *c, const mm_metrics *m, mm_error *err)
+int mm__run_emit(mm__run *r, const mm__chunk *c, const void *m, mm_error *err)
 {
     int rc = mm__journal_append(&r->j, c->first, (uint32_t)c->count, m);
     if (rc) return mm__errf(err, rc, "%s: %s", r->jpath, strerror(-rc));
     r->done_chunks++;
     r->done_combos += c->count;
-    r->done_updates += (int64_t)c->count * r->ticks[c->tape].n;
+    r->done_updates += (int64_t)c->count * r->paths * r->ticks[c->tape].n;
     progress(r, 0);
     return 0;
 }
@@ -114,135 +115,6 @@ int mm__run_emit(mm__run *r, const mm__chunk *c, const mm_metrics *m, mm_error *
 int mm__run_cancelled(const mm__run *r)
 {
     return r->o->cancel && *r->o->cancel;
-}
-
-/* ---- results from the journal ---- */
-
-typedef struct build_ctx {
-    const mm__run *r;
-    mm_results_writer *w;
-    int32_t *idx;
-    int64_t idx_cap;
-    mm_error *err;
-} build_ctx;
-
-static int build_cb(int64_t first, uint32_t count, const mm_metrics *m, void *user)
-{
-    build_ctx *b = user;
-    const mm_grid *g = b->r->g;
-    int32_t na = g->n_axes;
-    if (mm__run_cancelled(b->r)) return mm__errf(b->err, MM_EINTERRUPTED, "interrupted");
-    if ((int64_t)count * na > b->idx_cap) {
-        free(b->idx);
-        b->idx_cap = (int64_t)count * na;
-        b->idx = malloc((size_t)b->idx_cap * sizeof *b->idx);
-        if (!b->idx) {
-            b->idx_cap = 0;
-            return mm__errf(b->err, -ENOMEM, "out of memory");
-        }
-    }
-    mm_params p;
-    for (uint32_t k = 0; k < count; k++)
-        mm_grid_combo(g, first + k, &p, b->idx + (size_t)k * na);
-    return mm_results_write(b->w, first, count, b->idx, m, b->err);
-}
-
-/* Commit the table with its provenance (paths without the "#symbol" of the tape axis). */
-static int commit_results(mm__run *r, mm_results_writer *w, mm_sweep_report *rep, mm_error *err)
-{
-    const mm_grid *g = r->g;
-    int32_t nt = r->n_tapes;
-    const char **paths = calloc((size_t)nt, sizeof *paths),
-               **syms = calloc((size_t)nt, sizeof *syms);
-    uint64_t *fps = calloc((size_t)nt, sizeof *fps);
-    char **pathbuf = calloc((size_t)nt, sizeof *pathbuf);
-    int rc = paths && syms && fps && pathbuf ? 0 : mm__errf(err, -ENOMEM, "out of memory");
-    for (int32_t t = 0; t < nt && rc == 0; t++) {
-        if (!(pathbuf[t] = strdup(g->axes[0].text[t]))) {
-            rc = mm__errf(err, -ENOMEM, "out of memory");
-            break;
-        }
-        char *hash = strrchr(pathbuf[t], '#');
-        if (hash) *hash = 0;
-        paths[t] = pathbuf[t];
-        syms[t] = r->ticks[t].inst.symbol;
-        fps[t] = r->ticks[t].inst.fingerprint;
-    }
-    if (rc) {
-        mm_results_abort(w);
-    } else {
-        mm_results_meta meta = {0};
-        meta.config_text = r->o->config_text ? r->o->config_text : "";
-        meta.seed = r->o->seed;
-        meta.engine = mm_sweep_engine_name(r->o->engine);
-        meta.workers = rep->workers;
-        meta.wall_s = rep->wall_s;
-        meta.combos_per_s = rep->combos_per_s;
-        meta.updates_per_s = rep->updates_per_s;
-        meta.n_inputs = nt;
-        meta.input_paths = paths;
-        meta.input_symbols = syms;
-        meta.input_fingerprints = fps;
-        memcpy(meta.markout_ns, r->o->sim.markout_ns, sizeof meta.markout_ns);
-        meta.objective = r->o->objective ? r->o->objective : "pnl";
-        rc = mm__results_commit_hash(w, &meta, &rep->content_hash, err);
-    }
-    for (int32_t t = 0; t < nt && pathbuf; t++)
-        free(pathbuf[t]);
-    free(pathbuf);
-    free(paths);
-    free(syms);
-    free(fps);
-    return rc;
-}
-
-/* Build the table from the journal (every record verified again) and commit it. */
-static int write_results(mm__run *r, const char *out, const char *jpath, mm_sweep_report *rep,
-                         mm_error *err)
-{
-    const mm_grid *g = r->g;
-    mm_results_axis *ax = calloc((size_t)g->n_axes, sizeof *ax);
-    int64_t **i64s = calloc((size_t)g->n_axes, sizeof *i64s);
-    int rc = ax && i64s ? 0 : mm__errf(err, -ENOMEM, "out of memory");
-    for (int32_t m = 0; m < g->n_axes && rc == 0; m++) {
-        const mm__grid_axis *a = &g->axes[m];
-        ax[m] = (mm_results_axis){0};
-        ax[m].key = a->key;
-        ax[m].n = a->n;
-        if (a->kind == MM_KEY_ENUM) {
-            ax[m].type = MM_COL_ENUM;
-            ax[m].names = (const char *const *)a->text;
-        } else if (a->kind == MM_KEY_INT) {
-            ax[m].type = MM_COL_I64;
-            if (!(i64s[m] = malloc((size_t)a->n * sizeof(int64_t)))) {
-                rc = mm__errf(err, -ENOMEM, "out of memory");
-                break;
-            }
-            for (int32_t i = 0; i < a->n; i++)
-                i64s[m][i] = strtoll(a->text[i], NULL, 10);
-            ax[m].i64 = i64s[m];
-        } else {
-            ax[m].type = MM_COL_F64;
-            ax[m].f64 = a->num;
-        }
-    }
-    mm_results_writer *w = NULL;
-    if (rc == 0)
-        rc = mm_results_create(out, ax, g->n_axes, g->n_combos, r->o->sim.markout_ns, &w, err);
-    if (rc == 0) {
-        build_ctx b = {r, w, NULL, 0, err};
-        rc = mm__journal_scan(&r->j, jpath, build_cb, &b, err);
-        free(b.idx);
-        if (rc)
-            mm_results_abort(w);
-        else
-            rc = commit_results(r, w, rep, err);
-    }
-    for (int32_t m = 0; m < g->n_axes && i64s; m++)
-        free(i64s[m]);
-    free(i64s);
-    free(ax);
-    return rc;
 }
 
 /* ---- checks before any state ---- */
@@ -263,10 +135,19 @@ static int check_columns(const mm_sweep_opts *o, mm_error *err)
                                 names[i]);
     }
     const char *obj = o->objective ? o->objective : "pnl";
-    if (mm_results_metric_find(obj, o->sim.markout_ns) >= 0) return 0;
-    char list[640];
-    mm_results_metric_list(o->sim.markout_ns, list, sizeof list);
-    return mm__errf(err, MM_EUSAGE, "objective: '%s' is not a metric column (%s)", obj, list);
+    if (o->paths <= 1 && mm_results_metric_find(obj, o->sim.markout_ns) >= 0) return 0;
+    char list[2048] = "";
+    size_t len = 0;
+    for (int i = 0; o->paths > 1 && i < MM_RESULTS_SUMMARY_METRICS; i++) {
+        char n[MM_RESULTS_NAME_MAX];
+        mm_results_summary_metric(i, o->sim.markout_ns, n, sizeof n);
+        if (!strcmp(n, obj)) return 0;
+        if (len < sizeof list)
+            len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "", n);
+    }
+    if (o->paths <= 1) mm_results_metric_list(o->sim.markout_ns, list, sizeof list);
+    return mm__errf(err, MM_EUSAGE, "objective: '%s' is not a %smetric column (%s)", obj,
+                    o->paths > 1 ? "Monte Carlo summary " : "", list);
 }
 
 /* Memory the run needs beyond its tapes, per combination: the done map (1 byte), the results
@@ -275,6 +156,10 @@ static int check_columns(const mm_sweep_opts *o, mm_error *err)
  */
 #define BYTES_PER_COMBO 34
 #define BYTES_PER_CHUNK 24
+/* Monte Carlo limits: paths per combination, and (combination, path) runs one chunk computes at
+ * once by default (each holds an mm_metrics, 168 bytes: 11 MB). */
+#define MM_SWEEP_PATHS_MAX 1000000
+#define MM_SWEEP_SLOTS_MAX 65536
 
 static void fmt_bytes(double b, char *buf, size_t cap)
 {
@@ -327,6 +212,18 @@ int mm_sweep_run(const mm_grid *g, const mm_sweep_opts *o, const char *out_path,
     assert(!((engine->flags & MM__ENGINE_FORKS) && (engine->flags & MM__ENGINE_NO_FORK)));
     if (o->workers < 0 || o->workers > 4096)
         return mm__errf(err, MM_EUSAGE, "workers: %d must be in [0, 4096]", o->workers);
+    if (o->paths < 1 || o->paths > MM_SWEEP_PATHS_MAX)
+        return mm__errf(err, MM_EUSAGE, "paths: %" PRId64 " must be in [1, %d]", o->paths,
+                        MM_SWEEP_PATHS_MAX);
+    if (o->keep_paths && o->paths < 2)
+        return mm__errf(err, MM_EUSAGE, "keep_paths: needs more than one path per combination");
+    if (o->paths > 1 && !mm__grid_draws(g))
+        return mm__errf(err, MM_EUSAGE,
+                        "paths: %" PRId64
+                        " paths, but no combination draws a random number (latency_dist "
+                        "constant, queue_join back, trade_reach 1, cancel_draw round): every path "
+                        "would be the same replay",
+                        o->paths);
     int rc = mm_sim_config_check(&o->sim, NULL, err);
     if (rc == 0) rc = check_columns(o, err);
     if (rc) return rc;
@@ -358,7 +255,16 @@ int mm_sweep_run(const mm_grid *g, const mm_sweep_opts *o, const char *out_path,
             engine->flags & MM__ENGINE_BIG_CHUNKS ? 256 : (per + 16 * cores - 1) / (16 * cores);
         if (chunk_sz < 64) chunk_sz = 64;
         if (chunk_sz > 256) chunk_sz = 256;
+        /* Monte Carlo: a chunk's paths are stepped together; at most MM_SWEEP_SLOTS_MAX
+         * (combination, path) slots per chunk bound a worker's memory whatever paths is. */
+        if (o->paths > 1 && chunk_sz > MM_SWEEP_SLOTS_MAX / o->paths)
+            chunk_sz = MM_SWEEP_SLOTS_MAX / o->paths > 1 ? MM_SWEEP_SLOTS_MAX / o->paths : 1;
     }
+    if (o->paths > 1 && chunk_sz * o->paths > 16 * MM_SWEEP_SLOTS_MAX)
+        return mm__errf(err, MM_EUSAGE,
+                        "chunk: %" PRId64 " combinations x %" PRId64
+                        " paths are more than %d runs in one chunk: give a smaller chunk (or 0)",
+                        chunk_sz, o->paths, 16 * MM_SWEEP_SLOTS_MAX);
     if ((rc = check_memory(g, chunk_sz, err)) || (rc = mm__grid_check_combos(g, &o->sim, err)))
         return rc;
     mm_sweep_opts oo = *o;
@@ -373,6 +279,11 @@ int mm_sweep_run(const mm_grid *g, const mm_sweep_opts *o, const char *out_path,
     r.sim.seed = o->seed;
     r.sim.id = 0;
     r.sim.path = 0;
+    r.paths = o->paths;
+    r.keep_paths = o->keep_paths != 0;
+    r.rec_bytes = o->paths == 1 ? sizeof(mm_metrics)
+                                : MM_RESULTS_SUMMARY_METRICS * sizeof(double) +
+                                      (o->keep_paths ? (size_t)o->paths * sizeof(mm_metrics) : 0);
     r.j.fd = -1;
     r.n_tapes = g->axes[0].n;
     r.per_tape = g->n_combos / r.n_tapes;
@@ -432,7 +343,7 @@ int mm_sweep_run(const mm_grid *g, const mm_sweep_opts *o, const char *out_path,
     int64_t n_done = 0;
     rc = r.worker ? engine->run(&r, workers, err)
                   : mm__journal_open(&r.j, jpath, out_path, o->resume, r.run_id, ident, g->n_combos,
-                                     done, &n_done, err);
+                                     r.rec_bytes, done, &n_done, err);
     if (rc || r.worker) goto out;
     mm__remove_stale_tmps(out_path); /* we hold the lock: nobody else is writing this output */
     int64_t records_before = r.j.records;
@@ -472,7 +383,7 @@ int mm_sweep_run(const mm_grid *g, const mm_sweep_opts *o, const char *out_path,
         r.n_chunks = n;
         for (int64_t c = 0; c < n; c++) {
             r.combos_total += r.chunks[c].count;
-            r.events_total += (int64_t)r.chunks[c].count * r.ticks[r.chunks[c].tape].n;
+            r.events_total += (int64_t)r.chunks[c].count * r.paths * r.ticks[r.chunks[c].tape].n;
         }
     }
     free(done);
@@ -493,7 +404,7 @@ int mm_sweep_run(const mm_grid *g, const mm_sweep_opts *o, const char *out_path,
     rep->combos_per_s = rep->wall_s > 0 ? (double)r.combos_total / rep->wall_s : 0;
     rep->updates_per_s = rep->wall_s > 0 ? (double)r.events_total / rep->wall_s : 0;
     /* The table, from the journal; the journal stays locked until it is removed. */
-    rc = write_results(&r, out_path, jpath, rep, err);
+    rc = mm__run_write_results(&r, out_path, jpath, rep, err);
     if (rc == 0) unlink(jpath); /* the table is in place: the journal has served its purpose */
 out:
     if (rc == MM_EINTERRUPTED)

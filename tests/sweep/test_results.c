@@ -820,7 +820,7 @@ Test(results, bad_files_give_one_line_errors_and_exit_1)
     const char *g[] = {"mmsim",    "gen", "--seed", "1",   "--events", "100",
                        "--symbol", "T",   "-o",     ticks, NULL};
     cr_assert_eq(tu_run(g, NULL, NULL), 0);
-    write_tagged(wrong, "mmsim-results/3");
+    write_tagged(wrong, "mmsim-results/9");
     write_tagged(untagged, NULL);
     write_tagged(notable, "mmsim-results/2");
     const char *old = tu_path("old.h5");
@@ -830,7 +830,7 @@ Test(results, bad_files_give_one_line_errors_and_exit_1)
     } cases[] = {{missing, "No such file"},
                  {text, "not an HDF5 file"},
                  {ticks, "format 'mmsim-ticks/1', expected 'mmsim-results/2'"},
-                 {wrong, "format 'mmsim-results/3'"},
+                 {wrong, "format 'mmsim-results/9'"},
                  {old, "a mmsim-results/1 table from an older mmsim"},
                  {untagged, "no mmsim_format tag"},
                  {notable, "no /results table"},
