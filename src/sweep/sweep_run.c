@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 #include <xxhash.h>
@@ -191,6 +192,39 @@ static int check_memory(const mm_grid *g, int64_t chunk, mm_error *err)
     return 0;
 }
 
+/* The disk the run needs beside its output: the journal (every combination's record) and the table
+ * (its rows, and /paths when kept), against the free space of the output's file system. Refused
+ * before anything is written when it cannot fit (a Monte Carlo run with --keep-paths can need
+ * hundreds of GB). */
+static int check_disk(const mm_grid *g, const char *out, size_t rec_bytes, int64_t paths, int keep,
+                      mm_error *err)
+{
+    double rows = (double)g->n_combos;
+    double need = rows * (double)rec_bytes + rows * (double)(8 + 8 * g->n_axes) +
+                  (paths > 1 ? rows * (MM_RESULTS_SUMMARY_METRICS * 8.0) : rows * 168.0) +
+                  (keep ? rows * (double)paths * 184.0 : 0);
+    char dir[4096];
+    struct stat js;
+    snprintf(dir, sizeof dir, "%s.journal", out);
+    if (stat(dir, &js) == 0) need -= (double)js.st_size; /* a resume: what is journaled is there */
+    snprintf(dir, sizeof dir, "%s", out);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *(slash == dir ? slash + 1 : slash) = 0;
+    else
+        snprintf(dir, sizeof dir, ".");
+    struct statvfs fs;
+    if (statvfs(dir, &fs) != 0) return 0; /* the output's checks report a missing directory */
+    double have = (double)fs.f_bavail * (double)fs.f_frsize;
+    if (need <= have) return 0;
+    char n[32], h[32];
+    fmt_bytes(need, n, sizeof n);
+    fmt_bytes(have, h, sizeof h);
+    return mm__errf(err, MM_EUSAGE,
+                    "%s: the run needs about %s of disk for its journal and table, %s free there",
+                    out, n, h);
+}
+
 int mm_sweep_run(const mm_grid *g, const mm_sweep_opts *o, const char *out_path,
                  mm_sweep_report *rep, mm_error *err)
 {
@@ -251,14 +285,18 @@ int mm_sweep_run(const mm_grid *g, const mm_sweep_opts *o, const char *out_path,
         long cores = sysconf(_SC_NPROCESSORS_ONLN);
         if (cores < 1) cores = 1;
         int64_t per = g->n_combos / g->axes[0].n;
+        /* Monte Carlo: a chunk's paths are stepped together, so the kernel's 64 slots need only
+         * 64 / paths combinations; at most MM_SWEEP_SLOTS_MAX (combination, path) slots per chunk
+         * bound a worker's memory whatever paths is. */
+        int64_t lo = o->paths > 1 ? 64 / o->paths : 64,
+                hi = o->paths > 1 ? MM_SWEEP_SLOTS_MAX / o->paths : 256;
+        if (hi > 256) hi = 256;
+        if (lo < 1) lo = 1;
+        if (hi < 1) hi = 1;
         chunk_sz =
-            engine->flags & MM__ENGINE_BIG_CHUNKS ? 256 : (per + 16 * cores - 1) / (16 * cores);
-        if (chunk_sz < 64) chunk_sz = 64;
-        if (chunk_sz > 256) chunk_sz = 256;
-        /* Monte Carlo: a chunk's paths are stepped together; at most MM_SWEEP_SLOTS_MAX
-         * (combination, path) slots per chunk bound a worker's memory whatever paths is. */
-        if (o->paths > 1 && chunk_sz > MM_SWEEP_SLOTS_MAX / o->paths)
-            chunk_sz = MM_SWEEP_SLOTS_MAX / o->paths > 1 ? MM_SWEEP_SLOTS_MAX / o->paths : 1;
+            engine->flags & MM__ENGINE_BIG_CHUNKS ? hi : (per + 16 * cores - 1) / (16 * cores);
+        if (chunk_sz < lo) chunk_sz = lo;
+        if (chunk_sz > hi) chunk_sz = hi;
     }
     if (o->paths > 1 && chunk_sz * o->paths > 16 * MM_SWEEP_SLOTS_MAX)
         return mm__errf(err, MM_EUSAGE,
@@ -285,6 +323,7 @@ int mm_sweep_run(const mm_grid *g, const mm_sweep_opts *o, const char *out_path,
                                 : MM_RESULTS_SUMMARY_METRICS * sizeof(double) +
                                       (o->keep_paths ? (size_t)o->paths * sizeof(mm_metrics) : 0);
     r.j.fd = -1;
+    if ((rc = check_disk(g, out_path, r.rec_bytes, r.paths, r.keep_paths, err))) return rc;
     r.n_tapes = g->axes[0].n;
     r.per_tape = g->n_combos / r.n_tapes;
     size_t jlen = strlen(out_path) + 9;
