@@ -353,3 +353,220 @@ Test(montecarlo, the_command_line_reruns_verifies_and_replays_one_path, .timeout
     cr_assert(strstr(head, ",pnl_mean,pnl_std,") && strstr(head, ",p_loss,p_loss_close"), "%s",
               head);
 }
+
+/* ---- synthetic markets per path and stress scenarios (docs/montecarlo.md, section 10) ---- */
+
+static mm_gen_params small_market(void)
+{
+    mm_gen_params m;
+    mm_gen_defaults(&m);
+    m.events = 4000;
+    m.rate_hz = 50;
+    m.informed = 0.3;
+    m.mean_queue = 20;
+    return m;
+}
+
+static mm_grid *grid_synthetic(const char *stress_key, const char *stress_values)
+{
+    mm_grid *g = NULL;
+    mm_error e = {0};
+    const char *tapes[1] = {"market.ini#SYN"};
+    cr_assert_eq(mm_grid_new(&g, NULL), 0);
+    cr_assert_eq(mm_grid_set_tapes(g, tapes, 1, &e), 0, "%s", e.msg);
+    cr_assert_eq(mm_grid_add_axis(g, "spread", "0,1,3", &e), 0, "%s", e.msg);
+    if (stress_key)
+        cr_assert_eq(mm_grid_add_axis(g, stress_key, stress_values, &e), 0, "%s", e.msg);
+    return g;
+}
+
+Test(montecarlo, synthetic_days_give_the_same_bytes_across_engines_and_chunks, .timeout = 240)
+{
+    mm_gen_params m = small_market();
+    const mm_gen_params *syn[1] = {&m};
+    mm_grid *g = grid_synthetic("stress_vol", "1,2");
+    uint64_t ref = 0;
+    int n = 0, runs = 0;
+    while (mm_sweep_engine_name(n))
+        n++;
+    for (int en = 0; en < n; en++)
+        for (int chunk = 1; chunk <= 4; chunk += 3) {
+            mm_sweep_opts o = mc_opts(en, 2, chunk, 3, 5, 1);
+            o.synthetic = syn;
+            char name[32];
+            snprintf(name, sizeof name, "syn%d_%d.h5", en, chunk);
+            uint64_t h = run_hash(g, &o, name);
+            if (runs++ == 0) ref = h;
+            cr_assert_eq(h, ref, "%s, chunk %d", mm_sweep_engine_name(en), chunk);
+        }
+    /* Each path is its own day: the paths differ although the model draws nothing. */
+    mm_results_reader *r = NULL;
+    mm_error e = {0};
+    cr_assert_eq(mm_results_open(tu_path("syn0_1.h5"), &r, &e), 0, "%s", e.msg);
+    mm_metrics pm[5];
+    cr_assert_eq(mm_results_read_paths(r, 0, 5, pm, &e), 0, "%s", e.msg);
+    cr_assert(pm[0].pnl != pm[1].pnl || pm[1].pnl != pm[2].pnl, "the paths' days are the same");
+    /* Path p of the table is the day mm_sweep_synthetic_day gives, run alone. */
+    mm_ticks day = {0};
+    cr_assert_eq(mm_sweep_synthetic_day(&m, 3, 0, 2, 1, 1, &day, &e), 0, "%s", e.msg);
+    mm_sim_config c;
+    mm_sim_config_defaults(&c);
+    c.seed = 3;
+    c.id = 0;
+    c.path = 2;
+    c.synthetic = 1;
+    mm_params p;
+    mm_params_defaults(&p);
+    p.spread_ticks = 0;
+    mm_metrics one;
+    cr_assert_eq(mm_sim_run_c(&day, &c, &p, &one, NULL, NULL, &e), 0, "%s", e.msg);
+    cr_assert_eq(one.pnl, pm[2].pnl);
+    cr_assert_eq(one.volume, pm[2].volume);
+    mm_ticks_free(&day);
+    mm_results_close(r);
+    mm_grid_free(g);
+}
+
+/* RMS of the mid's change over `dt` ns on a day (two-sided rows), ticks. */
+static double mid_vol(const mm_ticks *t, int64_t dt)
+{
+    double ss = 0;
+    int64_t n = 0, j = 0;
+    for (int64_t i = 0; i < t->n; i++) {
+        while (j < t->n && t->ts_ns[j] < t->ts_ns[i] + dt)
+            j++;
+        if (j >= t->n) break;
+        double a = (t->bid_px[i] + t->ask_px[i]) / 2.0, b = (t->bid_px[j] + t->ask_px[j]) / 2.0;
+        ss += (b - a) * (b - a);
+        n++;
+    }
+    return n ? sqrt(ss / (double)n) : 0;
+}
+
+Test(montecarlo, stresses_scale_volatility_queues_and_latency)
+{
+    mm_gen_params m = small_market();
+    m.events = 40000;
+    mm_ticks a = {0}, b = {0}, q = {0};
+    mm_error e = {0};
+    cr_assert_eq(mm_sweep_synthetic_day(&m, 7, 0, 1, 1, 1, &a, &e), 0, "%s", e.msg);
+    cr_assert_eq(mm_sweep_synthetic_day(&m, 7, 0, 1, 2, 1, &b, &e), 0, "%s", e.msg);
+    cr_assert_eq(mm_sweep_synthetic_day(&m, 7, 0, 1, 1, 2, &q, &e), 0, "%s", e.msg);
+    double va = mid_vol(&a, 10000000000), vb = mid_vol(&b, 10000000000);
+    cr_assert(vb > 1.7 * va && vb < 2.3 * va, "10 s vol %g, stressed %g", va, vb);
+    double qa = 0, qq = 0;
+    for (int64_t i = 0; i < a.n; i++)
+        qa += a.bid_sz[i];
+    for (int64_t i = 0; i < q.n; i++)
+        qq += q.bid_sz[i];
+    qa /= (double)a.n;
+    qq /= (double)q.n;
+    cr_assert(qq > 0.4 * qa && qq < 0.6 * qa, "mean bid size %g, stressed %g", qa, qq);
+    /* stress_latency k is the latencies times k, bit for bit. */
+    mm_sim_config c;
+    mm_sim_config_defaults(&c);
+    mm_params p, pk;
+    mm_params_defaults(&p);
+    p.spread_ticks = 0;
+    p.latency_ns = 30000000;
+    p.response_ns = 20000000;
+    p.feed_latency_ns = 1000000;
+    pk = p;
+    pk.stress_latency = 10;
+    p.latency_ns *= 10;
+    p.response_ns *= 10;
+    p.feed_latency_ns *= 10;
+    mm_metrics x, y;
+    cr_assert_eq(mm_sim_run_c(&a, &c, &p, &x, NULL, NULL, &e), 0, "%s", e.msg);
+    cr_assert_eq(mm_sim_run_c(&a, &c, &pk, &y, NULL, NULL, &e), 0, "%s", e.msg);
+    cr_assert_eq(memcmp(&x, &y, sizeof x), 0);
+    cr_assert_gt(x.volume, 0);
+    /* The vol and liquidity stresses belong to synthetic days: a recorded tape refuses them. */
+    pk.stress_latency = 1;
+    pk.stress_vol = 2;
+    cr_assert_eq(mm_sim_check_params(&pk, &c, &e), MM_EUSAGE);
+    cr_assert(strstr(e.msg, "stress_vol"), "%s", e.msg);
+    c.synthetic = 1;
+    cr_assert_eq(mm_sim_check_params(&pk, &c, &e), 0, "%s", e.msg);
+    mm_ticks_free(&a);
+    mm_ticks_free(&b);
+    mm_ticks_free(&q);
+}
+
+Test(montecarlo, stresses_on_recorded_tapes_and_impossible_markets_are_refused)
+{
+    mm_grid *g = grid_random(1);
+    mm_error e = {0};
+    mm_sweep_report rep;
+    cr_assert_eq(mm_grid_add_axis(g, "stress_liquidity", "1,2", &e), 0, "%s", e.msg);
+    mm_sweep_opts o = mc_opts(MM_ENGINE_SERIAL, 1, 0, 1, 3, 0);
+    cr_assert_eq(mm_sweep_run(g, &o, tu_path("rec.h5"), &rep, &e), MM_EUSAGE);
+    cr_assert(strstr(e.msg, "stress synthetic markets generated per path; 1 of the 1 tapes"), "%s",
+              e.msg);
+    mm_grid_free(g);
+    /* A stress the generator cannot make (its move probability bound) is named before any state. */
+    mm_gen_params m = small_market();
+    m.vol_ticks = 6; /* 36 / 50 = 0.72 of the events move, plus 0.1 trades */
+    const mm_gen_params *syn[1] = {&m};
+    g = grid_synthetic("stress_vol", "1,2");
+    o.synthetic = syn;
+    cr_assert_eq(mm_sweep_run(g, &o, tu_path("ok.h5"), &rep, &e), 0, "%s", e.msg);
+    m.vol_ticks = 6.6; /* 0.87 + 0.1 > 0.9 */
+    cr_assert_eq(mm_sweep_run(g, &o, tu_path("bad.h5"), &rep, &e), MM_EUSAGE);
+    cr_assert(strstr(e.msg, "synthetic market 0"), "%s", e.msg);
+    cr_assert_eq(access(tu_path("bad.h5.journal"), F_OK), -1);
+    mm_grid_free(g);
+}
+
+Test(montecarlo, the_command_line_sweeps_synthetic_markets_and_reruns_them, .timeout = 180)
+{
+    const char *ini = tu_path("market.ini"), *out = tu_path("syn_cli.h5");
+    FILE *f = fopen(ini, "w");
+    cr_assert(f);
+    fputs("[gen]\nsymbol = MKT\nevents = 3000\nrate = 40\ninformed = 0.3\nmean_queue = 15\n", f);
+    fclose(f);
+    const char *sweep[] = {"mmsim",
+                           "sweep",
+                           "--synthetic",
+                           ini,
+                           "--grid",
+                           "spread=0,2",
+                           "--grid",
+                           "stress_vol=1,2",
+                           "--grid",
+                           "stress_latency=1,10",
+                           "--set",
+                           "latency_ns=5000000",
+                           "--paths",
+                           "4",
+                           "--keep-paths",
+                           "--quiet",
+                           "-o",
+                           out,
+                           NULL};
+    char *so, *se;
+    cr_assert_eq(tu_run(sweep, &so, &se), 0, "%s", se);
+    free(so);
+    free(se);
+    const char *rerun[] = {"mmsim", "rerun", out, "-o", tu_path("syn_again.h5"), NULL};
+    cr_assert_eq(tu_run(rerun, &so, &se), 0, "%s", se);
+    free(so);
+    free(se);
+    const char *one[] = {"mmsim", "run", "--from", out, "--id", "7", "--path", "3", NULL};
+    cr_assert_eq(tu_run(one, &so, &se), 0, "%s", se);
+    cr_assert(strstr(se, "every metric equals the stored row"), "%s", se);
+    free(so);
+    free(se);
+    /* The market file changed: rerun and run --from name it before any work. */
+    f = fopen(ini, "a");
+    fputs("max_spread = 4\n", f);
+    fclose(f);
+    cr_assert_eq(tu_run(rerun, &so, &se), 1, "%s", se);
+    cr_assert(strstr(se, "the market file changed"), "%s", se);
+    free(so);
+    free(se);
+    cr_assert_eq(tu_run(one, &so, &se), 1, "%s", se);
+    cr_assert(strstr(se, "the market file changed"), "%s", se);
+    free(so);
+    free(se);
+}

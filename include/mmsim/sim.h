@@ -83,6 +83,13 @@ typedef struct mm_params {
     int32_t queue_join;          /* enum mm_queue_join */
     double trade_reach;  /* probability that a trade at our price reaches our queue, [0, 1] */
     int32_t cancel_draw; /* enum mm_cancel_draw */
+    /* Stress scenarios (docs/model.md 3.4), 1 = none. stress_latency multiplies latency_ns,
+     * feed_latency_ns and response_ns, [1, 1000]; stress_vol multiplies a synthetic day's vol,
+     * [0, 100]; stress_liquidity divides its mean_queue, [0.01, 100]. The last two act on the
+     * market a sweep generates per path (mm_sim_config.synthetic); on a recorded tape they must be
+     * 1. */
+    int32_t stress_latency;
+    double stress_vol, stress_liquidity;
 } mm_params;
 
 /* A recorded latency series (docs/model.md, section 3.2): n >= 1 points at strictly increasing
@@ -122,6 +129,10 @@ typedef struct mm_sim_config {
     uint64_t seed;
     int64_t id;
     int32_t path;
+    /* 1 when the tape is a synthetic day generated with the combination's stress_vol and
+     * stress_liquidity applied (a sweep over synthetic markets); 0 (the default): a recorded tape,
+     * on which they must be 1. */
+    int synthetic;
 } mm_sim_config;
 
 /* Limits of a run (docs/model.md, section 1.2): the sampling clock crosses at most

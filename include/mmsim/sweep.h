@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "mmsim/mmsim.h"
+#include "mmsim/ticks.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -139,7 +140,20 @@ typedef struct mm_sweep_opts {
      * stores every path's metrics (/paths). */
     int64_t paths;
     int keep_paths;
+    /* Synthetic markets (docs/montecarlo.md, section 10), NULL: every tape is a file. Else one
+     * entry per tape (the grid's tape axis order): NULL for a file, or the generator's parameters
+     * of a synthetic market, whose path p is the day mm_sweep_synthetic_day generates (the tape
+     * axis value then only names it, "market.ini#SYN"). Must stay valid during the run. */
+    const mm_gen_params *const *synthetic;
 } mm_sweep_opts;
+
+/* Path `path`'s day of synthetic market `market`, the tape at index `tape` of a sweep with master
+ * seed `seed`, under the stresses (stress_vol multiplies vol_ticks; stress_liquidity divides
+ * mean_queue, rounded half up, at least 1): the generator's parameters with the seed given by
+ * docs/montecarlo.md section 10. Returns what mm_gen_ticks returns. */
+MM_API int mm_sweep_synthetic_day(const mm_gen_params *market, uint64_t seed, int32_t tape,
+                                  int32_t path, double stress_vol, double stress_liquidity,
+                                  mm_ticks *out, mm_error *err);
 
 MM_API void mm_sweep_opts_defaults(mm_sweep_opts *o);
 

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "mmsim/mmsim.h"
+#include "mmsim/ticks.h"
 
 /* Exit codes (documented in docs/mmsim.1.md). */
 enum { MM_EXIT_OK = 0, MM_EXIT_RUNTIME = 1, MM_EXIT_USAGE = 2 };
@@ -99,6 +100,9 @@ int cli_check_not_h5(const char *cmd, const char *flag, const char *out, const c
 int cli_close_stdout(const char *cmd, int rc);
 
 int cmd_gen(int argc, char **argv);
+/* A market INI (mmsim gen --config's syntax, docs/synthetic.md) into *p, from the defaults: 0, or
+ * the exit status after one line naming FILE:LINE and the key (2) or the file (1). */
+int cli_gen_config(const char *C, const char *path, mm_gen_params *p);
 int cmd_info(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 int cmd_run(int argc, char **argv);

@@ -366,3 +366,9 @@ int cmd_gen(int argc, char **argv)
     mm_ticks_free(&t);
     return MM_EXIT_OK;
 }
+
+int cli_gen_config(const char *C, const char *path, mm_gen_params *p)
+{
+    mm_gen_defaults(p);
+    return gen_read_config(C, path, p);
+}

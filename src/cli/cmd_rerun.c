@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "mmsim/results.h"
+#include "mmsim/sweep.h"
 #include "recorded.h"
 #include "sweep_config.h"
 
@@ -247,7 +248,24 @@ int cmd_rerun(int argc, char **argv)
         if (ip != buf) snprintf(buf, sizeof buf, "%s", ip);
         const char *sym = in->meta.input_symbols[i];
         mm_ticks t = {0};
-        if (mm_ticks_load(buf, sym && sym[0] ? sym : NULL, 0, &t, &e)) {
+        int syn = 0;
+        for (int k = 0; k < sc.n_synthetic; k++)
+            syn |= !strcmp(sc.synthetic[k], in->meta.input_paths[i]);
+        if (syn) {
+            /* A synthetic market: its path 0 (the seed's, unstressed) is what was fingerprinted. */
+            mm_gen_params market;
+            if (cli_gen_config(C, buf, &market)) {
+                rc = MM_EXIT_RUNTIME;
+            } else if (mm_sweep_synthetic_day(&market, in->meta.seed, i, 0, 1, 1, &t, &e)) {
+                cli_err("%s: synthetic market %s: %s", C, buf, e.msg);
+                rc = MM_EXIT_RUNTIME;
+            } else if (t.inst.fingerprint != in->meta.input_fingerprints[i]) {
+                cli_err("%s: synthetic market %s: its day 0 has fingerprint %016" PRIx64
+                        ", the sweep's had %016" PRIx64 " (the market file changed)",
+                        C, buf, t.inst.fingerprint, in->meta.input_fingerprints[i]);
+                rc = MM_EXIT_RUNTIME;
+            }
+        } else if (mm_ticks_load(buf, sym && sym[0] ? sym : NULL, 0, &t, &e)) {
             cli_err("%s: input %s#%s (recorded as %s): %s", C, buf, sym ? sym : "",
                     in->meta.input_paths[i], e.msg[0] ? e.msg : mm_strerror(e.code));
             rc = MM_EXIT_RUNTIME;
@@ -267,6 +285,9 @@ int cmd_rerun(int argc, char **argv)
     }
     for (int y = 0; y < sc.n_symbols; y++)
         bad |= push(&a, "--symbol") | push(&a, sc.symbols[y]);
+    for (int k = 0; k < sc.n_synthetic; k++)
+        bad |= push(&a, "--synthetic") |
+               push(&a, cli_recorded_path(sc.synthetic[k], path, ro.data, buf, sizeof buf));
     for (int i = 0; i < sc.n_grid; i++)
         bad |= push(&a, "--grid") | pushf(&a, sc.grid[i].key, sc.grid[i].val);
     /* The fixed parameters that differ from the defaults (the sweep starts from them; the others

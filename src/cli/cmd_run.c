@@ -397,11 +397,14 @@ int cmd_run(int argc, char **argv)
         cfg.latency = &lat;
     }
     mm_ticks t = {0};
-    if (mm_ticks_load(path, symbol, flags, &t, &e)) {
+    if (from_path && rec.has_day) { /* a synthetic market's day, generated and checked */
+        t = rec.day;
+        rec.has_day = 0;
+    } else if (mm_ticks_load(path, symbol, flags, &t, &e)) {
         rc = cli_fail(&e);
         goto out;
     }
-    if (from_path && t.inst.fingerprint != from_fp) {
+    if (from_path && !cfg.synthetic && t.inst.fingerprint != from_fp) {
         cli_err("%s: --from: tape %s#%s: fingerprint %016" PRIx64 ", the sweep ran on %016" PRIx64
                 " (the file changed)",
                 C, path, t.inst.symbol, t.inst.fingerprint, from_fp);

@@ -54,6 +54,9 @@ static const char HELP[] =
     "                      first, show and report read the direction\n"
     "  --sample-ns N, --year-seconds S, --markout-ns A,B,C   metric settings (see mmsim run)\n"
     "  --latency-series F     recorded latencies for every tape (CSV, see mmsim run)\n"
+    "  --synthetic F       a synthetic market (an INI of mmsim gen --config or mmsim calibrate), "
+    "a\n"
+    "                      tape whose every path is a fresh generated day (repeatable)\n"
     "  --paths N           Monte Carlo: N seeded paths per combination; the table then holds\n"
     "                      summaries (pnl_mean, pnl_p5, pnl_cvar5, p_loss, ...: docs/results.md)\n"
     "  --keep-paths        also store every path's metrics (/paths; N rows per combination)\n"
@@ -65,15 +68,6 @@ static const char HELP[] =
     "  -h, --help          this help\n";
 
 typedef cli_sweep_config cfg;
-
-/* "path#symbol", heap-allocated (NULL when out of memory). */
-static char *join_hash(const char *path, const char *sym)
-{
-    size_t n = strlen(path) + strlen(sym) + 2;
-    char *r = malloc(n);
-    if (r) snprintf(r, n, "%s#%s", path, sym);
-    return r;
-}
 
 static int sweep_oom(const char *C, const char *what)
 {
@@ -111,6 +105,8 @@ int cmd_sweep(int argc, char **argv)
     int quiet = 0, resume = 0, no_verify = 0, replace = 0, force_progress = 0, rc = MM_EXIT_OK;
     mm_latency_series lat = {0};  /* --latency-series */
     mm_latency_samples smp = {0}; /* --latency-samples */
+    mm_gen_params *syn = NULL;    /* --synthetic: the markets, by tape (sweep_set_tapes) */
+    const mm_gen_params **syn_ptr = NULL;
     enum {
         O_GRID = 256,
         O_SET,
@@ -132,7 +128,8 @@ int cmd_sweep(int argc, char **argv)
         O_REPLACE,
         O_PROGRESS,
         O_PATHS,
-        O_KEEP
+        O_KEEP,
+        O_SYNTH
     };
     static const struct option opts[] = {{"grid", 1, 0, O_GRID},
                                          {"set", 1, 0, O_SET},
@@ -145,6 +142,7 @@ int cmd_sweep(int argc, char **argv)
                                          {"seed", 1, 0, O_SEED},
                                          {"paths", 1, 0, O_PATHS},
                                          {"keep-paths", 0, 0, O_KEEP},
+                                         {"synthetic", 1, 0, O_SYNTH},
                                          {"objective", 1, 0, O_OBJ},
                                          {"resume", 0, 0, O_RESUME},
                                          {"quiet", 0, 0, O_QUIET},
@@ -218,6 +216,9 @@ int cmd_sweep(int argc, char **argv)
         case O_KEEP:
             r = cli_sweep_config_set_run(&c, "keep_paths", "1");
             break;
+        case O_SYNTH:
+            r = cli_sweep_config_add_synthetic(&c, optarg);
+            break;
         case O_SAMPLE:
             r = cli_sweep_config_set_run(&c, "sample_ns", optarg);
             break;
@@ -277,8 +278,10 @@ int cmd_sweep(int argc, char **argv)
         rc = MM_EXIT_USAGE;
         goto out;
     }
-    if (c.n_files == 0) {
-        cli_err("%s: no input tick file (positional, or [input] files in the config)", C);
+    if (c.n_files == 0 && c.n_synthetic == 0) {
+        cli_err("%s: no input tick file (positional, or [input] files in the config) and no "
+                "--synthetic market",
+                C);
         rc = MM_EXIT_USAGE;
         goto out;
     }
@@ -318,7 +321,8 @@ int cmd_sweep(int argc, char **argv)
     /* The output: never an input (a tick file or a config file), never a directory or a file of
      * another kind (before any work). */
     {
-        const char **inputs = calloc((size_t)c.n_files + (size_t)argc + 2, sizeof *inputs);
+        const char **inputs =
+            calloc((size_t)(c.n_files + c.n_synthetic) + (size_t)argc + 2, sizeof *inputs);
         if (!inputs) {
             rc = sweep_oom(C, "the list of inputs");
             goto out;
@@ -330,6 +334,8 @@ int cmd_sweep(int argc, char **argv)
             inputs[n_in++] = configs[i];
         if (c.latency_series) inputs[n_in++] = c.latency_series;
         if (c.latency_samples) inputs[n_in++] = c.latency_samples;
+        for (int i = 0; i < c.n_synthetic; i++)
+            inputs[n_in++] = c.synthetic[i];
         int bad = cli_check_output(C, "-o", c.output, inputs, n_in) ||
                   cli_check_h5_kind(C, "-o", c.output, "mmsim-results/", "results file") ||
                   sweep_check_overwrite(C, c.output, replace, resume);
@@ -360,53 +366,10 @@ int cmd_sweep(int argc, char **argv)
     mm_grid *g = NULL;
     mm_error e = {0};
     if (mm_grid_new(&g, &e)) rc = sweep_oom(C, "the grid");
-    char **tapes = NULL;
-    int nt = 0, cap_t = 0;
     sbuf cf = {0};
     int multi = 0; /* a file without --symbol held several instruments: all are swept */
-    for (int f = 0; f < c.n_files && rc == 0; f++) {
-        int count = c.n_symbols;
-        char(*syms)[MM_SYMBOL_MAX] = NULL;
-        if (!c.n_symbols) {
-            if (mm_ticks_list(c.files[f], NULL, 0, &count, &e)) {
-                rc = cli_fail(&e);
-                break;
-            }
-            syms = calloc((size_t)count + 1, MM_SYMBOL_MAX);
-            if (!syms) {
-                rc = sweep_oom(C, "the list of instruments");
-                break;
-            }
-            if (mm_ticks_list(c.files[f], syms, count, &count, &e)) {
-                free(syms);
-                rc = cli_fail(&e);
-                break;
-            }
-            multi |= count > 1;
-        }
-        for (int s = 0; s < count && rc == 0; s++) {
-            if (nt == cap_t) {
-                char **nt_p = cap_t < (1 << 26)
-                                  ? realloc(tapes, (size_t)(cap_t ? 2 * cap_t : 16) * sizeof *tapes)
-                                  : NULL;
-                if (!nt_p) {
-                    rc = sweep_oom(C, "the list of tapes");
-                    break;
-                }
-                tapes = nt_p;
-                cap_t = cap_t ? 2 * cap_t : 16;
-            }
-            if (!(tapes[nt] = join_hash(c.files[f], syms ? syms[s] : c.symbols[s])))
-                rc = sweep_oom(C, "a tape name");
-            else
-                nt++;
-        }
-        free(syms);
-    }
-    if (rc == 0 && mm_grid_set_tapes(g, (const char *const *)tapes, nt, &e)) rc = cli_fail(&e);
-    for (int i = 0; i < nt; i++)
-        free(tapes[i]);
-    free(tapes);
+    if (rc == 0) rc = sweep_set_tapes(C, &c, g, &multi, &syn, &syn_ptr);
+    o.synthetic = syn_ptr;
     for (int i = 0; i < c.n_grid && rc == 0; i++)
         if (mm_grid_add_axis(g, c.grid[i].key, c.grid[i].val, &e)) {
             /* The library says "KEY: unknown key"; the CLI says where the keys are listed. */
@@ -447,6 +410,9 @@ int cmd_sweep(int argc, char **argv)
                 sb_printf(&cf, "%s%s", s ? ", " : "", c.symbols[s]);
             sb_printf(&cf, "\n");
         }
+        for (int s = 0; s < c.n_synthetic; s++)
+            sb_printf(&cf, "%s%s%s", s ? ", " : "synthetic = ", c.synthetic[s],
+                      s + 1 == c.n_synthetic ? "\n" : "");
         sb_printf(&cf, "\n[grid]\n");
         for (int i = 0; i < c.n_grid; i++)
             sb_printf(&cf, "%s = %s\n", c.grid[i].key, c.grid[i].val);
@@ -561,6 +527,8 @@ int cmd_sweep(int argc, char **argv)
 out:
     mm_latency_free(&lat);
     mm_latency_samples_free(&smp);
+    free(syn);
+    free(syn_ptr);
     free(configs);
     cli_sweep_config_free(&c);
     return rc;

@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "mmsim/import.h"
+#include "mmsim/sweep.h"
 #include "recorded.h"
 #include "sweep_config.h"
 
@@ -77,6 +78,15 @@ int cli_recorded_open(const char *C, const mm_results_info *in, const char *path
             r->cfg.latency_samples = &r->smp;
         }
     }
+    if (!rc && sc.n_synthetic) {
+        r->syn = calloc((size_t)sc.n_synthetic, sizeof *r->syn);
+        for (int k = 0; r->syn && k < sc.n_synthetic; k++)
+            if ((r->syn[k] = strdup(sc.synthetic[k]))) r->n_syn++;
+        if (r->n_syn < sc.n_synthetic) {
+            cli_err("%s: out of memory", C);
+            rc = -1;
+        }
+    }
     if (!rc && sc.latency_series) {
         char buf[4096];
         const char *lp = beside(sc.latency_series, path, buf, sizeof buf);
@@ -99,6 +109,20 @@ void cli_recorded_free(cli_recorded *r)
     mm_latency_samples_free(&r->smp);
     r->cfg.latency = NULL;
     r->cfg.latency_samples = NULL;
+    for (int k = 0; k < r->n_syn; k++)
+        free(r->syn[k]);
+    if (r->has_day) mm_ticks_free(&r->day);
+    r->has_day = 0;
+    free(r->syn);
+    r->syn = NULL;
+    r->n_syn = 0;
+}
+
+int cli_recorded_is_synthetic(const cli_recorded *r, const mm_results_info *in, int32_t i)
+{
+    for (int k = 0; i >= 0 && i < in->meta.n_inputs && k < r->n_syn; k++)
+        if (!strcmp(r->syn[k], in->meta.input_paths[i])) return 1;
+    return 0;
 }
 
 /* The input of tape axis value k: its index in meta.inputs (the one whose "path#symbol" is the
@@ -138,13 +162,37 @@ int cli_recorded_row(const char *C, cli_recorded *r, const mm_results_info *in, 
     return 0;
 }
 
-int cli_recorded_load(const char *C, const mm_results_info *in, const char *path, int32_t i,
-                      mm_ticks *t)
+int cli_recorded_load(const char *C, cli_recorded *r, const mm_results_info *in, const char *path,
+                      int32_t i, int32_t pathno, const mm_params *prm, mm_ticks *t)
 {
     char buf[4096];
     const char *p = beside(in->meta.input_paths[i], path, buf, sizeof buf);
     const char *sym = in->meta.input_symbols[i];
     mm_error e = {0};
+    if (cli_recorded_is_synthetic(r, in, i)) {
+        mm_gen_params market;
+        if (cli_gen_config(C, p, &market)) return -1;
+        if (mm_sweep_synthetic_day(&market, in->meta.seed, i, 0, 1, 1, t, &e)) {
+            cli_err("%s: synthetic market %s: %s", C, p, e.msg);
+            return -1;
+        }
+        uint64_t fp = t->inst.fingerprint;
+        mm_ticks_free(t);
+        if (fp != in->meta.input_fingerprints[i]) {
+            cli_err("%s: synthetic market %s: its day 0 has fingerprint %016" PRIx64
+                    ", the sweep's had %016" PRIx64 " (the market file changed)",
+                    C, p, fp, in->meta.input_fingerprints[i]);
+            return -1;
+        }
+        if (mm_sweep_synthetic_day(&market, in->meta.seed, i, pathno, prm->stress_vol,
+                                   prm->stress_liquidity, t, &e)) {
+            cli_err("%s: synthetic market %s, path %d: %s", C, p, (int)pathno, e.msg);
+            return -1;
+        }
+        r->cfg.synthetic = 1;
+        return 0;
+    }
+    r->cfg.synthetic = 0;
     if (mm_ticks_load(p, sym && sym[0] ? sym : NULL, 0, t, &e)) {
         cli_err("%s: tape %s: %s", C, p, e.msg[0] ? e.msg : mm_strerror(e.code));
         return -1;
@@ -218,6 +266,13 @@ int cli_run_from(const char *C, const char *results, int64_t id, int32_t path, c
             snprintf(symbol, sym_cap, "%s",
                      in->meta.input_symbols[i] ? in->meta.input_symbols[i] : "");
             *fingerprint = in->meta.input_fingerprints[i];
+            rec->input = i;
+            if (cli_recorded_is_synthetic(rec, in, i)) {
+                if (cli_recorded_load(C, rec, in, results, i, path, p, &rec->day))
+                    rc = MM_EXIT_RUNTIME;
+                else
+                    rec->has_day = 1;
+            }
             *stored_path = in->paths == 1 ? 0 : in->has_paths ? path : -1;
             memcpy(markout_ns, in->meta.markout_ns, sizeof(int64_t) * MM_MARKOUTS);
         }

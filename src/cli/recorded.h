@@ -18,6 +18,11 @@ typedef struct cli_recorded {
     mm_latency_series lat;
     mm_latency_samples smp;
     int32_t tape_axis;
+    char **syn; /* the recorded [input] synthetic markets (their recorded paths) */
+    int n_syn;
+    int32_t input; /* cli_run_from: the row's input */
+    mm_ticks day;  /* cli_run_from on a synthetic market: the path's day (has_day) */
+    int has_day;
 } cli_recorded;
 
 /* Read the recorded configuration of results file `path` (described by in). 0 or -1. */
@@ -30,9 +35,13 @@ int cli_recorded_row(const char *C, cli_recorded *r, const mm_results_info *in, 
                      const int32_t *idx, mm_params *p, int32_t *input);
 
 /* Load input i: its recorded path, or when that is relative and absent, the same path beside the
- * results file; the fingerprint must be the recorded one. 0 or -1. */
-int cli_recorded_load(const char *C, const mm_results_info *in, const char *path, int32_t i,
-                      mm_ticks *t);
+ * results file; the fingerprint must be the recorded one. For a synthetic market
+ * (docs/montecarlo.md section 10) the tape is its day `pathno` under p's stresses (its day 0,
+ * unstressed, must have the recorded fingerprint) and r->cfg.synthetic is set. 0 or -1. */
+int cli_recorded_load(const char *C, cli_recorded *r, const mm_results_info *in, const char *path,
+                      int32_t i, int32_t pathno, const mm_params *p, mm_ticks *t);
+/* 1 when input i is a synthetic market. */
+int cli_recorded_is_synthetic(const cli_recorded *r, const mm_results_info *in, int32_t i);
 
 /* Where a path the sweep recorded is now: DIR/<its file name> when data (--data DIR) is not NULL;
  * else the path as recorded, or when that is relative and absent, the same path beside the results

@@ -48,10 +48,10 @@ int rep_topcurves_run(const mm_results_info *in, const char *results_path, const
             rc = -1;
             break;
         }
-        if (i != loaded) {
+        if (i != loaded || cli_recorded_is_synthetic(&rec, in, i)) {
             mm_ticks_free(&t);
             loaded = -1;
-            if (cli_recorded_load(C, in, results_path, i, &t)) {
+            if (cli_recorded_load(C, &rec, in, results_path, i, 0, &c->p, &t)) {
                 rc = -1;
                 break;
             }

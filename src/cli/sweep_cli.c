@@ -1,4 +1,5 @@
 /* The parts of `mmsim sweep` around the library's run (sweep_cli.h). */
+#include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -248,4 +249,87 @@ void sb_printf(sbuf *b, const char *fmt, ...)
         b->p = np;
         b->cap = nc;
     }
+}
+
+/* "path#symbol", heap-allocated (NULL when out of memory). */
+static char *join_hash(const char *path, const char *sym)
+{
+    size_t n = strlen(path) + strlen(sym) + 2;
+    char *r = malloc(n);
+    if (r) snprintf(r, n, "%s#%s", path, sym);
+    return r;
+}
+
+static int push_tape(char ***tapes, int *nt, int *cap, char *name)
+{
+    if (!name) return -1;
+    if (*nt == *cap) {
+        char **p =
+            *cap < (1 << 26) ? realloc(*tapes, (size_t)(*cap ? 2 * *cap : 16) * sizeof *p) : NULL;
+        if (!p) {
+            free(name);
+            return -1;
+        }
+        *tapes = p;
+        *cap = *cap ? 2 * *cap : 16;
+    }
+    (*tapes)[(*nt)++] = name;
+    return 0;
+}
+
+int sweep_set_tapes(const char *C, const cli_sweep_config *c, mm_grid *g, int *multi,
+                    mm_gen_params **syn, const mm_gen_params ***syn_ptr)
+{
+    char **tapes = NULL;
+    int nt = 0, cap = 0, rc = 0;
+    mm_error e = {0};
+    for (int f = 0; f < c->n_files && rc == 0; f++) {
+        int count = c->n_symbols;
+        char(*syms)[MM_SYMBOL_MAX] = NULL;
+        if (!c->n_symbols) {
+            if (mm_ticks_list(c->files[f], NULL, 0, &count, &e)) {
+                rc = cli_fail(&e);
+                break;
+            }
+            if (!(syms = calloc((size_t)count + 1, MM_SYMBOL_MAX))) {
+                cli_err("%s: out of memory for the list of instruments", C);
+                rc = MM_EXIT_RUNTIME;
+                break;
+            }
+            if (mm_ticks_list(c->files[f], syms, count, &count, &e)) {
+                free(syms);
+                rc = cli_fail(&e);
+                break;
+            }
+            *multi |= count > 1;
+        }
+        for (int s = 0; s < count && rc == 0; s++)
+            if (push_tape(&tapes, &nt, &cap,
+                          join_hash(c->files[f], syms ? syms[s] : c->symbols[s])))
+                rc = MM_EXIT_RUNTIME, cli_err("%s: out of memory for the list of tapes", C);
+        free(syms);
+    }
+    if (rc == 0 && c->n_synthetic) {
+        *syn = calloc((size_t)c->n_synthetic, sizeof **syn);
+        *syn_ptr = calloc((size_t)(nt + c->n_synthetic), sizeof **syn_ptr);
+        if (!*syn || !*syn_ptr) rc = MM_EXIT_RUNTIME, cli_err("%s: out of memory", C);
+    }
+    for (int k = 0; k < c->n_synthetic && rc == 0; k++) {
+        FILE *f = fopen(c->synthetic[k], "r");
+        if (!f) {
+            cli_err("%s: --synthetic %s: %s", C, c->synthetic[k], strerror(errno));
+            rc = MM_EXIT_RUNTIME;
+            break;
+        }
+        fclose(f);
+        if ((rc = cli_gen_config(C, c->synthetic[k], &(*syn)[k]))) break;
+        (*syn_ptr)[nt] = &(*syn)[k];
+        if (push_tape(&tapes, &nt, &cap, join_hash(c->synthetic[k], (*syn)[k].symbol)))
+            rc = MM_EXIT_RUNTIME, cli_err("%s: out of memory for the list of tapes", C);
+    }
+    if (rc == 0 && mm_grid_set_tapes(g, (const char *const *)tapes, nt, &e)) rc = cli_fail(&e);
+    for (int i = 0; i < nt; i++)
+        free(tapes[i]);
+    free(tapes);
+    return rc;
 }

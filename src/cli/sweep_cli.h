@@ -38,6 +38,13 @@ int sweep_check_overwrite(const char *C, const char *out, int replace, int resum
  * MM_EXIT_USAGE after printing. */
 int sweep_check_strategy_keys(const char *C, const cli_sweep_config *c, const mm_grid *g);
 
+/* The grid's tape axis: each file x each symbol (or every instrument of each file: *multi = 1 when
+ * one held several), then each --synthetic market ("market.ini#SYMBOL"). With synthetic markets,
+ * *syn (one entry per market) and *syn_ptr (one per tape, NULL for a file) are allocated for
+ * mm_sweep_opts.synthetic; the caller frees both. 0 or an exit status after one line. */
+int sweep_set_tapes(const char *C, const cli_sweep_config *c, mm_grid *g, int *multi,
+                    mm_gen_params **syn, const mm_gen_params ***syn_ptr);
+
 /* Append to a growing text buffer (the recorded configuration). */
 typedef struct sbuf {
     char *p;

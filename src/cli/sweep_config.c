@@ -79,6 +79,9 @@ void cli_sweep_config_free(cli_sweep_config *c)
         free(c->files[i]);
     for (int i = 0; i < c->n_symbols; i++)
         free(c->symbols[i]);
+    for (int i = 0; i < c->n_synthetic; i++)
+        free(c->synthetic[i]);
+    free(c->synthetic);
     for (int i = 0; i < c->n_grid; i++)
         kv_free(&c->grid[i]);
     for (int i = 0; i < c->n_sets; i++)
@@ -159,6 +162,11 @@ static int split_list(const char *s, char ***out, int *n, int *cap)
 int cli_sweep_config_add_file(cli_sweep_config *c, const char *path)
 {
     return push_str(&c->files, &c->n_files, &c->cap_files, strdup(path)) ? oom(c) : 0;
+}
+
+int cli_sweep_config_add_synthetic(cli_sweep_config *c, const char *path)
+{
+    return push_str(&c->synthetic, &c->n_synthetic, &c->cap_synthetic, strdup(path)) ? oom(c) : 0;
 }
 
 int cli_sweep_config_add_symbol(cli_sweep_config *c, const char *sym)
@@ -291,8 +299,10 @@ static int on_key(cli_sweep_config *c, const char *sec, const char *key_as_writt
             return split_list(val, &c->files, &c->n_files, &c->cap_files) ? oom(c) : 0;
         if (!strcmp(key, "symbols"))
             return split_list(val, &c->symbols, &c->n_symbols, &c->cap_symbols) ? oom(c) : 0;
-        const char *const IN_KEYS[] = {"files", "symbols"};
-        const char *hint = cli_suggest(key, IN_KEYS, 2);
+        if (!strcmp(key, "synthetic"))
+            return split_list(val, &c->synthetic, &c->n_synthetic, &c->cap_synthetic) ? oom(c) : 0;
+        const char *const IN_KEYS[] = {"files", "symbols", "synthetic"};
+        const char *hint = cli_suggest(key, IN_KEYS, 3);
         if (hint)
             return fail(c, MM_EUSAGE, "%s: [input] %s: unknown key (did you mean %s?)", where, key,
                         hint);

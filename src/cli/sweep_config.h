@@ -20,6 +20,9 @@ typedef struct cli_sweep_config {
     int n_files, cap_files;
     char **symbols; /* [input] symbols, then --symbol */
     int n_symbols, cap_symbols;
+    char *
+        *synthetic; /* [input] synthetic, then --synthetic: market INI files (mmsim gen --config) */
+    int n_synthetic, cap_synthetic;
     cli_kv *grid; /* [grid] and --grid: axes, in the order given */
     int n_grid, cap_grid;
     cli_kv *sets; /* [params] and --set: fixed values */
@@ -42,11 +45,12 @@ void cli_sweep_config_free(cli_sweep_config *c);
  * have no length limit. Syntax: '[section]' lines; 'key = value' (or 'key: value') lines; blank
  * lines and lines starting with ';' or '#' are skipped; ' ;' (a ';' after a space or tab) starts a
  * comment to the end of the line; leading and trailing blanks are dropped; a UTF-8 byte-order mark
- * is skipped. Sections: [input] (files, symbols: comma lists), [grid] and [params] (any key:
- * checked later by the grid), [run] (engine, workers, chunk, seed, objective, output, sample_ns,
- * year_seconds, markout_ns, latency_series, latency_samples, paths, keep_paths). A key given twice
- * in any section (also across several files) is an error. Returns 0, MM_EUSAGE with c->err =
- * "NAME:LINE: what" (a syntax error, unknown section or key, repeated key, NUL byte), or -ENOMEM.
+ * is skipped. Sections: [input] (files, symbols, synthetic: comma lists), [grid] and [params] (any
+ * key: checked later by the grid), [run] (engine, workers, chunk, seed, objective, output,
+ * sample_ns, year_seconds, markout_ns, latency_series, latency_samples, paths, keep_paths). A key
+ * given twice in any section (also across several files) is an error. Returns 0, MM_EUSAGE with
+ * c->err = "NAME:LINE: what" (a syntax error, unknown section or key, repeated key, NUL byte), or
+ * -ENOMEM.
  */
 int cli_sweep_config_parse_mem(cli_sweep_config *c, const char *text, size_t len, const char *name);
 
@@ -57,6 +61,7 @@ int cli_sweep_config_parse_file(cli_sweep_config *c, const char *path);
 /* Command-line additions. Append a file or symbol (0 or -ENOMEM). */
 int cli_sweep_config_add_file(cli_sweep_config *c, const char *path);
 int cli_sweep_config_add_symbol(cli_sweep_config *c, const char *sym);
+int cli_sweep_config_add_synthetic(cli_sweep_config *c, const char *path);
 
 /* --grid key=value / --set key=value (flag: "--grid" or "--set"; arg: "key=value"). The flag
  * replaces the same key taken from a config file, in [grid] or [params] (flags override the file);

@@ -80,6 +80,7 @@ enum mm_rng_purpose {
     MM_RNG_JOIN = 3,     /* queue position on joining a level: a = order number */
     MM_RNG_CANCELS = 4,  /* cancels ahead of us: a = event index, b = side */
     MM_RNG_HIDDEN = 5,   /* a trade at our price reaching us: a = event index, b = side */
+    MM_RNG_DAY = 6,      /* a synthetic day's seed: id = the tape's index, a = b = 0 */
     MM_RNG_AS_MID = 16,  /* Avellaneda-Stoikov market: the mid's step, a = step index */
     MM_RNG_AS_FILL = 17  /* Avellaneda-Stoikov market: the fills, a = step index */
 };

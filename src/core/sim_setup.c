@@ -33,6 +33,9 @@ void mm_params_defaults(mm_params *p)
     p->close_penalty_ticks = 10;
     p->latency_sigma = 1;
     p->trade_reach = 1;
+    p->stress_latency = 1;
+    p->stress_vol = 1;
+    p->stress_liquidity = 1;
 }
 
 void mm_sim_config_defaults(mm_sim_config *c)
@@ -145,6 +148,14 @@ int mm_sim_check_params(const mm_params *p, const mm_sim_config *c, mm_error *er
     if (rc) return rc;
     if (p->latency_dist == MM_LAT_EMPIRICAL && !(c && c->latency_samples))
         BAD("latency_dist", "empirical needs measured latencies (latency samples)");
+    if (p->stress_latency != 1 && c && (c->latency || p->latency_dist == MM_LAT_EMPIRICAL))
+        BAD("stress_latency",
+            "scales latency_ns, feed_latency_ns and response_ns, not recorded latencies (a "
+            "latency series or empirical samples): scale those files instead");
+    if ((p->stress_vol != 1 || p->stress_liquidity != 1) && !(c && c->synthetic))
+        BAD(p->stress_vol != 1 ? "stress_vol" : "stress_liquidity",
+            "stresses a synthetic market generated per path, not a recorded tape (sweep over "
+            "synthetic markets)");
     return 0;
 }
 
@@ -218,6 +229,17 @@ int mm_params_check(const mm_params *p, mm_error *err)
         BAD("cancel_draw", "%d is not round (0) or binomial (1)", p->cancel_draw);
     if (!(p->trade_reach >= 0 && p->trade_reach <= 1))
         BAD("trade_reach", "%g must be in [0, 1]", p->trade_reach);
+    if (p->stress_latency < 1 || p->stress_latency > 1000)
+        BAD("stress_latency", "%d must be in [1, 1000]", p->stress_latency);
+    if (p->stress_latency > 1) {
+        int64_t m = MM_SIM_LATENCY_MAX_NS / p->stress_latency;
+        if (p->latency_ns > m || p->feed_latency_ns > m || p->response_ns > m)
+            BAD("stress_latency", "%d x the latencies exceeds 1 h", p->stress_latency);
+    }
+    if (!(p->stress_vol >= 0 && p->stress_vol <= 100))
+        BAD("stress_vol", "%g must be in [0, 100]", p->stress_vol);
+    if (!(p->stress_liquidity >= 0.01 && p->stress_liquidity <= 100))
+        BAD("stress_liquidity", "%g must be in [0.01, 100]", p->stress_liquidity);
     if (!(fabs(p->maker_fee_bps) < 1e4))
         BAD("maker_fee_bps", "%g must be within +-1e4 bps", p->maker_fee_bps);
     if (!(fabs(p->taker_fee_bps) < 1e4))
@@ -277,9 +299,9 @@ void mm__derive(const mm_params *p, const mm_instrument *inst, mm_derived *d)
     /* The step makes an action's delay at least 1 ns: it never lands inside the group of rows that
      * share the timestamp of the event it was decided on (one market order printed as several rows;
      * docs/model.md 3). */
-    d->feed_ns = p->feed_latency_ns;
-    d->entry_ns = p->latency_ns;
-    d->resp_ns = p->response_ns;
+    d->feed_ns = p->feed_latency_ns * p->stress_latency;
+    d->entry_ns = p->latency_ns * p->stress_latency;
+    d->resp_ns = p->response_ns * p->stress_latency;
     d->lat_dist = p->latency_dist;
     d->lat_sigma = p->latency_sigma;
     d->join_uniform = p->queue_join == MM_JOIN_UNIFORM;

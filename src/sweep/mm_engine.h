@@ -122,6 +122,14 @@ int mm__run_compute(const mm__run *r, const mm__chunk *c, mm_params *params, voi
  * Returns 0 or an error in err (journal). */
 int mm__run_emit(mm__run *r, const mm__chunk *c, const void *out, mm_error *err);
 
+/* Synthetic markets (synthetic.c). check: the stresses of the grid against its tapes (stress_vol
+ * and stress_liquidity need every tape synthetic) and the generator's limits, MM_EUSAGE naming
+ * them. compute: chunk c of a synthetic tape, every path: m[k x paths + p] for combination
+ * first + k on path p. */
+int mm__synthetic_check(const mm_grid *g, const mm_sweep_opts *o, mm_error *err);
+int mm__synthetic_compute(const mm__run *r, const mm__chunk *c, const mm_params *params,
+                          mm_metrics *m, mm_error *err);
+
 /* Build the results table at out from the journal at jpath and commit it (sweep_results.c). */
 int mm__run_write_results(mm__run *r, const char *out, const char *jpath, mm_sweep_report *rep,
                           mm_error *err);

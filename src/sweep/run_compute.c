@@ -14,9 +14,11 @@ int mm__run_compute(const mm__run *r, const mm__chunk *c, mm_params *params, voi
 {
     for (int32_t k = 0; k < c->count; k++)
         mm_grid_combo(r->g, c->first + k, &params[k], NULL);
+    int syn = r->o->synthetic && r->o->synthetic[c->tape];
     if (r->paths == 1)
-        return mm__sim_batch_tape(&r->tapes[c->tape], &r->sim, params, c->count, c->first, 0, 1,
-                                  out, err);
+        return syn ? mm__synthetic_compute(r, c, params, out, err)
+                   : mm__sim_batch_tape(&r->tapes[c->tape], &r->sim, params, c->count, c->first, 0,
+                                        1, out, err);
     /* Every path of every combination of the chunk in one batch (the chunk size keeps count x
      * paths bounded: sweep_run.c), then one summary per combination. */
     int64_t np = r->paths;
@@ -24,8 +26,9 @@ int mm__run_compute(const mm__run *r, const mm__chunk *c, mm_params *params, voi
     double *scratch = malloc((size_t)np * sizeof *scratch);
     int rc = m && scratch ? 0 : mm__errf(err, -ENOMEM, "out of memory (%lld paths)", (long long)np);
     if (rc == 0)
-        rc = mm__sim_batch_tape(&r->tapes[c->tape], &r->sim, params, c->count, c->first, 0,
-                                (int32_t)np, m, err);
+        rc = syn ? mm__synthetic_compute(r, c, params, m, err)
+                 : mm__sim_batch_tape(&r->tapes[c->tape], &r->sim, params, c->count, c->first, 0,
+                                      (int32_t)np, m, err);
     for (int32_t k = 0; rc == 0 && k < c->count; k++) {
         unsigned char *rec = (unsigned char *)out + (size_t)k * r->rec_bytes;
         double s[MM_RESULTS_SUMMARY_METRICS];

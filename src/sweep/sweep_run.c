@@ -192,10 +192,11 @@ static int check_memory(const mm_grid *g, int64_t chunk, mm_error *err)
     return 0;
 }
 
-/* The disk the run needs beside its output: the journal (every combination's record) and the table
- * (its rows, and /paths when kept), against the free space of the output's file system. Refused
- * before anything is written when it cannot fit (a Monte Carlo run with --keep-paths can need
- * hundreds of GB). */
+/* The disk a run keeping its paths needs beside its output: the journal (every combination's
+ * record) and the table (its rows and /paths), against the free space of the output's file system.
+ * Refused before anything is written when it cannot fit (1 M combinations x 1,000 kept paths need
+ * 352 GB). Other runs write a few hundred bytes per combination and meet a full disk as any write
+ * does (the journal keeps what is done). */
 static int check_disk(const mm_grid *g, const char *out, size_t rec_bytes, int64_t paths, int keep,
                       mm_error *err)
 {
@@ -251,7 +252,10 @@ int mm_sweep_run(const mm_grid *g, const mm_sweep_opts *o, const char *out_path,
                         MM_SWEEP_PATHS_MAX);
     if (o->keep_paths && o->paths < 2)
         return mm__errf(err, MM_EUSAGE, "keep_paths: needs more than one path per combination");
-    if (o->paths > 1 && !mm__grid_draws(g))
+    int n_syn = 0;
+    for (int32_t t = 0; o->synthetic && t < g->axes[0].n; t++)
+        n_syn += o->synthetic[t] != NULL;
+    if (o->paths > 1 && !n_syn && !mm__grid_draws(g))
         return mm__errf(err, MM_EUSAGE,
                         "paths: %" PRId64
                         " paths, but no combination draws a random number (latency_dist "
@@ -303,7 +307,11 @@ int mm_sweep_run(const mm_grid *g, const mm_sweep_opts *o, const char *out_path,
                         "chunk: %" PRId64 " combinations x %" PRId64
                         " paths are more than %d runs in one chunk: give a smaller chunk (or 0)",
                         chunk_sz, o->paths, 16 * MM_SWEEP_SLOTS_MAX);
-    if ((rc = check_memory(g, chunk_sz, err)) || (rc = mm__grid_check_combos(g, &o->sim, err)))
+    /* The grid's combinations: on synthetic markets only, the stresses are theirs to take. */
+    mm_sim_config gsim = o->sim;
+    gsim.synthetic = n_syn == g->axes[0].n;
+    if ((rc = check_memory(g, chunk_sz, err)) || (rc = mm__synthetic_check(g, o, err)) ||
+        (rc = mm__grid_check_combos(g, &gsim, err)))
         return rc;
     mm_sweep_opts oo = *o;
     oo.chunk = chunk_sz;
@@ -323,7 +331,7 @@ int mm_sweep_run(const mm_grid *g, const mm_sweep_opts *o, const char *out_path,
                                 : MM_RESULTS_SUMMARY_METRICS * sizeof(double) +
                                       (o->keep_paths ? (size_t)o->paths * sizeof(mm_metrics) : 0);
     r.j.fd = -1;
-    if ((rc = check_disk(g, out_path, r.rec_bytes, r.paths, r.keep_paths, err))) return rc;
+    if (r.keep_paths && (rc = check_disk(g, out_path, r.rec_bytes, r.paths, 1, err))) return rc;
     r.n_tapes = g->axes[0].n;
     r.per_tape = g->n_combos / r.n_tapes;
     size_t jlen = strlen(out_path) + 9;
@@ -365,8 +373,14 @@ int mm_sweep_run(const mm_grid *g, const mm_sweep_opts *o, const char *out_path,
             sym = hash + 1;
         }
         int flags = o->load_flags | (engine->flags & MM__ENGINE_FORKS ? MM_LOAD_SHM : 0);
-        rc = ranks ? mm__mpi_load(&r, spec, sym && *sym ? sym : NULL, flags, &r.ticks[t], err)
-                   : mm_ticks_load(spec, sym && *sym ? sym : NULL, flags, &r.ticks[t], err);
+        if (o->synthetic &&
+            o->synthetic[t]) /* its path 0, unstressed: what the run is checked,
+                                identified and timed on (the paths make their own) */
+            rc = mm_sweep_synthetic_day(o->synthetic[t], o->seed, t, 0, 1, 1, &r.ticks[t], err);
+        else if (ranks)
+            rc = mm__mpi_load(&r, spec, sym && *sym ? sym : NULL, flags, &r.ticks[t], err);
+        else
+            rc = mm_ticks_load(spec, sym && *sym ? sym : NULL, flags, &r.ticks[t], err);
         free(spec);
         if (rc == 0) rc = mm_sim_config_check(&o->sim, &r.ticks[t], err);
         if (rc == 0 && (rc = mm__tape_init(&r.tapes[t], &r.ticks[t], &r.sim)))
