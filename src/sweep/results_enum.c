@@ -39,7 +39,7 @@ int mm__enum_is_index(hid_t t)
     return ok;
 }
 
-/* 1 when enum e has exactly the n members names[i] = i, else 0. */
+/* 1 when enum e has exactly the n members names[i] = i, 0 when not, -ENOMEM. */
 static int enum_same(hid_t e, const char *const *names, int32_t n)
 {
     if (H5Tget_nmembers(e) != n) return 0;
@@ -51,8 +51,9 @@ static int enum_same(hid_t e, const char *const *names, int32_t n)
         /* Room for one character more than the expected name: a longer name differs. */
         size_t cap = strlen(names[i]) + 2;
         char *buf = malloc(cap);
+        if (!buf) return -ENOMEM;
         hid_t b = H5Tget_super(e);
-        int ok = buf && b >= 0 && H5Tconvert(H5T_NATIVE_INT32, b, 1, raw, NULL, H5P_DEFAULT) >= 0 &&
+        int ok = b >= 0 && H5Tconvert(H5T_NATIVE_INT32, b, 1, raw, NULL, H5P_DEFAULT) >= 0 &&
                  H5Tenum_nameof(e, raw, buf, cap) >= 0 && !strcmp(buf, names[i]);
         if (b >= 0) H5Tclose(b);
         free(buf);
@@ -85,7 +86,13 @@ int mm__results_mtype(hid_t ds, const mm__rlayout *l, const mm_results_axis *axe
             H5Tclose(mt);
             continue;
         }
-        if (!enum_same(mt, x->names, x->n)) {
+        int same = enum_same(mt, x->names, x->n);
+        if (same < 0) {
+            H5Tclose(mt);
+            rc = mm__errf(err, -ENOMEM, "%s: out of memory", path);
+            break;
+        }
+        if (!same) {
             H5Tclose(mt);
             rc = mm__errf(err, MM_EFORMAT,
                           "%s: /results column %s: its enum members are not the names of "
