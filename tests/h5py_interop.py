@@ -1,13 +1,19 @@
 #!/usr/bin/python3
 """Interop with h5py, following docs/formats.md only: read a tick file mmsim wrote and recompute its
 fingerprint; write a tick file with h5py (and python3-xxhash) that `mmsim info` accepts and verifies.
-Usage: h5py_interop.py MMSIM_BIN WORKDIR"""
+Then docs/results.md: its pandas line, run exactly as written there, gives the tape and enum axes as
+names (HDF5 enums) and the same values as `mmsim export --comments` read with pandas; on a file from
+before the enums (fixtures/results-int32.h5) it gives the int32 indexes.
+Usage: h5py_interop.py MMSIM_BIN WORKDIR RESULTS_MD FIXTURES"""
+import io
 import os
+import re
 import subprocess
 import sys
 
 import h5py
 import numpy as np
+import pandas as pd
 import xxhash
 
 COLS = [("ts_ns", np.int64), ("bid_px", np.int32), ("ask_px", np.int32), ("bid_sz", np.int32),
@@ -20,6 +26,66 @@ def fingerprint(cols):
     for name, dt in COLS:
         h.update(np.ascontiguousarray(cols[name], dtype=np.dtype(dt).newbyteorder("<")).tobytes())
     return h.intdigest()
+
+
+def documented_pandas_line(results_md):
+    """The python block of docs/results.md that uses check_enum_dtype, as written."""
+    blocks = re.findall(r"```python\n(.*?)```", open(results_md, encoding="utf-8").read(), re.S)
+    found = [b for b in blocks if "check_enum_dtype" in b]
+    assert len(found) == 1, "docs/results.md: expected one pandas block with check_enum_dtype"
+    assert found[0].count('"results.h5"') == 1, found[0]
+    return found[0]
+
+
+def run_documented(code, path):
+    """Run the documented lines on the file at path; return their df."""
+    env = {}
+    exec(code.replace('"results.h5"', repr(path)), env)
+    return env["df"]
+
+
+def results_as_names(mmsim, work, results_md, fixtures):
+    tape = os.path.join(work, "two.h5")
+    res = os.path.join(work, "results.h5")
+    for p in (tape, res):
+        if os.path.exists(p):
+            os.remove(p)
+    for seed, sym in ((3, "SYN"), (4, "GOOG")):
+        subprocess.run([mmsim, "gen", "--seed", str(seed), "--events", "3000", "--symbol", sym, "-o", tape],
+                       check=True, stdout=subprocess.DEVNULL)
+    subprocess.run([mmsim, "sweep", tape, "--grid", "queue=risk-averse,power,log", "--grid", "spread=1,2",
+                    "-o", res, "--quiet"], check=True, stdout=subprocess.DEVNULL)
+    code = documented_pandas_line(results_md)
+    df = run_documented(code, res)
+    with h5py.File(res, "r") as f:
+        t = f["results"][:]
+        for key in ("tape", "queue"):
+            names = [x.decode() if isinstance(x, bytes) else x for x in f["axes"][key][:]]
+            assert h5py.check_enum_dtype(t.dtype[key]) == {n: i for i, n in enumerate(names)}, key
+            assert t.dtype[key].base == np.dtype("<i4"), t.dtype[key]
+            assert isinstance(df[key].dtype, pd.CategoricalDtype), (key, df[key].dtype)
+            assert list(df[key].cat.categories) == names, (key, list(df[key].cat.categories))
+            assert (df[key].cat.codes.to_numpy() == t[key]).all(), key
+        assert h5py.check_enum_dtype(t.dtype["spread"]) is None
+        assert list(df.columns) == list(t.dtype.names)
+        for c in t.dtype.names:
+            if c not in ("tape", "queue"):
+                assert df[c].dtype == t.dtype[c] and np.array_equal(df[c].to_numpy(), t[c], equal_nan=True), c
+    # The same table through export --comments and pandas' read_csv(comment="#"): the tape names hold
+    # a '#', quoted by export so that the comment character does not cut them.
+    out = subprocess.run([mmsim, "export", res, "--csv", "--comments"], check=True, capture_output=True,
+                         text=True).stdout
+    assert out.startswith("# mmsim export of ") and "\n# sharpe: annualised: " in out, out[:400]
+    csv = pd.read_csv(io.StringIO(out), comment="#", float_precision="round_trip")
+    assert list(csv.columns) == list(df.columns)
+    for c in df.columns:
+        if c in ("tape", "queue"):
+            assert list(csv[c]) == list(df[c].astype(str)), c
+        else:
+            assert np.array_equal(csv[c].to_numpy(), df[c].to_numpy(), equal_nan=True), c
+    # A file written before the enums: the same line gives the int32 indexes, unchanged.
+    old = run_documented(code, os.path.join(fixtures, "results-int32.h5"))
+    assert old["tape"].dtype == np.int32 and list(old["tape"]) == [0, 0, 0, 0, 1, 1, 1, 1], old["tape"]
 
 
 def main():
@@ -73,7 +139,8 @@ def main():
         f["ticks/HAND/bid_sz"][0] = 6
     r = subprocess.run([mmsim, "info", dst], capture_output=True, text=True)
     assert r.returncode == 1 and "fingerprint mismatch" in r.stderr, (r.returncode, r.stderr)
-    print("1 passed, 0 failed")
+    results_as_names(mmsim, work, sys.argv[3], sys.argv[4])
+    print("2 passed, 0 failed")
 
 
 if __name__ == "__main__":

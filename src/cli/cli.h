@@ -41,6 +41,12 @@ void cli_note_added(const char *path, const char *symbol, int before);
 struct mm_results_info;
 int cli_objective_ascending(const struct mm_results_info *in);
 
+/* How the sharpe column of a results file is annualised, from its recorded [run] sample_ns and
+ * year_seconds (docs/model.md 7.2), as `mmsim show` and `mmsim export --comments` print it:
+ * "annualised: mean / sd of the PnL change every N ns, x sqrt(Y / that clock)". Into buf (cap
+ * bytes); 0, or -1 when the recorded configuration does not parse. */
+int cli_sharpe_label(const struct mm_results_info *in, char *buf, size_t cap);
+
 /* Report a library error (its one-line message) and return MM_EXIT_USAGE for MM_EUSAGE, else 1. */
 int cli_fail(const mm_error *e);
 /* A library message as the CLI prints it: the API's option names in it (MM_LOAD_NO_VERIFY,

@@ -19,6 +19,7 @@
 #include "cli_keys.h"
 #include "mm_internal.h"
 #include "mmsim/results.h"
+#include "sweep_config.h"
 
 void cli_err(const char *fmt, ...)
 {
@@ -162,6 +163,28 @@ int cli_objective_ascending(const mm_results_info *in)
         p++;
     }
     return cli_metric_smaller_is_better(in->meta.objective);
+}
+
+int cli_sharpe_label(const mm_results_info *in, char *buf, size_t cap)
+{
+    cli_sweep_config sc;
+    cli_sweep_config_init(&sc);
+    const char *text = in->meta.config_text ? in->meta.config_text : "";
+    int rc = cli_sweep_config_parse_mem(&sc, text, strlen(text), "recorded configuration");
+    if (!rc) {
+        double y = sc.year_s ? strtod(sc.year_s, NULL) : 0;
+        char year[64];
+        if (y > 0)
+            snprintf(year, sizeof year, "%.10g s", y);
+        else
+            snprintf(year, sizeof year, "each tape's recorded year");
+        snprintf(buf, cap,
+                 "annualised: mean / sd of the PnL change every %s ns, x sqrt(%s / that "
+                 "clock)",
+                 sc.sample_ns ? sc.sample_ns : "1000000000", year);
+    }
+    cli_sweep_config_free(&sc);
+    return rc ? -1 : 0;
 }
 
 int cli_fail(const mm_error *e)

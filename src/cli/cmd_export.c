@@ -13,7 +13,7 @@
 #include "mmsim/results.h"
 
 static const char HELP[] =
-    "usage: mmsim export results.h5 [--csv] [-o out.csv]\n"
+    "usage: mmsim export results.h5 [--csv] [--comments] [-o out.csv]\n"
     "\n"
     "Write every row of a sweep's results file (docs/results.md) as CSV, in id order: a header "
     "line (id,\n"
@@ -22,14 +22,21 @@ static const char HELP[] =
     "quoted when needed), doubles with 17 significant digits so they read back exactly.\n"
     "\n"
     "  --csv              CSV output (the only format; implied by -o FILE.csv)\n"
+    "  --comments         start with '# ' lines: the results file, its content hash and how its "
+    "sharpe\n"
+    "                     column is annualised (read with pandas.read_csv(FILE, comment=\"#\"); "
+    "fields\n"
+    "                     holding '#' are then quoted)\n"
     "  -o, --output FILE  write FILE (through a temporary file, renamed when complete) [standard "
     "output]\n"
     "  -h, --help         this help\n";
 
-/* A CSV field, quoted (RFC 4180) when it holds a comma, a quote or a line break. */
-static void put_field(FILE *f, const char *s)
+/* A CSV field, quoted (RFC 4180) when it holds a comma, a quote or a line break, and with comments
+ * also a '#' (a tape's "path#symbol"): a reader skipping comments (pandas' comment="#") ends an
+ * unquoted field at the '#'. */
+static void put_field(FILE *f, const char *s, int comments)
 {
-    if (!strpbrk(s, ",\"\r\n")) {
+    if (!strpbrk(s, comments ? ",\"\r\n#" : ",\"\r\n")) {
         fputs(s, f);
         return;
     }
@@ -41,14 +48,35 @@ static void put_field(FILE *f, const char *s)
     fputc('"', f);
 }
 
-static int write_csv(mm_results_reader *r, FILE *f)
+/* Text inside a '# ' line: a line break (or another control character) would end the comment. */
+static void put_comment_text(FILE *f, const char *s)
+{
+    for (const char *c = s; *c; c++)
+        fputc((unsigned char)*c < 0x20 || *c == 0x7f ? '?' : *c, f);
+}
+
+/* --comments: what the columns alone do not say, one '# ' line each. */
+static void write_comments(const mm_results_info *in, const char *path, FILE *f)
+{
+    fputs("# mmsim export of ", f);
+    put_comment_text(f, path);
+    fprintf(f, ": %" PRId64 " rows, content hash %016" PRIx64 ", written by mmsim ", in->n_rows,
+            in->content_hash);
+    put_comment_text(f, in->mmsim_version);
+    fputc('\n', f);
+    char sharpe[256];
+    if (!cli_sharpe_label(in, sharpe, sizeof sharpe)) fprintf(f, "# sharpe: %s\n", sharpe);
+}
+
+static int write_csv(mm_results_reader *r, const char *path, int comments, FILE *f)
 {
     const mm_results_info *in = mm_results_describe(r);
     int na = in->n_axes;
+    if (comments) write_comments(in, path, f);
     fputs("id", f);
     for (int a = 0; a < na; a++) {
         fputc(',', f);
-        put_field(f, in->axes[a].key);
+        put_field(f, in->axes[a].key, comments);
     }
     const int nm = in->n_metrics;
     for (int i = 0; i < nm; i++)
@@ -80,7 +108,7 @@ static int write_csv(mm_results_reader *r, FILE *f)
                     fprintf(f, ",%" PRId64, x->i64[v]);
                 else {
                     fputc(',', f);
-                    put_field(f, x->names[v]);
+                    put_field(f, x->names[v], comments);
                 }
             }
             for (int j = 0; j < nm; j++) {
@@ -103,10 +131,13 @@ int cmd_export(int argc, char **argv)
 {
     const char *C = "export";
     const char *out = NULL;
-    int csv = 0;
-    enum { O_CSV = 256 };
-    static const struct option opts[] = {
-        {"csv", 0, 0, O_CSV}, {"output", 1, 0, 'o'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
+    int csv = 0, comments = 0;
+    enum { O_CSV = 256, O_COMMENTS };
+    static const struct option opts[] = {{"csv", 0, 0, O_CSV},
+                                         {"comments", 0, 0, O_COMMENTS},
+                                         {"output", 1, 0, 'o'},
+                                         {"help", 0, 0, 'h'},
+                                         {0, 0, 0, 0}};
     int c;
     optind = 1;
     opterr = 0;
@@ -114,6 +145,9 @@ int cmd_export(int argc, char **argv)
         switch (c) {
         case O_CSV:
             csv = 1;
+            break;
+        case O_COMMENTS:
+            comments = 1;
             break;
         case 'o':
             out = optarg;
@@ -150,7 +184,7 @@ int cmd_export(int argc, char **argv)
     if (mm_results_open(path, &r, &e)) return cli_fail(&e);
     if (!out) {
         /* Standard output: main() checks the final flush and close and reports a failed write. */
-        int rc = write_csv(r, stdout);
+        int rc = write_csv(r, path, comments, stdout);
         mm_results_close(r);
         return rc;
     }
@@ -172,7 +206,7 @@ int cmd_export(int argc, char **argv)
         free(tmp);
         return MM_EXIT_RUNTIME;
     }
-    int rc = write_csv(r, f);
+    int rc = write_csv(r, path, comments, f);
     mm_results_close(r);
     errno = 0;
     int werr = fflush(f) != 0;

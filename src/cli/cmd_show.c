@@ -219,21 +219,8 @@ static void print_provenance(const show *s)
     }
     printf("\n");
     /* Sharpe's annualisation, from the recorded [run] settings (docs/model.md 7.2). */
-    cli_sweep_config sc;
-    cli_sweep_config_init(&sc);
-    const char *text = m->config_text ? m->config_text : "";
-    if (!cli_sweep_config_parse_mem(&sc, text, strlen(text), "recorded configuration")) {
-        double y = sc.year_s ? strtod(sc.year_s, NULL) : 0;
-        char year[64];
-        if (y > 0)
-            snprintf(year, sizeof year, "%.10g s", y);
-        else
-            snprintf(year, sizeof year, "each tape's recorded year");
-        printf("sharpe    annualised: mean / sd of the PnL change every %s ns, x sqrt(%s / that "
-               "clock)\n",
-               sc.sample_ns ? sc.sample_ns : "1000000000", year);
-    }
-    cli_sweep_config_free(&sc);
+    char sharpe[256];
+    if (!cli_sharpe_label(in, sharpe, sizeof sharpe)) printf("sharpe    %s\n", sharpe);
     printf("objective %s, %s (the stored index is largest first)\n", m->objective,
            cli_objective_ascending(in) ? "smallest first" : "largest first");
     for (int32_t i = 0; i < m->n_inputs; i++)

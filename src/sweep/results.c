@@ -83,6 +83,31 @@ static int check_axis_values(const char *path, const mm_results_axis *a, mm_erro
     return rc;
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The names of an enum axis are not NULL and distinct: each is a member of the column's HDF5 enum
+ * (results_enum.c) and names one index for --where. */
+static int check_axis_names(const char *path, const mm_results_axis *a, mm_error *err)
+{
+    for (int32_t i = 0; i < a->n; i++)
+        if (!a->names[i])
+            return mm__errf(err, -EINVAL, "%s: axis %s: name %d is NULL", path, a->key, (int)i);
+    const char **s = malloc((size_t)a->n * sizeof *s);
+    if (!s) return mm__errf(err, -ENOMEM, "%s: out of memory", path);
+    memcpy(s, a->names, (size_t)a->n * sizeof *s);
+    qsort(s, (size_t)a->n, sizeof *s, cmp_str);
+    int rc = 0;
+    for (int32_t i = 1; i < a->n && rc == 0; i++)
+        if (!strcmp(s[i], s[i - 1]))
+            rc = mm__errf(err, MM_EUSAGE, "%s: axis %s: value '%s' appears twice", path, a->key,
+                          s[i]);
+    free(s);
+    return rc;
+}
+
 static int check_args(const char *path, const mm_results_axis *axes, int32_t n_axes, int64_t n_rows,
                       const int64_t markout_ns[MM_MARKOUTS], mm_error *err)
 {
@@ -123,10 +148,8 @@ static int check_args(const char *path, const mm_results_axis *axes, int32_t n_a
             return mm__errf(err, -EINVAL, "%s: axis %s: bad type %d or missing values", path,
                             x->key, x->type);
         if (x->type == MM_COL_ENUM) {
-            for (int32_t i = 0; i < x->n; i++)
-                if (!x->names[i])
-                    return mm__errf(err, -EINVAL, "%s: axis %s: name %d is NULL", path, x->key,
-                                    (int)i);
+            int rc = check_axis_names(path, x, err);
+            if (rc) return rc;
         } else {
             int rc = check_axis_values(path, x, err);
             if (rc) return rc;
@@ -199,6 +222,27 @@ static int create_table(mm_results_writer *w, const char *name, const mm__rlayou
     return 0;
 }
 
+/* The row type, file and memory alike: the index columns as enums named by their axis values
+ * (results_enum.c). */
+static int make_rtype(mm_results_writer *w, const mm_results_axis *axes, mm_error *err)
+{
+    hid_t *enums = malloc(((size_t)w->n_axes + 1) * sizeof *enums);
+    if (!enums) return mm__errf(err, -ENOMEM, "%s: out of memory", w->path);
+    int rc = 0;
+    for (int32_t a = 0; a < w->n_axes; a++) {
+        enums[a] = axes[a].type == MM_COL_ENUM ? mm__enum_h5type(axes[a].names, axes[a].n) : -1;
+        if (axes[a].type == MM_COL_ENUM && enums[a] < 0 && rc == 0)
+            rc = mm__errf(err, MM_EHDF5, "%s: axis %s: cannot build its enum type", w->path,
+                          axes[a].key);
+    }
+    if (rc == 0 && (w->rtype = mm__rlayout_h5type_enums(&w->lay, enums)) < 0)
+        rc = mm__errf(err, MM_EHDF5, "%s: cannot build the row type", w->path);
+    for (int32_t a = 0; a < w->n_axes; a++)
+        if (enums[a] >= 0) H5Tclose(enums[a]);
+    free(enums);
+    return rc;
+}
+
 static int copy_axes(mm_results_writer *w, const mm_results_axis *axes)
 {
     int32_t n = w->n_axes;
@@ -268,8 +312,8 @@ static int create(const char *path, const mm_results_axis *axes, int32_t n_axes,
         rc = mm__errf(err, -ENOMEM, "%s: out of memory (the row layout)", path);
         goto fail;
     }
-    if ((w->rtype = mm__rlayout_h5type(&w->lay)) < 0 ||
-        (keep && (w->ptype = mm__rlayout_h5type(&w->play)) < 0)) {
+    if ((rc = make_rtype(w, axes, err)) != 0) goto fail;
+    if (keep && (w->ptype = mm__rlayout_h5type(&w->play)) < 0) {
         rc = mm__errf(err, MM_EHDF5, "%s: cannot build the row type", path);
         goto fail;
     }

@@ -253,6 +253,11 @@ int mm__rlayout_find(const mm__rlayout *l, const char *name)
 
 hid_t mm__rlayout_h5type(const mm__rlayout *l)
 {
+    return mm__rlayout_h5type_enums(l, NULL);
+}
+
+hid_t mm__rlayout_h5type_enums(const mm__rlayout *l, const hid_t *enums)
+{
     hid_t t = H5Tcreate(H5T_COMPOUND, l->row_bytes);
     if (t < 0) return -1;
     for (int c = 0; c < l->n_cols; c++) {
@@ -260,6 +265,7 @@ hid_t mm__rlayout_h5type(const mm__rlayout *l)
         hid_t m = col->type == MM_COL_F64   ? H5T_IEEE_F64LE
                   : col->type == MM_COL_I64 ? H5T_STD_I64LE
                                             : H5T_STD_I32LE;
+        if (col->type == MM_COL_ENUM && enums && enums[col->axis] >= 0) m = enums[col->axis];
         if (H5Tinsert(t, col->name, col->off, m) < 0) {
             H5Tclose(t);
             return -1;

@@ -52,9 +52,24 @@ int mm__rlayout_init(mm__rlayout *l, int32_t n_axes, const char *const *keys, co
 void mm__rlayout_free(mm__rlayout *l);
 /* Column number of a name, or -1. */
 int mm__rlayout_find(const mm__rlayout *l, const char *name);
-/* The packed little-endian compound type of the layout (file and memory type alike). Caller closes.
+/* The packed little-endian compound type of the layout (file and memory type alike), the index
+ * columns as plain int32. Caller closes.
  */
 hid_t mm__rlayout_h5type(const mm__rlayout *l);
+/* The same with enums[a] (when enums is not NULL and enums[a] >= 0) as the type of index column a,
+ * an enum over little-endian int32 (results_enum.c). The caller keeps owning the enums. */
+hid_t mm__rlayout_h5type_enums(const mm__rlayout *l, const hid_t *enums);
+
+/* The index columns' enums (results_enum.c, docs/results.md). mm__enum_h5type: the enum over
+ * little-endian int32 with member i = names[i] (unique), or -1; caller closes. mm__enum_is_index: 1
+ * when t is an enum over a 4-byte signed integer. mm__results_mtype: the memory type to read table
+ * ds with (layout l, axes read from /axes): the file's enum for an index column stored as one over
+ * little-endian int32 (no conversion), else plain int32; an enum whose members are not the axis'
+ * names in order is MM_EFORMAT. Returns 0 or an error code, *out closed by the caller. */
+hid_t mm__enum_h5type(const char *const *names, int32_t n);
+int mm__enum_is_index(hid_t t);
+int mm__results_mtype(hid_t ds, const mm__rlayout *l, const mm_results_axis *axes, const char *path,
+                      hid_t *out, mm_error *err);
 
 /* Stream rows [0, n) of `ds` in blocks through memory type `mtype` (row_bytes each), hashing them
  * with XXH3-64 into *hash, and calling fn (if not NULL) on each block. Returns 0 or MM_EHDF5 /

@@ -90,7 +90,8 @@ void mm_results_close(mm_results_reader *r)
     free(r);
 }
 
-/* Column type from the HDF5 member type: MM_COL_I64, MM_COL_F64, MM_COL_ENUM (int32), or 0. */
+/* Column type from the HDF5 member type: MM_COL_I64, MM_COL_F64, MM_COL_ENUM (int32, or an enum
+ * over int32: results_enum.c), or 0. */
 static int member_type(hid_t t)
 {
     H5T_class_t c = H5Tget_class(t);
@@ -98,6 +99,7 @@ static int member_type(hid_t t)
     if (c == H5T_INTEGER && H5Tget_sign(t) == H5T_SGN_2)
         return sz == 8 ? MM_COL_I64 : sz == 4 ? MM_COL_ENUM : 0;
     if (c == H5T_FLOAT && sz == 8) return MM_COL_F64;
+    if (mm__enum_is_index(t)) return MM_COL_ENUM; /* the int32 index with its names */
     return 0;
 }
 
@@ -476,8 +478,8 @@ int mm_results_open(const char *path, mm_results_reader **out, mm_error *err)
     if ((rc = read_columns(r, mk, summary, err)) != 0 || (rc = read_meta(r, err)) != 0 ||
         (summary && (rc = open_paths(r, mk, err)) != 0))
         goto out;
-    if ((r->mtype = mm__rlayout_h5type(&r->lay)) < 0 ||
-        !(r->buf = malloc((size_t)MM_RESULTS_BLOCK * r->lay.row_bytes)))
+    if ((rc = mm__results_mtype(r->results, &r->lay, r->axes, path, &r->mtype, err)) != 0) goto out;
+    if (!(r->buf = malloc((size_t)MM_RESULTS_BLOCK * r->lay.row_bytes)))
         rc = mm__errf(err, -ENOMEM, "%s: out of memory", path);
 out:
     free(tag);

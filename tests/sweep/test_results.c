@@ -369,7 +369,9 @@ Test(results, create_rejects_bad_axes_and_horizons)
                  {"nan value", "not finite"},
                  {"no values", "no values"},
                  {"horizon", "must be positive"},
-                 {"same horizon", "markout_1s twice"}};
+                 {"same horizon", "markout_1s twice"},
+                 {"dup name", "axis queue: value 'power' appears twice"}};
+    const char *dupq[2] = {"power", "power"};
     double nanv[2] = {1, NAN};
     int64_t dup[3] = {1, 2, 2};
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
@@ -403,6 +405,9 @@ Test(results, create_rejects_bad_axes_and_horizons)
         case 8:
             mk[1] = mk[0];
             break;
+        case 9:
+            ax[3].names = dupq, ax[3].n = 2;
+            break;
         }
         int rc = mm_results_create(p, ax, RF_AXES, t.n_rows, mk, &w, &e);
         cr_assert_eq(rc, MM_EUSAGE, "%s: %d", cases[c].why, rc);
@@ -411,6 +416,85 @@ Test(results, create_rejects_bad_axes_and_horizons)
     }
     cr_assert_eq(count_entries(tu_tmpdir()), 0);
     rf_free(&t);
+}
+
+/* The index columns (tape, queue) are HDF5 enums over little-endian int32, member i named by value
+ * i of the axis (h5py.check_enum_dtype shows them); an enum that disagrees with /axes is refused.
+ */
+Test(results, index_columns_are_enums_named_by_the_axis_values)
+{
+    rf_table t;
+    rf_init(&t, 1);
+    mm_error e = {0};
+    const char *p = tu_path("r.h5");
+    cr_assert_eq(rf_write(p, &t, t.n_rows, 0, NULL, &e), 0, "%s", e.msg);
+    hid_t f = H5Fopen(p, H5F_ACC_RDONLY, H5P_DEFAULT);
+    hid_t d = H5Dopen2(f, "results", H5P_DEFAULT), ft = H5Dget_type(d);
+    const char *keys[2] = {"tape", "queue"};
+    const char *const *names[2] = {t.tape, t.queue};
+    int n[2] = {2, 3};
+    for (int k = 0; k < 2; k++) {
+        hid_t mt = H5Tget_member_type(ft, (unsigned)H5Tget_member_index(ft, keys[k]));
+        cr_assert_eq(H5Tget_class(mt), H5T_ENUM, "%s", keys[k]);
+        hid_t base = H5Tget_super(mt);
+        cr_assert(H5Tequal(base, H5T_STD_I32LE) > 0, "%s: base int32 little-endian", keys[k]);
+        cr_assert_eq(H5Tget_nmembers(mt), n[k]);
+        for (int32_t i = 0; i < n[k]; i++) {
+            char buf[256];
+            cr_assert(H5Tenum_nameof(mt, &i, buf, sizeof buf) >= 0);
+            cr_assert_str_eq(buf, names[k][i], "%s value %d", keys[k], (int)i);
+        }
+        H5Tclose(base);
+        H5Tclose(mt);
+    }
+    hid_t sp = H5Tget_member_type(ft, (unsigned)H5Tget_member_index(ft, "spread"));
+    cr_assert_eq(H5Tget_class(sp), H5T_FLOAT, "numeric axes keep their values");
+    H5Tclose(sp);
+    H5Tclose(ft);
+    H5Dclose(d);
+    H5Fclose(f);
+    /* /axes/queue renamed: the enum no longer names its values. */
+    f = H5Fopen(p, H5F_ACC_RDWR, H5P_DEFAULT);
+    d = H5Dopen2(f, "axes/queue", H5P_DEFAULT);
+    hid_t st = H5Dget_type(d);
+    const char *other[3] = {"a", "b", "c"};
+    cr_assert(H5Dwrite(d, st, H5S_ALL, H5S_ALL, H5P_DEFAULT, other) >= 0);
+    H5Tclose(st);
+    H5Dclose(d);
+    H5Fclose(f);
+    mm_results_reader *r = NULL;
+    cr_assert_eq(mm_results_open(p, &r, &e), MM_EFORMAT);
+    cr_assert(strstr(e.msg, "column queue: its enum members are not the names of /axes/queue"),
+              "%s", e.msg);
+    rf_free(&t);
+}
+
+/* A file written before the enums (fixtures/results-int32.h5, mmsim 0.1.0: plain int32 tape and
+ * queue columns) reads as before, with the same content hash. */
+Test(results, plain_int32_index_columns_still_read)
+{
+    const char *fx = getenv("MMSIM_FIXTURES");
+    cr_assert(fx, "MMSIM_FIXTURES is not set (run the tests through meson test)");
+    char p[1024];
+    snprintf(p, sizeof p, "%s/results-int32.h5", fx);
+    mm_results_reader *r;
+    mm_error e = {0};
+    cr_assert_eq(mm_results_open(p, &r, &e), 0, "%s", e.msg);
+    const mm_results_info *in = mm_results_describe(r);
+    cr_assert_eq(in->n_rows, 8);
+    cr_assert_eq(in->n_axes, 3);
+    cr_assert_str_eq(in->axes[0].key, "tape");
+    cr_assert_str_eq(in->axes[0].names[1], "tape.h5#SYN");
+    cr_assert_str_eq(in->axes[1].names[0], "risk-averse");
+    int32_t idx[8 * 3];
+    mm_metrics m[8];
+    cr_assert_eq(mm_results_read(r, 0, 8, idx, m, &e), 0, "%s", e.msg);
+    cr_assert(idx[6 * 3] == 1 && idx[6 * 3 + 1] == 1 && idx[6 * 3 + 2] == 0, "row 6");
+    cr_assert_eq(in->content_hash, UINT64_C(0x02083864f4d4f043));
+    uint64_t h;
+    cr_assert_eq(mm_results_hash(p, &h, &e), 0, "%s", e.msg);
+    cr_assert_eq(h, in->content_hash);
+    mm_results_close(r);
 }
 
 Test(results, empty_table_commits)
