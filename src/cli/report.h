@@ -201,7 +201,7 @@ typedef struct rep_dist_row {
     mm_results_value rank;       /* the ranking metric's value */
     double v[REP_DIST_NV];       /* stored summaries (money; p_loss a fraction) */
     int64_t hist[REP_DIST_BINS]; /* paths per bin (with /paths) */
-    int64_t n_out;               /* paths outside the histogram (NaN pnl) */
+    int64_t n_out;               /* paths outside the histogram (pnl not finite) */
     double pmin, pmax;           /* smallest and largest path pnl (with /paths) */
 } rep_dist_row;
 
@@ -209,7 +209,7 @@ typedef struct rep_dist {
     int64_t n;          /* rows: min(K, matched) */
     int64_t matched;    /* rows passing the filters */
     int64_t paths;      /* per combination */
-    int hist;           /* 1: histograms from /paths */
+    int hist;           /* 1: histograms from /paths (0 without, or when no path pnl is finite) */
     rep_dist_row *rows; /* best first */
     int32_t *idx;       /* n x n_axes axis value indices */
     double lo, hi; /* histograms: the range of their bins (numpy's); without: the marked values'

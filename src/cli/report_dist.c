@@ -35,9 +35,8 @@ void rep_dist_free(rep_dist *d)
 int rep_hist_bin(double x, double lo, double hi, int32_t bins)
 {
     if (!(x >= lo && x <= hi)) return -1;
-    double step = (hi - lo) / bins;
-    int32_t k = (int32_t)((x - lo) * (bins / (hi - lo)));
-    if (k >= bins) k = bins - 1;
+    double step = (hi - lo) / bins, f = (x - lo) * (bins / (hi - lo));
+    int32_t k = f >= 0 && f < bins ? (int32_t)f : f >= bins ? bins - 1 : 0; /* no cast of NaN */
     double left = k * step + lo, right = k + 1 == bins ? hi : (k + 1) * step + lo;
     if (x < left)
         k--;
@@ -59,7 +58,7 @@ static int paths_pass(mm_results_reader *r, rep_dist *d, int pass, mm_metrics *m
             if (rc) return rc;
             for (int64_t k = 0; k < n; k++) {
                 double x = m[k].pnl;
-                if (pass == 0 && !isnan(x)) {
+                if (pass == 0 && isfinite(x)) {
                     d->lo = fmin(d->lo, x);
                     d->hi = fmax(d->hi, x);
                     row->pmin = fmin(row->pmin, x);
@@ -134,7 +133,10 @@ int rep_dist_build(mm_results_reader *r, const rep_grid_opts *go, int64_t k, rep
             d->lo -= 0.5;
             d->hi += 0.5;
         }
-        if (d->lo < d->hi) rc = paths_pass(r, d, 1, m, err);
+        if (d->lo < d->hi && isfinite(d->hi - d->lo))
+            rc = paths_pass(r, d, 1, m, err);
+        else
+            d->hist = 0; /* no finite path pnl: nothing to bin */
         if (rc) goto out;
     }
 out:
@@ -218,7 +220,7 @@ static void row_title(rep_out *o, const mm_results_info *in, const rep_dist *d, 
         rep_num(row->pmin, a, sizeof a);
         rep_num(row->pmax, b, sizeof b);
         rep_printf(o, "; paths from %s to %s", a, b);
-        if (row->n_out) rep_printf(o, " (%" PRId64 " NaN)", row->n_out);
+        if (row->n_out) rep_printf(o, " (%" PRId64 " not finite)", row->n_out);
     }
     rep_printf(o, "</title>");
 }
@@ -266,6 +268,8 @@ void rep_dist_section(rep_out *o, const mm_results_info *in, const rep_dist *d,
                    "equal width from the smallest to the largest path pnl of these rows, each "
                    "scaled to its own tallest bin.",
                    REP_DIST_BINS);
+    else if (in->has_paths)
+        rep_printf(o, " No histograms: no path of these rows has a finite pnl.");
     else
         rep_printf(o, " No histograms: the sweep did not keep its paths (sweep --keep-paths).");
     rep_printf(o, " Right: P(loss), the share of paths with pnl &lt; 0. Hover a row for its "
