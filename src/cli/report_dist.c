@@ -121,7 +121,7 @@ int rep_dist_build(mm_results_reader *r, const rep_grid_opts *go, int64_t k, rep
         row->pmax = -INFINITY;
         if (!d->hist) /* the axis: every value a row marks */
             for (int j = REP_DIST_MEAN; j <= REP_DIST_CVAR5; j++)
-                if (!isnan(row->v[j])) {
+                if (isfinite(row->v[j])) {
                     d->lo = fmin(d->lo, row->v[j]);
                     d->hi = fmax(d->hi, row->v[j]);
                 }
