@@ -317,22 +317,22 @@ void rep_dist_section(rep_out *o, const mm_results_info *in, const rep_dist *d,
                    "fill-opacity=\"0.6\"/>\n",
                    y0, W, RH, i % 2 ? "#ffffff" : "#f3f6fa");
         if (d->hist) hist_path(o, d, row, alo, ahi, y0 + 30, 26);
-        if (!isnan(v[REP_DIST_P5]) && !isnan(v[REP_DIST_P95]))
+        if (isfinite(v[REP_DIST_P5]) && isfinite(v[REP_DIST_P95]))
             rep_printf(o,
                        "<rect class=\"box\" x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"10\" "
                        "fill=\"#cfd8e3\" stroke=\"#34495e\"/>",
                        X(v[REP_DIST_P5]), yb - 5, X(v[REP_DIST_P95]) - X(v[REP_DIST_P5]));
-        if (!isnan(v[REP_DIST_P50]))
+        if (isfinite(v[REP_DIST_P50]))
             rep_printf(o,
                        "<line class=\"p50\" x1=\"%.2f\" x2=\"%.2f\" y1=\"%d\" y2=\"%d\" "
                        "stroke=\"#111\" stroke-width=\"3\"/>",
                        X(v[REP_DIST_P50]), X(v[REP_DIST_P50]), yb - 8, yb + 8);
-        if (!isnan(v[REP_DIST_MEAN]))
+        if (isfinite(v[REP_DIST_MEAN]))
             rep_printf(o,
                        "<path class=\"mean\" d=\"M%.2f %dl5 5l-5 5l-5 -5z\" fill=\"#f39c12\" "
                        "stroke=\"#111\"/>",
                        X(v[REP_DIST_MEAN]), yb - 5);
-        if (!isnan(v[REP_DIST_CVAR5]))
+        if (isfinite(v[REP_DIST_CVAR5]))
             rep_printf(o, "<path class=\"cvar\" d=\"M%.2f %dl-4 7h8z\" fill=\"#c0392b\"/>",
                        X(v[REP_DIST_CVAR5]), yb + 6);
         char p[2048], pl[64];
