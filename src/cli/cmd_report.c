@@ -14,7 +14,7 @@
 static const char HELP[] =
     "usage: mmsim report results.h5 -o report.html [--x KEY] [--y KEY] [--metric M] [--asc]\n"
     "                    [--agg max|mean|min] [--fix key=value ...] [--top N] [--bins N]\n"
-    "                    [--curves N [--curve-buckets N]]\n"
+    "                    [--curves N [--curve-buckets N]] [--dist K] [--scatter N]\n"
     "\n"
     "Write one self-contained HTML page (inline SVG and CSS, no network) for a sweep's results "
     "file:\n"
@@ -37,6 +37,9 @@ static const char HELP[] =
     "  --curves N         rerun the best N rows (0..20) and draw their PnL, inventory and mid "
     "over time [0]\n"
     "  --curve-buckets N  time buckets per curve, each keeping min, max and last [500]\n"
+    "  --dist K           Monte Carlo results: PnL distributions of the best K rows (0..100) [5]\n"
+    "  --scatter N        Monte Carlo results: mean vs p5 as points up to N rows (0..20000), a\n"
+    "                     density grid above [5000]\n"
     "  -h, --help         this help\n";
 
 /* Metric columns of the table (the heatmap's metric is added when not among them). */
@@ -54,7 +57,10 @@ typedef struct report {
     rep_grid_opts go;
     mm_results_where *fix;
     char metric[64];
-    int64_t top, curves, curve_buckets;
+    int64_t top, curves, curve_buckets, dist, scatter;
+    int mc_flag; /* --dist or --scatter given */
+    rep_dist d;  /* Monte Carlo views (paths > 1) */
+    rep_robust rb;
     rep_topcurve *tc; /* curves of the best rows (--curves) */
 } report;
 
@@ -125,59 +131,6 @@ static int pick_axis(const report *s, int other, int multi)
             (best < 0 || s->in->axes[a].n > s->in->axes[best].n))
             best = a;
     return best;
-}
-
-static void provenance(rep_out *o, const report *s)
-{
-    const mm_results_info *in = s->in;
-    const mm_results_meta *m = &in->meta;
-    char h[32];
-    rep_printf(o, "<h2>Provenance</h2>\n<dl>\n<dt>results file</dt><dd>");
-    rep_esc(o, s->path);
-    rep_printf(o, "</dd>\n<dt>combinations</dt><dd>%" PRId64 "</dd>\n<dt>axes</dt><dd>",
-               in->n_rows);
-    for (int a = 0; a < in->n_axes; a++) {
-        char v[256];
-        rep_printf(o, "%s", a ? "<br/>" : "");
-        rep_esc(o, in->axes[a].key);
-        rep_printf(o, " (%" PRId32 "): ", in->axes[a].n);
-        for (int32_t k = 0; k < in->axes[a].n && k < 12; k++) {
-            mm_results_axis_format(&in->axes[a], k, v, sizeof v);
-            rep_printf(o, "%s", k ? ", " : "");
-            rep_esc(o, v);
-        }
-        if (in->axes[a].n > 12) rep_printf(o, ", ...");
-    }
-    rep_printf(o, "</dd>\n<dt>engine</dt><dd>");
-    rep_esc(o, m->engine[0] ? m->engine : "(unknown)");
-    rep_printf(o, ", %" PRId32 " worker%s</dd>\n<dt>mmsim version</dt><dd>", m->workers,
-               m->workers == 1 ? "" : "s");
-    rep_esc(o, in->mmsim_version);
-    rep_printf(o,
-               "</dd>\n<dt>wall time</dt><dd>%.3f s</dd>\n<dt>throughput</dt><dd>%.6g "
-               "combinations/s, %.6g updates/s</dd>\n<dt>seed</dt><dd>%" PRIu64
-               "</dd>\n<dt>content hash</dt><dd>%016" PRIx64 "</dd>\n<dt>markouts</dt><dd>",
-               m->wall_s, m->combos_per_s, m->updates_per_s, m->seed, in->content_hash);
-    for (int k = 0; k < MM_MARKOUTS; k++) {
-        mm_results_horizon_name(m->markout_ns[k], h, sizeof h);
-        rep_printf(o, "%s%s", k ? " " : "", h);
-    }
-    rep_printf(o, "</dd>\n<dt>objective</dt><dd>");
-    rep_esc(o, m->objective);
-    rep_printf(o, "</dd>\n<dt>inputs</dt><dd>");
-    for (int32_t i = 0; i < m->n_inputs; i++) {
-        rep_printf(o, "%s", i ? "<br/>" : "");
-        rep_esc(o, m->input_paths[i]);
-        if (m->input_symbols[i]) {
-            rep_printf(o, "#");
-            rep_esc(o, m->input_symbols[i]);
-        }
-        rep_printf(o, " (fingerprint %016" PRIx64 ")", m->input_fingerprints[i]);
-    }
-    if (m->n_inputs == 0) rep_printf(o, "(none recorded)");
-    rep_printf(o, "</dd>\n</dl>\n<h3>Configuration</h3>\n<pre>");
-    rep_esc(o, m->config_text && m->config_text[0] ? m->config_text : "(none recorded)");
-    rep_printf(o, "</pre>\n");
 }
 
 static int top_table(rep_out *o, report *s)
@@ -329,7 +282,11 @@ static int write_page(report *s, const rep_grid *g)
         return MM_EXIT_RUNTIME;
     }
     if (s->tc) rep_topcurves_section(&o, s->in, s->tc, s->curves, s->metric);
-    provenance(&o, s);
+    if (s->in->paths > 1) {
+        if (s->dist > 0) rep_dist_section(&o, s->in, &s->d, &s->go);
+        rep_robust_section(&o, s->in, &s->rb, s->dist > 0 ? &s->d : NULL, &s->go);
+    }
+    rep_provenance(&o, s->in, s->path);
     rep_page_end(&o);
     e = rep_commit(&o);
     if (e) {
@@ -442,12 +399,27 @@ int cmd_report(int argc, char **argv)
     s.top = 20;
     s.go.max_bins = 100;
     s.curve_buckets = 500;
+    s.dist = 5;
+    s.scatter = 5000;
     const char *x = NULL, *y = NULL, *metric = NULL, *agg = NULL;
     char **fixes = calloc((size_t)argc + 1, sizeof *fixes);
     int n_fixes = 0, c, rc = MM_EXIT_OK;
     int64_t v;
     rep_grid g = {0};
-    enum { O_X = 256, O_Y, O_METRIC, O_ASC, O_AGG, O_FIX, O_TOP, O_BINS, O_CURVES, O_BUCKETS };
+    enum {
+        O_X = 256,
+        O_Y,
+        O_METRIC,
+        O_ASC,
+        O_AGG,
+        O_FIX,
+        O_TOP,
+        O_BINS,
+        O_CURVES,
+        O_BUCKETS,
+        O_DIST,
+        O_SCATTER
+    };
     static const struct option opts[] = {{"output", 1, 0, 'o'},
                                          {"x", 1, 0, O_X},
                                          {"y", 1, 0, O_Y},
@@ -459,6 +431,8 @@ int cmd_report(int argc, char **argv)
                                          {"bins", 1, 0, O_BINS},
                                          {"curves", 1, 0, O_CURVES},
                                          {"curve-buckets", 1, 0, O_BUCKETS},
+                                         {"dist", 1, 0, O_DIST},
+                                         {"scatter", 1, 0, O_SCATTER},
                                          {"help", 0, 0, 'h'},
                                          {0, 0, 0, 0}};
     if (!fixes) {
@@ -504,6 +478,13 @@ int cmd_report(int argc, char **argv)
             if (cli_i64(C, "--curve-buckets", optarg, 1, 10000, &s.curve_buckets))
                 rc = MM_EXIT_USAGE;
             break;
+        case O_DIST:
+        case O_SCATTER:
+            if (cli_i64(C, c == O_DIST ? "--dist" : "--scatter", optarg, 0,
+                        c == O_DIST ? 100 : 20000, c == O_DIST ? &s.dist : &s.scatter))
+                rc = MM_EXIT_USAGE;
+            s.mc_flag = 1;
+            break;
         case 'h':
             fputs(HELP, stdout);
             free(fixes);
@@ -548,7 +529,18 @@ int cmd_report(int argc, char **argv)
     }
     s.go.fix = s.fix;
     rc = resolve(&s, x, y, metric, agg, fixes, n_fixes);
+    if (!rc && s.mc_flag && s.in->paths < 2) {
+        cli_err("report: --dist and --scatter are for Monte Carlo results; %s has one path per "
+                "combination",
+                s.path);
+        rc = MM_EXIT_USAGE;
+    }
     if (rc) goto out;
+    if (s.in->paths > 1 && ((s.dist > 0 && rep_dist_build(s.r, &s.go, s.dist, &s.d, &e)) ||
+                            rep_robust_build(s.r, &s.go, s.scatter, &s.rb, &e))) {
+        rc = cli_fail(&e);
+        goto out;
+    }
     if (rep_grid_build(s.r, &s.go, &g, &e)) {
         rc = cli_fail(&e);
         goto out;
@@ -563,6 +555,8 @@ int cmd_report(int argc, char **argv)
                s.in->axes[s.go.x].key, s.go.y >= 0 ? s.in->axes[s.go.y].key : "-", g.nx, g.ny);
 out:
     rep_grid_free(&g);
+    rep_dist_free(&s.d);
+    rep_robust_free(&s.rb);
     rep_topcurves_free(s.tc, s.curves);
     free(s.fix);
     free(fixes);

@@ -9,6 +9,11 @@
  *   report_curve.c    a run's PnL, inventory and mid downsampled into time buckets (min, max, last)
  *                     with its fills, and their page
  *   report_curves.c   the best rows of a results file rerun for their curves (report --curves)
+ *   report_dist.c     Monte Carlo: the PnL distribution of the best K combinations (stored
+ *                     percentiles, and histograms of /paths when kept)
+ *   report_robust.c   Monte Carlo: every combination's mean PnL against its 5th percentile, as
+ *                     points or, for many combinations, a density grid
+ *   report_provenance.c  the provenance block: everything the results file records
  */
 #ifndef MM_REPORT_H
 #define MM_REPORT_H
@@ -55,6 +60,12 @@ void rep_color(double t, int diverging, char out[8]);
 int rep_color_light(const char *rgb);
 /* A number for display: "%.6g", "nan", "inf", "-inf". */
 void rep_num(double v, char *buf, size_t cap);
+/* A round step (1, 2 or 5 x 10^k) for about n axis ticks over span (1 when span is not > 0). */
+double rep_nice_step(double span, int n);
+
+/* The provenance block (report_provenance.c): path, combinations, axes, engine, version, wall
+ * time, throughput, seed, hash, markouts, objective, inputs, configuration. */
+void rep_provenance(rep_out *o, const mm_results_info *in, const char *path);
 
 /* ---- the heatmap's model (report_grid.c) ---- */
 
@@ -161,6 +172,96 @@ int rep_topcurves_run(const mm_results_info *in, const char *results_path, const
 void rep_topcurves_section(rep_out *o, const mm_results_info *in, const rep_topcurve *tc, int64_t n,
                            const char *metric);
 void rep_topcurves_free(rep_topcurve *tc, int64_t n);
+
+/* ---- Monte Carlo views (report_dist.c, report_robust.c; docs/report.md "Monte Carlo views") ----
+ */
+
+/* "key=value, ..." of one row's axis values (idx: n_axes value indices) into buf (cap bytes): all
+ * 1, every axis; all 0, only the axes of more than one value, cut to cut bytes ("..." at the end,
+ * at a character boundary) when longer. */
+void rep_params_text(const mm_results_info *in, const int32_t *idx, int all, char *buf, size_t cap,
+                     size_t cut);
+
+enum { REP_DIST_BINS = 40 }; /* histogram bins per combination */
+/* Summary values of a distribution row, in this order: pnl_mean, pnl_p5, pnl_p50, pnl_p95,
+ * pnl_cvar5, p_loss, pnl_std. */
+enum {
+    REP_DIST_MEAN,
+    REP_DIST_P5,
+    REP_DIST_P50,
+    REP_DIST_P95,
+    REP_DIST_CVAR5,
+    REP_DIST_PLOSS,
+    REP_DIST_STD,
+    REP_DIST_NV
+};
+
+typedef struct rep_dist_row {
+    int64_t id;
+    mm_results_value rank;       /* the ranking metric's value */
+    double v[REP_DIST_NV];       /* stored summaries (money; p_loss a fraction) */
+    int64_t hist[REP_DIST_BINS]; /* paths per bin (with /paths) */
+    int64_t n_out;               /* paths outside the histogram (pnl not finite) */
+    double pmin, pmax;           /* smallest and largest path pnl (with /paths) */
+} rep_dist_row;
+
+typedef struct rep_dist {
+    int64_t n;          /* rows: min(K, matched) */
+    int64_t matched;    /* rows passing the filters */
+    int64_t paths;      /* per combination */
+    int hist;           /* 1: histograms from /paths (0 without, or when no path pnl is finite) */
+    rep_dist_row *rows; /* best first */
+    int32_t *idx;       /* n x n_axes axis value indices */
+    double lo, hi; /* histograms: the range of their bins (numpy's); without: the marked values'
+                      extent (lo > hi when there is none) */
+} rep_dist;
+
+/* The bin (0 <= bin < bins) of x in numpy.histogram(x, bins, range=(lo, hi)), lo < hi; -1 when x
+ * is outside [lo, hi] or NaN. */
+int rep_hist_bin(double x, double lo, double hi, int32_t bins);
+
+/* The best k rows by go's metric, direction and filters (as the top table), their summaries, and
+ * with /paths their histograms over the smallest to the largest path pnl of these rows (two
+ * passes over their paths, in blocks). Returns 0, -ENOMEM, MM_EFORMAT (a summary column missing)
+ * or a read error (err filled). */
+int rep_dist_build(mm_results_reader *r, const rep_grid_opts *go, int64_t k, rep_dist *d,
+                   mm_error *err);
+void rep_dist_section(rep_out *o, const mm_results_info *in, const rep_dist *d,
+                      const rep_grid_opts *go);
+void rep_dist_free(rep_dist *d);
+
+enum { REP_ROBUST_GRID = 100 }; /* density grid cells per axis */
+
+typedef struct rep_robust {
+    int64_t rows, matched;     /* rows read, rows passing the filters */
+    int64_t n_skip;            /* of these, not drawn: pnl_mean or pnl_p5 not finite */
+    int dense;                 /* 0: one point per row; 1: a REP_ROBUST_GRID^2 density grid */
+    int xcol, ycol;            /* the columns pnl_mean and pnl_p5 */
+    double xlo, xhi, ylo, yhi; /* extent of the drawn rows; dense: the grid's range (numpy's) */
+    /* points (dense 0): np rows, their ids, (x, y, rank metric) triples, axis value indices */
+    int64_t np;
+    int64_t *ids;
+    double *xyv;
+    int32_t *idx;
+    /* grid (dense 1): cell (i, j), i along x, at j * REP_ROBUST_GRID + i: the rows in it and its
+     * best row by the ranking metric (id, x, y, rank value, axis value indices) */
+    int64_t *count;
+    int64_t *best_id;
+    uint64_t *best_key;
+    double *best_xyv;
+    int32_t *best_idx;
+    int32_t n_axes;
+} rep_robust;
+
+/* One pass over the table for the extent of (pnl_mean, pnl_p5) over the rows go's filters keep,
+ * a second for the points (at most max_points finite rows) or the density grid. Memory: one block
+ * plus max_points points or the grid. Returns 0, -ENOMEM, MM_EFORMAT or a read error. */
+int rep_robust_build(mm_results_reader *r, const rep_grid_opts *go, int64_t max_points,
+                     rep_robust *rb, mm_error *err);
+/* The scatter or grid, with the rows of top (may be NULL) as numbered points on top. */
+void rep_robust_section(rep_out *o, const mm_results_info *in, const rep_robust *rb,
+                        const rep_dist *top, const rep_grid_opts *go);
+void rep_robust_free(rep_robust *rb);
 
 /* The command (cmd_report.c), dispatched from main.c. */
 int cmd_report(int argc, char **argv);

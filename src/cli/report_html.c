@@ -190,3 +190,10 @@ void rep_num(double v, char *buf, size_t cap)
     else
         snprintf(buf, cap, "%.6g", v == 0 ? 0.0 : v); /* no "-0" */
 }
+
+double rep_nice_step(double span, int n)
+{
+    if (!(span > 0) || !isfinite(span)) return 1;
+    double raw = span / n, p = pow(10, floor(log10(raw))), f = raw / p;
+    return (f < 1.5 ? 1 : f < 3.5 ? 2 : f < 7.5 ? 5 : 10) * p;
+}

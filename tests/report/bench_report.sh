@@ -1,6 +1,7 @@
 #!/bin/sh
 # Benchmark of mmsim report on 1,000,000-row tables (docs/perf.md, "Reports"): a real sweep of spread (1000
-# values) x inv_limit (1000) over a 2,000-event synthetic tape, and the results fixture with 1,000,080 rows.
+# values) x inv_limit (1000) over a 2,000-event synthetic tape, and the results fixture with 1,000,080 rows;
+# then a Monte Carlo sweep of 10,000 combinations x 100 kept paths (docs/report.md, "Monte Carlo views").
 # Each report is checked (its cell count) before it is timed; prints wall time, peak RSS and page size.
 # Usage: bench_report.sh MMSIM MKRESULTS WORKDIR
 set -eu
@@ -30,3 +31,9 @@ bench sq-bins30 900 "$work/sq.h5" --bins 30
 bench sq-mean 10000 "$work/sq.h5" --agg mean
 bench sq-fix 100 "$work/sq.h5" --fix inv_limit=500
 bench big-default 500 "$work/big.h5"
+"$mmsim" sweep "$work/tiny.h5" --grid spread=0.1:100:0.1 --grid inv_limit=1:10:1 --set latency_dist=exponential \
+  --set latency_ns=200000 --set queue_join=uniform --paths 100 --keep-paths --quiet -o "$work/mc.h5"
+bench mc-default 1000 "$work/mc.h5"
+bench mc-p5 1000 "$work/mc.h5" --metric pnl_p5
+bench mc-dist100 1000 "$work/mc.h5" --dist 100
+bench mc-scatter20000 1000 "$work/mc.h5" --scatter 20000

@@ -3,7 +3,8 @@
 # console message (an error, an uncaught exception, a blocked request), its script runs to the end
 # (data-ready="1" on <body>), the heatmap has one cell per grid point (data-cells, counted by the browser
 # in the DOM), and a click on a table header sorts the table; screenshots are saved in WORKDIR. Pages: the
-# results fixture's report (defaults, and a fixed axis), a run's curve, a sweep's report with --curves.
+# results fixture's report (defaults, and a fixed axis), a run's curve, a sweep's report with --curves, and
+# a Monte Carlo sweep's report (distribution rows, histograms, scatter points, density grid counted in the DOM).
 # Exit 77 (skipped) where Chromium is not installed: tools/bootstrap.sh installs it, CI does not.
 # Usage: check_chromium.sh MMSIM MKRESULTS WORKDIR
 set -u
@@ -69,4 +70,26 @@ shot "$work/day.html" "$work/day.png" 1000
 "$mmsim" report "$work/sweep.h5" -o "$work/curves.html" --curves 2 || fail "mmsim report --curves"
 browse "$work/curves.html" "$work/curves.dom"
 grep -q '<body[^>]*data-cells="8"' "$work/curves.dom" || fail "the sweep's heatmap does not have 8 cells"
-echo "report_chromium: ok (screenshots $work/report.png, $work/day.png)"
+# Monte Carlo results (sweep --paths 20 --keep-paths, 12 combinations): a copy of the page with a test script
+# counts, in the browser's DOM, the distribution rows with their histograms, the scatter's points and the
+# numbered top rows; then the density grid (--scatter 5), whose cells' counts must sum to the 12 rows.
+"$mmsim" sweep "$work/day.h5" --grid spread=0,0.5,1,1.5 --grid inv_limit=2,5,10 --set latency_dist=exponential \
+  --set latency_ns=200000 --set queue_join=uniform --paths 20 --keep-paths --quiet -o "$work/mc.h5" ||
+  fail "mmsim sweep --paths"
+"$mmsim" report "$work/mc.h5" -o "$work/mc.html" >/dev/null || fail "mmsim report (Monte Carlo)"
+"$mmsim" report "$work/mc.h5" -o "$work/mc-dense.html" --scatter 5 >/dev/null || fail "mmsim report --scatter 5"
+count='<script>(function(){function n(s){return document.querySelectorAll(s).length;}var d=0;\
+document.querySelectorAll("svg rect.dens").forEach(function(e){d+=parseInt(e.getAttribute("data-n"),10);});\
+document.body.setAttribute("data-mc",n("svg g.dist")+" "+n("svg g.dist path.hist")+" "+n("svg circle.pt")+" "+\
+n("svg g.top")+" "+d);})();</script></body>'
+for p in mc mc-dense; do
+  sed "s|</body>|$count|" "$work/$p.html" >"$work/$p-count.html"
+  browse "$work/$p.html" "$work/$p.dom"
+  browse "$work/$p-count.html" "$work/$p-count.dom"
+done
+grep -q '<body[^>]*data-mc="5 5 12 5 0"' "$work/mc-count.dom" ||
+  fail "Monte Carlo report: want 5 rows, 5 histograms, 12 points, 5 numbered: $(grep -o 'data-mc="[^"]*"' "$work/mc-count.dom")"
+grep -q '<body[^>]*data-mc="5 5 0 5 12"' "$work/mc-dense-count.dom" ||
+  fail "density grid: want 12 rows counted: $(grep -o 'data-mc="[^"]*"' "$work/mc-dense-count.dom")"
+shot "$work/mc.html" "$work/mc.png" 2400
+echo "report_chromium: ok (screenshots $work/report.png, $work/day.png, $work/mc.png)"

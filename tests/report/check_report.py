@@ -3,7 +3,9 @@
 as XML), self-contained (no URL, no external file, one inline script), the heatmap has one cell per grid
 point and each cell holds the aggregate of the right rows (recomputed here with h5py and numpy), the best
 cell is marked, the top table is the file's best rows; long axes are grouped; bad flags are one line and
-exit 2 with no output file; the curve page stays small.
+exit 2 with no output file; the curve page stays small. On Monte Carlo results (sweep --paths): the
+distribution rows hold the stored percentiles of the top rows, their histograms numpy's of /paths; the
+robustness view has one point per combination, or a density grid equal to numpy's histogram2d.
 Usage: check_report.py MMSIM MKRESULTS WORKDIR"""
 import os
 import re
@@ -104,6 +106,144 @@ def best_cell(root):
     assert len(hit) == 1
     return hit[0]
 
+
+def num_attr(el, k):
+    return float(el.get(k))
+
+
+def check_mc(work):
+    """Monte Carlo results (sweep --paths): the distribution and robustness views against the file."""
+    tape, mc, mc_np = (os.path.join(work, n) for n in ("mcday.h5", "mc.h5", "mc-nopaths.h5"))
+    subprocess.run([MMSIM, "gen", "--seed", "3", "--events", "20000", "--symbol", "SYN", "-o", tape], check=True,
+                   capture_output=True)
+    grid = ["--grid", "spread=0,0.5,1,1.5", "--grid", "inv_limit=2,5,10", "--set", "latency_dist=exponential",
+            "--set", "latency_ns=200000", "--set", "queue_join=uniform", "--quiet"]
+    subprocess.run([MMSIM, "sweep", tape, *grid, "--paths", "50", "--keep-paths", "-o", mc], check=True,
+                   capture_output=True)
+    subprocess.run([MMSIM, "sweep", tape, *grid, "--paths", "20", "-o", mc_np], check=True, capture_output=True)
+    with h5py.File(mc) as f:
+        res, paths, n_paths = f["results"][:], f["paths"][:], int(f.attrs["paths"])
+        index = f["index/pnl_mean"][:]
+    ids = res["id"]
+
+    def dist_rows(root):
+        svgs = [s for s in root.iter(SVG + "svg") if s.get("class") == "dist"]
+        rows = [g for g in root.iter(SVG + "g") if g.get("class") == "dist"]
+        return (svgs[0] if svgs else None), rows
+
+    def robust(root):
+        svg = [s for s in root.iter(SVG + "svg") if s.get("class") == "robust"]
+        assert len(svg) == 1
+        return svg[0]
+
+    def check_boxes(svg, rows, want_ids, table):
+        """Each row: the stored summaries in its attributes, its bar drawn from p5 to p95."""
+        assert [int(g.get("data-id")) for g in rows] == list(want_ids), ([g.get("data-id") for g in rows], want_ids)
+        x0, pw, alo, ahi = (num_attr(svg, k) for k in ("data-x0", "data-pw", "data-alo", "data-ahi"))
+        X = lambda v: x0 + (v - alo) / (ahi - alo) * pw  # noqa: E731
+        for g in rows:
+            r = table[int(g.get("data-id"))]
+            for k in ("p5", "p50", "p95", "cvar5"):
+                assert num_attr(g, "data-" + k) == r["pnl_" + k], (k, g.get("data-" + k), r["pnl_" + k])
+            assert num_attr(g, "data-mean") == r["pnl_mean"]
+            box = [e for e in g.iter(SVG + "rect") if e.get("class") == "box"][0]
+            assert abs(float(box.get("x")) - X(r["pnl_p5"])) < 0.01
+            assert abs(float(box.get("x")) + float(box.get("width")) - X(r["pnl_p95"])) < 0.02
+            p50 = [e for e in g.iter(SVG + "line") if e.get("class") == "p50"][0]
+            assert abs(float(p50.get("x1")) - X(r["pnl_p50"])) < 0.01
+            t = g.find(SVG + "title").text
+            assert ("p5 %s, p50 %s, p95 %s" % (fmt(r["pnl_p5"]), fmt(r["pnl_p50"]), fmt(r["pnl_p95"]))) in t, t
+
+    # Defaults: the top 5 by the objective (pnl_mean, largest first), histograms of /paths, one point per row.
+    out = os.path.join(work, "mc.html")
+    r = run("report", mc, "-o", out)
+    assert r.returncode == 0 and r.stderr == "", r
+    root, text = page(out)
+    svg, rows = dist_rows(root)
+    check_boxes(svg, rows, index[:5], res)
+    # Histograms: 40 bins over the smallest to the largest path pnl of these 5 rows, numpy's counts.
+    lo, hi = num_attr(svg, "data-lo"), num_attr(svg, "data-hi")
+    sel = np.isin(paths["id"], index[:5])
+    assert (lo, hi) == (paths["pnl"][sel].min(), paths["pnl"][sel].max()), (lo, hi)
+    assert int(svg.get("data-bins")) == 40
+    varied = 0
+    for g in rows:
+        i = int(g.get("data-id"))
+        h = [e for e in g.iter(SVG + "path") if e.get("class") == "hist"]
+        assert len(h) == 1
+        counts = [int(c) for c in h[0].get("data-counts").split()]
+        want, _ = np.histogram(paths["pnl"][paths["id"] == i], bins=40, range=(lo, hi))
+        assert counts == list(want) and sum(counts) == n_paths, (i, counts, list(want))
+        varied += (want > 0).sum() > 1
+    assert varied >= 3, "the histograms hardly vary: a sweep without execution randomness?"
+    # The scatter: one point per combination, at its (pnl_mean, pnl_p5), the top 5 numbered on top.
+    rb = robust(root)
+    assert rb.get("data-dense") == "0" and rb.get("data-matched") == str(len(res))
+    pts = [c for c in rb.iter(SVG + "circle") if c.get("class") == "pt"]
+    assert sorted(int(c.get("data-id")) for c in pts) == list(ids), [c.get("data-id") for c in pts]
+    for c in pts:
+        rr = res[int(c.get("data-id"))]
+        assert ("pnl_mean = %s, pnl_p5 = %s" % (fmt(rr["pnl_mean"]), fmt(rr["pnl_p5"]))) in title(c), title(c)
+        assert ("spread=%s, inv_limit=%d" % (fmtaxis(rr["spread"]), rr["inv_limit"])) in title(c), title(c)
+    tops = [g for g in rb.iter(SVG + "g") if g.get("class") == "top"]
+    assert [int(g.get("data-id")) for g in tops] == list(index[:5])
+    # The heatmap and the table are still there; one inline script.
+    assert len(cells(root)) == 12 and "Top 12 of 12 by pnl_mean" in text
+
+    # Another metric and direction, a filter: the rows are those of the top table.
+    out2 = os.path.join(work, "mc-std.html")
+    r = run("report", mc, "-o", out2, "--metric", "pnl_std", "--asc", "--fix", "inv_limit=5", "--dist", "3")
+    assert r.returncode == 0, r
+    root, _ = page(out2)
+    svg, rows = dist_rows(root)
+    cand = res[res["inv_limit"] == 5]
+    order = np.lexsort((cand["id"], cand["pnl_std"]))
+    check_boxes(svg, rows, cand["id"][order][:3], res)
+    rb = robust(root)
+    pts = [c for c in rb.iter(SVG + "circle") if c.get("class") == "pt"]
+    assert sorted(int(c.get("data-id")) for c in pts) == sorted(cand["id"]) and len(pts) == 4
+
+    # Many combinations: above --scatter the rows are counted into a 100 x 100 grid (numpy's histogram2d).
+    out3 = os.path.join(work, "mc-dense.html")
+    r = run("report", mc, "-o", out3, "--scatter", "5", "--dist", "0")
+    assert r.returncode == 0, r
+    root, text = page(out3)
+    assert dist_rows(root) == (None, [])
+    rb = robust(root)
+    assert rb.get("data-dense") == "1" and not [c for c in rb.iter(SVG + "circle") if c.get("class") == "pt"]
+    assert not [g for g in rb.iter(SVG + "g") if g.get("class") == "top"]
+    dens = [e for e in rb.iter(SVG + "rect") if e.get("class") == "dens"]
+    assert sum(int(e.get("data-n")) for e in dens) == len(res)
+    rng = [[num_attr(rb, "data-xlo"), num_attr(rb, "data-xhi")], [num_attr(rb, "data-ylo"), num_attr(rb, "data-yhi")]]
+    assert rng[0][0] == res["pnl_mean"].min() and rng[1][1] == res["pnl_p5"].max(), rng
+    h2, _, _ = np.histogram2d(res["pnl_mean"], res["pnl_p5"], bins=100, range=rng)
+    got = np.zeros((100, 100), int)
+    for e in dens:
+        got[int(e.get("data-i")), int(e.get("data-j"))] = int(e.get("data-n"))
+    assert (got == h2).all()
+
+    # Without --keep-paths: the stored percentiles only, no histogram.
+    out4 = os.path.join(work, "mc-nopaths.html")
+    r = run("report", mc_np, "-o", out4)
+    assert r.returncode == 0, r
+    root, text = page(out4)
+    svg, rows = dist_rows(root)
+    with h5py.File(mc_np) as f:
+        res2, idx2 = f["results"][:], f["index/pnl_mean"][:5]
+    check_boxes(svg, rows, idx2, res2)
+    assert svg.get("data-bins") is None and not [e for e in root.iter(SVG + "path") if e.get("class") == "hist"]
+    assert "No histograms: the sweep did not keep its paths" in text
+
+    # The flags: out of range, or on a table of one path: one line, exit 2, no output.
+    bad = os.path.join(work, "bad.html")
+    for args, msg in [(["report", mc, "-o", bad, "--dist", "101"], "report: --dist: 101 is out of range [0, 100]"),
+                      (["report", mc, "-o", bad, "--scatter", "-1"], "report: --scatter: -1 is out of range"),
+                      (["report", os.path.join(work, "results.h5"), "-o", bad, "--dist", "3"],
+                       "--dist and --scatter are for Monte Carlo results")]:
+        r = run(*args)
+        assert r.returncode == 2 and len(r.stderr.splitlines()) == 1 and msg in r.stderr, (args, r)
+        assert not os.path.exists(bad)
+    return len(pts)
 
 def main():
     os.makedirs(WORK, exist_ok=True)
@@ -240,7 +380,12 @@ def main():
     r = run("report", sw, "-o", bad, "--curves", "1")
     assert r.returncode == 1 and "the sweep ran on" in r.stderr and not os.path.exists(bad), r
 
-    print("report: ok (%d cells, curve %d bytes)" % (len(cs), os.path.getsize(curve)))
+    # A table of one path has no Monte Carlo section.
+    for p in (out, out2, out3, out4, out5):
+        assert 'class="dist"' not in open(p).read() and 'class="robust"' not in open(p).read(), p
+    n_pts = check_mc(WORK)
+
+    print("report: ok (%d cells, curve %d bytes, Monte Carlo: %d points)" % (len(cs), os.path.getsize(curve), n_pts))
 
 
 main()
