@@ -138,6 +138,10 @@ typedef struct mm_gen_params {
                             tick), in [0, 0.5]; default 0.05, the old tapes */
     int32_t move_ticks;  /* ticks the fair price (and the book) jumps in a move, 1..1000; 0 is taken
                             as 1 (the default, the old tapes) */
+    double trade_persist; /* probability that the event right after a trade is another trade of
+                             the same side (self-exciting, sign-correlated flow: consecutive
+                             trades' sides have lag-k autocorrelation trade_persist^k), in
+                             [0, 0.999]; 0 (the default) gives the old tapes */
     char symbol[MM_SYMBOL_MAX];
 } mm_gen_params;
 
