@@ -89,11 +89,14 @@ Test(calibrate, informed_flow_makes_touch_markouts_negative)
 
 /* Tolerances: 1M events at 200/s (5000 s). rate and trade_frac within 2%, informed within 0.06,
  * vol within 20% (500 ten-second changes, and the informed part is subtracted), max_spread and
- * move_ticks exact, mean_queue within 2 lots. */
+ * move_ticks exact, mean_queue within 2 lots; trade_persist exactly 0 when the tape has none,
+ * else within 0.02 (and then trade_frac within 5%, informed within 0.1, vol within 50%: vol is
+ * what is left of the 10 s variance, 29 ticks^2/s, after the runs' estimated share, 25; the
+ * variance is known within about 6%, +-2 ticks^2/s on vol^2 = 4). */
 Test(calibrate, recovers_the_parameters_of_a_generated_tape)
 {
-    const double informed[] = {0, 0.3};
-    for (int k = 0; k < 2; k++) {
+    const double informed[] = {0, 0.3, 0.3}, persist[] = {0, 0, 0.6};
+    for (int k = 0; k < 3; k++) {
         mm_gen_params g, c;
         mm_gen_defaults(&g);
         g.seed = 3;
@@ -102,6 +105,7 @@ Test(calibrate, recovers_the_parameters_of_a_generated_tape)
         g.vol_ticks = 2;
         g.trade_frac = 0.1;
         g.informed = informed[k];
+        g.trade_persist = persist[k];
         g.max_spread = 4;
         g.mean_queue = 30;
         mm_ticks t = {0};
@@ -112,9 +116,17 @@ Test(calibrate, recovers_the_parameters_of_a_generated_tape)
         cr_assert_eq(mm_gen_calibrate(&t, &c, &f, &capped, &e), 0, "%s", e.msg);
         cr_assert_eq(capped, 0);
         cr_assert(fabs(c.rate_hz / g.rate_hz - 1) < 0.02, "rate %g", c.rate_hz);
-        cr_assert(fabs(c.trade_frac / g.trade_frac - 1) < 0.02, "trade_frac %g", c.trade_frac);
-        cr_assert(fabs(c.informed - g.informed) < 0.06, "informed %g (%g)", c.informed, g.informed);
-        cr_assert(fabs(c.vol_ticks / g.vol_ticks - 1) < 0.2, "vol %g", c.vol_ticks);
+        double tol_tf = persist[k] > 0 ? 0.05 : 0.02, tol_inf = persist[k] > 0 ? 0.1 : 0.06;
+        if (persist[k] == 0)
+            cr_assert_eq(c.trade_persist, 0, "trade_persist %g", c.trade_persist);
+        else
+            cr_assert(fabs(c.trade_persist - g.trade_persist) < 0.02, "trade_persist %g",
+                      c.trade_persist);
+        cr_assert(fabs(c.trade_frac / g.trade_frac - 1) < tol_tf, "trade_frac %g", c.trade_frac);
+        cr_assert(fabs(c.informed - g.informed) < tol_inf, "informed %g (%g)", c.informed,
+                  g.informed);
+        cr_assert(fabs(c.vol_ticks / g.vol_ticks - 1) < (persist[k] > 0 ? 0.5 : 0.2), "vol %g",
+                  c.vol_ticks);
         cr_assert_eq(c.max_spread, g.max_spread);
         cr_assert_eq(c.move_ticks, 1);
         cr_assert(fabs(c.improve_frac - g.improve_frac) < 0.015, "improve_frac %g", c.improve_frac);
@@ -158,9 +170,9 @@ Test(calibrate, output_round_trips_through_gen_config)
     /* Read the INI back as flags. */
     FILE *f = fopen(ini, "r");
     cr_assert(f);
-    char line[512], args[16][2][128];
+    char line[512], args[20][2][128];
     int n = 0;
-    while (fgets(line, sizeof line, f) && n < 16) {
+    while (fgets(line, sizeof line, f) && n < 20) {
         char k[100], v[100];
         if (sscanf(line, "%99s = %99s", k, v) == 2 && line[0] != '#') {
             snprintf(args[n][0], 128, "--%s", k);
@@ -171,7 +183,7 @@ Test(calibrate, output_round_trips_through_gen_config)
         }
     }
     fclose(f);
-    cr_assert_eq(n, 15, "keys in the INI: %d", n);
+    cr_assert_eq(n, 16, "keys in the INI: %d", n);
     const char *a1 = tu_path("a1.h5"), *a2 = tu_path("a2.h5"), *a3 = tu_path("a3.h5");
     const char *byflags[40] = {"mmsim", "gen", "-o", a1};
     int m = 4;
