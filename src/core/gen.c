@@ -128,7 +128,7 @@ int mm_gen_ticks(const mm_gen_params *p, mm_ticks *out, mm_error *err)
         int32_t tpx = 0, tsz = 0;
         int8_t tside = 0;
         int32_t spread = ask - bid;
-        /* Self-exciting flow (docs/synthetic.md, step 0): right after a trade, with probability
+        /* Self-exciting flow (docs/synthetic.md, step 2b): right after a trade, with probability
          * trade_persist this event is another trade of the same side (the order, or the flow it
          * set off, runs on). The fourth block is drawn only then, so trade_persist = 0 leaves
          * every draw, and the tape's bytes, as they were. */
