@@ -15,14 +15,15 @@ static const char HELP[] =
     "\n"
     "Fit the synthetic market's parameters (docs/synthetic.md, \"Calibration\") to a tape: event\n"
     "and trade rates, the mid's volatility, the largest usual spread, the size of a new level,\n"
-    "the share of informed trades, the runs of one trade side, tick, lot, first price and time. "
-    "The INI file written is read\n"
-    "by 'mmsim gen --config market.ini' (flags given to gen override it).\n"
+    "the share of informed trades, the runs of one trade side, tick, lot, first price and time.\n"
+    "The INI file written is read by 'mmsim gen --config market.ini' (flags given to gen\n"
+    "override it).\n"
     "\n"
     "  --symbol S        the instrument (needed when the file holds more than one)\n"
     "  -o, --output F    the INI file to write (replaced if it exists)\n"
     "  --facts           print the tape's stylised facts (rates, spreads, queues, volatility\n"
-    "                    over 1/10/60 s, trade impact); -o is then optional\n"
+    "                    over 1/10/60 s, trade impact, trade sign correlation); -o is then\n"
+    "                    optional\n"
     "  --no-verify       skip the fingerprint check of the tape\n"
     "  -h, --help        this help\n";
 
@@ -50,10 +51,10 @@ static int write_ini(FILE *o, const char *in, const mm_gen_params *p, const mm_f
             p->symbol);
     fprintf(o,
             "# facts: %.4g events/s, %.4g trades/s, mean spread %.4g ticks, vol 1s/10s/60s "
-            "%.4g/%.4g/%.4g ticks, impact %.4g ticks, trade sign correlation lag 1/10 "
+            "%.4g/%.4g/%.4g ticks, impact %.4g ticks, trade sign correlation lag 1/%d "
             "%.4g/%.4g\n",
             f->events_per_s, f->trades_per_s, f->spread_mean, f->vol[0], f->vol[1], f->vol[2],
-            f->impact_1s, f->sign_corr[0], f->sign_corr[1]);
+            f->impact_1s, f->sign_lag, f->sign_corr[0], f->sign_corr[1]);
     if (capped)
         fprintf(o, "# vol was lowered to meet vol^2/rate + trade_frac <= 0.9: the generator "
                    "cannot move the mid as often as this tape does\n");

@@ -196,13 +196,14 @@ int mm_gen_calibrate(const mm_ticks *t, mm_gen_params *p, mm_facts *f, int *capp
     p->trade_persist = b;
     p->trade_frac = f_rows * (1 - b) / (1 - b * f_rows);
     /* The 10 s variance per second of the mid. A trade is informed with probability inf and moves
-     * the fair price J ticks its way; x = J inf. A trade's run goes on for 1 / (1 - b) trades on
-     * average, so its 1 s impact is x / (1 - b): x = impact (1 - b). Its variance per second is
-     * lam (J x + 2 x^2 b / (1 - b)) (lam: trade rows per second; the second term the runs' share);
-     * when that exceeds the tape's, x is lowered to the root that gives it exactly, and vol takes
-     * what is left. J is the smallest jump with inf <= 1 and a move probability vol^2 / (rate J^2)
-     * within half of the room 0.9 - trade_frac. (The 60 s horizon would be less touched by the
-     * spread's bounce but gives too few changes on a short capture.) */
+     * the fair price J ticks its way; x = J inf. Within a second a trade's run goes on for s1 =
+     * 1 + b (1 - exp(-rate (1 - b))) / (1 - b) trades on average (at each of the Poisson(rate)
+     * events with probability b), so its 1 s impact is x s1: x = impact / s1. Its variance per
+     * second is lam (J x + 2 x^2 b / (1 - b)) (lam: trade rows per second; the second term the
+     * runs' share); when that exceeds the tape's, x is lowered to the root that gives it exactly,
+     * and vol takes what is left. J is the smallest jump with inf <= 1 and a move probability vol^2
+     * / (rate J^2) within half of the room 0.9 - trade_frac. (The 60 s horizon would be less
+     * touched by the spread's bounce but gives too few changes on a short capture.) */
     double var10 = f->vol[1] * f->vol[1] / 10.0;
     p->improve_frac = 0.05; /* for the choice of vol; fitted last */
     double room = 0.9 - (p->improve_frac - 0.05) - p->trade_frac;
