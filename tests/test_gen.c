@@ -112,10 +112,14 @@ Test(gen, tape_is_valid_and_plausible)
 
 Test(gen, rejects_bad_parameters)
 {
-    const char *cases[][3] = {
-        {"--events", "-5", "--events"}, {"--rate", "0", "--rate"},
-        {"--vol", "abc", "--vol"},      {"--max-spread", "0", "--max-spread"},
-        {"--symbol", "a/b", "symbol"},  {"--trade-frac", "0.95", "--trade-frac"}};
+    const char *cases[][3] = {{"--events", "-5", "--events"},
+                              {"--rate", "0", "--rate"},
+                              {"--vol", "abc", "--vol"},
+                              {"--max-spread", "0", "--max-spread"},
+                              {"--symbol", "a/b", "symbol"},
+                              {"--trade-frac", "0.95", "--trade-frac"},
+                              {"--trade-persist", "1", "--trade-persist"},
+                              {"--trade-persist", "nan", "--trade-persist"}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const char *argv[] = {"mmsim", "gen",           cases[i][0], cases[i][1],
                               "-o",    tu_path("x.h5"), NULL};
@@ -131,6 +135,46 @@ Test(gen, rejects_bad_parameters)
     cr_assert_eq(tu_run(argv, NULL, &err), 2);
     cr_assert(strstr(err, "--output"), "%s", err);
     free(err);
+}
+
+/* trade_persist (docs/synthetic.md, step 0): right after a trade the next event is a trade of the
+ * same side with probability b, so consecutive trades' sides have lag-1 correlation b and the
+ * share of trade rows is trade_frac / (1 - b (1 - trade_frac)). 400,000 events at b = 0.8,
+ * trade_frac 0.05: about 83,000 trades, so both are known within 1%. Out-of-range values (and
+ * NaN) are refused by the library with the key's name. */
+Test(gen, trade_persist_runs_trades_on)
+{
+    mm_gen_params p;
+    mm_gen_defaults(&p);
+    p.seed = 11;
+    p.events = 400000;
+    p.trade_frac = 0.05;
+    p.trade_persist = 0.8;
+    mm_ticks t = {0};
+    mm_error e = {0};
+    cr_assert_eq(mm_gen_ticks(&p, &t, &e), 0, "%s", e.msg);
+    int64_t trades = 0, same = 0, pairs = 0;
+    int prev = 0;
+    for (int64_t i = 0; i < t.n; i++) {
+        if (!t.trade_sz[i]) continue;
+        trades++;
+        if (prev) {
+            pairs++;
+            same += t.trade_side[i] == prev;
+        }
+        prev = t.trade_side[i];
+    }
+    double corr = 2.0 * (double)same / (double)pairs - 1;
+    double share = (double)trades / (double)t.n, want = 0.05 / (1 - 0.8 * 0.95);
+    cr_assert(fabs(corr - 0.8) < 0.01, "lag-1 sign correlation %g", corr);
+    cr_assert(fabs(share / want - 1) < 0.01, "trade share %g, want %g", share, want);
+    mm_ticks_free(&t);
+    const double bad[] = {-0.1, 1, NAN};
+    for (int k = 0; k < 3; k++) {
+        p.trade_persist = bad[k];
+        cr_assert_eq(mm_gen_ticks(&p, &t, &e), -EINVAL);
+        cr_assert(strstr(e.msg, "trade-persist"), "%s", e.msg);
+    }
 }
 
 /* ---- the output, checked before any work (issue 8, item 1) ---- */

@@ -138,6 +138,10 @@ typedef struct mm_gen_params {
                             tick), in [0, 0.5]; default 0.05, the old tapes */
     int32_t move_ticks;  /* ticks the fair price (and the book) jumps in a move, 1..1000; 0 is taken
                             as 1 (the default, the old tapes) */
+    double trade_persist; /* probability that the event right after a trade is another trade of
+                             the same side (self-exciting, sign-correlated flow: consecutive
+                             trades' sides have lag-k autocorrelation trade_persist^k), in
+                             [0, 0.999]; 0 (the default) gives the old tapes */
     char symbol[MM_SYMBOL_MAX];
 } mm_gen_params;
 
@@ -167,6 +171,10 @@ typedef struct mm_facts {
     double vol[3];          /* RMS change of the mid over 1, 10, 60 s: ticks */
     int64_t vol_samples[3]; /* number of changes behind each */
     double impact_1s;       /* mean of side x (mid 1 s after - mid before), ticks */
+    double sign_corr[2];    /* mean of s_k s_(k+L) over the sides s of consecutive trade rows, for
+                               lag L = 1 and L = sign_lag (not de-meaned; 0 with too few trades) */
+    int64_t sign_pairs[2];  /* number of pairs behind each */
+    int32_t sign_lag;       /* trades in a second: floor(trades_per_s + 0.5) in 1..1000 */
 } mm_facts;
 
 /* Compute the facts of a tape. Returns 0, or -EINVAL when it has fewer than 2 rows, no time span
@@ -176,7 +184,8 @@ MM_API int mm_ticks_facts(const mm_ticks *t, mm_facts *f, mm_error *err);
 /* Fit the generator's parameters to a tape (docs/synthetic.md, "Calibration" says how each is
  * estimated). `p` gets every field (seed 1, events = rows, symbol and sizes from the tape); `f`
  * (may be NULL) the facts behind them. capped (may be NULL) is set to 1 when vol had to be lowered
- * to meet vol^2/rate + trade_frac <= 0.9, else 0. Returns 0 or -EINVAL as mm_ticks_facts. */
+ * to meet vol^2/(rate move_ticks^2) + trade_frac <= 0.9, else 0. Returns 0 or -EINVAL as
+ * mm_ticks_facts. */
 MM_API int mm_gen_calibrate(const mm_ticks *t, mm_gen_params *p, mm_facts *f, int *capped,
                             mm_error *err);
 

@@ -15,13 +15,15 @@ static const char HELP[] =
     "\n"
     "Fit the synthetic market's parameters (docs/synthetic.md, \"Calibration\") to a tape: event\n"
     "and trade rates, the mid's volatility, the largest usual spread, the size of a new level,\n"
-    "the share of informed trades, tick, lot, first price and time. The INI file written is read\n"
-    "by 'mmsim gen --config market.ini' (flags given to gen override it).\n"
+    "the share of informed trades, the runs of one trade side, tick, lot, first price and time.\n"
+    "The INI file written is read by 'mmsim gen --config market.ini' (flags given to gen\n"
+    "override it).\n"
     "\n"
     "  --symbol S        the instrument (needed when the file holds more than one)\n"
     "  -o, --output F    the INI file to write (replaced if it exists)\n"
     "  --facts           print the tape's stylised facts (rates, spreads, queues, volatility\n"
-    "                    over 1/10/60 s, trade impact); -o is then optional\n"
+    "                    over 1/10/60 s, trade impact, trade sign correlation); -o is then\n"
+    "                    optional\n"
     "  --no-verify       skip the fingerprint check of the tape\n"
     "  -h, --help        this help\n";
 
@@ -38,6 +40,7 @@ static void print_facts(const mm_ticks *t, const mm_facts *f)
     for (int k = 0; k < 3; k++)
         printf("vol_%s_ticks %.4g (%" PRId64 " changes)\n", H[k], f->vol[k], f->vol_samples[k]);
     printf("impact_1s_ticks %.4g\nimprove_share %.4g\n", f->impact_1s, f->improve_share);
+    printf("trade_sign_corr lag1 %.4g lag%d %.4g\n", f->sign_corr[0], f->sign_lag, f->sign_corr[1]);
 }
 
 /* The INI text: every key `mmsim gen --config` knows, with doubles in their shortest exact form. */
@@ -48,9 +51,10 @@ static int write_ini(FILE *o, const char *in, const mm_gen_params *p, const mm_f
             p->symbol);
     fprintf(o,
             "# facts: %.4g events/s, %.4g trades/s, mean spread %.4g ticks, vol 1s/10s/60s "
-            "%.4g/%.4g/%.4g ticks, impact %.4g ticks\n",
+            "%.4g/%.4g/%.4g ticks, impact %.4g ticks, trade sign correlation lag 1/%d "
+            "%.4g/%.4g\n",
             f->events_per_s, f->trades_per_s, f->spread_mean, f->vol[0], f->vol[1], f->vol[2],
-            f->impact_1s);
+            f->impact_1s, f->sign_lag, f->sign_corr[0], f->sign_corr[1]);
     if (capped)
         fprintf(o, "# vol was lowered to meet vol^2/rate + trade_frac <= 0.9: the generator "
                    "cannot move the mid as often as this tape does\n");
@@ -63,6 +67,7 @@ static int write_ini(FILE *o, const char *in, const mm_gen_params *p, const mm_f
     fprintf(o, "informed = %s\n", cli_fmt_shortest(p->informed, b, sizeof b));
     fprintf(o, "move_ticks = %d\n", p->move_ticks);
     fprintf(o, "improve_frac = %s\n", cli_fmt_shortest(p->improve_frac, b, sizeof b));
+    fprintf(o, "trade_persist = %s\n", cli_fmt_shortest(p->trade_persist, b, sizeof b));
     fprintf(o, "start_px = %d\nmax_spread = %d\nmean_queue = %d\n", p->start_px, p->max_spread,
             p->mean_queue);
     fprintf(o, "tick_size = %s\n", cli_fmt_shortest(p->tick_size, b, sizeof b));
@@ -150,8 +155,9 @@ int cmd_calibrate(int argc, char **argv)
         return MM_EXIT_RUNTIME;
     }
     printf("wrote %s: rate %.6g/s, vol %.4g ticks/sqrt(s), trade_frac %.4g, informed %.3g, "
-           "move_ticks %d, improve_frac %.3g, max_spread %d, mean_queue %d%s\n",
+           "move_ticks %d, improve_frac %.3g, trade_persist %.4g, max_spread %d, mean_queue %d%s\n",
            out, p.rate_hz, p.vol_ticks, p.trade_frac, p.informed, p.move_ticks, p.improve_frac,
-           p.max_spread, p.mean_queue, capped ? " (vol capped: see the file)" : "");
+           p.trade_persist, p.max_spread, p.mean_queue,
+           capped ? " (vol capped: see the file)" : "");
     return MM_EXIT_OK;
 }

@@ -33,6 +33,8 @@ static const char HELP[] =
     "  --move-ticks J    ticks the fair price jumps in a move (default 1, the old tapes)\n"
     "  --improve-frac F  probability that an event improves a touch when the spread is over one\n"
     "                    tick (default 0.05)\n"
+    "  --trade-persist P probability that the event right after a trade is another trade of the\n"
+    "                    same side (runs of one sign; 0..0.999, default 0, the old tapes)\n"
     "  --config F        read the parameters from an INI file (mmsim calibrate writes one): keys\n"
     "                    are the flags' names (rate, trade_frac, ...); flags override the file\n"
     "  --tick-size T     price units per tick (default 0.01); also --tick, as import says\n"
@@ -61,18 +63,30 @@ enum {
     O_CONFIG,
     O_JUMP,
     O_IMPROVE,
-    O_DURATION
+    O_DURATION,
+    O_PERSIST
 };
 
 /* The parameters' config keys: the flags' names with '_' for '-' (either spelling is accepted). */
 static const struct {
     const char *name;
     int key;
-} KEYS[] = {{"seed", O_SEED},         {"events", O_EVENTS},     {"symbol", O_SYMBOL},
-            {"rate", O_RATE},         {"vol", O_VOL},           {"trade_frac", O_TFRAC},
-            {"start_px", O_PX},       {"max_spread", O_SPREAD}, {"mean_queue", O_QUEUE},
-            {"tick_size", O_TICK},    {"lot_size", O_LOT},      {"start_ns", O_START},
-            {"informed", O_INFORMED}, {"move_ticks", O_JUMP},   {"improve_frac", O_IMPROVE}};
+} KEYS[] = {{"seed", O_SEED},
+            {"events", O_EVENTS},
+            {"symbol", O_SYMBOL},
+            {"rate", O_RATE},
+            {"vol", O_VOL},
+            {"trade_frac", O_TFRAC},
+            {"start_px", O_PX},
+            {"max_spread", O_SPREAD},
+            {"mean_queue", O_QUEUE},
+            {"tick_size", O_TICK},
+            {"lot_size", O_LOT},
+            {"start_ns", O_START},
+            {"informed", O_INFORMED},
+            {"move_ticks", O_JUMP},
+            {"improve_frac", O_IMPROVE},
+            {"trade_persist", O_PERSIST}};
 #define N_KEYS ((int)(sizeof KEYS / sizeof KEYS[0]))
 
 /* The flag's name of a key ("trade-frac" for O_TFRAC), in a static buffer. */
@@ -144,6 +158,9 @@ static int gen_set(const char *C, const char *flag, int key, const char *val, mm
         break;
     case O_INFORMED:
         if (cli_f64(C, flag, val, 0, 1, &p->informed)) return -1;
+        break;
+    case O_PERSIST:
+        if (cli_f64(C, flag, val, 0, 0.999, &p->trade_persist)) return -1;
         break;
     case O_START:
         if (cli_i64(C, flag, val, 0, INT64_C(4102444800000000000), &p->start_ns)) return -1;
@@ -253,6 +270,7 @@ int cmd_gen(int argc, char **argv)
                                          {"move-ticks", 1, 0, O_JUMP},
                                          {"improve-frac", 1, 0, O_IMPROVE},
                                          {"duration", 1, 0, O_DURATION},
+                                         {"trade-persist", 1, 0, O_PERSIST},
                                          {0, 0, 0, 0}};
     /* The config file first, so that the flags override it. */
     for (int i = 1; i < argc; i++) {
@@ -287,7 +305,8 @@ int cmd_gen(int argc, char **argv)
         case O_START:
         case O_INFORMED:
         case O_JUMP:
-        case O_IMPROVE: {
+        case O_IMPROVE:
+        case O_PERSIST: {
             events_flag |= c == O_EVENTS;
             char flag[64];
             snprintf(flag, sizeof flag, "--%s", gen_key_name(c));

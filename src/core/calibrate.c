@@ -46,6 +46,27 @@ static double rms_change(const mm_ticks *t, int64_t h_ns, int64_t *count)
     return *count > 0 ? sqrt(sum / (double)*count) : 0.0;
 }
 
+/* Mean of s_k s_(k+lag) over the sides s (+1, -1) of consecutive trade rows (side 0 skipped);
+ * the number of pairs in *pairs. */
+static double sign_corr(const mm_ticks *t, int lag, int64_t *pairs)
+{
+    int8_t ring[1024] = {0}; /* the last 1024 sides, enough for lag <= 1000 */
+    int64_t k = 0, n = 0;
+    double sum = 0;
+    for (int64_t i = 0; i < t->n; i++) {
+        if (!(t->trade_sz[i] > 0) || t->trade_side[i] == 0) continue;
+        int8_t s = t->trade_side[i] > 0 ? 1 : -1;
+        if (k >= lag) {
+            sum += s * ring[(k - lag) & 1023];
+            n++;
+        }
+        ring[k & 1023] = s;
+        k++;
+    }
+    *pairs = n;
+    return n ? sum / (double)n : 0.0;
+}
+
 int mm_ticks_facts(const mm_ticks *t, mm_facts *f, mm_error *err)
 {
     if (!t || !f) return mm__errf(err, -EINVAL, "facts: no tape");
@@ -130,6 +151,10 @@ int mm_ticks_facts(const mm_ticks *t, mm_facts *f, mm_error *err)
     static const int64_t H[3] = {1000000000, 10000000000, 60000000000};
     for (int k = 0; k < 3; k++)
         f->vol[k] = rms_change(t, H[k], &f->vol_samples[k]);
+    f->sign_corr[0] = sign_corr(t, 1, &f->sign_pairs[0]);
+    double lag = floor(f->trades_per_s + 0.5);
+    f->sign_lag = lag < 1 ? 1 : lag > 1000 ? 1000 : (int32_t)lag;
+    f->sign_corr[1] = sign_corr(t, f->sign_lag, &f->sign_pairs[1]);
     return 0;
 }
 
@@ -152,24 +177,56 @@ int mm_gen_calibrate(const mm_ticks *t, mm_gen_params *p, mm_facts *f, int *capp
     p->max_spread = f->spread_p99 < 1 ? 1 : f->spread_p99 > 100 ? 100 : f->spread_p99;
     double q = f->new_level_queue + 0.5;
     p->mean_queue = q < 1 ? 1 : q > 1000000 ? 1000000 : (int32_t)q;
-    /* The 10 s variance per second of the mid. The generator moves the fair price J ticks at a
-     * time, with probability vol^2 / (rate J^2) per event: J is the smallest jump that keeps
-     * that probability within half of the room 0.9 - trade_frac leaves (a tape whose mid moves
-     * further per event than one tick needs jumps). Informed trades then take their share:
-     * each moves the fair price J ticks, rate x trade_frac x informed x J^2 ticks^2 per second,
-     * and informed is the trades' 1 s impact in jumps. The 60 s horizon would be less touched
-     * by the spread's bounce but gives too few changes on a short capture. */
+    /* trade_persist b: right after a trade the next event is a trade of the same side with
+     * probability b, so the sides of consecutive trades form a Markov chain with lag-L
+     * autocorrelation b^L. Real flow has a longer memory than a Markov chain (its lag-1
+     * correlation underrates the runs a second of trades sees), so b is the larger of c1 and
+     * cL^(1/L), L the trades in a second, each counted only when it is over three standard
+     * errors (3 / sqrt(pairs); else 0), at most 0.99. trade_frac is then the chance of a fresh
+     * trade: the share f of trade rows is trade_frac / (1 - b (1 - trade_frac)). */
+    double f_rows = p->trade_frac, b = 0;
+    for (int k = 0; k < 2; k++) {
+        double c = f->sign_corr[k], n = (double)f->sign_pairs[k];
+        if (n > 0 && c > 3 / sqrt(n)) {
+            double bk = k ? pow(c, 1.0 / f->sign_lag) : c;
+            if (bk > b) b = bk;
+        }
+    }
+    if (b > 0.99) b = 0.99;
+    p->trade_persist = b;
+    p->trade_frac = f_rows * (1 - b) / (1 - b * f_rows);
+    /* The 10 s variance per second of the mid. A trade is informed with probability inf and moves
+     * the fair price J ticks its way; x = J inf. Within a second a trade's run goes on for s1 =
+     * 1 + b (1 - exp(-rate (1 - b))) / (1 - b) trades on average (at each of the Poisson(rate)
+     * events with probability b), so its 1 s impact is x s1: x = impact / s1. Its variance per
+     * second is lam (J x + 2 x^2 b / (1 - b)) (lam: trade rows per second; the second term the
+     * runs' share); when that exceeds the tape's, x is lowered to the root that gives it exactly,
+     * and vol takes what is left. J is the smallest jump with inf <= 1 and a move probability vol^2
+     * / (rate J^2) within half of the room 0.9 - trade_frac. (The 60 s horizon would be less
+     * touched by the spread's bounce but gives too few changes on a short capture.) */
     double var10 = f->vol[1] * f->vol[1] / 10.0;
     p->improve_frac = 0.05; /* for the choice of vol; fitted last */
     double room = 0.9 - (p->improve_frac - 0.05) - p->trade_frac;
+    double lam = f->trades_per_s, g = 2 * b / (1 - b);
+    double s1 = 1 + b * (1 - exp(-p->rate_hz * (1 - b))) / (1 - b);
+    double x0 = f->impact_1s > 0 && lam > 0 ? f->impact_1s / s1 : 0, x = 0, v2 = var10;
     int32_t J = 1;
-    while (J < 1000 && var10 / (p->rate_hz * (double)J * (double)J) > 0.5 * room)
-        J++;
+    for (; J <= 1000; J++) {
+        x = x0;
+        double vt = lam * ((double)J * x + g * x * x);
+        if (vt > var10) {
+            x = g > 0 ? (-(double)J + sqrt((double)J * J + 4 * g * var10 / lam)) / (2 * g)
+                      : var10 / (lam * (double)J);
+            vt = var10;
+        }
+        v2 = var10 - vt;
+        if (v2 < 0) v2 = 0;
+        if (x <= (double)J && v2 / (p->rate_hz * (double)J * (double)J) <= 0.5 * room) break;
+    }
+    if (J > 1000) J = 1000;
     p->move_ticks = J;
-    double inf = f->impact_1s / (double)J;
+    double inf = x / (double)J;
     p->informed = inf < 0 ? 0 : inf > 1 ? 1 : inf;
-    double v2 = var10 - p->rate_hz * p->trade_frac * p->informed * (double)J * (double)J;
-    if (v2 < 0) v2 = 0;
     double v2max = room * p->rate_hz * (double)J * (double)J;
     if (v2 > v2max) {
         v2 = v2max;

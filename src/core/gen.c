@@ -1,8 +1,9 @@
 /* Synthetic market generator (docs/synthetic.md describes the process exactly).
  *
  * Each event i draws 8 words from Philox4x32-10 with key = seed and counters (i, 0, 0, 0) and (i,
- * 1, 0, 0) (and, for a trade when informed > 0, (i, 2, 0, 0)); the tape is then built with integer
- * arithmetic and the deterministic log, so the same parameters give the same bytes everywhere. */
+ * 1, 0, 0) (and, right after a trade when trade_persist > 0, (i, 3, 0, 0); for a trade when
+ * informed > 0, (i, 2, 0, 0)); the tape is then built with integer arithmetic and the
+ * deterministic log, so the same parameters give the same bytes everywhere. */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -64,6 +65,8 @@ int mm_gen_ticks(const mm_gen_params *p, mm_ticks *out, mm_error *err)
         return mm__errf(err, -EINVAL, "symbol: '%s' must match [A-Za-z0-9._-]+", p->symbol);
     if (!(p->improve_frac >= 0 && p->improve_frac <= 0.5))
         return mm__errf(err, -EINVAL, "improve-frac: must be in [0, 0.5]");
+    if (!(p->trade_persist >= 0 && p->trade_persist <= 0.999))
+        return mm__errf(err, -EINVAL, "trade-persist: must be in [0, 0.999]");
     if (p->move_ticks < 0 || p->move_ticks > 1000)
         return mm__errf(err, -EINVAL, "move-ticks: must be in 1..1000 ticks");
     const int32_t J = p->move_ticks ? p->move_ticks : 1;
@@ -91,7 +94,8 @@ int mm_gen_ticks(const mm_gen_params *p, mm_ticks *out, mm_error *err)
     const uint64_t th_move = mm_prob32(p_move);
     const uint64_t th_trade = th_move + mm_prob32(p->trade_frac);
     const uint64_t th_improve = th_trade + mm_prob32(p->improve_frac);
-    const uint64_t th_informed = mm_prob32(p->informed); /* 0: no trade is informed */
+    const uint64_t th_informed = mm_prob32(p->informed);     /* 0: no trade is informed */
+    const uint64_t th_persist = mm_prob32(p->trade_persist); /* 0: no trade runs on */
     const double mean_dt_ns = 1e9 / p->rate_hz;
     const int32_t mean_trade = p->mean_queue / 5 > 0 ? p->mean_queue / 5 : 1;
     const int32_t mean_change = p->mean_queue / 2 > 0 ? p->mean_queue / 2 : 1;
@@ -103,6 +107,7 @@ int mm_gen_ticks(const mm_gen_params *p, mm_ticks *out, mm_error *err)
     int32_t bid = p->start_px, ask = p->start_px + 1;
     int64_t fair2 = (int64_t)bid + ask;
     int32_t bq = p->mean_queue, aq = p->mean_queue;
+    int last_tside = 0; /* the previous event's trade side; 0 when it was not a trade */
     for (int64_t i = 0; i < p->events; i++) {
         mm_u32x4 a = mm_rng4(p->seed, (uint32_t)i, (uint32_t)((uint64_t)i >> 32), 0, 0);
         mm_u32x4 b = mm_rng4(p->seed, (uint32_t)i, (uint32_t)((uint64_t)i >> 32), 1, 0);
@@ -123,7 +128,19 @@ int mm_gen_ticks(const mm_gen_params *p, mm_ticks *out, mm_error *err)
         int32_t tpx = 0, tsz = 0;
         int8_t tside = 0;
         int32_t spread = ask - bid;
-        if (kind < th_move) {
+        /* Self-exciting flow (docs/synthetic.md, step 2b): right after a trade, with probability
+         * trade_persist this event is another trade of the same side (the order, or the flow it
+         * set off, runs on). The fourth block is drawn only then, so trade_persist = 0 leaves
+         * every draw, and the tape's bytes, as they were. */
+        int run_on = 0;
+        if (th_persist && last_tside) {
+            mm_u32x4 d = mm_rng4(p->seed, (uint32_t)i, (uint32_t)((uint64_t)i >> 32), 3, 0);
+            if (d.v[0] < th_persist) {
+                run_on = 1;
+                dir = last_tside;
+            }
+        }
+        if (!run_on && kind < th_move) {
             /* The fair price moves one tick; both touches follow, as new levels with fresh queues.
              */
             fair2 += 2 * dir * J;
@@ -131,7 +148,7 @@ int mm_gen_ticks(const mm_gen_params *p, mm_ticks *out, mm_error *err)
             ask += dir * J;
             bq = draw_size(b.v[0], p->mean_queue);
             aq = draw_size(b.v[1], p->mean_queue);
-        } else if (kind < th_trade) {
+        } else if (run_on || kind < th_trade) {
             /* Market order of side dir against the opposite touch; it takes at most the displayed
              * size. */
             int32_t want = draw_size(b.v[0], mean_trade);
@@ -187,6 +204,7 @@ int mm_gen_ticks(const mm_gen_params *p, mm_ticks *out, mm_error *err)
                 *q = *q - d >= 1 ? *q - d : 1;
             if (*q > 50 * p->mean_queue) *q = 50 * p->mean_queue;
         }
+        last_tside = tside;
         t.ts_ns[i] = ts;
         t.bid_px[i] = bid;
         t.ask_px[i] = ask;
