@@ -152,10 +152,12 @@ int mm_sim_check_params(const mm_params *p, const mm_sim_config *c, mm_error *er
         BAD("stress_latency",
             "scales latency_ns, feed_latency_ns and response_ns, not recorded latencies (a "
             "latency series or empirical samples): scale those files instead");
-    if ((p->stress_vol != 1 || p->stress_liquidity != 1) && !(c && c->synthetic))
-        BAD(p->stress_vol != 1 ? "stress_vol" : "stress_liquidity",
-            "stresses a synthetic market generated per path, not a recorded tape (sweep over "
-            "synthetic markets)");
+    if (p->stress_vol != 1 && !(c && c->synthetic))
+        BAD("stress_vol", "stresses a synthetic market generated per path, not a recorded tape "
+                          "(sweep over synthetic markets)");
+    if (p->stress_liquidity != 1 && !(c && c->synthetic))
+        BAD("stress_liquidity", "stresses a synthetic market generated per path, not a recorded "
+                                "tape (sweep over synthetic markets)");
     return 0;
 }
 
