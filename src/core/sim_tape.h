@@ -55,6 +55,24 @@ int mm__sim_batch_tape(const mm__tape *tp, const mm_sim_config *c, const mm_para
                        mm_error *err);
 void mm__finish(const mm_state *st, const mm__tape *tp, const mm_derived *d, const mm_sim_config *c,
                 mm_metrics *m);
+
+/* Slots through a tape by an advance function (sim_thread.c; the CUDA engine's host loop): as
+ * mm__sim_batch_tape, but the m slots of each batch (at most `batch`) are set up here, advanced
+ * through every event of the view by advance(v, d, st, m, user, err) (0 or an error in err), then
+ * finished here. */
+typedef int (*mm__advance_fn)(const mm__tape_view *v, const mm_derived *d, mm_state *st, int64_t m,
+                              void *user, mm_error *err);
+int mm__sim_slots_tape(const mm__tape *tp, const mm_sim_config *c, const mm_params *p, int64_t n,
+                       int64_t first_id, int32_t path0, int32_t n_paths, mm_metrics *out,
+                       int64_t batch, mm__advance_fn advance, void *user, mm_error *err);
+/* The CUDA kernel's work on the CPU, in its order (mm_thread.h): user is an mm__emulation (NULL:
+ * one tile, blocks of 256). */
+typedef struct mm__emulation {
+    int64_t tile;  /* events per launch (0: all) */
+    int64_t block; /* threads per block (0: 256) */
+} mm__emulation;
+int mm__thread_emulate(const mm__tape_view *v, const mm_derived *d, mm_state *st, int64_t m,
+                       void *user, mm_error *err);
 /* The -ERANGE error of a run whose accounting passed MM_CASH2_MAX (ovf_event = 1 + event; combo -1:
  * single run). */
 int mm__overflow_err(int64_t ovf_event, int64_t combo, mm_error *err);
