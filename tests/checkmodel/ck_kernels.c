@@ -4,6 +4,11 @@
 #include <stdlib.h>
 
 #include "checkmodel.h"
+#include "mm_config.h"
+#include "mm_thread.h"
+#if MM_HAVE_CUDA
+#include "mm_cuda.h"
+#endif
 
 /* The reference: mm_step_c on every event, exactly as mm_sim_run_c (src/core/sim_ref.c) runs it. */
 static int advance_c(const mm__tape *tp, const mm_derived *d, mm_state *st, int64_t m, int64_t i0,
@@ -63,6 +68,26 @@ static int run_batch(const mm_ticks *t, const mm_sim_config *c, const mm_params 
     return r;
 }
 
+/* The CUDA kernel's per-thread work on the CPU (src/core/mm_thread.h): each state alone through
+ * the events, the skip test in its registers. */
+static int advance_thread(const mm__tape *tp, const mm_derived *d, mm_state *st, int64_t m,
+                          int64_t i0, int64_t i1)
+{
+    for (int64_t j = 0; j < m; j++)
+        mm__thread_advance(&tp->v, &d[j], &st[j], i0, i1);
+    return 0;
+}
+
+#if MM_HAVE_CUDA
+/* The CUDA kernel (cuda/engine_cuda.cu) on device 0: -ENODEV without a GPU (skipped). */
+static int advance_cuda(const mm__tape *tp, const mm_derived *d, mm_state *st, int64_t m,
+                        int64_t i0, int64_t i1)
+{
+    mm_error e = {0};
+    return mm__cuda_advance(&tp->v, d, st, m, i0, i1, 0, &e);
+}
+#endif
+
 #ifdef CK_SELFTEST
 /* The checker's own test (Meson test checkmodel_reports): the batched kernel with a bug injected at
  * event CK_BUG_EVENT (every combination counts one order too many); the checker must name the field
@@ -112,6 +137,12 @@ const ck_kernel ck_kernels[] = {
     {"c", advance_c, run_c, CK_REFERENCE | CK_PER_COMBO},
     /* The batched kernel: mm__sim_batch_advance; mm_sim_run_batch. */
     {"batch", advance_batch, run_batch, 0},
+    /* The CUDA kernel's per-thread function on the CPU: mm__thread_advance. */
+    {"thread", advance_thread, NULL, CK_PER_COMBO},
+#if MM_HAVE_CUDA
+    /* The CUDA kernel: mm__cuda_advance on device 0. */
+    {"cuda", advance_cuda, NULL, 0},
+#endif
 #ifdef CK_SELFTEST
     {"broken", advance_broken, NULL, 0},
     {"absent", advance_absent, NULL, 0},
