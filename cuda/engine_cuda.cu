@@ -16,15 +16,16 @@
 
 extern "C" int mm__errf(mm_error *err, int code, const char *fmt, ...);
 
-namespace {
+namespace
+{
 
 int cuda_fail(mm_error *err, cudaError_t e, const char *what)
 {
-    int code = e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver ||
-                       e == cudaErrorInvalidDevice
-                   ? -ENODEV
-               : e == cudaErrorMemoryAllocation ? -ENOMEM
-                                                : -EIO;
+    int code =
+        e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver || e == cudaErrorInvalidDevice
+            ? -ENODEV
+        : e == cudaErrorMemoryAllocation ? -ENOMEM
+                                         : -EIO;
     return mm__errf(err, code, "cuda: %s: %s", what, cudaGetErrorString(e));
 }
 
@@ -119,7 +120,8 @@ extern "C" int mm__cuda_tape_upload(const mm__tape_view *v, int device, mm__cuda
     }
     char *base = (char *)t->block;
     for (int k = 0; k < np && e == cudaSuccess; k++)
-        if (pc[k].bytes) e = cudaMemcpy(base + off[k], pc[k].src, pc[k].bytes, cudaMemcpyHostToDevice);
+        if (pc[k].bytes)
+            e = cudaMemcpy(base + off[k], pc[k].src, pc[k].bytes, cudaMemcpyHostToDevice);
     if (e != cudaSuccess) {
         cudaFree(t->block);
         free(t);
@@ -191,8 +193,8 @@ extern "C" int mm__cuda_run(const mm__cuda_tape *t, const mm_derived *d, mm_stat
     }
     if (rc == 0 && (e = cudaDeviceSynchronize()) != cudaSuccess)
         rc = cuda_fail(err, e, "the kernel");
-    if (rc == 0 && (e = cudaMemcpy(st, ds, (size_t)m * sizeof *ds, cudaMemcpyDeviceToHost)) !=
-                       cudaSuccess)
+    if (rc == 0 &&
+        (e = cudaMemcpy(st, ds, (size_t)m * sizeof *ds, cudaMemcpyDeviceToHost)) != cudaSuccess)
         rc = cuda_fail(err, e, "cudaMemcpy (the states back)");
     cudaFree(dd);
     cudaFree(ds);

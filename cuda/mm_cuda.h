@@ -17,8 +17,7 @@ extern "C" {
 
 /* The CUDA runtime and driver versions (1000 x major + 10 x minor) and the visible devices: *n of
  * them, the first max named in names. */
-int mm__cuda_devices(int *n, char (*names)[128], int max, int *runtime, int *driver,
-                     mm_error *err);
+int mm__cuda_devices(int *n, char (*names)[128], int max, int *runtime, int *driver, mm_error *err);
 
 /* A tape uploaded to a device: its columns and tables once, for any number of runs. */
 typedef struct mm__cuda_tape mm__cuda_tape;

@@ -3,6 +3,7 @@
  * serial engine runs on one worker whatever is asked; a value that names no engine is refused
  * before any state exists. */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -20,13 +21,15 @@ Test(sweep_engines, names_round_trip_and_unknown_names_are_refused)
     cr_assert_str_eq(mm_sweep_engine_name(MM_ENGINE_THREADS), "threads");
     cr_assert_str_eq(mm_sweep_engine_name(MM_ENGINE_SERIAL), "serial");
     cr_assert_str_eq(mm_sweep_engine_name(MM_ENGINE_MPI), "mpi");
+    cr_assert_str_eq(mm_sweep_engine_name(MM_ENGINE_CUDA), "cuda");
     int n = 0;
     while (mm_sweep_engine_name(n)) {
         cr_assert_eq(mm_sweep_engine_parse(mm_sweep_engine_name(n)), n, "engine %d", n);
         n++;
     }
-    cr_assert_eq(n, 4,
-                 "four engines are built today (mpi also without MPI: it then refuses to run)");
+    cr_assert_eq(n, 5,
+                 "five engines are built today (mpi also without MPI, cuda also without CUDA: "
+                 "they then refuse to run)");
     cr_assert_null(mm_sweep_engine_name(-1));
     cr_assert_eq(mm_sweep_engine_parse("gpu"), -1);
     cr_assert_eq(mm_sweep_engine_parse("Serial"), -1, "names are exact");
@@ -61,6 +64,7 @@ Test(sweep_engines, each_engine_is_recorded_by_name_and_gives_the_same_table, .t
     while (mm_sweep_engine_name(n))
         n++;
     for (int en = 0; en < n; en++) {
+        if (!tu_engine_runs(en)) continue;
         mm_sweep_opts o;
         mm_sweep_opts_defaults(&o);
         o.engine = en;
@@ -90,7 +94,7 @@ Test(sweep_engines, each_engine_is_recorded_by_name_and_gives_the_same_table, .t
 Test(sweep_engines, a_value_that_names_no_engine_is_a_usage_error_leaving_no_journal)
 {
     mm_grid *g = grid_tiny();
-    int bad[] = {-1, 4, 1000};
+    int bad[] = {-1, 5, 1000};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         mm_sweep_opts o;
         mm_sweep_opts_defaults(&o);
@@ -123,7 +127,7 @@ Test(sweep_engines, random_execution_is_the_same_table_whatever_the_engine_and_c
     while (mm_sweep_engine_name(n))
         n++;
     for (int en = 0; en < n; en++)
-        for (int chunk = 1; chunk <= 3; chunk += 2) {
+        for (int chunk = 1; tu_engine_runs(en) && chunk <= 3; chunk += 2) {
             mm_sweep_opts o;
             mm_sweep_opts_defaults(&o);
             o.engine = en;
@@ -149,5 +153,28 @@ Test(sweep_engines, random_execution_is_the_same_table_whatever_the_engine_and_c
     mm_sweep_report rep;
     cr_assert_eq(mm_sweep_run(g, &o, tu_path("rnd_other_seed.h5"), &rep, &e), 0, "%s", e.msg);
     cr_assert_neq(rep.content_hash, ref, "another seed, the same table");
+    mm_grid_free(g);
+}
+
+Test(sweep_engines, the_cuda_engine_without_a_device_is_refused_before_any_state)
+{
+    char buf[1200];
+    if (mm_sweep_cuda_describe(buf, sizeof buf) > 0)
+        cr_skip_test("a CUDA device is present (%s): the engine runs", buf);
+    mm_grid *g = grid_tiny();
+    mm_sweep_opts o;
+    mm_sweep_opts_defaults(&o);
+    o.engine = MM_ENGINE_CUDA;
+    o.config_text = "test";
+    mm_sweep_report rep;
+    mm_error e = {0};
+    const char *out = tu_path("cuda.h5");
+    cr_assert_eq(mm_sweep_run(g, &o, out, &rep, &e), -ENODEV, "%s", e.msg);
+    cr_assert(strstr(e.msg, "engine cuda: "), "%s", e.msg);
+    cr_assert_eq(strchr(e.msg, '\n'), NULL, "%s", e.msg);
+    char j[600];
+    snprintf(j, sizeof j, "%s.journal", out);
+    cr_assert_eq(access(out, F_OK), -1);
+    cr_assert_eq(access(j, F_OK), -1);
     mm_grid_free(g);
 }

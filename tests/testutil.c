@@ -1,6 +1,8 @@
 #define _XOPEN_SOURCE 700
 #include "testutil.h"
 
+#include "mmsim/sweep.h"
+
 #include <criterion/criterion.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -207,4 +209,10 @@ void tu_write_raw(const char *path, const mm_ticks *t, const char *skip_col,
     H5Gclose(g);
     H5Gclose(tg);
     H5Fclose(f);
+}
+
+int tu_engine_runs(int e)
+{
+    char buf[1200];
+    return e != MM_ENGINE_CUDA || mm_sweep_cuda_describe(buf, sizeof buf) > 0;
 }

@@ -27,6 +27,9 @@ const char *tu_shared_data(void);
 /* A small valid synthetic tape (heap) of n rows. */
 void tu_small_tape(mm_ticks *t, int64_t n, uint64_t seed);
 
+/* 1 when sweep engine e can run on this machine (the CUDA engine needs a device). */
+int tu_engine_runs(int e);
+
 /* Write a tape with the HDF5 C API and no validation, so tests can store malformed data. Column
  * `override_col` (or NULL) is written with HDF5 type `override_type` (an H5T_* id cast to int64_t)
  * and `override_len` rows (-1: same as the others); `skip_col` is left out entirely; fingerprint

@@ -74,8 +74,14 @@ enum mm_engine {
     MM_ENGINE_PROCESS = 0,
     MM_ENGINE_THREADS = 1,
     MM_ENGINE_SERIAL = 2,
-    MM_ENGINE_MPI = 3
+    MM_ENGINE_MPI = 3,
+    MM_ENGINE_CUDA = 4
 };
+
+/* The CUDA engine (sweep --engine cuda, docs/perf-gpu.md) as one line into buf: the runtime and
+ * driver versions and the visible devices, or why there are none. Returns the number of devices,
+ * or a negative code (no driver, no device, a build without CUDA). */
+MM_API int mm_sweep_cuda_describe(char *buf, size_t cap);
 
 /* The name of engine e ("process", "threads", "serial"), or NULL when e is not an engine. Names are
  * what `mmsim sweep --engine` accepts and what the results table records. */
@@ -145,6 +151,8 @@ typedef struct mm_sweep_opts {
      * of a synthetic market, whose path p is the day mm_sweep_synthetic_day generates (the tape
      * axis value then only names it, "market.ini#SYN"). Must stay valid during the run. */
     const mm_gen_params *const *synthetic;
+    /* Engine cuda: the device (CUDA ordinal, default 0). */
+    int device;
 } mm_sweep_opts;
 
 /* Path `path`'s day of synthetic market `market`, the tape at index `tape` of a sweep with master

@@ -41,7 +41,9 @@ static const char HELP[] =
     "instrument\n"
     "                      of each file, each a value of the tape axis, listed before the run)\n"
     "  -o, --output F      results file (required, here or in [run] output)\n"
-    "  --engine E          process (default), threads, serial or mpi; all give identical tables\n"
+    "  --engine E          process (default), threads, serial, mpi or cuda; all give identical\n"
+    "                      tables (cuda: on a GPU, docs/perf-gpu.md; --device N picks it, default "
+    "0)\n"
     "                      (mpi: run under mpirun or srun, chosen by default there; "
     "docs/cluster.md)\n"
     "  --workers N         processes or threads (default: number of cores; mpi: threads in each\n"
@@ -103,6 +105,7 @@ int cmd_sweep(int argc, char **argv)
     cfg c;
     cli_sweep_config_init(&c);
     int quiet = 0, resume = 0, no_verify = 0, replace = 0, force_progress = 0, rc = MM_EXIT_OK;
+    const char *device = NULL;    /* --device N (engine cuda) */
     mm_latency_series lat = {0};  /* --latency-series */
     mm_latency_samples smp = {0}; /* --latency-samples */
     mm_gen_params *syn = NULL;    /* --synthetic: the markets, by tape (sweep_set_tapes) */
@@ -129,7 +132,8 @@ int cmd_sweep(int argc, char **argv)
         O_PROGRESS,
         O_PATHS,
         O_KEEP,
-        O_SYNTH
+        O_SYNTH,
+        O_DEVICE
     };
     static const struct option opts[] = {{"grid", 1, 0, O_GRID},
                                          {"set", 1, 0, O_SET},
@@ -143,6 +147,7 @@ int cmd_sweep(int argc, char **argv)
                                          {"paths", 1, 0, O_PATHS},
                                          {"keep-paths", 0, 0, O_KEEP},
                                          {"synthetic", 1, 0, O_SYNTH},
+                                         {"device", 1, 0, O_DEVICE},
                                          {"objective", 1, 0, O_OBJ},
                                          {"resume", 0, 0, O_RESUME},
                                          {"quiet", 0, 0, O_QUIET},
@@ -218,6 +223,9 @@ int cmd_sweep(int argc, char **argv)
             break;
         case O_SYNTH:
             r = cli_sweep_config_add_synthetic(&c, optarg);
+            break;
+        case O_DEVICE:
+            device = optarg;
             break;
         case O_SAMPLE:
             r = cli_sweep_config_set_run(&c, "sample_ns", optarg);
@@ -305,6 +313,12 @@ int cmd_sweep(int argc, char **argv)
         ps.tty = isatty(2);
     }
     o.resume = resume;
+    int64_t dev = 0;
+    if (device && cli_i64(C, "--device", device, 0, 1023, &dev)) {
+        rc = MM_EXIT_USAGE;
+        goto out;
+    }
+    o.device = (int)dev;
     o.load_flags = no_verify ? MM_LOAD_NO_VERIFY : 0;
     if (sweep_run_settings(C, &c, &o)) {
         rc = MM_EXIT_USAGE;

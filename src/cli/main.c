@@ -48,13 +48,12 @@ static void print_version(void)
      * without the MPI library it refuses to start. */
     printf("engines: run: reference, batched; sweep:");
     for (int e = 0; mm_sweep_engine_name(e); e++)
-        if (e != MM_ENGINE_MPI || MM_HAVE_MPI)
+        if ((e != MM_ENGINE_MPI || MM_HAVE_MPI) && (e != MM_ENGINE_CUDA || MM_HAVE_CUDA))
             printf("%s %s", e ? "," : "", mm_sweep_engine_name(e));
     printf("\n");
-    printf("cuda: no GPU engine%s\n",
-           MM_HAVE_CUDA ? " (nvcc was found at build time: it only checks that the core headers "
-                          "compile)"
-                        : "");
+    char cuda[1200];
+    mm_sweep_cuda_describe(cuda, sizeof cuda);
+    printf("cuda: %s\n", cuda);
     printf("mpi: %s\n",
            MM_HAVE_MPI ? "yes (sweep --engine mpi under mpirun or srun)" : "no (not built)");
     printf("hdf5: %u.%u.%u, xxhash: %u\n", maj, min, rel, XXH_versionNumber());

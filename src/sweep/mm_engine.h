@@ -65,6 +65,11 @@ typedef struct mm__run {
     int64_t paths;
     int keep_paths;
     size_t rec_bytes;
+    /* An engine that advances the slots itself (the CUDA engine): mm__run_compute hands each
+     * batch of slots to advance(…, advance_user) (mm__sim_slots_tape); NULL: the batched CPU
+     * kernel. */
+    mm__advance_fn advance;
+    void *advance_user;
 } mm__run;
 
 /* The run's identity (sweep_identity.c): one "name<TAB>value" line per thing that changes the
@@ -88,6 +93,9 @@ enum {
      * calls mm__mpi_begin once the settings are checked, loads the tapes with mm__mpi_load and
      * calls mm__mpi_end last; a process with r->worker set skips the journal and the results. */
     MM__ENGINE_RANKS = 1u << 4,
+    /* A GPU engine: its device is probed before any state (mm__cuda_probe), and its automatic
+     * chunks are as large as a kernel launch wants (up to 65,536 slots), not about 16 per core. */
+    MM__ENGINE_GPU_CHUNKS = 1u << 5,
 };
 
 typedef struct mm__engine {
@@ -99,7 +107,12 @@ typedef struct mm__engine {
     int (*run)(mm__run *r, int workers, mm_error *err);
 } mm__engine;
 
-extern const mm__engine mm__engine_serial, mm__engine_threads, mm__engine_process, mm__engine_mpi;
+extern const mm__engine mm__engine_serial, mm__engine_threads, mm__engine_process, mm__engine_mpi,
+    mm__engine_cuda;
+
+/* The CUDA engine's device: 0, or -ENODEV naming why it cannot run here (no device, a driver too
+ * old, or a build without CUDA) (engine_cuda.c). */
+int mm__cuda_probe(int device, mm_error *err);
 
 /* The MM__ENGINE_RANKS hooks (engine_mpi.c; without MPI, mpi_none.c: one process does everything).
  * begin: collective over the job's ranks; sets r->worker on every rank but 0. load: as
@@ -117,6 +130,12 @@ const mm__engine *mm__engine_get(int e);
  * Returns 0 or an error in err. */
 int mm__run_compute(const mm__run *r, const mm__chunk *c, mm_params *params, void *out,
                     mm_error *err);
+
+/* Slots of one tape by the run's kernel: r->advance (mm__sim_slots_tape) or the batched CPU kernel
+ * (mm__sim_batch_tape), with their contract. */
+int mm__run_batch(const mm__run *r, const mm__tape *tp, const mm_sim_config *sim,
+                  const mm_params *p, int64_t n, int64_t first, int32_t path0, int32_t n_paths,
+                  mm_metrics *out, mm_error *err);
 
 /* Record a finished chunk (c->count records of r->rec_bytes): call once per chunk, in chunk order.
  * Returns 0 or an error in err (journal). */

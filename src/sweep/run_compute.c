@@ -9,6 +9,16 @@
 #include "mm_engine.h"
 #include "mmsim/results.h"
 
+int mm__run_batch(const mm__run *r, const mm__tape *tp, const mm_sim_config *sim,
+                  const mm_params *p, int64_t n, int64_t first, int32_t path0, int32_t n_paths,
+                  mm_metrics *out, mm_error *err)
+{
+    if (r->advance)
+        return mm__sim_slots_tape(tp, sim, p, n, first, path0, n_paths, out, INT64_C(1) << 20,
+                                  r->advance, r->advance_user, err);
+    return mm__sim_batch_tape(tp, sim, p, n, first, path0, n_paths, out, err);
+}
+
 int mm__run_compute(const mm__run *r, const mm__chunk *c, mm_params *params, void *out,
                     mm_error *err)
 {
@@ -17,8 +27,8 @@ int mm__run_compute(const mm__run *r, const mm__chunk *c, mm_params *params, voi
     int syn = r->o->synthetic && r->o->synthetic[c->tape];
     if (r->paths == 1)
         return syn ? mm__synthetic_compute(r, c, params, out, err)
-                   : mm__sim_batch_tape(&r->tapes[c->tape], &r->sim, params, c->count, c->first, 0,
-                                        1, out, err);
+                   : mm__run_batch(r, &r->tapes[c->tape], &r->sim, params, c->count, c->first, 0, 1,
+                                   out, err);
     /* Every path of every combination of the chunk in one batch (the chunk size keeps count x
      * paths bounded: sweep_run.c), then one summary per combination. */
     int64_t np = r->paths;
@@ -27,8 +37,8 @@ int mm__run_compute(const mm__run *r, const mm__chunk *c, mm_params *params, voi
     int rc = m && scratch ? 0 : mm__errf(err, -ENOMEM, "out of memory (%lld paths)", (long long)np);
     if (rc == 0)
         rc = syn ? mm__synthetic_compute(r, c, params, m, err)
-                 : mm__sim_batch_tape(&r->tapes[c->tape], &r->sim, params, c->count, c->first, 0,
-                                      (int32_t)np, m, err);
+                 : mm__run_batch(r, &r->tapes[c->tape], &r->sim, params, c->count, c->first, 0,
+                                 (int32_t)np, m, err);
     for (int32_t k = 0; rc == 0 && k < c->count; k++) {
         unsigned char *rec = (unsigned char *)out + (size_t)k * r->rec_bytes;
         double s[MM_RESULTS_SUMMARY_METRICS];

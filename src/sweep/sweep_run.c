@@ -47,10 +47,9 @@ void mm_sweep_opts_defaults(mm_sweep_opts *o)
 
 /* The engines, by enum mm_engine value. */
 static const mm__engine *const engines[] = {
-    [MM_ENGINE_PROCESS] = &mm__engine_process,
-    [MM_ENGINE_THREADS] = &mm__engine_threads,
-    [MM_ENGINE_SERIAL] = &mm__engine_serial,
-    [MM_ENGINE_MPI] = &mm__engine_mpi,
+    [MM_ENGINE_PROCESS] = &mm__engine_process, [MM_ENGINE_THREADS] = &mm__engine_threads,
+    [MM_ENGINE_SERIAL] = &mm__engine_serial,   [MM_ENGINE_MPI] = &mm__engine_mpi,
+    [MM_ENGINE_CUDA] = &mm__engine_cuda,
 };
 #define N_ENGINES ((int)(sizeof engines / sizeof engines[0]))
 
@@ -264,6 +263,7 @@ int mm_sweep_run(const mm_grid *g, const mm_sweep_opts *o, const char *out_path,
                         o->paths);
     int rc = mm_sim_config_check(&o->sim, NULL, err);
     if (rc == 0) rc = check_columns(o, err);
+    if (rc == 0 && (engine->flags & MM__ENGINE_GPU_CHUNKS)) rc = mm__cuda_probe(o->device, err);
     if (rc) return rc;
     struct stat ost;
     if (!*out_path) return mm__errf(err, MM_EUSAGE, "output: empty path");
@@ -297,8 +297,11 @@ int mm_sweep_run(const mm_grid *g, const mm_sweep_opts *o, const char *out_path,
         if (hi > 256) hi = 256;
         if (lo < 1) lo = 1;
         if (hi < 1) hi = 1;
-        chunk_sz =
-            engine->flags & MM__ENGINE_BIG_CHUNKS ? hi : (per + 16 * cores - 1) / (16 * cores);
+        if (engine->flags & MM__ENGINE_GPU_CHUNKS)
+            hi = MM_SWEEP_SLOTS_MAX / o->paths > 1 ? MM_SWEEP_SLOTS_MAX / o->paths : 1;
+        chunk_sz = engine->flags & (MM__ENGINE_BIG_CHUNKS | MM__ENGINE_GPU_CHUNKS)
+                       ? hi
+                       : (per + 16 * cores - 1) / (16 * cores);
         if (chunk_sz < lo) chunk_sz = lo;
         if (chunk_sz > hi) chunk_sz = hi;
     }

@@ -138,7 +138,7 @@ int mm__synthetic_compute(const mm__run *r, const mm__chunk *c, const mm_params 
                 while (b < c->count && todo[b] && params[b].stress_vol == sv &&
                        params[b].stress_liquidity == sl)
                     b++;
-                rc = mm__sim_batch_tape(&tp, &sim, params + a, b - a, c->first + a, p, 1, one, err);
+                rc = mm__run_batch(r, &tp, &sim, params + a, b - a, c->first + a, p, 1, one, err);
                 for (int32_t k = a; rc == 0 && k < b; k++) {
                     m[(size_t)k * (size_t)np + (size_t)p] = one[k - a];
                     todo[k] = 0;

@@ -1,0 +1,127 @@
+/* The CUDA engine (docs/perf-gpu.md): the chunks in order on one GPU, each chunk's slots (its
+ * combinations x paths) set up and finished on the host (mm__sim_slots_tape) and advanced through
+ * the tape on the device (cuda/engine_cuda.cu), one thread per slot. Each recorded tape is uploaded
+ * once; a synthetic day (docs/montecarlo.md 10) is uploaded for its chunk. The table is the one
+ * every engine writes: the kernel is bit for bit the batched CPU engine (tests/test_thread.c on the
+ * CPU, tools/gpu-check on a GPU). Built without CUDA, the engine exists and says so (mm_engine.h:
+ * sweep_run.c asks mm__cuda_probe before any state). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mm_config.h"
+#include "mm_engine.h"
+#if MM_HAVE_CUDA
+#include "mm_cuda.h"
+#endif
+
+#if MM_HAVE_CUDA
+typedef struct cuda_state {
+    int device;
+    mm__cuda_tape **tapes; /* [n_tapes], NULL for a synthetic tape */
+    int32_t n;
+} cuda_state;
+
+/* mm__advance_fn on the device: the uploaded tape whose host view this is, or this view uploaded
+ * for the call (a synthetic day). */
+static int advance_gpu(const mm__tape_view *v, const mm_derived *d, mm_state *st, int64_t m,
+                       void *user, mm_error *err)
+{
+    cuda_state *cs = user;
+    for (int32_t t = 0; t < cs->n; t++)
+        if (cs->tapes[t] && mm__cuda_tape_host(cs->tapes[t])->ts_ns == v->ts_ns &&
+            mm__cuda_tape_host(cs->tapes[t])->n == v->n)
+            return mm__cuda_run(cs->tapes[t], d, st, m, 0, v->n, 0, 256, err);
+    return mm__cuda_advance(v, d, st, m, 0, v->n, cs->device, err);
+}
+#endif
+
+int mm__cuda_probe(int device, mm_error *err)
+{
+#if MM_HAVE_CUDA
+    int n = 0, rt = 0, drv = 0;
+    char names[1][128];
+    mm_error e = {0};
+    int rc = mm__cuda_devices(&n, names, 1, &rt, &drv, &e);
+    if (rc) return mm__errf(err, rc, "engine cuda: cannot run here: %s", e.msg);
+    if (device < 0 || device >= n)
+        return mm__errf(err, -ENODEV, "engine cuda: device %d: %d CUDA device%s visible", device, n,
+                        n == 1 ? "" : "s");
+    return 0;
+#else
+    (void)device;
+    return mm__errf(err, -ENODEV,
+                    "engine cuda: this mmsim was built without CUDA (nvcc was not found when it "
+                    "was built)");
+#endif
+}
+
+int mm_sweep_cuda_describe(char *buf, size_t cap)
+{
+#if MM_HAVE_CUDA
+    int n = 0, rt = 0, drv = 0;
+    char names[8][128];
+    mm_error e = {0};
+    int rc = mm__cuda_devices(&n, names, 8, &rt, &drv, &e);
+    size_t len = (size_t)snprintf(buf, cap, "runtime %d.%d, driver ", rt / 1000, rt % 1000 / 10);
+    if (len < cap && drv)
+        len += (size_t)snprintf(buf + len, cap - len, "%d.%d", drv / 1000, drv % 1000 / 10);
+    else if (len < cap)
+        len += (size_t)snprintf(buf + len, cap - len, "none");
+    if (rc && len < cap) {
+        snprintf(buf + len, cap - len, "; no device (%s)", e.msg);
+        return rc;
+    }
+    for (int i = 0; i < n && i < 8 && len < cap; i++)
+        len += (size_t)snprintf(buf + len, cap - len, "%s%s", i ? ", " : "; devices: ", names[i]);
+    if (n == 0 && len < cap) snprintf(buf + len, cap - len, "; no device");
+    return n;
+#else
+    snprintf(buf, cap, "not built (nvcc was not found when this mmsim was built)");
+    return -ENODEV;
+#endif
+}
+
+static int run_cuda(mm__run *r, int workers, mm_error *err)
+{
+    (void)workers;
+#if MM_HAVE_CUDA
+    cuda_state cs = {r->o->device, calloc((size_t)r->n_tapes, sizeof(mm__cuda_tape *)), r->n_tapes};
+    int64_t cap = r->o->chunk;
+    mm_params *p = malloc((size_t)cap * sizeof *p);
+    unsigned char *m = malloc((size_t)cap * r->rec_bytes);
+    int rc = cs.tapes && p && m ? 0 : mm__errf(err, -ENOMEM, "out of memory");
+    for (int32_t t = 0; t < r->n_tapes && rc == 0; t++)
+        if (!(r->o->synthetic && r->o->synthetic[t]))
+            rc = mm__cuda_tape_upload(&r->tapes[t].v, cs.device, &cs.tapes[t], err);
+    r->advance = advance_gpu;
+    r->advance_user = &cs;
+    for (int64_t c = 0; c < r->n_chunks && rc == 0; c++) {
+        if (mm__run_cancelled(r)) {
+            rc = MM_EINTERRUPTED;
+            break;
+        }
+        rc = mm__run_compute(r, &r->chunks[c], p, m, err);
+        if (rc == 0) rc = mm__run_emit(r, &r->chunks[c], m, err);
+        if (rc == 0 && (rc = mm__journal_sync(&r->j)))
+            mm__errf(err, rc, "%s: fsync: %s", r->jpath, strerror(-rc));
+    }
+    r->advance = NULL;
+    r->advance_user = NULL;
+    for (int32_t t = 0; cs.tapes && t < r->n_tapes; t++)
+        mm__cuda_tape_free(cs.tapes[t]);
+    free(cs.tapes);
+    free(p);
+    free(m);
+    return rc;
+#else
+    (void)r;
+    return mm__cuda_probe(0, err);
+#endif
+}
+
+/* Chunks as large as the GPU takes (MM__ENGINE_GPU_CHUNKS); one process, no fork (a CUDA context
+ * does not survive one). */
+const mm__engine mm__engine_cuda = {
+    "cuda", MM__ENGINE_NO_FORK | MM__ENGINE_ONE_WORKER | MM__ENGINE_GPU_CHUNKS, run_cuda};
