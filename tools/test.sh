@@ -14,6 +14,11 @@ git ls-files '*.c' '*.h' '*.cu' | grep -v '^fixtures/' | xargs clang-format --dr
 [ -d build-ci ] || meson setup build-ci --buildtype=release -Dwerror=true
 ninja -C build-ci
 meson test -C build-ci --print-errorlogs --num-processes "$jobs"
+# The GPU machines' build (docs/perf-gpu.md): the core, the CUDA engine where nvcc exists, and the
+# checker, with no HDF5; its checker must pass here too.
+[ -d build-core ] || meson setup build-core --buildtype=release -Dwerror=true -Dcore_only=true
+ninja -C build-core
+build-core/checkmodel --tapes 2 --combos 16
 if [ ! -d build-asan ]; then
   meson setup build-asan --buildtype=debug -Dwerror=true -Db_sanitize=address,undefined \
     -Dc_args=-fsanitize=float-cast-overflow -Dc_link_args=-fsanitize=float-cast-overflow -Db_lundef=false \
