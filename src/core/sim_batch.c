@@ -79,60 +79,80 @@ static inline void guard_set(const mm__guards *g, int64_t q, const mm_state *s, 
     g->landi[q] = k >= end ? INT32_MAX : (int32_t)(k - w0);
 }
 
+#define MM_ADVANCE advance_default
+#define MM_ADVANCE_ATTR __attribute__((flatten))
+#include "sim_batch_body.h"
+#undef MM_ADVANCE
+#undef MM_ADVANCE_ATTR
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define MM_X86_ISA 1
+#define MM_ADVANCE advance_avx2
+#define MM_ADVANCE_ATTR __attribute__((flatten, target("avx2,bmi2")))
+#include "sim_batch_body.h"
+#undef MM_ADVANCE
+#undef MM_ADVANCE_ATTR
+#define MM_ADVANCE advance_avx512
+#define MM_ADVANCE_ATTR __attribute__((flatten, target("avx512f,avx512bw,avx512vl,avx2,bmi2")))
+#include "sim_batch_body.h"
+#undef MM_ADVANCE
+#undef MM_ADVANCE_ATTR
+#else
+#define MM_X86_ISA 0
+#endif
+
+const char *mm__batch_isa_name(int isa)
+{
+    static const char *const N[] = {"scalar", "avx2", "avx512"};
+    return isa >= 0 && isa < MM_ISA_COUNT ? N[isa] : NULL;
+}
+
+int mm__batch_isa_supported(int isa)
+{
+#if MM_X86_ISA
+    __builtin_cpu_init();
+    if (isa == MM_ISA_AVX2) return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2");
+    if (isa == MM_ISA_AVX512)
+        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+               __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("bmi2");
+#endif
+    return isa == MM_ISA_SCALAR;
+}
+
+int mm__batch_isa_best(void)
+{
+    static int best = -1; /* a benign race: every thread computes the same value */
+    if (best < 0) {
+        int b = MM_ISA_SCALAR;
+        for (int k = MM_ISA_COUNT - 1; k > 0 && b == MM_ISA_SCALAR; k--)
+            if (mm__batch_isa_supported(k)) b = k;
+        best = b;
+    }
+    return best;
+}
+
+int mm__sim_batch_advance_isa(int isa, const mm__tape *tp, const mm_derived *d, mm_state *st,
+                              const mm__guards *g, int64_t m, int64_t i0, int64_t i1)
+{
+    if (!mm__batch_isa_supported(isa)) return -ENODEV;
+#if MM_X86_ISA
+    if (isa == MM_ISA_AVX512) {
+        advance_avx512(tp, d, st, g, m, i0, i1);
+        return 0;
+    }
+    if (isa == MM_ISA_AVX2) {
+        advance_avx2(tp, d, st, g, m, i0, i1);
+        return 0;
+    }
+#endif
+    advance_default(tp, d, st, g, m, i0, i1);
+    return 0;
+}
+
 void mm__sim_batch_advance(const mm__tape *tp, const mm_derived *d, mm_state *st,
                            const mm__guards *g, int64_t m, int64_t i0, int64_t i1)
 {
-    const mm__tape_view *v = &tp->v;
-    assert(i0 >= 0 && i0 <= i1 && i1 <= v->n && m >= 0 && m <= g->cap && m <= INT32_MAX);
-    /* The combinations ordered by kind (a counting sort into perm): kind k holds positions
-     * [beg[k], beg[k + 1]). */
-    int64_t beg[4] = {0, 0, 0, 0};
-    for (int64_t j = 0; j < m; j++)
-        beg[mm__guard_kind(&d[j]) + 1]++;
-    for (int k = 1; k < 4; k++)
-        beg[k] += beg[k - 1];
-    int64_t at[3] = {beg[0], beg[1], beg[2]};
-    for (int64_t j = 0; j < m; j++)
-        g->perm[at[mm__guard_kind(&d[j])]++] = (int32_t)j;
-    int32_t *restrict lo = g->lo, *restrict hi = g->hi, *restrict landi = g->landi;
-    uint8_t *restrict need = g->need;
-    int64_t m8 = (m + 7) / 8 * 8;
-    memset(need, 0, (size_t)m8);
-    mm_event ev;
-    mm__gate gt;
-    for (int64_t w0 = i0; w0 < i1; w0 += MM_WINDOW) {
-        int64_t w1 = i1 - w0 < MM_WINDOW ? i1 : w0 + MM_WINDOW;
-        for (int64_t q = 0; q < m; q++)
-            guard_set(g, q, &st[g->perm[q]], v->ts_ns, w0, w1, w0);
-        for (int64_t i = w0; i < w1; i++) {
-            mm__event(v, i, &ev);
-            mm__gate_of(&ev, &gt);
-            /* Pass 1: which combinations must run the step (mm__can_skip, on the int32 guards):
-             * a whole kind when the event concerns it, else a branch-free test the compiler
-             * vectorises. */
-            const int32_t tb = (int32_t)gt.tb, ta = (int32_t)gt.ta, ir = (int32_t)(i - w0);
-            for (int k = 0; k < 3; k++) {
-                if (gt.must[k]) {
-                    memset(need + beg[k], 1, (size_t)(beg[k + 1] - beg[k]));
-                    continue;
-                }
-                for (int64_t q = beg[k]; q < beg[k + 1]; q++)
-                    need[q] = (uint8_t)((lo[q] >= tb) | (hi[q] <= ta) | (landi[q] <= ir));
-            }
-            /* Pass 2: run them, 8 flags at a time. */
-            for (int64_t q8 = 0; q8 < m8; q8 += 8) {
-                uint64_t w;
-                memcpy(&w, need + q8, 8);
-                while (w) {
-                    int b = __builtin_ctzll(w) / 8;
-                    w &= ~(UINT64_C(0xff) << (8 * b));
-                    int64_t q = q8 + b, j = g->perm[q];
-                    mm_step_c(&st[j], &ev, &d[j], NULL);
-                    guard_set(g, q, &st[j], v->ts_ns, i + 1, w1, w0);
-                }
-            }
-        }
-    }
+    mm__sim_batch_advance_isa(mm__batch_isa_best(), tp, d, st, g, m, i0, i1);
 }
 
 int mm_sim_run_batch(const mm_ticks *t, const mm_sim_config *c, const mm_params *p, int64_t n,

@@ -44,6 +44,16 @@ void mm__guards_free(mm__guards *g);
  * compares the whole states at checkpoints. */
 void mm__sim_batch_advance(const mm__tape *tp, const mm_derived *d, mm_state *st,
                            const mm__guards *g, int64_t m, int64_t i0, int64_t i1);
+/* The same kernel compiled for an instruction set (sim_batch.c): MM_ISA_SCALAR (the reference
+ * build: the compiler's baseline, SSE2 on x86-64), MM_ISA_AVX2, MM_ISA_AVX512. Every version gives
+ * the same bits (checkmodel checks each). mm__sim_batch_advance runs the best one this CPU has
+ * (mm__batch_isa_best); _isa runs the one asked for, or returns -ENODEV when the CPU lacks it. */
+enum { MM_ISA_SCALAR = 0, MM_ISA_AVX2 = 1, MM_ISA_AVX512 = 2, MM_ISA_COUNT = 3 };
+int mm__sim_batch_advance_isa(int isa, const mm__tape *tp, const mm_derived *d, mm_state *st,
+                              const mm__guards *g, int64_t m, int64_t i0, int64_t i1);
+int mm__batch_isa_supported(int isa);
+int mm__batch_isa_best(void);
+const char *mm__batch_isa_name(int isa);
 /* The batched engine on a prepared tape (the sweep prepares each tape once and shares it):
  * combinations first_id .. first_id + n - 1 (params p[0..n)), each on paths path0 .. path0 +
  * n_paths - 1; out[k * n_paths + (path - path0)] receives combination first_id + k on that path.

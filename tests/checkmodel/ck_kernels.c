@@ -48,6 +48,36 @@ static int advance_batch(const mm__tape *tp, const mm_derived *d, mm_state *st, 
     return 0;
 }
 
+/* The batched kernel built for one instruction set: -ENODEV (skipped) where the CPU lacks it. */
+static int advance_isa(int isa, const mm__tape *tp, const mm_derived *d, mm_state *st, int64_t m,
+                       int64_t i0, int64_t i1)
+{
+    mm__guards g;
+    int rc = mm__guards_alloc(&g, m);
+    if (rc) return rc;
+    rc = mm__sim_batch_advance_isa(isa, tp, d, st, &g, m, i0, i1);
+    mm__guards_free(&g);
+    return rc;
+}
+
+static int advance_scalar(const mm__tape *tp, const mm_derived *d, mm_state *st, int64_t m,
+                          int64_t i0, int64_t i1)
+{
+    return advance_isa(MM_ISA_SCALAR, tp, d, st, m, i0, i1);
+}
+
+static int advance_avx2(const mm__tape *tp, const mm_derived *d, mm_state *st, int64_t m,
+                        int64_t i0, int64_t i1)
+{
+    return advance_isa(MM_ISA_AVX2, tp, d, st, m, i0, i1);
+}
+
+static int advance_avx512(const mm__tape *tp, const mm_derived *d, mm_state *st, int64_t m,
+                          int64_t i0, int64_t i1)
+{
+    return advance_isa(MM_ISA_AVX512, tp, d, st, m, i0, i1);
+}
+
 static int run_batch(const mm_ticks *t, const mm_sim_config *c, const mm_params *p, int64_t n,
                      mm_metrics *out, int *rc, mm_error *err)
 {
@@ -137,6 +167,10 @@ const ck_kernel ck_kernels[] = {
     {"c", advance_c, run_c, CK_REFERENCE | CK_PER_COMBO},
     /* The batched kernel: mm__sim_batch_advance; mm_sim_run_batch. */
     {"batch", advance_batch, run_batch, 0},
+    /* The batched kernel built for each instruction set ("batch" runs the best of them). */
+    {"scalar", advance_scalar, NULL, 0},
+    {"avx2", advance_avx2, NULL, 0},
+    {"avx512", advance_avx512, NULL, 0},
     /* The CUDA kernel's per-thread function on the CPU: mm__thread_advance. */
     {"thread", advance_thread, NULL, CK_PER_COMBO},
 #if MM_HAVE_CUDA

@@ -1,0 +1,60 @@
+/* The batched kernel's text (sim_batch.c includes it once per instruction set, each time defining
+ * MM_ADVANCE, the function's name, and MM_ADVANCE_ATTR, its target attribute or nothing): the same
+ * operations in the same order every time (integers in the skip test; the step's floating point
+ * with no contraction), so every version gives the same bits, and the baseline build is the
+ * compiler's code for it as a plain function. tests/checkmodel checks each version. */
+MM_ADVANCE_ATTR static void MM_ADVANCE(const mm__tape *tp, const mm_derived *d, mm_state *st,
+                                       const mm__guards *g, int64_t m, int64_t i0, int64_t i1)
+{
+    const mm__tape_view *v = &tp->v;
+    assert(i0 >= 0 && i0 <= i1 && i1 <= v->n && m >= 0 && m <= g->cap && m <= INT32_MAX);
+    /* The combinations ordered by kind (a counting sort into perm): kind k holds positions
+     * [beg[k], beg[k + 1]). */
+    int64_t beg[4] = {0, 0, 0, 0};
+    for (int64_t j = 0; j < m; j++)
+        beg[mm__guard_kind(&d[j]) + 1]++;
+    for (int k = 1; k < 4; k++)
+        beg[k] += beg[k - 1];
+    int64_t at[3] = {beg[0], beg[1], beg[2]};
+    for (int64_t j = 0; j < m; j++)
+        g->perm[at[mm__guard_kind(&d[j])]++] = (int32_t)j;
+    int32_t *restrict lo = g->lo, *restrict hi = g->hi, *restrict landi = g->landi;
+    uint8_t *restrict need = g->need;
+    int64_t m8 = (m + 7) / 8 * 8;
+    memset(need, 0, (size_t)m8);
+    mm_event ev;
+    mm__gate gt;
+    for (int64_t w0 = i0; w0 < i1; w0 += MM_WINDOW) {
+        int64_t w1 = i1 - w0 < MM_WINDOW ? i1 : w0 + MM_WINDOW;
+        for (int64_t q = 0; q < m; q++)
+            guard_set(g, q, &st[g->perm[q]], v->ts_ns, w0, w1, w0);
+        for (int64_t i = w0; i < w1; i++) {
+            mm__event(v, i, &ev);
+            mm__gate_of(&ev, &gt);
+            /* Pass 1: which combinations must run the step (mm__can_skip, on the int32 guards):
+             * a whole kind when the event concerns it, else a branch-free test the compiler
+             * vectorises. */
+            const int32_t tb = (int32_t)gt.tb, ta = (int32_t)gt.ta, ir = (int32_t)(i - w0);
+            for (int k = 0; k < 3; k++) {
+                if (gt.must[k]) {
+                    memset(need + beg[k], 1, (size_t)(beg[k + 1] - beg[k]));
+                    continue;
+                }
+                for (int64_t q = beg[k]; q < beg[k + 1]; q++)
+                    need[q] = (uint8_t)((lo[q] >= tb) | (hi[q] <= ta) | (landi[q] <= ir));
+            }
+            /* Pass 2: run them, 8 flags at a time. */
+            for (int64_t q8 = 0; q8 < m8; q8 += 8) {
+                uint64_t w;
+                memcpy(&w, need + q8, 8);
+                while (w) {
+                    int b = __builtin_ctzll(w) / 8;
+                    w &= ~(UINT64_C(0xff) << (8 * b));
+                    int64_t q = q8 + b, j = g->perm[q];
+                    mm_step_c(&st[j], &ev, &d[j], NULL);
+                    guard_set(g, q, &st[j], v->ts_ns, i + 1, w1, w0);
+                }
+            }
+        }
+    }
+}
