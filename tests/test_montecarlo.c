@@ -570,3 +570,26 @@ Test(montecarlo, the_command_line_sweeps_synthetic_markets_and_reruns_them, .tim
     free(so);
     free(se);
 }
+
+/* The CUDA engine's host loop with the kernel's per-thread work run on the CPU in the kernel's
+ * order (MMSIM_CUDA_EMULATE=1): chunks, slot setup and finish, Monte Carlo paths and synthetic days
+ * give the serial engine's table. */
+Test(montecarlo, the_cuda_engine_host_loop_emulated_gives_the_serial_table, .timeout = 180)
+{
+    setenv("MMSIM_CUDA_EMULATE", "1", 1);
+    mm_grid *g = grid_random(1);
+    mm_sweep_opts a = mc_opts(MM_ENGINE_SERIAL, 1, 0, 9, 7, 1);
+    mm_sweep_opts b = mc_opts(MM_ENGINE_CUDA, 1, 0, 9, 7, 1);
+    cr_assert_eq(run_hash(g, &b, "emu_cuda.h5"), run_hash(g, &a, "emu_serial.h5"));
+    b.chunk = 2; /* several chunks */
+    cr_assert_eq(run_hash(g, &b, "emu_cuda2.h5"), run_hash(g, &a, "emu_serial2.h5"));
+    mm_grid_free(g);
+    mm_gen_params m = small_market();
+    const mm_gen_params *syn[1] = {&m};
+    g = grid_synthetic("stress_liquidity", "1,2");
+    a = mc_opts(MM_ENGINE_SERIAL, 1, 0, 3, 4, 0);
+    b = mc_opts(MM_ENGINE_CUDA, 1, 0, 3, 4, 0);
+    a.synthetic = b.synthetic = syn;
+    cr_assert_eq(run_hash(g, &b, "emu_syn_cuda.h5"), run_hash(g, &a, "emu_syn_serial.h5"));
+    mm_grid_free(g);
+}

@@ -37,8 +37,18 @@ static int advance_gpu(const mm__tape_view *v, const mm_derived *d, mm_state *st
 }
 #endif
 
+/* Test hook: MMSIM_CUDA_EMULATE=1 runs this engine's host loop with the kernel's per-thread work on
+ * the CPU (mm__thread_emulate, in the kernel's order), so that the engine's chunking, setup and
+ * finish are tested end to end on machines without a GPU (tests/test_montecarlo.c). */
+static int emulated(void)
+{
+    const char *e = getenv("MMSIM_CUDA_EMULATE");
+    return e && !strcmp(e, "1");
+}
+
 int mm__cuda_probe(int device, mm_error *err)
 {
+    if (emulated()) return 0;
 #if MM_HAVE_CUDA
     int n = 0, rt = 0, drv = 0;
     char names[1][128];
@@ -83,9 +93,36 @@ int mm_sweep_cuda_describe(char *buf, size_t cap)
 #endif
 }
 
+static int run_emulated(mm__run *r, mm_error *err)
+{
+    mm__emulation em = {4096, 128};
+    int64_t cap = r->o->chunk;
+    mm_params *p = malloc((size_t)cap * sizeof *p);
+    unsigned char *m = malloc((size_t)cap * r->rec_bytes);
+    int rc = p && m ? 0 : mm__errf(err, -ENOMEM, "out of memory");
+    r->advance = mm__thread_emulate;
+    r->advance_user = &em;
+    for (int64_t c = 0; c < r->n_chunks && rc == 0; c++) {
+        if (mm__run_cancelled(r)) {
+            rc = MM_EINTERRUPTED;
+            break;
+        }
+        rc = mm__run_compute(r, &r->chunks[c], p, m, err);
+        if (rc == 0) rc = mm__run_emit(r, &r->chunks[c], m, err);
+        if (rc == 0 && (rc = mm__journal_sync(&r->j)))
+            mm__errf(err, rc, "%s: fsync: %s", r->jpath, strerror(-rc));
+    }
+    r->advance = NULL;
+    r->advance_user = NULL;
+    free(p);
+    free(m);
+    return rc;
+}
+
 static int run_cuda(mm__run *r, int workers, mm_error *err)
 {
     (void)workers;
+    if (emulated()) return run_emulated(r, err);
 #if MM_HAVE_CUDA
     cuda_state cs = {r->o->device, calloc((size_t)r->n_tapes, sizeof(mm__cuda_tape *)), r->n_tapes};
     int64_t cap = r->o->chunk;
