@@ -5,6 +5,7 @@
  * state at checkpoints, against mm_step_c. */
 #include <assert.h>
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -121,14 +122,16 @@ int mm__batch_isa_supported(int isa)
 
 int mm__batch_isa_best(void)
 {
-    static int best = -1; /* a benign race: every thread computes the same value */
-    if (best < 0) {
-        int b = MM_ISA_SCALAR;
-        for (int k = MM_ISA_COUNT - 1; k > 0 && b == MM_ISA_SCALAR; k--)
-            if (mm__batch_isa_supported(k)) b = k;
-        best = b;
+    /* Every thread that finds it unset computes the same value: relaxed atomics suffice. */
+    static _Atomic int best = -1;
+    int v = atomic_load_explicit(&best, memory_order_relaxed);
+    if (v < 0) {
+        v = MM_ISA_SCALAR;
+        for (int k = MM_ISA_COUNT - 1; k > 0 && v == MM_ISA_SCALAR; k--)
+            if (mm__batch_isa_supported(k)) v = k;
+        atomic_store_explicit(&best, v, memory_order_relaxed);
     }
-    return best;
+    return v;
 }
 
 int mm__sim_batch_advance_isa(int isa, const mm__tape *tp, const mm_derived *d, mm_state *st,
