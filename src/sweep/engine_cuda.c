@@ -93,64 +93,35 @@ int mm_sweep_cuda_describe(char *buf, size_t cap)
 #endif
 }
 
-static int run_emulated(mm__run *r, mm_error *err)
+/* The serial engine's loop (chunks in order, each emitted and fsync'd) with the slots advanced by
+ * `advance`: the device, or its emulation. */
+static int run_with(mm__run *r, mm__advance_fn advance, void *user, mm_error *err)
 {
-    mm__emulation em = {4096, 128};
-    int64_t cap = r->o->chunk;
-    mm_params *p = malloc((size_t)cap * sizeof *p);
-    unsigned char *m = malloc((size_t)cap * r->rec_bytes);
-    int rc = p && m ? 0 : mm__errf(err, -ENOMEM, "out of memory");
-    r->advance = mm__thread_emulate;
-    r->advance_user = &em;
-    for (int64_t c = 0; c < r->n_chunks && rc == 0; c++) {
-        if (mm__run_cancelled(r)) {
-            rc = MM_EINTERRUPTED;
-            break;
-        }
-        rc = mm__run_compute(r, &r->chunks[c], p, m, err);
-        if (rc == 0) rc = mm__run_emit(r, &r->chunks[c], m, err);
-        if (rc == 0 && (rc = mm__journal_sync(&r->j)))
-            mm__errf(err, rc, "%s: fsync: %s", r->jpath, strerror(-rc));
-    }
+    r->advance = advance;
+    r->advance_user = user;
+    int rc = mm__engine_serial.run(r, 1, err);
     r->advance = NULL;
     r->advance_user = NULL;
-    free(p);
-    free(m);
     return rc;
 }
 
 static int run_cuda(mm__run *r, int workers, mm_error *err)
 {
     (void)workers;
-    if (emulated()) return run_emulated(r, err);
+    if (emulated()) {
+        mm__emulation em = {4096, 128};
+        return run_with(r, mm__thread_emulate, &em, err);
+    }
 #if MM_HAVE_CUDA
     cuda_state cs = {r->o->device, calloc((size_t)r->n_tapes, sizeof(mm__cuda_tape *)), r->n_tapes};
-    int64_t cap = r->o->chunk;
-    mm_params *p = malloc((size_t)cap * sizeof *p);
-    unsigned char *m = malloc((size_t)cap * r->rec_bytes);
-    int rc = cs.tapes && p && m ? 0 : mm__errf(err, -ENOMEM, "out of memory");
+    int rc = cs.tapes ? 0 : mm__errf(err, -ENOMEM, "out of memory");
     for (int32_t t = 0; t < r->n_tapes && rc == 0; t++)
         if (!(r->o->synthetic && r->o->synthetic[t]))
             rc = mm__cuda_tape_upload(&r->tapes[t].v, cs.device, &cs.tapes[t], err);
-    r->advance = advance_gpu;
-    r->advance_user = &cs;
-    for (int64_t c = 0; c < r->n_chunks && rc == 0; c++) {
-        if (mm__run_cancelled(r)) {
-            rc = MM_EINTERRUPTED;
-            break;
-        }
-        rc = mm__run_compute(r, &r->chunks[c], p, m, err);
-        if (rc == 0) rc = mm__run_emit(r, &r->chunks[c], m, err);
-        if (rc == 0 && (rc = mm__journal_sync(&r->j)))
-            mm__errf(err, rc, "%s: fsync: %s", r->jpath, strerror(-rc));
-    }
-    r->advance = NULL;
-    r->advance_user = NULL;
+    if (rc == 0) rc = run_with(r, advance_gpu, &cs, err);
     for (int32_t t = 0; cs.tapes && t < r->n_tapes; t++)
         mm__cuda_tape_free(cs.tapes[t]);
     free(cs.tapes);
-    free(p);
-    free(m);
     return rc;
 #else
     (void)r;
