@@ -1,10 +1,11 @@
 /* The CUDA engine's per-thread work (docs/perf-gpu.md), written once for the host compiler and nvcc
  * (MM_HD): one slot (a combination on a path) through events [i0, i1) of a tape view, building
  * each event from the view (mm__event), skipping it where the batched CPU engine's skip test says
- * the state cannot change (mm__can_skip on the guards, kept in registers) and stepping it
- * otherwise (mm_step_c). A slot's state after [i0, i1) is bit for bit what mm_step_c gives on
- * every event, so tiles of events can be run one after the other (the kernel's launches) and the
- * CPU can drive this function exactly as a GPU thread does (mm__thread_emulate, sim_thread.c). */
+ * the state cannot change (mm__can_skip on the guards, kept in registers; only the PnL samples are
+ * taken, mm__sample) and stepping it otherwise (mm_step_c). A slot's state after [i0, i1) is bit
+ * for bit what mm_step_c gives on every event, so tiles of events can be run one after the other
+ * (the kernel's launches) and the CPU can drive this function exactly as a GPU thread does
+ * (mm__thread_emulate, sim_thread.c). */
 #ifndef MM_THREAD_H
 #define MM_THREAD_H
 
@@ -24,7 +25,10 @@ MM_HD void mm__thread_advance(const mm__tape_view *v, const mm_derived *d, mm_st
         mm__event(v, i, &ev);
         mm__gate gt;
         mm__gate_of(&ev, &gt);
-        if (mm__can_skip(gt.must[kind], lo, hi, land, gt.ts, gt.tb, gt.ta)) continue;
+        if (mm__can_skip(gt.must[kind], lo, hi, land, &gt)) {
+            if (ev.n_samples) mm__sample(st, &ev, d); /* what the step would have changed */
+            continue;
+        }
         mm_step_c(st, &ev, d, (mm_trace_sink *)0);
         mm__guard_of(st, &lo, &hi, &land);
     }

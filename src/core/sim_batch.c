@@ -25,8 +25,9 @@ int mm__guards_alloc(mm__guards *g, int64_t cap)
     g->landi = malloc(n * sizeof(int32_t));
     g->perm = malloc(n * sizeof(int32_t));
     g->need = calloc(n8, 1);
+    g->count = calloc(2, sizeof(int64_t));
     g->cap = (int64_t)n;
-    if (g->lo && g->hi && g->landi && g->perm && g->need) return 0;
+    if (g->lo && g->hi && g->landi && g->perm && g->need && g->count) return 0;
     mm__guards_free(g);
     return -ENOMEM;
 }
@@ -38,8 +39,10 @@ void mm__guards_free(mm__guards *g)
     free(g->landi);
     free(g->perm);
     free(g->need);
+    free(g->count);
     g->lo = g->hi = g->landi = g->perm = NULL;
     g->need = NULL;
+    g->count = NULL;
 }
 
 /* The first event k in [from, end) with ts[k] >= t, or end when there is none: a galloping search

@@ -24,6 +24,7 @@ MM_ADVANCE_ATTR static void MM_ADVANCE(const mm__tape *tp, const mm_derived *d, 
     memset(need, 0, (size_t)m8);
     mm_event ev;
     mm__gate gt;
+    int64_t steps = 0;
     for (int64_t w0 = i0; w0 < i1; w0 += MM_WINDOW) {
         int64_t w1 = i1 - w0 < MM_WINDOW ? i1 : w0 + MM_WINDOW;
         for (int64_t q = 0; q < m; q++)
@@ -35,14 +36,25 @@ MM_ADVANCE_ATTR static void MM_ADVANCE(const mm__tape *tp, const mm_derived *d, 
              * a whole kind when the event concerns it, else a branch-free test the compiler
              * vectorises. */
             const int32_t tb = (int32_t)gt.tb, ta = (int32_t)gt.ta, ir = (int32_t)(i - w0);
+            const int32_t tbi = (int32_t)gt.tbi, tbx = (int32_t)gt.tbx;
+            const int32_t tai = (int32_t)gt.tai, tax = (int32_t)gt.tax;
             for (int k = 0; k < 3; k++) {
                 if (gt.must[k]) {
                     memset(need + beg[k], 1, (size_t)(beg[k + 1] - beg[k]));
                     continue;
                 }
-                for (int64_t q = beg[k]; q < beg[k + 1]; q++)
-                    need[q] = (uint8_t)((lo[q] >= tb) | (hi[q] <= ta) | (landi[q] <= ir));
+                for (int64_t q = beg[k]; q < beg[k + 1]; q++) {
+                    int32_t l = lo[q], h = hi[q];
+                    int quiet =
+                        ((l < tb) | ((l > tbi) & (l < tbx))) & ((h > ta) | ((h < tai) & (h > tax)));
+                    need[q] = (uint8_t)((quiet ^ 1) | (landi[q] <= ir));
+                }
             }
+            /* The PnL samples of the combinations that skip (section 2: the step takes them
+             * first, from the state before the event, which the skip leaves as it is). */
+            if (ev.n_samples)
+                for (int64_t q = 0; q < m; q++)
+                    if (!need[q]) mm__sample(&st[g->perm[q]], &ev, &d[g->perm[q]]);
             /* Pass 2: run them, 8 flags at a time. */
             for (int64_t q8 = 0; q8 < m8; q8 += 8) {
                 uint64_t w;
@@ -52,9 +64,12 @@ MM_ADVANCE_ATTR static void MM_ADVANCE(const mm__tape *tp, const mm_derived *d, 
                     w &= ~(UINT64_C(0xff) << (8 * b));
                     int64_t q = q8 + b, j = g->perm[q];
                     mm_step_c(&st[j], &ev, &d[j], NULL);
+                    steps++;
                     guard_set(g, q, &st[j], v->ts_ns, i + 1, w1, w0);
                 }
             }
         }
     }
+    g->count[MM_COUNT_STEPS] += steps;
+    g->count[MM_COUNT_SLOTS] += (i1 - i0) * m;
 }

@@ -25,10 +25,14 @@
  * Usage. checkmodel [--seed S] [--tapes N] [--combos M] [--kernel NAME]...: seeded random tapes x
  * random combinations; prints the first mismatches; exit 1 on any.
  *
- * checkmodel --bench [--events E] [--combos M] [--kernel NAME]...: per kernel, checks it against
- * the reference on the bench tape first (whole states at checkpoints), then, only if it matched,
- * times it and prints event x combination updates per second (fixed-offset strategy, probabilistic
- * queue rule; the reference times a sample of 8 combinations).
+ * checkmodel --bench [--events E] [--tape FILE.h5] [--model canonical|peer] [--set key=value]...
+ * [--combos M] [--kernel NAME]...: per kernel, checks it against the reference on the bench tape
+ * first (whole states at checkpoints), then, only if it matched, times it and prints event x
+ * combination updates per second and, for the batched kernels, the share of event x combination
+ * slots that ran the step (the reference times a sample of 8 combinations). The tape: a generated
+ * one of E events, or a tick file (--tape; full builds only). The model: "canonical" (fixed
+ * offsets, probabilistic power-2 queue rule, 100 us latency, spread 1..32 x inventory limit 1..32)
+ * or "peer" (tools/bench-peer's: spread 1..16 x inventory limit 1..50), then the --set values.
  *
  * checkmodel --list: prints the registered kernels. --kernel (repeatable) limits a run to the named
  * kernels (the reference always runs). */
@@ -36,6 +40,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -320,19 +325,97 @@ static int check(int tapes, int combos)
     return bad ? 1 : 0;
 }
 
-/* Benchmark: each kernel is timed only after it matched the reference on the same tape. */
-static int bench(int64_t events, int combos)
+/* Benchmark options: the tape (NULL: a generated one of `events` events), the model and grid
+ * ("canonical": spread 1..32 x inventory limit 1..32 lots, fixed offsets, power-2 queue rule, 100
+ * us latency; "peer": tools/bench-peer's, spread 1..16 x inventory limit 1..50, fixed quotes around
+ * the mid, 1 lot, risk-averse queue, no latency, -0.5 bp maker fee, unbounded fills, post-only),
+ * and key=value settings applied to every combination after them. */
+#define CK_MAX_SETS 32
+typedef struct ck_bench_opts {
+    const char *tape;
+    int64_t events;
+    int combos;
+    int peer;
+    const char *sets[CK_MAX_SETS];
+    int nsets;
+} ck_bench_opts;
+
+static const char *const ck_peer_model[] = {
+    "strategy=fixed",        "fair=mid",           "size=1",
+    "queue=risk-averse",     "latency_ns=0",       "feed_latency_ns=0",
+    "response_ns=0",         "maker_fee_bps=-0.5", "post_only=1",
+    "fill_volume=unbounded", "requote=1",          "skew=0"};
+
+static int bench_tape(const ck_bench_opts *o, mm_ticks *t)
 {
+    mm_error e = {0};
+    if (o->tape) {
+#ifdef CK_TAPE_FILES
+        if (mm_ticks_load(o->tape, NULL, MM_LOAD_NO_VERIFY, t, &e)) {
+            fprintf(stderr, "checkmodel: --tape %s: %s\n", o->tape, e.msg);
+            return 1;
+        }
+        return 0;
+#else
+        fprintf(stderr, "checkmodel: --tape: this build reads no tick files (core_only)\n");
+        return 1;
+#endif
+    }
     mm_gen_params gp;
     mm_gen_defaults(&gp);
     gp.seed = 7;
-    gp.events = events;
-    mm_ticks t = {0};
-    mm_error e = {0};
-    if (mm_gen_ticks(&gp, &t, &e)) {
+    gp.events = o->events;
+    if (mm_gen_ticks(&gp, t, &e)) {
         fprintf(stderr, "checkmodel: %s\n", e.msg);
         return 1;
     }
+    return 0;
+}
+
+/* The bench grid's combination j. */
+static int bench_params(const ck_bench_opts *o, int j, mm_params *p)
+{
+    mm_error e = {0};
+    mm_params_defaults(p);
+    if (o->peer) {
+        for (size_t k = 0; k < sizeof ck_peer_model / sizeof ck_peer_model[0]; k++) {
+            const char *kv = ck_peer_model[k], *eq = strchr(kv, '=');
+            char key[64];
+            snprintf(key, sizeof key, "%.*s", (int)(eq - kv), kv);
+            if (mm_params_set(p, key, eq + 1, &e)) goto bad;
+        }
+        p->spread_ticks = 1 + j % 16;
+        p->inv_limit = 1 + (j / 16) % 50;
+    } else {
+        p->spread_ticks = 1 + j % 32;
+        p->inv_limit = 1 + (j / 32) % 32;
+        p->queue_rule = MM_QUEUE_POWER;
+        p->queue_n = 2;
+        p->latency_ns = 100000;
+    }
+    for (int k = 0; k < o->nsets; k++) {
+        const char *kv = o->sets[k], *eq = strchr(kv, '=');
+        char key[64];
+        if (!eq || eq - kv >= (ptrdiff_t)sizeof key) {
+            fprintf(stderr, "checkmodel: --set %s: want key=value\n", kv);
+            return 1;
+        }
+        snprintf(key, sizeof key, "%.*s", (int)(eq - kv), kv);
+        if (mm_params_set(p, key, eq + 1, &e)) goto bad;
+    }
+    return 0;
+bad:
+    fprintf(stderr, "checkmodel: %s\n", e.msg);
+    return 1;
+}
+
+/* Benchmark: each kernel is timed only after it matched the reference on the same tape. For the
+ * batched kernels it also prints the share of event x combination slots that ran the step. */
+static int bench(const ck_bench_opts *o)
+{
+    mm_ticks t = {0};
+    if (bench_tape(o, &t)) return 1;
+    int combos = o->combos > 0 ? o->combos : o->peer ? 800 : 1024;
     mm_sim_config c;
     mm_sim_config_defaults(&c);
     mm_params *p = calloc((size_t)combos, sizeof *p), *ps = calloc(CK_BENCH_SAMPLE, sizeof *ps);
@@ -343,15 +426,13 @@ static int bench(int64_t events, int combos)
         fprintf(stderr, "checkmodel: out of memory\n");
         return 1;
     }
-    /* The canonical grid: spread 1..32 ticks x inventory limit 1..32 lots, probabilistic queue
-     * (power 2). */
     for (int j = 0; j < combos; j++) {
-        mm_params_defaults(&p[j]);
-        p[j].spread_ticks = 1 + j % 32;
-        p[j].inv_limit = 1 + (j / 32) % 32;
-        p[j].queue_rule = MM_QUEUE_POWER;
-        p[j].queue_n = 2;
-        p[j].latency_ns = 100000;
+        mm_error e = {0};
+        if (bench_params(o, j, &p[j])) return 1;
+        if (mm_sim_check_params(&p[j], &c, &e)) {
+            fprintf(stderr, "checkmodel: combination %d: %s\n", j, e.msg);
+            return 1;
+        }
         mm__derive(&p[j], &t.inst, &d[j]);
     }
     /* The check sample: CK_BENCH_SAMPLE combinations spread over the grid. */
@@ -360,16 +441,21 @@ static int bench(int64_t events, int combos)
         ps[j] = p[j * (combos / ns)];
         ds[j] = d[j * (combos / ns)];
     }
-    printf("checkmodel --bench: %" PRId64
-           " events, fixed-offset, power-2 queue rule, 100 us latency\n",
-           events);
+    printf(
+        "checkmodel --bench: %s, %" PRId64 " events, %s%s\n", o->tape ? o->tape : "generated tape",
+        t.n,
+        o->peer
+            ? "bench-peer's model (spread 1..16 x inv_limit 1..50, risk-averse queue, no latency)"
+            : "fixed-offset, power-2 queue rule, 100 us latency",
+        o->nsets ? " with --set" : "");
     int64_t dummy = 0;
     int rc = 0;
     for (int k = 0; k < ck_nkernels; k++) {
         if (!g_selected[k]) continue;
         int printed0 = g_printed;
         if (k > 0) {
-            ck_case cs = {&t, &c, ps, &tp, ds, ns, "bench tape (generator seed 7)"};
+            ck_case cs = {
+                &t, &c, ps, &tp, ds, ns, o->tape ? o->tape : "bench tape (generator seed 7)"};
             int r = check_case(&cs, k, &dummy, 0);
             if (r == 0 && g_skipped[k]) continue;
             if (r != 0 || g_printed != printed0) {
@@ -383,6 +469,7 @@ static int bench(int64_t events, int combos)
         const mm_derived *dk = (ck_kernels[k].flags & CK_PER_COMBO) ? ds : d;
         for (int j = 0; j < m; j++)
             mm__state_init(&st[j], &tp, ck_state_id(&c, j), ck_state_path(&c));
+        ck_batch_count[0] = ck_batch_count[1] = 0;
         double t0 = now();
         int r = ck_kernels[k].advance(&tp, dk, st, m, 0, t.n);
         double dt = now() - t0;
@@ -394,8 +481,13 @@ static int bench(int64_t events, int combos)
         int64_t fills = 0;
         for (int j = 0; j < m; j++)
             fills += st[j].fills[0] + st[j].fills[1];
-        printf("  %-8s %5d combos %8.3f s  %10.3e event x combo updates/s  (%" PRId64 " fills)%s\n",
-               ck_kernels[k].name, m, dt, (double)t.n * m / dt, fills,
+        char stepped[64] = "";
+        if (ck_batch_count[1] > 0)
+            snprintf(stepped, sizeof stepped, ", %.1f%% of slots stepped",
+                     100.0 * (double)ck_batch_count[0] / (double)ck_batch_count[1]);
+        printf("  %-8s %5d combos %8.3f s  %10.3e event x combo updates/s  (%" PRId64
+               " fills%s)%s\n",
+               ck_kernels[k].name, m, dt, (double)t.n * m / dt, fills, stepped,
                k == 0 ? "  [reference]" : "  [checked == c first]");
     }
     mm__tape_free(&tp);
@@ -412,6 +504,7 @@ int main(int argc, char **argv)
 {
     int do_bench = 0, tapes = 6, combos = -1, any_named = 0;
     int64_t events = 1000000;
+    ck_bench_opts bo = {0};
     if (ck_check_field_list()) return 1;
     assert(ck_nkernels <= CK_MAX_KERNELS);
     assert(ck_kernels[0].flags & CK_REFERENCE);
@@ -431,7 +524,23 @@ int main(int argc, char **argv)
             combos = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--events") && i + 1 < argc)
             events = atoll(argv[++i]);
-        else if (!strcmp(argv[i], "--kernel") && i + 1 < argc) {
+        else if (!strcmp(argv[i], "--tape") && i + 1 < argc)
+            bo.tape = argv[++i];
+        else if (!strcmp(argv[i], "--model") && i + 1 < argc) {
+            const char *mname = argv[++i];
+            if (strcmp(mname, "peer") && strcmp(mname, "canonical")) {
+                fprintf(stderr, "checkmodel: --model: unknown model '%s' (canonical, peer)\n",
+                        mname);
+                return 2;
+            }
+            bo.peer = !strcmp(mname, "peer");
+        } else if (!strcmp(argv[i], "--set") && i + 1 < argc) {
+            if (bo.nsets == CK_MAX_SETS) {
+                fprintf(stderr, "checkmodel: --set: at most %d\n", CK_MAX_SETS);
+                return 2;
+            }
+            bo.sets[bo.nsets++] = argv[++i];
+        } else if (!strcmp(argv[i], "--kernel") && i + 1 < argc) {
             const char *name = argv[++i];
             int k = 0;
             while (k < ck_nkernels && strcmp(ck_kernels[k].name, name))
@@ -445,7 +554,8 @@ int main(int argc, char **argv)
         } else {
             fprintf(stderr, "usage: checkmodel [--seed S] [--tapes N] [--combos M] [--kernel "
                             "NAME]... | --bench "
-                            "[--events E] [--combos M] [--kernel NAME]... | --list\n");
+                            "[--events E] [--tape FILE.h5] [--model canonical|peer] [--set k=v]... "
+                            "[--combos M] [--kernel NAME]... | --list\n");
             return 2;
         }
     }
@@ -455,6 +565,10 @@ int main(int argc, char **argv)
         fprintf(stderr, "checkmodel: --tapes, --combos and --events must be positive\n");
         return 2;
     }
-    if (do_bench) return bench(events, combos > 0 ? combos : 1024);
+    if (do_bench) {
+        bo.events = events;
+        bo.combos = combos;
+        return bench(&bo);
+    }
     return check(tapes, combos > 0 ? combos : 40);
 }

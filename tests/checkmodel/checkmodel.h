@@ -45,6 +45,10 @@ typedef struct ck_kernel {
     unsigned flags;
 } ck_kernel;
 
+/* The slots the batched kernels (batch and its per-ISA builds) stepped and went through, added up
+ * over every call since the last reset (mm__guards.count): --bench prints the share that steps. */
+extern int64_t ck_batch_count[2];
+
 /* The registry (ck_kernels.c): the reference first, then every fast version. */
 extern const ck_kernel ck_kernels[];
 extern const int ck_nkernels;

@@ -35,6 +35,8 @@ static int run_c(const mm_ticks *t, const mm_sim_config *c, const mm_params *p, 
     return 0;
 }
 
+int64_t ck_batch_count[2];
+
 /* The batched kernel (src/core/sim_batch.c): skips the events that cannot change a combination's
  * state. */
 static int advance_batch(const mm__tape *tp, const mm_derived *d, mm_state *st, int64_t m,
@@ -44,6 +46,8 @@ static int advance_batch(const mm__tape *tp, const mm_derived *d, mm_state *st, 
     int rc = mm__guards_alloc(&g, m);
     if (rc) return rc;
     mm__sim_batch_advance(tp, d, st, &g, m, i0, i1);
+    ck_batch_count[0] += g.count[MM_COUNT_STEPS];
+    ck_batch_count[1] += g.count[MM_COUNT_SLOTS];
     mm__guards_free(&g);
     return 0;
 }
@@ -56,6 +60,8 @@ static int advance_isa(int isa, const mm__tape *tp, const mm_derived *d, mm_stat
     int rc = mm__guards_alloc(&g, m);
     if (rc) return rc;
     rc = mm__sim_batch_advance_isa(isa, tp, d, st, &g, m, i0, i1);
+    ck_batch_count[0] += g.count[MM_COUNT_STEPS];
+    ck_batch_count[1] += g.count[MM_COUNT_SLOTS];
     mm__guards_free(&g);
     return rc;
 }
@@ -133,6 +139,10 @@ static int advance_broken(const mm__tape *tp, const mm_derived *d, mm_state *st,
     return rc ? rc : advance_batch(tp, d, st, m, CK_BUG_EVENT + 1, i1);
 }
 
+/* ck_skipbug.c: the per-thread kernel with a bound of the skip test broken. */
+int ck_advance_skipbug(const mm__tape *tp, const mm_derived *d, mm_state *st, int64_t m, int64_t i0,
+                       int64_t i1);
+
 /* A kernel built but unable to run here (as a CUDA kernel on a machine without a GPU): skipped, not
  * failed. */
 static int advance_absent(const mm__tape *tp, const mm_derived *d, mm_state *st, int64_t m,
@@ -180,6 +190,7 @@ const ck_kernel ck_kernels[] = {
 #ifdef CK_SELFTEST
     {"broken", advance_broken, NULL, 0},
     {"absent", advance_absent, NULL, 0},
+    {"skipbug", ck_advance_skipbug, NULL, CK_PER_COMBO},
 #endif
 };
 const int ck_nkernels = (int)(sizeof ck_kernels / sizeof ck_kernels[0]);
