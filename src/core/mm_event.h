@@ -93,10 +93,59 @@ MM_HD void mm__guard_of(const mm_state *st, int64_t *lo, int64_t *hi, int64_t *l
 }
 
 /* Kind of a combination: 0 needs every event (time-varying strategy), 1 fair = mid, 2 fair =
- * microprice. */
+ * microprice with cross_rule = join (its targets also follow the best prices), 3 fair =
+ * microprice otherwise (MM_KIND_BAND: it skips while the microprice stays in its band,
+ * mm__band_of). */
+#define MM_KINDS 4
+#define MM_KIND_BAND 3
 MM_HD uint8_t mm__guard_kind(const mm_derived *d)
 {
-    return (uint8_t)(d->time_varying ? 0 : d->fair_micro ? 2 : 1);
+    return (uint8_t)(d->time_varying ? 0 : !d->fair_micro ? 1 : d->cross_join ? 2 : MM_KIND_BAND);
+}
+
+/* An empty band (no microprice is in it). */
+#define MM_BAND_EMPTY_LO 1e300
+#define MM_BAND_EMPTY_HI (-1e300)
+
+/* Kind 3's band (docs/model.md, section 8): after a step at event ev, the microprices f in [*flo,
+ * *fhi] for which the decision of section 6 finds the targets it found at ev (mm__targets of the
+ * same half spread and skew shift: the strategy is not time-varying and the known position kq
+ * changes only at a step). The ends are first placed in real arithmetic just inside where each
+ * target would move, then checked through mm__targets itself: the targets being non-decreasing in
+ * f, equal targets at both ends mean equal targets everywhere between; an end that fails the check
+ * falls back to ev's microprice (so the band is exact, never wider than it may be). Empty when the
+ * step took no decision (a side of the book empty). */
+MM_HD void mm__band_of(const mm_state *st, const mm_derived *d, const mm_event *ev, double *flo,
+                       double *fhi)
+{
+    *flo = MM_BAND_EMPTY_LO;
+    *fhi = MM_BAND_EMPTY_HI;
+    if (ev->bs == 0 || ev->as == 0) return;
+    double f = mm__micro(ev), tau = 0.0; /* as mm__decide computes them */
+    double hs = d->hs0 + d->hs1 * tau, sk = d->sk0 + d->sk1 * tau;
+    double shift = sk * (double)st->kq;
+    int32_t t[2], u[2];
+    mm__targets(f, hs, shift, t);
+    double lo_b = (double)t[0] + hs + shift, hi_b = (double)t[0] + 1.0 + hs + shift;
+    double lo_a = (double)t[1] - 1.0 - hs + shift, hi_a = (double)t[1] - hs + shift;
+    double lo = lo_b > lo_a ? lo_b : lo_a, hi = hi_b < hi_a ? hi_b : hi_a;
+    double mag = (lo < 0 ? -lo : lo) + (hs < 0 ? -hs : hs) + (shift < 0 ? -shift : shift) + 1.0;
+    lo += 1e-9 * mag;
+    hi -= 1e-9 * mag;
+#ifdef MM_BAND_BUG /* checkmodel's own test (tests/checkmodel/ck_bandbug.c): a band too wide */
+    lo -= 0.25;
+    *flo = lo;
+    *fhi = hi;
+    return;
+#endif
+    if (!(lo <= f)) lo = f;
+    if (!(hi >= f)) hi = f;
+    mm__targets(lo, hs, shift, u);
+    if (u[0] != t[0] || u[1] != t[1]) lo = f;
+    mm__targets(hi, hs, shift, u);
+    if (u[0] != t[0] || u[1] != t[1]) hi = f;
+    *flo = lo;
+    *fhi = hi;
 }
 
 /* What an event says about skipping: must[kind] = 1 when every combination of that kind runs the
@@ -109,7 +158,8 @@ MM_HD uint8_t mm__guard_kind(const mm_derived *d)
 typedef struct mm__gate {
     int64_t tb, ta, ts;
     int64_t tbi, tbx, tai, tax;
-    uint8_t must[3];
+    double fair; /* the microprice after the event (0 when a side is empty: must[3] is set then) */
+    uint8_t must[MM_KINDS];
 } mm__gate;
 
 MM_HD void mm__gate_of(const mm_event *ev, mm__gate *gt)
@@ -120,6 +170,9 @@ MM_HD void mm__gate_of(const mm_event *ev, mm__gate *gt)
     gt->must[0] = 1;
     gt->must[1] = (uint8_t)px_changed;
     gt->must[2] = (uint8_t)book_changed;
+    int two = ev->bs > 0 && ev->as > 0;
+    gt->must[3] = (uint8_t)!two;
+    gt->fair = two ? mm__micro(ev) : 0.0;
     int two_b = ev->pbs > 0 && ev->bs > 0, two_a = ev->pas > 0 && ev->as > 0;
     int sell_trade = ev->tsz > 0 && ev->tside < 0;
     int buy_trade = ev->tsz > 0 && ev->tside > 0;
@@ -160,12 +213,14 @@ MM_HD int mm__sell_quiet(int64_t hi, int64_t ta, int64_t tai, int64_t tax)
     return (hi > ta) | ((hi < tai) & (hi > tax));
 }
 
-/* Non-zero when a combination whose kind must not see the event (must = gt->must[kind]) and whose
- * guards are (lo, hi, land) may skip the event of gt (taking its samples only: mm__sample). */
-MM_HD int mm__can_skip(uint8_t must, int64_t lo, int64_t hi, int64_t land, const mm__gate *gt)
+/* Non-zero when a combination of kind `kind` whose guards are (lo, hi, land) and, for kind 3, the
+ * band [flo, fhi] may skip the event of gt (taking its samples only: mm__sample). */
+MM_HD int mm__can_skip(uint8_t kind, int64_t lo, int64_t hi, int64_t land, double flo, double fhi,
+                       const mm__gate *gt)
 {
-    return !must && land > gt->ts && mm__buy_quiet(lo, gt->tb, gt->tbi, gt->tbx) &&
-           mm__sell_quiet(hi, gt->ta, gt->tai, gt->tax);
+    return !gt->must[kind] && land > gt->ts && mm__buy_quiet(lo, gt->tb, gt->tbi, gt->tbx) &&
+           mm__sell_quiet(hi, gt->ta, gt->tai, gt->tax) &&
+           (kind != MM_KIND_BAND || (gt->fair >= flo && gt->fair <= fhi));
 }
 
 #endif

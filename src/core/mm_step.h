@@ -460,6 +460,37 @@ MM_HD int mm__pace(mm_state *st, const mm_event *ev, const mm_derived *d, int k)
     return 1;
 }
 
+/* Section 6: the microprice of a two-sided book, (b x as + a x bs) / (bs + as), ticks. */
+MM_HD double mm__micro(const mm_event *ev)
+{
+    double den = (double)ev->bs + (double)ev->as;
+    return ((double)ev->b * (double)ev->as + (double)ev->a * (double)ev->bs) / den;
+}
+
+/* Section 6: the quote targets for fair price `fair`, half spread hs and skew shift `shift`
+ * (ticks): bid fair - hs - shift rounded down, ask fair + hs - shift rounded up (away from fair),
+ * in [MM_PX_TARGET_MIN, MM_PX_TARGET_MAX]. The clamp comes first, in double, so the conversions
+ * below only see values in range (a double beyond int64 converted to an integer is undefined
+ * behaviour); clamping before or after rounding gives the same target, the bounds being integers.
+ * The parameter domains keep hs, shift and so the targets finite (never NaN). Each target is a
+ * non-decreasing function of fair (IEEE subtraction and addition round monotonically; clamp and
+ * floor / ceil are monotone), which the skip test of section 8 relies on. */
+MM_HD void mm__targets(double fair, double hs, double shift, int32_t target[2])
+{
+    double tb = fair - hs - shift, ta = fair + hs - shift;
+    MM_HD_ASSERT(tb == tb && ta == ta);
+    if (tb < MM_PX_TARGET_MIN) tb = MM_PX_TARGET_MIN;
+    if (tb > MM_PX_TARGET_MAX) tb = MM_PX_TARGET_MAX;
+    if (ta < MM_PX_TARGET_MIN) ta = MM_PX_TARGET_MIN;
+    if (ta > MM_PX_TARGET_MAX) ta = MM_PX_TARGET_MAX;
+    double fb = (double)(int64_t)tb;
+    if (fb > tb) fb -= 1.0;
+    double fa = (double)(int64_t)ta;
+    if (fa < ta) fa += 1.0;
+    target[0] = (int32_t)fb;
+    target[1] = (int32_t)fa;
+}
+
 /* Section 6: quoting decision after the event. */
 MM_HD void mm__decide(mm_state *st, const mm_event *ev, const mm_derived *d, mm_trace_sink *tr)
 {
@@ -470,32 +501,11 @@ MM_HD void mm__decide(mm_state *st, const mm_event *ev, const mm_derived *d, mm_
         st->nrep -= 1;
     }
     if (ev->bs == 0 || ev->as == 0) return; /* no two-sided book: leave orders as they are */
-    double fair;
-    if (d->fair_micro) {
-        double den = (double)ev->bs + (double)ev->as;
-        fair = ((double)ev->b * (double)ev->as + (double)ev->a * (double)ev->bs) / den;
-    } else {
-        fair = (double)ev->mid2 * 0.5;
-    }
+    double fair = d->fair_micro ? mm__micro(ev) : (double)ev->mid2 * 0.5;
     double tau = d->time_varying ? ev->tau_end_s : 0.0;
     double hs = d->hs0 + d->hs1 * tau, sk = d->sk0 + d->sk1 * tau;
-    double shift = sk * (double)st->kq;
-    double tb = fair - hs - shift, ta = fair + hs - shift;
-    /* Targets rounded away from fair: floor for the bid, ceil for the ask, in [MM_PX_TARGET_MIN,
-     * MM_PX_TARGET_MAX]. The clamp comes first, in double, so the conversions below only see values
-     * in range (a double beyond int64 converted to an integer is undefined behaviour); clamping
-     * before or after rounding gives the same target, the bounds being integers. The parameter
-     * domains keep hs, sk and so tb, ta finite (never NaN). */
-    MM_HD_ASSERT(tb == tb && ta == ta);
-    if (tb < MM_PX_TARGET_MIN) tb = MM_PX_TARGET_MIN;
-    if (tb > MM_PX_TARGET_MAX) tb = MM_PX_TARGET_MAX;
-    if (ta < MM_PX_TARGET_MIN) ta = MM_PX_TARGET_MIN;
-    if (ta > MM_PX_TARGET_MAX) ta = MM_PX_TARGET_MAX;
-    double fb = (double)(int64_t)tb;
-    if (fb > tb) fb -= 1.0;
-    double fa = (double)(int64_t)ta;
-    if (fa < ta) fa += 1.0;
-    int32_t target[2] = {(int32_t)fb, (int32_t)fa};
+    int32_t target[2];
+    mm__targets(fair, hs, sk * (double)st->kq, target);
     /* 6: cross_rule = join: a target at or through the opposite best goes to the best of its own
      * side (never better). */
     if (d->cross_join) {

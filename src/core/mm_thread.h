@@ -19,18 +19,28 @@ MM_HD void mm__thread_advance(const mm__tape_view *v, const mm_derived *d, mm_st
 {
     const uint8_t kind = mm__guard_kind(d);
     int64_t lo, hi, land;
+    double flo = MM_BAND_EMPTY_LO, fhi = MM_BAND_EMPTY_HI; /* kind 3: no step seen yet */
     mm__guard_of(st, &lo, &hi, &land);
     for (int64_t i = i0; i < i1; i++) {
         mm_event ev;
         mm__event(v, i, &ev);
         mm__gate gt;
         mm__gate_of(&ev, &gt);
-        if (mm__can_skip(gt.must[kind], lo, hi, land, &gt)) {
+        if (mm__can_skip(kind, lo, hi, land, flo, fhi, &gt)) {
             if (ev.n_samples) mm__sample(st, &ev, d); /* what the step would have changed */
             continue;
         }
         mm_step_c(st, &ev, d, (mm_trace_sink *)0);
         mm__guard_of(st, &lo, &hi, &land);
+        if (kind == MM_KIND_BAND) {
+            /* Not needed when the next event steps anyway (an order sent here lands there). */
+            if (i + 1 < i1 && land <= v->ts_ns[i + 1]) {
+                flo = MM_BAND_EMPTY_LO;
+                fhi = MM_BAND_EMPTY_HI;
+            } else {
+                mm__band_of(st, d, &ev, &flo, &fhi);
+            }
+        }
     }
 }
 

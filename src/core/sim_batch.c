@@ -24,10 +24,12 @@ int mm__guards_alloc(mm__guards *g, int64_t cap)
     g->hi = malloc(n * sizeof(int32_t));
     g->landi = malloc(n * sizeof(int32_t));
     g->perm = malloc(n * sizeof(int32_t));
+    g->flo = malloc(n * sizeof(double));
+    g->fhi = malloc(n * sizeof(double));
     g->need = calloc(n8, 1);
     g->count = calloc(2, sizeof(int64_t));
     g->cap = (int64_t)n;
-    if (g->lo && g->hi && g->landi && g->perm && g->need && g->count) return 0;
+    if (g->lo && g->hi && g->landi && g->perm && g->flo && g->fhi && g->need && g->count) return 0;
     mm__guards_free(g);
     return -ENOMEM;
 }
@@ -38,9 +40,12 @@ void mm__guards_free(mm__guards *g)
     free(g->hi);
     free(g->landi);
     free(g->perm);
+    free(g->flo);
+    free(g->fhi);
     free(g->need);
     free(g->count);
     g->lo = g->hi = g->landi = g->perm = NULL;
+    g->flo = g->fhi = NULL;
     g->need = NULL;
     g->count = NULL;
 }
@@ -67,13 +72,16 @@ static inline int64_t first_at(const int64_t *ts, int64_t from, int64_t end, int
     return hi;
 }
 
-/* Guards of the combination at position q (state s), a pure function of the state (mm__guard_of)
- * in int32: the live buy's price or INT32_MIN, the live sell's or INT32_MAX (a gate bound of
- * INT32_MIN / INT32_MAX, a side absent, then makes a combination without an order step: never
- * wrong, only a step more), and the first event of [from, end) at or after its time guard, relative
- * to w0 (INT32_MAX: none in the window). */
-static inline void guard_set(const mm__guards *g, int64_t q, const mm_state *s, const int64_t *ts,
-                             int64_t from, int64_t end, int64_t w0)
+/* Guards of the combination at position q (state s, constants d), a pure function of the state
+ * (mm__guard_of) in int32: the live buy's price or INT32_MIN, the live sell's or INT32_MAX (a gate
+ * bound of INT32_MIN / INT32_MAX, a side absent, then makes a combination without an order step:
+ * never wrong, only a step more), and the first event of [from, end) at or after its time guard,
+ * relative to w0 (INT32_MAX: none in the window). For kind 3, the band of the step just taken at
+ * ev (mm__band_of), or an empty one when ev is NULL (no step seen) or when the time guard falls on
+ * the next event (from): that event steps anyway and sets the band again. */
+static inline void guard_set(const mm__guards *g, int64_t q, const mm_state *s, const mm_derived *d,
+                             int band, const mm_event *ev, const int64_t *ts, int64_t from,
+                             int64_t end, int64_t w0)
 {
     int64_t lo, hi, land;
     mm__guard_of(s, &lo, &hi, &land);
@@ -81,6 +89,15 @@ static inline void guard_set(const mm__guards *g, int64_t q, const mm_state *s, 
     g->hi[q] = hi > INT32_MAX ? INT32_MAX : (int32_t)hi;
     int64_t k = land == MM_NEVER ? end : first_at(ts, from, end, land);
     g->landi[q] = k >= end ? INT32_MAX : (int32_t)(k - w0);
+    if (!band) return; /* band: mm__guard_kind(d) == MM_KIND_BAND */
+    /* The band only matters for an event that may skip: none when the very next one must step
+     * for the time guard (an order sent at ev lands there), so it is not computed then. */
+    if (ev && k > from) {
+        mm__band_of(s, d, ev, &g->flo[q], &g->fhi[q]);
+    } else {
+        g->flo[q] = MM_BAND_EMPTY_LO;
+        g->fhi[q] = MM_BAND_EMPTY_HI;
+    }
 }
 
 #define MM_ADVANCE advance_default

@@ -10,12 +10,14 @@ MM_ADVANCE_ATTR static void MM_ADVANCE(const mm__tape *tp, const mm_derived *d, 
     assert(i0 >= 0 && i0 <= i1 && i1 <= v->n && m >= 0 && m <= g->cap && m <= INT32_MAX);
     /* The combinations ordered by kind (a counting sort into perm): kind k holds positions
      * [beg[k], beg[k + 1]). */
-    int64_t beg[4] = {0, 0, 0, 0};
+    int64_t beg[MM_KINDS + 1] = {0};
     for (int64_t j = 0; j < m; j++)
         beg[mm__guard_kind(&d[j]) + 1]++;
-    for (int k = 1; k < 4; k++)
+    for (int k = 1; k <= MM_KINDS; k++)
         beg[k] += beg[k - 1];
-    int64_t at[3] = {beg[0], beg[1], beg[2]};
+    int64_t at[MM_KINDS];
+    for (int k = 0; k < MM_KINDS; k++)
+        at[k] = beg[k];
     for (int64_t j = 0; j < m; j++)
         g->perm[at[mm__guard_kind(&d[j])]++] = (int32_t)j;
     int32_t *restrict lo = g->lo, *restrict hi = g->hi, *restrict landi = g->landi;
@@ -28,7 +30,8 @@ MM_ADVANCE_ATTR static void MM_ADVANCE(const mm__tape *tp, const mm_derived *d, 
     for (int64_t w0 = i0; w0 < i1; w0 += MM_WINDOW) {
         int64_t w1 = i1 - w0 < MM_WINDOW ? i1 : w0 + MM_WINDOW;
         for (int64_t q = 0; q < m; q++)
-            guard_set(g, q, &st[g->perm[q]], v->ts_ns, w0, w1, w0);
+            guard_set(g, q, &st[g->perm[q]], &d[g->perm[q]], q >= beg[MM_KIND_BAND], NULL, v->ts_ns,
+                      w0, w1, w0);
         for (int64_t i = w0; i < w1; i++) {
             mm__event(v, i, &ev);
             mm__gate_of(&ev, &gt);
@@ -38,9 +41,21 @@ MM_ADVANCE_ATTR static void MM_ADVANCE(const mm__tape *tp, const mm_derived *d, 
             const int32_t tb = (int32_t)gt.tb, ta = (int32_t)gt.ta, ir = (int32_t)(i - w0);
             const int32_t tbi = (int32_t)gt.tbi, tbx = (int32_t)gt.tbx;
             const int32_t tai = (int32_t)gt.tai, tax = (int32_t)gt.tax;
-            for (int k = 0; k < 3; k++) {
+            const double fair = gt.fair;
+            const double *restrict flo = g->flo, *restrict fhi = g->fhi;
+            for (int k = 0; k < MM_KINDS; k++) {
                 if (gt.must[k]) {
                     memset(need + beg[k], 1, (size_t)(beg[k + 1] - beg[k]));
+                    continue;
+                }
+                if (k == MM_KIND_BAND) {
+                    for (int64_t q = beg[k]; q < beg[k + 1]; q++) {
+                        int32_t l = lo[q], h = hi[q];
+                        int quiet = ((l < tb) | ((l > tbi) & (l < tbx))) &
+                                    ((h > ta) | ((h < tai) & (h > tax))) & (fair >= flo[q]) &
+                                    (fair <= fhi[q]);
+                        need[q] = (uint8_t)((quiet ^ 1) | (landi[q] <= ir));
+                    }
                     continue;
                 }
                 for (int64_t q = beg[k]; q < beg[k + 1]; q++) {
@@ -65,7 +80,8 @@ MM_ADVANCE_ATTR static void MM_ADVANCE(const mm__tape *tp, const mm_derived *d, 
                     int64_t q = q8 + b, j = g->perm[q];
                     mm_step_c(&st[j], &ev, &d[j], NULL);
                     steps++;
-                    guard_set(g, q, &st[j], v->ts_ns, i + 1, w1, w0);
+                    guard_set(g, q, &st[j], &d[j], q >= beg[MM_KIND_BAND], &ev, v->ts_ns, i + 1, w1,
+                              w0);
                 }
             }
         }

@@ -28,13 +28,15 @@ void mm__derive(const mm_params *p, const mm_instrument *inst, mm_derived *d);
 void mm__state_init(mm_state *st, const mm__tape *tp, int64_t id, int32_t path);
 /* The batched kernel's scratch for up to cap combinations (sim_batch.c): their guards in int32
  * (mm__guard_of narrowed: the live buy's and sell's prices, the event at which the time guard
- * falls due), their order by kind (perm) and the per-event flags (need, padded to 8 bytes): 17
- * bytes per combination. count[MM_COUNT_STEPS] adds up the event x combination slots that ran the
- * step, count[MM_COUNT_SLOTS] all the slots the kernel went through (the share that steps, which
- * checkmodel --bench prints; mm__guards_alloc zeroes both). */
+ * falls due), kind 3's band of microprices (flo, fhi), their order by kind (perm) and the
+ * per-event flags (need, padded to 8 bytes): 33 bytes per combination. count[MM_COUNT_STEPS] adds
+ * up the event x combination slots that ran the step, count[MM_COUNT_SLOTS] all the slots the
+ * kernel went through (the share that steps, which checkmodel --bench prints; mm__guards_alloc
+ * zeroes both). */
 enum { MM_COUNT_STEPS = 0, MM_COUNT_SLOTS = 1 };
 typedef struct mm__guards {
     int32_t *lo, *hi, *landi, *perm;
+    double *flo, *fhi; /* kind 3's band (mm__band_of), per position */
     uint8_t *need;
     int64_t *count;
     int64_t cap;
