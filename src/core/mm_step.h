@@ -475,20 +475,30 @@ MM_HD double mm__micro(const mm_event *ev)
  * The parameter domains keep hs, shift and so the targets finite (never NaN). Each target is a
  * non-decreasing function of fair (IEEE subtraction and addition round monotonically; clamp and
  * floor / ceil are monotone), which the skip test of section 8 relies on. */
+MM_HD int32_t mm__target_bid(double tb)
+{
+    if (tb < MM_PX_TARGET_MIN) tb = MM_PX_TARGET_MIN;
+    if (tb > MM_PX_TARGET_MAX) tb = MM_PX_TARGET_MAX;
+    double fb = (double)(int64_t)tb;
+    if (fb > tb) fb -= 1.0;
+    return (int32_t)fb;
+}
+
+MM_HD int32_t mm__target_ask(double ta)
+{
+    if (ta < MM_PX_TARGET_MIN) ta = MM_PX_TARGET_MIN;
+    if (ta > MM_PX_TARGET_MAX) ta = MM_PX_TARGET_MAX;
+    double fa = (double)(int64_t)ta;
+    if (fa < ta) fa += 1.0;
+    return (int32_t)fa;
+}
+
 MM_HD void mm__targets(double fair, double hs, double shift, int32_t target[2])
 {
     double tb = fair - hs - shift, ta = fair + hs - shift;
     MM_HD_ASSERT(tb == tb && ta == ta);
-    if (tb < MM_PX_TARGET_MIN) tb = MM_PX_TARGET_MIN;
-    if (tb > MM_PX_TARGET_MAX) tb = MM_PX_TARGET_MAX;
-    if (ta < MM_PX_TARGET_MIN) ta = MM_PX_TARGET_MIN;
-    if (ta > MM_PX_TARGET_MAX) ta = MM_PX_TARGET_MAX;
-    double fb = (double)(int64_t)tb;
-    if (fb > tb) fb -= 1.0;
-    double fa = (double)(int64_t)ta;
-    if (fa < ta) fa += 1.0;
-    target[0] = (int32_t)fb;
-    target[1] = (int32_t)fa;
+    target[0] = mm__target_bid(tb);
+    target[1] = mm__target_ask(ta);
 }
 
 /* Section 6: quoting decision after the event. */

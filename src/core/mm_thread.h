@@ -21,6 +21,7 @@ MM_HD void mm__thread_advance(const mm__tape_view *v, const mm_derived *d, mm_st
     int64_t lo, hi, land;
     double flo = MM_BAND_EMPTY_LO, fhi = MM_BAND_EMPTY_HI; /* kind 3: no step seen yet */
     mm__guard_of(st, &lo, &hi, &land);
+    if (kind == MM_KIND_TIME) land = INT64_MIN; /* no step seen yet: the first event steps */
     for (int64_t i = i0; i < i1; i++) {
         mm_event ev;
         mm__event(v, i, &ev);
@@ -32,6 +33,11 @@ MM_HD void mm__thread_advance(const mm__tape_view *v, const mm_derived *d, mm_st
         }
         mm_step_c(st, &ev, d, (mm_trace_sink *)0);
         mm__guard_of(st, &lo, &hi, &land);
+        if (kind == MM_KIND_TIME && (i + 1 >= i1 || land > v->ts_ns[i + 1])) {
+            /* (Not computed when the next event steps anyway.) */
+            int64_t u = mm__tv_until(st, d, &ev, v->t_end);
+            if (u < land) land = u;
+        }
         if (kind == MM_KIND_BAND) {
             /* Not needed when the next event steps anyway (an order sent here lands there). */
             if (i + 1 < i1 && land <= v->ts_ns[i + 1]) {

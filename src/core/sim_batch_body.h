@@ -30,8 +30,7 @@ MM_ADVANCE_ATTR static void MM_ADVANCE(const mm__tape *tp, const mm_derived *d, 
     for (int64_t w0 = i0; w0 < i1; w0 += MM_WINDOW) {
         int64_t w1 = i1 - w0 < MM_WINDOW ? i1 : w0 + MM_WINDOW;
         for (int64_t q = 0; q < m; q++)
-            guard_set(g, q, &st[g->perm[q]], &d[g->perm[q]], q >= beg[MM_KIND_BAND], NULL, v->ts_ns,
-                      w0, w1, w0);
+            guard_set(g, q, &st[g->perm[q]], &d[g->perm[q]], kind_at(beg, q), NULL, v, w0, w1, w0);
         for (int64_t i = w0; i < w1; i++) {
             mm__event(v, i, &ev);
             mm__gate_of(&ev, &gt);
@@ -41,6 +40,10 @@ MM_ADVANCE_ATTR static void MM_ADVANCE(const mm__tape *tp, const mm_derived *d, 
             const int32_t tb = (int32_t)gt.tb, ta = (int32_t)gt.ta, ir = (int32_t)(i - w0);
             const int32_t tbi = (int32_t)gt.tbi, tbx = (int32_t)gt.tbx;
             const int32_t tai = (int32_t)gt.tai, tax = (int32_t)gt.tax;
+            /* Whether any price lies strictly inside the spread on either side's band: where none
+             * does (a one-tick spread), the bands tbi < p < tbx and tax < p < tai are empty and the
+             * shorter test is the same test. */
+            const int inside = (int64_t)tbi + 1 < tbx || (int64_t)tax + 1 < tai;
             const double fair = gt.fair;
             const double *restrict flo = g->flo, *restrict fhi = g->fhi;
             for (int k = 0; k < MM_KINDS; k++) {
@@ -56,6 +59,11 @@ MM_ADVANCE_ATTR static void MM_ADVANCE(const mm__tape *tp, const mm_derived *d, 
                                     (fair <= fhi[q]);
                         need[q] = (uint8_t)((quiet ^ 1) | (landi[q] <= ir));
                     }
+                    continue;
+                }
+                if (!inside) { /* no price inside the spread: the test of section 8 before it */
+                    for (int64_t q = beg[k]; q < beg[k + 1]; q++)
+                        need[q] = (uint8_t)((lo[q] >= tb) | (hi[q] <= ta) | (landi[q] <= ir));
                     continue;
                 }
                 for (int64_t q = beg[k]; q < beg[k + 1]; q++) {
@@ -80,8 +88,7 @@ MM_ADVANCE_ATTR static void MM_ADVANCE(const mm__tape *tp, const mm_derived *d, 
                     int64_t q = q8 + b, j = g->perm[q];
                     mm_step_c(&st[j], &ev, &d[j], NULL);
                     steps++;
-                    guard_set(g, q, &st[j], &d[j], q >= beg[MM_KIND_BAND], &ev, v->ts_ns, i + 1, w1,
-                              w0);
+                    guard_set(g, q, &st[j], &d[j], kind_at(beg, q), &ev, v, i + 1, w1, w0);
                 }
             }
         }

@@ -147,6 +147,10 @@ int ck_advance_skipbug(const mm__tape *tp, const mm_derived *d, mm_state *st, in
 int ck_advance_bandbug(const mm__tape *tp, const mm_derived *d, mm_state *st, int64_t m, int64_t i0,
                        int64_t i1);
 
+/* ck_timebug.c: the per-thread kernel with kind 4's time guard unproved and too long. */
+int ck_advance_timebug(const mm__tape *tp, const mm_derived *d, mm_state *st, int64_t m, int64_t i0,
+                       int64_t i1);
+
 /* A kernel built but unable to run here (as a CUDA kernel on a machine without a GPU): skipped, not
  * failed. */
 static int advance_absent(const mm__tape *tp, const mm_derived *d, mm_state *st, int64_t m,
@@ -196,6 +200,7 @@ const ck_kernel ck_kernels[] = {
     {"absent", advance_absent, NULL, 0},
     {"skipbug", ck_advance_skipbug, NULL, CK_PER_COMBO},
     {"bandbug", ck_advance_bandbug, NULL, CK_PER_COMBO},
+    {"timebug", ck_advance_timebug, NULL, CK_PER_COMBO},
 #endif
 };
 const int ck_nkernels = (int)(sizeof ck_kernels / sizeof ck_kernels[0]);
