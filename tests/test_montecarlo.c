@@ -131,11 +131,11 @@ Test(montecarlo, one_path_is_the_table_of_one_run)
 }
 
 /* Stop after the second journaled chunk. */
-static volatile sig_atomic_t stop_flag;
+static atomic_int stop_flag;
 static void stop_after_two(const mm_sweep_progress *p, void *user)
 {
     (void)user;
-    if (p->chunks_done >= 2) stop_flag = 1;
+    if (p->chunks_done >= 2) atomic_store(&stop_flag, 1);
 }
 
 Test(montecarlo, an_interrupted_run_resumes_to_the_same_bytes, .timeout = 120)
@@ -146,7 +146,7 @@ Test(montecarlo, an_interrupted_run_resumes_to_the_same_bytes, .timeout = 120)
     o.progress = stop_after_two;
     o.progress_interval_s = 0;
     o.cancel = &stop_flag;
-    stop_flag = 0;
+    atomic_store(&stop_flag, 0);
     mm_sweep_report rep;
     mm_error e = {0};
     cr_assert_eq(mm_sweep_run(g, &o, tu_path("cut.h5"), &rep, &e), MM_EINTERRUPTED, "%s", e.msg);

@@ -943,7 +943,7 @@ typedef struct watch {
     const char *journal;
     int chunk;
     long records;
-    volatile sig_atomic_t *stop;
+    atomic_int *stop;
     volatile int quit;
 } watch;
 
@@ -952,7 +952,7 @@ static void *watch_main(void *arg)
     watch *w = arg;
     while (!w->quit) {
         if (journal_records(w->journal, w->chunk) >= w->records) {
-            *w->stop = 1;
+            atomic_store(w->stop, 1);
             break;
         }
         struct timespec ts = {0, 200000};
@@ -968,7 +968,7 @@ static int sweep_stopped(const mm_grid *g, int engine, int workers, int chunk, c
 {
     char j[600];
     snprintf(j, sizeof j, "%s.journal", out);
-    volatile sig_atomic_t stop = 0;
+    atomic_int stop = 0;
     mm_sweep_opts o;
     mm_sweep_opts_defaults(&o);
     o.engine = engine;
@@ -1238,7 +1238,7 @@ Test(sweep, resume_names_what_differs, .timeout = 240)
     mm_grid *g = grid_one(t);
     mm_sweep_opts opt;
     mm_sweep_opts_defaults(&opt);
-    volatile sig_atomic_t stop = 1;
+    atomic_int stop = 1;
     opt.cancel = &stop;
     opt.engine = MM_ENGINE_SERIAL;
     mm_sweep_report rep;

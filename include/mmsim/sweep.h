@@ -8,7 +8,7 @@
 #ifndef MMSIM_SWEEP_H
 #define MMSIM_SWEEP_H
 
-#include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "mmsim/mmsim.h"
@@ -135,10 +135,13 @@ typedef struct mm_sweep_opts {
     mm_sweep_progress_fn progress;
     void *progress_user;
     double progress_interval_s;
-    /* Cancellation (may be NULL): once *cancel is non-zero (a signal handler may set it) the sweep
-     * stops its workers, keeps every finished chunk in the journal and returns MM_EINTERRUPTED with
-     * rep->chunks_saved and rep->chunks_total filled in. */
-    volatile sig_atomic_t *cancel;
+    /* Cancellation (may be NULL): once *cancel is non-zero the sweep stops its workers, keeps every
+     * finished chunk in the journal and returns MM_EINTERRUPTED with rep->chunks_saved and
+     * rep->chunks_total filled in. A lock-free atomic (C11 7.17), read with relaxed loads by every
+     * worker thread: a signal handler may store to it (C11 7.14.1.1 allows lock-free atomics there),
+     * and so may any other thread. A volatile sig_atomic_t would only be safe for a handler running
+     * on the thread that reads it. */
+    atomic_int *cancel;
     /* Monte Carlo (docs/montecarlo.md, "Paths per combination"): paths per combination, 1 (the
      * default: one deterministic replay, the per-run table) to 1,000,000. With paths > 1 every
      * combination runs on paths 0 .. paths - 1 (its random streams keyed by the path) and the table

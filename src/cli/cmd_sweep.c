@@ -85,12 +85,13 @@ static int origin_fail(const char *C, const char *origin, const mm_error *e, con
     return e->code == MM_EUSAGE ? MM_EXIT_USAGE : MM_EXIT_RUNTIME;
 }
 
-/* Set by SIGINT or SIGTERM during the sweep (the signal number); the library polls it. */
-static volatile sig_atomic_t sweep_signal;
+/* Set by SIGINT or SIGTERM during the sweep (the signal number); the library's worker threads poll
+ * it. A lock-free atomic: the handler may run on any thread (mm_sweep_opts.cancel). */
+static atomic_int sweep_signal;
 
 static void on_signal(int sig)
 {
-    sweep_signal = sig;
+    atomic_store_explicit(&sweep_signal, sig, memory_order_relaxed);
 }
 
 /* Launched by an MPI launcher (mpirun, mpiexec, srun with PMI or PMIx)? */
@@ -476,7 +477,7 @@ int cmd_sweep(int argc, char **argv)
         memset(&sa, 0, sizeof sa);
         sa.sa_handler = on_signal;
         sigemptyset(&sa.sa_mask);
-        sweep_signal = 0;
+        atomic_store(&sweep_signal, 0);
         sigaction(SIGINT, &sa, &old_int);
         sigaction(SIGTERM, &sa, &old_term);
         o.cancel = &sweep_signal;
@@ -488,20 +489,21 @@ int cmd_sweep(int argc, char **argv)
             /* A worker rank: rank 0 reports the run, and the errors every rank shares. */
             if (r && r != MM_EUSAGE && r != MM_EINTERRUPTED)
                 cli_err("%s: rank %d: %s", C, mpi_rank, e.msg[0] ? e.msg : mm_strerror(r));
-            rc = r == 0                 ? MM_EXIT_OK
-                 : r == MM_EINTERRUPTED ? 128 + (sweep_signal == SIGTERM ? SIGTERM : SIGINT)
-                 : r == MM_EUSAGE       ? MM_EXIT_USAGE
-                                        : MM_EXIT_RUNTIME;
+            rc = r == 0 ? MM_EXIT_OK
+                 : r == MM_EINTERRUPTED
+                     ? 128 + (atomic_load(&sweep_signal) == SIGTERM ? SIGTERM : SIGINT)
+                 : r == MM_EUSAGE ? MM_EXIT_USAGE
+                                  : MM_EXIT_RUNTIME;
             if (r == MM_EUSAGE || r == MM_EINTERRUPTED) mpi_on = 2; /* rank 0 ends the job */
         } else if (r == MM_EINTERRUPTED) {
             cli_err("%s: interrupted: %" PRId64 " of %" PRId64
                     " chunks saved; rerun with --resume (the same command plus --resume finishes "
                     "%s)%s",
                     C, rep.chunks_saved, rep.chunks_total, c.output,
-                    mpi_size > 1 && sweep_signal == SIGTERM
+                    mpi_size > 1 && atomic_load(&sweep_signal) == SIGTERM
                         ? " (under mpirun or srun, SIGTERM also means that another rank died)"
                         : "");
-            rc = 128 + (sweep_signal == SIGTERM ? SIGTERM : SIGINT);
+            rc = 128 + (atomic_load(&sweep_signal) == SIGTERM ? SIGTERM : SIGINT);
         } else if (r == -ECHILD && mpi_on) { /* a rank died: its chunks are in the journal */
             cli_err("%s: %s; rerun with --resume", C, e.msg);
             rc = MM_EXIT_RUNTIME;

@@ -114,7 +114,7 @@ int mm__run_emit(mm__run *r, const mm__chunk *c, const void *m, mm_error *err)
 
 int mm__run_cancelled(const mm__run *r)
 {
-    return r->o->cancel && *r->o->cancel;
+    return r->o->cancel && atomic_load_explicit(r->o->cancel, memory_order_relaxed) != 0;
 }
 
 /* ---- checks before any state ---- */
