@@ -138,9 +138,9 @@ typedef struct mm_sweep_opts {
     /* Cancellation (may be NULL): once *cancel is non-zero the sweep stops its workers, keeps every
      * finished chunk in the journal and returns MM_EINTERRUPTED with rep->chunks_saved and
      * rep->chunks_total filled in. A lock-free atomic (C11 7.17), read with relaxed loads by every
-     * worker thread: a signal handler may store to it (C11 7.14.1.1 allows lock-free atomics there),
-     * and so may any other thread. A volatile sig_atomic_t would only be safe for a handler running
-     * on the thread that reads it. */
+     * worker thread: a signal handler may store to it (C11 7.14.1.1 allows lock-free atomics
+     * there), and so may any other thread. A volatile sig_atomic_t would only be safe for a handler
+     * running on the thread that reads it. */
     atomic_int *cancel;
     /* Monte Carlo (docs/montecarlo.md, "Paths per combination"): paths per combination, 1 (the
      * default: one deterministic replay, the per-run table) to 1,000,000. With paths > 1 every
