@@ -13,8 +13,6 @@
 #include "sim_tape.h"
 
 #define MM_BLOCK 512
-/* Events per window: guards hold event indices relative to the window's first event, as int32. */
-#define MM_WINDOW (INT64_C(1) << 30)
 
 int mm__guards_alloc(mm__guards *g, int64_t cap)
 {
@@ -27,9 +25,17 @@ int mm__guards_alloc(mm__guards *g, int64_t cap)
     g->flo = malloc(n * sizeof(double));
     g->fhi = malloc(n * sizeof(double));
     g->need = calloc(n8, 1);
-    g->count = calloc(2, sizeof(int64_t));
+    g->count = calloc(MM_COUNTS, sizeof(int64_t));
+    g->lead = malloc(n * sizeof(int32_t));
+    g->fhead = malloc(n * sizeof(int32_t));
+    g->fnext = malloc(n * sizeof(int32_t));
+    g->pos = malloc(n * sizeof(int32_t));
+    g->key = malloc(n * sizeof(mm__share_key));
+    g->live = calloc(n8, 1);
     g->cap = (int64_t)n;
-    if (g->lo && g->hi && g->landi && g->perm && g->flo && g->fhi && g->need && g->count) return 0;
+    if (g->lo && g->hi && g->landi && g->perm && g->flo && g->fhi && g->need && g->count &&
+        g->lead && g->fhead && g->fnext && g->pos && g->key && g->live)
+        return 0;
     mm__guards_free(g);
     return -ENOMEM;
 }
@@ -44,77 +50,22 @@ void mm__guards_free(mm__guards *g)
     free(g->fhi);
     free(g->need);
     free(g->count);
+    free(g->lead);
+    free(g->fhead);
+    free(g->fnext);
+    free(g->pos);
+    free(g->key);
+    free(g->live);
+    g->live = NULL;
+    g->lead = g->fhead = g->fnext = g->pos = NULL;
+    g->key = NULL;
     g->lo = g->hi = g->landi = g->perm = NULL;
     g->flo = g->fhi = NULL;
     g->need = NULL;
     g->count = NULL;
 }
 
-/* The first event k in [from, end) with ts[k] >= t, or end when there is none: a galloping search
- * from `from` (an action in flight lands a few events ahead), then bisection. */
-static inline int64_t first_at(const int64_t *ts, int64_t from, int64_t end, int64_t t)
-{
-    if (from >= end || ts[end - 1] < t) return end;
-    if (ts[from] >= t) return from;
-    int64_t lo = from, step = 1, hi = from + 1; /* ts[lo] < t */
-    while (ts[hi] < t) {
-        lo = hi;
-        step *= 2;
-        hi = from + step < end - 1 ? from + step : end - 1;
-    }
-    while (hi - lo > 1) { /* ts[lo] < t <= ts[hi] */
-        int64_t mid = lo + (hi - lo) / 2;
-        if (ts[mid] < t)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    return hi;
-}
-
-/* Guards of the combination at position q (state s, constants d), a pure function of the state
- * (mm__guard_of) in int32: the live buy's price or INT32_MIN, the live sell's or INT32_MAX (a gate
- * bound of INT32_MIN / INT32_MAX, a side absent, then makes a combination without an order step:
- * never wrong, only a step more), and the first event of [from, end) at or after its time guard,
- * relative to w0 (INT32_MAX: none in the window). For kind 4 the time guard is also at most
- * mm__tv_until of the step just taken at ev (ev NULL, no step seen: the first event steps). For
- * kind 3, the band of the step just taken at ev (mm__band_of), or an empty one when ev is NULL or
- * when the time guard falls on the next event (from): that event steps anyway and sets the band
- * again. */
-static inline void guard_set(const mm__guards *g, int64_t q, const mm_state *s, const mm_derived *d,
-                             int kind, const mm_event *ev, const mm__tape_view *v, int64_t from,
-                             int64_t end, int64_t w0)
-{
-    int64_t lo, hi, land;
-    mm__guard_of(s, &lo, &hi, &land);
-    g->lo[q] = lo < INT32_MIN ? INT32_MIN : (int32_t)lo;
-    g->hi[q] = hi > INT32_MAX ? INT32_MAX : (int32_t)hi;
-    int64_t k = land == MM_NEVER ? end : first_at(v->ts_ns, from, end, land);
-    if (kind == MM_KIND_TIME && k > from) {
-        /* (Not computed when the next event steps anyway.) */
-        int64_t u = ev ? mm__tv_until(s, d, ev, v->t_end) : INT64_MIN;
-        if (u < land) k = first_at(v->ts_ns, from, end, u);
-    }
-    g->landi[q] = k >= end ? INT32_MAX : (int32_t)(k - w0);
-    if (kind != MM_KIND_BAND) return;
-    /* The band only matters for an event that may skip: none when the very next one must step
-     * for the time guard (an order sent at ev lands there), so it is not computed then. */
-    if (ev && k > from) {
-        mm__band_of(s, d, ev, &g->flo[q], &g->fhi[q]);
-    } else {
-        g->flo[q] = MM_BAND_EMPTY_LO;
-        g->fhi[q] = MM_BAND_EMPTY_HI;
-    }
-}
-
-/* The kind of position q in a block ordered by kind (kind k holds [beg[k], beg[k + 1])). */
-static inline int kind_at(const int64_t *beg, int64_t q)
-{
-    int k = 0;
-    while (k + 1 < MM_KINDS && q >= beg[k + 1])
-        k++;
-    return k;
-}
+#include "sim_batch_kernel.h"
 
 #define MM_ADVANCE advance_default
 #define MM_ADVANCE_ATTR __attribute__((flatten))

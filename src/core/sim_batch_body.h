@@ -20,8 +20,11 @@ MM_ADVANCE_ATTR static void MM_ADVANCE(const mm__tape *tp, const mm_derived *d, 
         at[k] = beg[k];
     for (int64_t j = 0; j < m; j++)
         g->perm[at[mm__guard_kind(&d[j])]++] = (int32_t)j;
+    /* Shared states: parked positions (live[q] = 0) never step; they follow their leaders. */
+    int64_t shared = share_park(d, st, g, m) * (i1 - i0); /* slots of parked combinations */
     int32_t *restrict lo = g->lo, *restrict hi = g->hi, *restrict landi = g->landi;
     uint8_t *restrict need = g->need;
+    uint8_t *restrict live = g->live;
     int64_t m8 = (m + 7) / 8 * 8;
     memset(need, 0, (size_t)m8);
     mm_event ev;
@@ -29,8 +32,10 @@ MM_ADVANCE_ATTR static void MM_ADVANCE(const mm__tape *tp, const mm_derived *d, 
     int64_t steps = 0;
     for (int64_t w0 = i0; w0 < i1; w0 += MM_WINDOW) {
         int64_t w1 = i1 - w0 < MM_WINDOW ? i1 : w0 + MM_WINDOW;
-        for (int64_t q = 0; q < m; q++)
-            guard_set(g, q, &st[g->perm[q]], &d[g->perm[q]], kind_at(beg, q), NULL, v, w0, w1, w0);
+        for (int k = 0; k < MM_KINDS; k++)
+            for (int64_t q = beg[k]; q < beg[k + 1]; q++)
+                if (live[q])
+                    guard_set(g, q, &st[g->perm[q]], &d[g->perm[q]], k, NULL, v, w0, w1, w0);
         for (int64_t i = w0; i < w1; i++) {
             mm__event(v, i, &ev);
             mm__gate_of(&ev, &gt);
@@ -48,7 +53,7 @@ MM_ADVANCE_ATTR static void MM_ADVANCE(const mm__tape *tp, const mm_derived *d, 
             const double *restrict flo = g->flo, *restrict fhi = g->fhi;
             for (int k = 0; k < MM_KINDS; k++) {
                 if (gt.must[k]) {
-                    memset(need + beg[k], 1, (size_t)(beg[k + 1] - beg[k]));
+                    memcpy(need + beg[k], live + beg[k], (size_t)(beg[k + 1] - beg[k]));
                     continue;
                 }
                 if (k == MM_KIND_BAND) {
@@ -57,27 +62,29 @@ MM_ADVANCE_ATTR static void MM_ADVANCE(const mm__tape *tp, const mm_derived *d, 
                         int quiet = ((l < tb) | ((l > tbi) & (l < tbx))) &
                                     ((h > ta) | ((h < tai) & (h > tax))) & (fair >= flo[q]) &
                                     (fair <= fhi[q]);
-                        need[q] = (uint8_t)((quiet ^ 1) | (landi[q] <= ir));
+                        need[q] = (uint8_t)(((quiet ^ 1) | (landi[q] <= ir)) & live[q]);
                     }
                     continue;
                 }
                 if (!inside) { /* no price inside the spread: the test of section 8 before it */
                     for (int64_t q = beg[k]; q < beg[k + 1]; q++)
-                        need[q] = (uint8_t)((lo[q] >= tb) | (hi[q] <= ta) | (landi[q] <= ir));
+                        need[q] =
+                            (uint8_t)(((lo[q] >= tb) | (hi[q] <= ta) | (landi[q] <= ir)) & live[q]);
                     continue;
                 }
                 for (int64_t q = beg[k]; q < beg[k + 1]; q++) {
                     int32_t l = lo[q], h = hi[q];
                     int quiet =
                         ((l < tb) | ((l > tbi) & (l < tbx))) & ((h > ta) | ((h < tai) & (h > tax)));
-                    need[q] = (uint8_t)((quiet ^ 1) | (landi[q] <= ir));
+                    need[q] = (uint8_t)(((quiet ^ 1) | (landi[q] <= ir)) & live[q]);
                 }
             }
             /* The PnL samples of the combinations that skip (section 2: the step takes them
              * first, from the state before the event, which the skip leaves as it is). */
             if (ev.n_samples)
-                for (int64_t q = 0; q < m; q++)
-                    if (!need[q]) mm__sample(&st[g->perm[q]], &ev, &d[g->perm[q]]);
+                for (int k = 0; k < MM_KINDS; k++)
+                    for (int64_t q = beg[k]; q < beg[k + 1]; q++)
+                        if (live[q] && !need[q]) mm__sample(&st[g->perm[q]], &ev, &d[g->perm[q]]);
             /* Pass 2: run them, 8 flags at a time. */
             for (int64_t q8 = 0; q8 < m8; q8 += 8) {
                 uint64_t w;
@@ -86,6 +93,11 @@ MM_ADVANCE_ATTR static void MM_ADVANCE(const mm__tape *tp, const mm_derived *d, 
                     int b = __builtin_ctzll(w) / 8;
                     w &= ~(UINT64_C(0xff) << (8 * b));
                     int64_t q = q8 + b, j = g->perm[q];
+                    if (g->fhead[j] >= 0) { /* a leader: followers may leave first */
+                        int64_t n = share_leave(g, live, d, st, j, kind_at(beg, q), &ev, v, w1, w0);
+                        shared -= n * (i1 - i);
+                        steps += n;
+                    }
                     mm_step_c(&st[j], &ev, &d[j], NULL);
                     steps++;
                     guard_set(g, q, &st[j], &d[j], kind_at(beg, q), &ev, v, i + 1, w1, w0);
@@ -93,6 +105,8 @@ MM_ADVANCE_ATTR static void MM_ADVANCE(const mm__tape *tp, const mm_derived *d, 
             }
         }
     }
+    share_unpark_all(st, g, m);
     g->count[MM_COUNT_STEPS] += steps;
     g->count[MM_COUNT_SLOTS] += (i1 - i0) * m;
+    g->count[MM_COUNT_SHARED] += shared;
 }

@@ -252,6 +252,7 @@ static int check(int tapes, int combos)
     mm_sim_config_defaults(&c);
     int64_t compared = 0, overflowed = 0;
     int bad = 0;
+    ck_batch_count[0] = ck_batch_count[1] = ck_batch_count[2] = 0;
     for (int ti = 0; ti < tapes; ti++) {
         mm_ticks t = {0};
         if (ck_gen_tape(&t, ck_seed * 1000 + (uint64_t)ti, 20000 + (int64_t)(ck_rnd() % 60000)))
@@ -288,6 +289,22 @@ static int check(int tapes, int combos)
                 ck_wide_params(&p[j]);
             else
                 ck_random_params(&p[j]);
+        }
+        /* Families for the batched kernel's shared states (docs/model.md section 8): one
+         * combination in three is a copy of one of the three before it with another inventory
+         * limit (the same one time in eight), both made to draw no random number three times in
+         * four. */
+        for (int j = 1; j < combos; j++) {
+            if (ck_rnd() % 3) continue;
+            int src = j - 1 - (int)(ck_rnd() % (uint32_t)(j < 3 ? j : 3));
+            if (ck_rnd() % 4) ck_no_draws(&p[src]);
+            p[j] = p[src];
+            if (ck_rnd() % 8) {
+                int64_t lim = (int64_t)p[j].quote_size * (1 + (int64_t)(ck_rnd() % 16));
+                p[j].inv_limit = (int32_t)(lim > 1000000000 ? 1000000000 : lim);
+            }
+        }
+        for (int j = 0; j < combos; j++) {
             mm_error e = {0};
             if (mm_params_check(&p[j], &e)) {
                 fprintf(stderr, "checkmodel: a drawn combination is refused: %s\n", e.msg);
@@ -319,6 +336,10 @@ static int check(int tapes, int combos)
            " combinations on %d tapes (half across the whole domains; %" PRId64
            " overflowed 2^62), seed %" PRIu64 ", whole states at %d checkpoints and every metric\n",
            compared, tapes, overflowed, ck_seed, CK_CHECKPOINTS);
+    if (ck_batch_count[1] > 0)
+        printf("checkmodel: batch stepped %" PRId64 " of its %" PRId64
+               " event x combination slots; %" PRId64 " slots parked (shared states)\n",
+               ck_batch_count[0], ck_batch_count[1], ck_batch_count[2]);
     if (ok[0]) printf("checkmodel: %s == c, bit for bit\n", ok);
     if (differ[0]) printf("checkmodel: MISMATCH: %s != c\n", differ);
     printf("%d passed, %d failed\n", bad ? 0 : 1, bad ? 1 : 0);
@@ -469,7 +490,7 @@ static int bench(const ck_bench_opts *o)
         const mm_derived *dk = (ck_kernels[k].flags & CK_PER_COMBO) ? ds : d;
         for (int j = 0; j < m; j++)
             mm__state_init(&st[j], &tp, ck_state_id(&c, j), ck_state_path(&c));
-        ck_batch_count[0] = ck_batch_count[1] = 0;
+        ck_batch_count[0] = ck_batch_count[1] = ck_batch_count[2] = 0;
         double t0 = now();
         int r = ck_kernels[k].advance(&tp, dk, st, m, 0, t.n);
         double dt = now() - t0;
@@ -481,10 +502,11 @@ static int bench(const ck_bench_opts *o)
         int64_t fills = 0;
         for (int j = 0; j < m; j++)
             fills += st[j].fills[0] + st[j].fills[1];
-        char stepped[64] = "";
+        char stepped[96] = "";
         if (ck_batch_count[1] > 0)
-            snprintf(stepped, sizeof stepped, ", %.1f%% of slots stepped",
-                     100.0 * (double)ck_batch_count[0] / (double)ck_batch_count[1]);
+            snprintf(stepped, sizeof stepped, ", %.1f%% of slots stepped, %.1f%% shared",
+                     100.0 * (double)ck_batch_count[0] / (double)ck_batch_count[1],
+                     100.0 * (double)ck_batch_count[2] / (double)ck_batch_count[1]);
         printf("  %-8s %5d combos %8.3f s  %10.3e event x combo updates/s  (%" PRId64
                " fills%s)%s\n",
                ck_kernels[k].name, m, dt, (double)t.n * m / dt, fills, stepped,

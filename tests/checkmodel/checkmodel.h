@@ -47,7 +47,7 @@ typedef struct ck_kernel {
 
 /* The slots the batched kernels (batch and its per-ISA builds) stepped and went through, added up
  * over every call since the last reset (mm__guards.count): --bench prints the share that steps. */
-extern int64_t ck_batch_count[2];
+extern int64_t ck_batch_count[3];
 
 /* The registry (ck_kernels.c): the reference first, then every fast version. */
 extern const ck_kernel ck_kernels[];
@@ -69,6 +69,8 @@ extern uint64_t ck_seed;
 #define CK_TS_GRID_NS 100000 /* the coarse clock of some perturbed tapes, ns */
 uint32_t ck_rnd(void);
 void ck_random_params(mm_params *p);
+/* Execution randomness off (section 3.3): a combination that draws no random number. */
+void ck_no_draws(mm_params *p);
 void ck_wide_params(mm_params *p);
 int ck_gen_tape(mm_ticks *t, uint64_t seed, int64_t events);
 void ck_perturb(mm_ticks *t);

@@ -236,3 +236,11 @@ void ck_series_free(mm_latency_series *ls)
     free((void *)ls->entry_ns);
     free((void *)ls->response_ns);
 }
+
+void ck_no_draws(mm_params *p)
+{
+    p->latency_dist = MM_LAT_CONSTANT;
+    p->queue_join = MM_JOIN_BACK;
+    p->trade_reach = 1;
+    p->cancel_draw = MM_CANCEL_ROUND;
+}

@@ -35,7 +35,7 @@ static int run_c(const mm_ticks *t, const mm_sim_config *c, const mm_params *p, 
     return 0;
 }
 
-int64_t ck_batch_count[2];
+int64_t ck_batch_count[3];
 
 /* The batched kernel (src/core/sim_batch.c): skips the events that cannot change a combination's
  * state. */
@@ -48,6 +48,7 @@ static int advance_batch(const mm__tape *tp, const mm_derived *d, mm_state *st, 
     mm__sim_batch_advance(tp, d, st, &g, m, i0, i1);
     ck_batch_count[0] += g.count[MM_COUNT_STEPS];
     ck_batch_count[1] += g.count[MM_COUNT_SLOTS];
+    ck_batch_count[2] += g.count[MM_COUNT_SHARED];
     mm__guards_free(&g);
     return 0;
 }
@@ -62,6 +63,7 @@ static int advance_isa(int isa, const mm__tape *tp, const mm_derived *d, mm_stat
     rc = mm__sim_batch_advance_isa(isa, tp, d, st, &g, m, i0, i1);
     ck_batch_count[0] += g.count[MM_COUNT_STEPS];
     ck_batch_count[1] += g.count[MM_COUNT_SLOTS];
+    ck_batch_count[2] += g.count[MM_COUNT_SHARED];
     mm__guards_free(&g);
     return rc;
 }
@@ -151,6 +153,10 @@ int ck_advance_bandbug(const mm__tape *tp, const mm_derived *d, mm_state *st, in
 int ck_advance_timebug(const mm__tape *tp, const mm_derived *d, mm_state *st, int64_t m, int64_t i0,
                        int64_t i1);
 
+/* ck_sharebug.c: the batched kernel with the shared states' bound missing the orders' lots. */
+int ck_advance_sharebug(const mm__tape *tp, const mm_derived *d, mm_state *st, int64_t m,
+                        int64_t i0, int64_t i1);
+
 /* A kernel built but unable to run here (as a CUDA kernel on a machine without a GPU): skipped, not
  * failed. */
 static int advance_absent(const mm__tape *tp, const mm_derived *d, mm_state *st, int64_t m,
@@ -201,6 +207,7 @@ const ck_kernel ck_kernels[] = {
     {"skipbug", ck_advance_skipbug, NULL, CK_PER_COMBO},
     {"bandbug", ck_advance_bandbug, NULL, CK_PER_COMBO},
     {"timebug", ck_advance_timebug, NULL, CK_PER_COMBO},
+    {"sharebug", ck_advance_sharebug, NULL, 0},
 #endif
 };
 const int ck_nkernels = (int)(sizeof ck_kernels / sizeof ck_kernels[0]);

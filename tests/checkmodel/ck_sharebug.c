@@ -1,0 +1,26 @@
+/* checkmodel's own test of the batched kernel's shared states (Meson test checkmodel_share_bug): a
+ * copy of the batched kernel (sim_batch_kernel.h + sim_batch_body.h) whose bound on the room a step
+ * may need leaves out the lots of the live and landing orders (MM_SHARE_BUG), so a parked
+ * combination may leave its leader a step too late, after the leader's inventory limit and its own
+ * gave different outcomes. The checker must report it as differing from the reference. Built into
+ * checkmodel_selftest only. */
+#define MM_SHARE_BUG 1
+#include <assert.h>
+
+#include "checkmodel.h"
+#include "sim_batch_kernel.h"
+
+#define MM_ADVANCE advance_sharebug
+#define MM_ADVANCE_ATTR
+#include "sim_batch_body.h"
+
+int ck_advance_sharebug(const mm__tape *tp, const mm_derived *d, mm_state *st, int64_t m,
+                        int64_t i0, int64_t i1)
+{
+    mm__guards g;
+    int rc = mm__guards_alloc(&g, m);
+    if (rc) return rc;
+    advance_sharebug(tp, d, st, &g, m, i0, i1);
+    mm__guards_free(&g);
+    return 0;
+}
