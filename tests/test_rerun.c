@@ -152,7 +152,7 @@ Test(rerun, run_from_reproduces_a_row_with_its_random_streams)
     sweep();
     char *out = NULL, *err = NULL;
     for (int id = 0; id < 4; id++) {
-        char ids[8];
+        char ids[16];
         snprintf(ids, sizeof ids, "%d", id);
         const char *a[] = {"mmsim", "run", "--from", tu_path("r.h5"), "--id", ids, NULL};
         cr_assert_eq(run(a, &out, &err), 0, "row %d: %s", id, err);
