@@ -193,7 +193,10 @@ Test(ux, export_takes_the_format_from_the_extension)
     cr_assert_eq(tu_lines(text), 3);
     free(text);
     const char *b[] = {"mmsim", "export", r, "-o", tu_path("r.txt"), NULL};
-    free(expect(b, 2, "mmsim: export: choose an output format: --csv (or -o FILE.csv)"));
+    free(
+        expect(b, 2,
+               "mmsim: export: choose an output format: --csv (or -o FILE.csv), or --mmtape (or -o "
+               "FILE.mmtape) for a tick file"));
 }
 
 Test(ux, a_range_without_a_step_steps_by_one)

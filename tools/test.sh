@@ -19,6 +19,10 @@ meson test -C build-ci --print-errorlogs --num-processes "$jobs"
 [ -d build-core ] || meson setup build-core --buildtype=release -Dwerror=true -Dcore_only=true
 ninja -C build-core
 build-core/checkmodel --tapes 2 --combos 16
+# ... and it reads a real tape without HDF5: a raw tape written by the full build (mmsim export).
+build-ci/src/cli/mmsim gen --seed 5 --events 30000 -o build-core/day.h5 --replace >/dev/null
+build-ci/src/cli/mmsim export build-core/day.h5 -o build-core/day.mmtape
+build-core/checkmodel --bench --tape build-core/day.mmtape --combos 64 --kernel batch
 # -O1 (asserts on): the sanitizers' usual level; the suite runs in about half the time it takes at -O0.
 if [ ! -d build-asan ]; then
   meson setup build-asan --buildtype=debug -Doptimization=1 -Dwerror=true -Db_sanitize=address,undefined \

@@ -17,6 +17,7 @@
 #define MMSIM_TICKS_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "mmsim/mmsim.h"
 
@@ -79,6 +80,15 @@ MM_API uint64_t mm_ticks_fingerprint(const mm_ticks *t);
 /* Check every validation rule (see docs/formats.md). `file` is only used for the message.
  * Returns 0 or MM_EINVALID with err naming file, instrument, column and row. */
 MM_API int mm_ticks_validate(const mm_ticks *t, const char *file, mm_error *err);
+
+/* The raw tape (docs/formats.md, "Raw tape (.mmtape)"): one instrument's columns and attributes in
+ * a flat little-endian file with a checksum, readable without HDF5 (the model core reads it; the
+ * GPU machines' checkmodel uses it for real tapes). mm_ticks_write_raw writes t to f (the caller
+ * owns f: a temporary file renamed when complete); mm_ticks_load_raw reads a whole file onto the
+ * heap, checking the header, the size, the checksum (MM_ECHECKSUM) and the validation rules. Errors
+ * name the file. */
+MM_API int mm_ticks_write_raw(FILE *f, const mm_ticks *t, mm_error *err);
+MM_API int mm_ticks_load_raw(const char *path, mm_ticks *out, mm_error *err);
 
 /* Writing. */
 typedef struct mm_write_opts {

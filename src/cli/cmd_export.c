@@ -1,4 +1,5 @@
-/* mmsim export: every row of a results file as CSV, in id order. */
+/* mmsim export: every row of a results file as CSV, in id order; or one instrument of a tick file
+ * as a raw tape (.mmtape). */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -14,6 +15,7 @@
 
 static const char HELP[] =
     "usage: mmsim export results.h5 [--csv] [--comments] [-o out.csv]\n"
+    "       mmsim export ticks.h5 [--symbol S] --mmtape -o out.mmtape\n"
     "\n"
     "Write every row of a sweep's results file (docs/results.md) as CSV, in id order: a header "
     "line (id,\n"
@@ -29,6 +31,12 @@ static const char HELP[] =
     "                     holding '#' are then quoted)\n"
     "  -o, --output FILE  write FILE (through a temporary file, renamed when complete) [standard "
     "output]\n"
+    "  --mmtape           a tick file's instrument as a raw tape (docs/formats.md, \"Raw tape\"): "
+    "flat\n"
+    "                     little-endian columns with a checksum, read without HDF5 by checkmodel "
+    "--tape\n"
+    "                     (the GPU check); implied by -o FILE.mmtape; -o is required\n"
+    "  --symbol S         the instrument to write (needed when the tick file holds several)\n"
     "  -h, --help         this help\n";
 
 /* A CSV field, quoted (RFC 4180) when it holds a comma, a quote or a line break, and with comments
@@ -127,14 +135,97 @@ static int write_csv(mm_results_reader *r, const char *path, int comments, FILE 
     return rc;
 }
 
+typedef int (*write_fn)(FILE *f, void *ctx);
+
+/* Writes out through a temporary file beside it, synced and renamed when complete; on any failure
+ * the temporary file is removed and the output is left as it was. Returns an exit status. */
+static int write_atomic(const char *C, const char *out, write_fn fn, void *ctx)
+{
+    size_t tn = strlen(out) + 32;
+    char *tmp = malloc(tn);
+    if (!tmp) {
+        cli_err("%s: -o %s: out of memory", C, out);
+        return MM_EXIT_RUNTIME;
+    }
+    snprintf(tmp, tn, "%s.tmp.%ld", out, (long)getpid());
+    mm__remove_stale_tmps(out); /* of writers killed during their final write */
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        cli_err("%s: -o %s: %s", C, tmp, strerror(errno));
+        free(tmp);
+        return MM_EXIT_RUNTIME;
+    }
+    int rc = fn(f, ctx);
+    errno = 0;
+    int werr = fflush(f) != 0;
+    int saved = werr ? errno : 0;
+    if (!werr && ferror(f)) werr = 1, saved = EIO;
+    if (!werr && fsync(fileno(f)) != 0) werr = 1, saved = errno;
+    if (fclose(f) != 0 && !werr) werr = 1, saved = errno;
+    if (!werr && rc == 0 && rename(tmp, out) != 0) werr = 1, saved = errno;
+    if (werr || rc) unlink(tmp);
+    free(tmp);
+    if (werr && rc == 0) {
+        cli_err("%s: -o %s: %s", C, out, strerror(saved ? saved : EIO));
+        rc = MM_EXIT_RUNTIME;
+    }
+    return rc;
+}
+
+typedef struct csv_ctx {
+    mm_results_reader *r;
+    const char *path;
+    int comments;
+} csv_ctx;
+
+static int csv_fn(FILE *f, void *ctx)
+{
+    csv_ctx *c = ctx;
+    return write_csv(c->r, c->path, c->comments, f);
+}
+
+typedef struct raw_ctx {
+    const mm_ticks *t;
+    const char *out;
+} raw_ctx;
+
+static int raw_fn(FILE *f, void *ctx)
+{
+    raw_ctx *c = ctx;
+    mm_error e = {0};
+    if (mm_ticks_write_raw(f, c->t, &e) == 0) return MM_EXIT_OK;
+    cli_err("export: -o %s: %s", c->out, e.msg);
+    return MM_EXIT_RUNTIME;
+}
+
+/* export ticks.h5 --mmtape -o out.mmtape: one instrument as a raw tape. */
+static int export_tape(const char *C, const char *path, const char *symbol, const char *out)
+{
+    if (!out) {
+        cli_err("%s: --mmtape writes a binary file: give -o FILE.mmtape", C);
+        return MM_EXIT_USAGE;
+    }
+    if (cli_check_output(C, "-o", out, &path, 1) || cli_check_not_h5(C, "-o", out, "a raw tape"))
+        return MM_EXIT_USAGE;
+    mm_error e = {0};
+    mm_ticks t;
+    if (mm_ticks_load(path, symbol, 0, &t, &e)) return cli_fail(&e);
+    raw_ctx c = {&t, out};
+    int rc = write_atomic(C, out, raw_fn, &c);
+    mm_ticks_free(&t);
+    return rc;
+}
+
 int cmd_export(int argc, char **argv)
 {
     const char *C = "export";
-    const char *out = NULL;
-    int csv = 0, comments = 0;
-    enum { O_CSV = 256, O_COMMENTS };
+    const char *out = NULL, *symbol = NULL;
+    int csv = 0, comments = 0, mmtape = 0;
+    enum { O_CSV = 256, O_COMMENTS, O_MMTAPE, O_SYMBOL };
     static const struct option opts[] = {{"csv", 0, 0, O_CSV},
                                          {"comments", 0, 0, O_COMMENTS},
+                                         {"mmtape", 0, 0, O_MMTAPE},
+                                         {"symbol", 1, 0, O_SYMBOL},
                                          {"output", 1, 0, 'o'},
                                          {"help", 0, 0, 'h'},
                                          {0, 0, 0, 0}};
@@ -148,6 +239,12 @@ int cmd_export(int argc, char **argv)
             break;
         case O_COMMENTS:
             comments = 1;
+            break;
+        case O_MMTAPE:
+            mmtape = 1;
+            break;
+        case O_SYMBOL:
+            symbol = optarg;
             break;
         case 'o':
             out = optarg;
@@ -164,17 +261,36 @@ int cmd_export(int argc, char **argv)
         }
     }
     if (argc - optind != 1) {
-        cli_err("%s: expected exactly one results file (see 'mmsim export --help')", C);
+        cli_err("%s: expected exactly one results or tick file (see 'mmsim export --help')", C);
         return MM_EXIT_USAGE;
     }
-    /* The format from the output's name when no flag says it: r.csv (any case) is CSV. */
+    /* The format from the output's name when no flag says it: r.csv (any case) is CSV, t.mmtape a
+     * raw tape. */
     size_t ol = out ? strlen(out) : 0;
-    if (!csv && ol > 4 && !strcasecmp(out + ol - 4, ".csv")) csv = 1;
-    if (!csv) {
-        cli_err("%s: choose an output format: --csv (or -o FILE.csv)", C);
+    if (!csv && !mmtape && ol > 4 && !strcasecmp(out + ol - 4, ".csv")) csv = 1;
+    if (!csv && !mmtape && ol > 7 && !strcasecmp(out + ol - 7, ".mmtape")) mmtape = 1;
+    if (csv && mmtape) {
+        cli_err("%s: --csv and --mmtape: choose one output format", C);
+        return MM_EXIT_USAGE;
+    }
+    if (!csv && !mmtape) {
+        cli_err("%s: choose an output format: --csv (or -o FILE.csv), or --mmtape (or -o "
+                "FILE.mmtape) for a tick file",
+                C);
         return MM_EXIT_USAGE;
     }
     const char *path = argv[optind];
+    if (mmtape) {
+        if (comments) {
+            cli_err("%s: --comments is for CSV output, not --mmtape", C);
+            return MM_EXIT_USAGE;
+        }
+        return export_tape(C, path, symbol, out);
+    }
+    if (symbol) {
+        cli_err("%s: --symbol names a tick file's instrument: it goes with --mmtape", C);
+        return MM_EXIT_USAGE;
+    }
     /* -o never replaces the results file it reads, nor any other HDF5 file. */
     if (out &&
         (cli_check_output(C, "-o", out, &path, 1) || cli_check_not_h5(C, "-o", out, "a CSV file")))
@@ -188,38 +304,8 @@ int cmd_export(int argc, char **argv)
         mm_results_close(r);
         return rc;
     }
-    /* A file: written to a temporary file beside it, synced and renamed when complete; on any
-     * failure the temporary file is removed and the output is left as it was. */
-    size_t tn = strlen(out) + 32;
-    char *tmp = malloc(tn);
-    if (!tmp) {
-        cli_err("%s: -o %s: out of memory", C, out);
-        mm_results_close(r);
-        return MM_EXIT_RUNTIME;
-    }
-    snprintf(tmp, tn, "%s.tmp.%ld", out, (long)getpid());
-    mm__remove_stale_tmps(out); /* of writers killed during their final write */
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
-        cli_err("%s: -o %s: %s", C, tmp, strerror(errno));
-        mm_results_close(r);
-        free(tmp);
-        return MM_EXIT_RUNTIME;
-    }
-    int rc = write_csv(r, path, comments, f);
+    csv_ctx cc = {r, path, comments};
+    int rc = write_atomic(C, out, csv_fn, &cc);
     mm_results_close(r);
-    errno = 0;
-    int werr = fflush(f) != 0;
-    int saved = werr ? errno : 0;
-    if (!werr && ferror(f)) werr = 1, saved = EIO;
-    if (!werr && fsync(fileno(f)) != 0) werr = 1, saved = errno;
-    if (fclose(f) != 0 && !werr) werr = 1, saved = errno;
-    if (!werr && rc == 0 && rename(tmp, out) != 0) werr = 1, saved = errno;
-    if (werr || rc) unlink(tmp);
-    free(tmp);
-    if (werr && rc == 0) {
-        cli_err("%s: -o %s: %s", C, out, strerror(saved ? saved : EIO));
-        rc = MM_EXIT_RUNTIME;
-    }
     return rc;
 }

@@ -30,7 +30,8 @@
  * first (whole states at checkpoints), then, only if it matched, times it and prints event x
  * combination updates per second and, for the batched kernels, the share of event x combination
  * slots that ran the step (the reference times a sample of 8 combinations). The tape: a generated
- * one of E events, or a tick file (--tape; full builds only). The model: "canonical" (fixed
+ * one of E events, a raw tape (--tape FILE.mmtape, written by mmsim export; every build), or a tick
+ * file (--tape FILE.h5; full builds only). The model: "canonical" (fixed
  * offsets, probabilistic power-2 queue rule, 100 us latency, spread 1..32 x inventory limit 1..32)
  * or "peer" (tools/bench-peer's: spread 1..16 x inventory limit 1..50), then the --set values.
  *
@@ -370,6 +371,14 @@ static const char *const ck_peer_model[] = {
 static int bench_tape(const ck_bench_opts *o, mm_ticks *t)
 {
     mm_error e = {0};
+    size_t tl = o->tape ? strlen(o->tape) : 0;
+    if (tl > 7 && !strcmp(o->tape + tl - 7, ".mmtape")) { /* every build: no HDF5 needed */
+        if (mm_ticks_load_raw(o->tape, t, &e)) {
+            fprintf(stderr, "checkmodel: --tape %s\n", e.msg);
+            return 1;
+        }
+        return 0;
+    }
     if (o->tape) {
 #ifdef CK_TAPE_FILES
         if (mm_ticks_load(o->tape, NULL, MM_LOAD_NO_VERIFY, t, &e)) {
@@ -378,7 +387,10 @@ static int bench_tape(const ck_bench_opts *o, mm_ticks *t)
         }
         return 0;
 #else
-        fprintf(stderr, "checkmodel: --tape: this build reads no tick files (core_only)\n");
+        fprintf(stderr,
+                "checkmodel: --tape %s: this build reads no HDF5 tick files (core_only): "
+                "give a raw tape (mmsim export TAPE.h5 -o FILE.mmtape)\n",
+                o->tape);
         return 1;
 #endif
     }

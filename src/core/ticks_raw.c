@@ -1,0 +1,176 @@
+/* The raw tape (docs/formats.md, "Raw tape (.mmtape)"): one instrument's columns as they are in
+ * memory, with a 256-byte header, for machines without HDF5 (the GPU check's checkmodel reads real
+ * tapes from it). Little-endian only. Plain stdio: part of the model core, which builds without
+ * HDF5 and xxHash. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "mm_internal.h"
+
+#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "the raw tape format is little-endian: this host is not"
+#endif
+
+#define RAW_MAGIC "MMTAPE01"
+#define RAW_HEADER 256
+#define RAW_ROW 33 /* bytes per row: ts_ns 8, six int32 columns, trade_side 1 */
+
+/* The header, in file order (offsets in bytes). */
+typedef struct raw_header {
+    char magic[8];               /* 0: "MMTAPE01" */
+    uint64_t n;                  /* 8: rows */
+    double tick_size, lot_size;  /* 16, 24 */
+    double year_s;               /* 32: 0 = not recorded */
+    uint64_t fingerprint;        /* 40: the tick file's XXH3-64 fingerprint, as recorded */
+    int32_t allow_crossed, zero; /* 48, 52 */
+    char symbol[MM_SYMBOL_MAX];  /* 56: NUL-terminated, NUL-padded */
+    char source[MM_SOURCE_MAX];  /* 120: NUL-terminated, NUL-padded */
+    uint64_t checksum;           /* 248: FNV-1a 64 of every column byte after the header */
+} raw_header;
+_Static_assert(sizeof(raw_header) == RAW_HEADER, "raw tape header layout");
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ b[i]) * UINT64_C(0x100000001b3);
+    return h;
+}
+
+#define FNV0 UINT64_C(0xcbf29ce484222325)
+
+/* The columns in file order: base pointer and element size. */
+static void columns(const mm_ticks *t, const void *col[8], size_t size[8])
+{
+    const void *c[8] = {t->ts_ns,  t->bid_px,   t->ask_px,   t->bid_sz,
+                        t->ask_sz, t->trade_px, t->trade_sz, t->trade_side};
+    const size_t s[8] = {8, 4, 4, 4, 4, 4, 4, 1};
+    memcpy(col, c, sizeof c);
+    memcpy(size, s, sizeof s);
+}
+
+int mm_ticks_write_raw(FILE *f, const mm_ticks *t, mm_error *err)
+{
+    if (!f || !t || t->n < 0) return mm__errf(err, -EINVAL, "mm_ticks_write_raw: bad argument");
+    raw_header h;
+    memset(&h, 0, sizeof h);
+    memcpy(h.magic, RAW_MAGIC, 8);
+    h.n = (uint64_t)t->n;
+    h.tick_size = t->inst.tick_size;
+    h.lot_size = t->inst.lot_size;
+    h.year_s = t->inst.year_s;
+    h.fingerprint = t->inst.fingerprint;
+    h.allow_crossed = t->inst.allow_crossed;
+    memcpy(h.symbol, t->inst.symbol, strnlen(t->inst.symbol, MM_SYMBOL_MAX - 1));
+    memcpy(h.source, t->inst.source, strnlen(t->inst.source, MM_SOURCE_MAX - 1));
+    const void *col[8];
+    size_t size[8];
+    columns(t, col, size);
+    uint64_t sum = FNV0;
+    for (int k = 0; k < 8; k++)
+        sum = fnv(sum, col[k], size[k] * (size_t)t->n);
+    h.checksum = sum;
+    if (fwrite(&h, sizeof h, 1, f) != 1) goto io;
+    for (int k = 0; k < 8; k++)
+        if (t->n > 0 && fwrite(col[k], size[k], (size_t)t->n, f) != (size_t)t->n) goto io;
+    return 0;
+io:
+    return mm__errf(err, errno ? -errno : -EIO, "writing the raw tape: %s",
+                    strerror(errno ? errno : EIO));
+}
+
+/* A NUL-terminated field of at most len - 1 characters. */
+static int field_ok(const char *s, size_t len)
+{
+    return memchr(s, 0, len) != NULL;
+}
+
+int mm_ticks_load_raw(const char *path, mm_ticks *out, mm_error *err)
+{
+    if (!path || !out) return mm__errf(err, -EINVAL, "mm_ticks_load_raw: bad argument");
+    memset(out, 0, sizeof *out);
+    FILE *f = fopen(path, "rb");
+    if (!f) return mm__errf(err, -errno, "%s: %s", path, strerror(errno));
+    struct stat sb;
+    raw_header h;
+    int rc = 0;
+    if (fstat(fileno(f), &sb) != 0) {
+        rc = mm__errf(err, -errno, "%s: %s", path, strerror(errno));
+        goto done;
+    }
+    if (!S_ISREG(sb.st_mode)) {
+        rc = mm__errf(err, MM_EFORMAT, "%s: not a regular file", path);
+        goto done;
+    }
+    if (sb.st_size < RAW_HEADER || fread(&h, sizeof h, 1, f) != 1 ||
+        memcmp(h.magic, RAW_MAGIC, 8) != 0) {
+        rc = mm__errf(err, MM_EFORMAT, "%s: not a raw tape (no MMTAPE01 header)", path);
+        goto done;
+    }
+    if (h.n > (uint64_t)((INT64_MAX - RAW_HEADER) / RAW_ROW)) {
+        rc = mm__errf(err, MM_EFORMAT, "%s: header: %" PRIu64 " rows: not a raw tape", path, h.n);
+        goto done;
+    }
+    if ((uint64_t)sb.st_size != RAW_HEADER + h.n * RAW_ROW) {
+        rc = mm__errf(err, MM_EFORMAT,
+                      "%s: header: %" PRIu64 " rows need %" PRIu64
+                      " bytes; the file has %lld (truncated or not a raw tape)",
+                      path, h.n, RAW_HEADER + h.n * RAW_ROW, (long long)sb.st_size);
+        goto done;
+    }
+    if (!field_ok(h.symbol, sizeof h.symbol) || !mm__valid_symbol(h.symbol)) {
+        rc = mm__errf(err, MM_EFORMAT,
+                      "%s: header: symbol: not a valid symbol ([A-Za-z0-9._-]+, at most %d "
+                      "characters)",
+                      path, MM_SYMBOL_MAX - 1);
+        goto done;
+    }
+    if (!field_ok(h.source, sizeof h.source) || h.zero != 0 ||
+        (h.allow_crossed != 0 && h.allow_crossed != 1)) {
+        rc = mm__errf(err, MM_EFORMAT, "%s: header: corrupt (source, flags)", path);
+        goto done;
+    }
+    if (!(h.year_s == 0 || (h.year_s > 0 && h.year_s <= 1e12))) {
+        rc = mm__errf(err, MM_EFORMAT, "%s: header: year_seconds: %g is not 0 or in (0, 1e12]",
+                      path, h.year_s);
+        goto done;
+    }
+    if ((rc = mm__ticks_alloc_heap(out, (int64_t)h.n))) {
+        rc = mm__errf(err, rc, "%s: cannot allocate %" PRIu64 " rows", path, h.n);
+        goto done;
+    }
+    const void *col[8];
+    size_t size[8];
+    columns(out, col, size);
+    uint64_t sum = FNV0;
+    for (int k = 0; k < 8 && rc == 0; k++) {
+        if (h.n > 0 && fread((void *)col[k], size[k], (size_t)h.n, f) != (size_t)h.n)
+            rc = mm__errf(err, MM_EFORMAT, "%s: short read (truncated)", path);
+        else
+            sum = fnv(sum, col[k], size[k] * (size_t)h.n);
+    }
+    if (rc == 0 && sum != h.checksum)
+        rc = mm__errf(err, MM_ECHECKSUM,
+                      "%s: the columns do not match the header's checksum (corrupt file)", path);
+    if (rc == 0) {
+        memcpy(out->inst.symbol, h.symbol, sizeof h.symbol);
+        memcpy(out->inst.source, h.source, sizeof h.source);
+        out->inst.tick_size = h.tick_size;
+        out->inst.lot_size = h.lot_size;
+        out->inst.year_s = h.year_s;
+        out->inst.fingerprint = h.fingerprint;
+        out->inst.allow_crossed = h.allow_crossed;
+        rc = mm_ticks_validate(out, path, err);
+    }
+    if (rc && out->mem_base) { /* heap (core does not link the io layer's mm_ticks_free) */
+        free(out->mem_base);
+        memset(out, 0, sizeof *out);
+    }
+done:
+    fclose(f);
+    return rc;
+}
