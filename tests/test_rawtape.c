@@ -128,6 +128,8 @@ Test(rawtape, a_damaged_file_is_refused_naming_it)
         {0, -1, MM_EFORMAT, "not a raw tape"},         /* the magic */
         {9, -1, MM_EFORMAT, "rows need"},              /* the row count */
         {57, -1, MM_EFORMAT, "symbol"},                /* a symbol character */
+        {60, -1, MM_EFORMAT, "symbol"},                /* the symbol's padding */
+        {200, -1, MM_EFORMAT, "corrupt"},              /* the source's padding */
         {256 + 8 * 500, -1, MM_ECHECKSUM, "checksum"}, /* a timestamp */
         {n - 1, -1, MM_ECHECKSUM, "checksum"},         /* the last trade side */
         {249, -1, MM_ECHECKSUM, "checksum"},           /* the checksum itself */

@@ -19,7 +19,7 @@ runs=${FUZZ_RUNS:-}
 # so 2000 inputs would take about 7 minutes per target.
 runs_hdf5=${FUZZ_RUNS_HDF5:-}
 if [ -n "$runs" ] && [ -z "$runs_hdf5" ]; then runs_hdf5=$((runs / 8 < 100 ? 100 : runs / 8)); fi
-all=(grid import ticks results binance_spot sweep_config)
+all=(grid import ticks results binance_spot sweep_config rawtape)
 command -v clang >/dev/null || { echo "tools/fuzz.sh: clang not found (tools/deps.sh installs it)" >&2; exit 1; }
 if [ ! -d "$build" ]; then
   CC=clang meson setup "$build" --buildtype=debugoptimized -Dfuzz=true -Db_sanitize=address,undefined \

@@ -83,10 +83,15 @@ io:
                     strerror(errno ? errno : EIO));
 }
 
-/* A NUL-terminated field of at most len - 1 characters. */
+/* A NUL-terminated field of at most len - 1 characters, NUL-padded (zero after the first NUL: a
+ * file reads back to the bytes it was written as). */
 static int field_ok(const char *s, size_t len)
 {
-    return memchr(s, 0, len) != NULL;
+    const char *z = memchr(s, 0, len);
+    if (!z) return 0;
+    for (const char *c = z; c < s + len; c++)
+        if (*c) return 0;
+    return 1;
 }
 
 int mm_ticks_load_raw(const char *path, mm_ticks *out, mm_error *err)
