@@ -25,7 +25,7 @@ build-ci/src/cli/mmsim export build-core/day.h5 -o build-core/day.mmtape
 build-core/checkmodel --bench --tape build-core/day.mmtape --combos 64 --kernel batch
 # -O1 (asserts on): the sanitizers' usual level; the suite runs in about half the time it takes at -O0.
 if [ ! -d build-asan ]; then
-  meson setup build-asan --buildtype=debug -Doptimization=1 -Dwerror=true -Db_sanitize=address,undefined \
+  meson setup build-asan -Doptimization=1 -Ddebug=true -Dwerror=true -Db_sanitize=address,undefined \
     -Dc_args=-fsanitize=float-cast-overflow -Dc_link_args=-fsanitize=float-cast-overflow -Db_lundef=false \
     -Dcuda=disabled -Dalloc_fail=true
 else

@@ -14,55 +14,48 @@
 
 #define MM_BLOCK 512
 
+/* One block for every array (64-byte aligned each): one allocation per kernel call. */
+static size_t guards_round(size_t x)
+{
+    return (x + 63) / 64 * 64;
+}
+
 int mm__guards_alloc(mm__guards *g, int64_t cap)
 {
+    memset(g, 0, sizeof *g);
     size_t n = (size_t)(cap > 0 ? cap : 1);
-    size_t n8 = (n + 7) / 8 * 8; /* need[] is scanned 8 bytes at a time */
-    g->lo = malloc(n * sizeof(int32_t));
-    g->hi = malloc(n * sizeof(int32_t));
-    g->landi = malloc(n * sizeof(int32_t));
-    g->perm = malloc(n * sizeof(int32_t));
-    g->flo = malloc(n * sizeof(double));
-    g->fhi = malloc(n * sizeof(double));
-    g->need = calloc(n8, 1);
-    g->count = calloc(MM_COUNTS, sizeof(int64_t));
-    g->lead = malloc(n * sizeof(int32_t));
-    g->fhead = malloc(n * sizeof(int32_t));
-    g->fnext = malloc(n * sizeof(int32_t));
-    g->pos = malloc(n * sizeof(int32_t));
-    g->key = malloc(n * sizeof(mm__share_key));
-    g->live = calloc(n8, 1);
+    size_t n8 = (n + 7) / 8 * 8; /* need[] and live[] are scanned 8 bytes at a time */
+    size_t i32 = guards_round(n * sizeof(int32_t)), f64 = guards_round(n * sizeof(double));
+    size_t u8 = guards_round(n8), cnt = guards_round(MM_COUNTS * sizeof(int64_t));
+    size_t key = guards_round(n * sizeof(mm__share_key));
+    size_t bytes = 8 * i32 + 2 * f64 + 2 * u8 + cnt + key;
+    char *b = aligned_alloc(64, bytes);
+    if (!b) return -ENOMEM;
+    memset(b, 0, bytes);
+    g->block = b;
+    int32_t **ints[8] = {&g->lo,   &g->hi,    &g->landi, &g->perm,
+                         &g->lead, &g->fhead, &g->fnext, &g->pos};
+    for (int k = 0; k < 8; k++, b += i32)
+        *ints[k] = (int32_t *)(void *)b;
+    g->flo = (double *)(void *)b;
+    b += f64;
+    g->fhi = (double *)(void *)b;
+    b += f64;
+    g->need = (uint8_t *)b;
+    b += u8;
+    g->live = (uint8_t *)b;
+    b += u8;
+    g->count = (int64_t *)(void *)b;
+    b += cnt;
+    g->key = (mm__share_key *)(void *)b;
     g->cap = (int64_t)n;
-    if (g->lo && g->hi && g->landi && g->perm && g->flo && g->fhi && g->need && g->count &&
-        g->lead && g->fhead && g->fnext && g->pos && g->key && g->live)
-        return 0;
-    mm__guards_free(g);
-    return -ENOMEM;
+    return 0;
 }
 
 void mm__guards_free(mm__guards *g)
 {
-    free(g->lo);
-    free(g->hi);
-    free(g->landi);
-    free(g->perm);
-    free(g->flo);
-    free(g->fhi);
-    free(g->need);
-    free(g->count);
-    free(g->lead);
-    free(g->fhead);
-    free(g->fnext);
-    free(g->pos);
-    free(g->key);
-    free(g->live);
-    g->live = NULL;
-    g->lead = g->fhead = g->fnext = g->pos = NULL;
-    g->key = NULL;
-    g->lo = g->hi = g->landi = g->perm = NULL;
-    g->flo = g->fhi = NULL;
-    g->need = NULL;
-    g->count = NULL;
+    free(g->block);
+    memset(g, 0, sizeof *g);
 }
 
 #include "sim_batch_kernel.h"

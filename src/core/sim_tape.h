@@ -51,6 +51,7 @@ typedef struct mm__guards {
     int32_t *lead, *fhead, *fnext, *pos;
     uint8_t *live; /* per position: 0 while parked (padded to 8 bytes, as need) */
     mm__share_key *key;
+    void *block; /* the one allocation holding every array above */
     int64_t cap;
 } mm__guards;
 int mm__guards_alloc(mm__guards *g, int64_t cap); /* 0 or -ENOMEM (nothing allocated) */
