@@ -1,7 +1,9 @@
 /* Runs the importer fuzz target (fuzz_import.c) over seeded mutations of small valid inputs of each
- * format: byte flips, insertions, deletions, truncations and line swaps. A Meson test; under
- * ASan/UBSan in CI. Then replays every stored input (fixtures/fuzz/import/ and its regress/,
- * docs/fuzzing.md). Usage: fuzz_import_replay [iterations per seed] [seed] [DIR_OR_FILE...] */
+ * format: byte flips, insertions, deletions, truncations and line swaps. A Meson test (suite
+ * mutations: the release build; the ASan pass of tools/test.sh skips it, and tools/fuzz.sh runs the
+ * target under ASan + UBSan). Then replays every stored input (fixtures/fuzz/import/ and its
+ * regress/, docs/fuzzing.md). Usage: fuzz_import_replay [iterations per seed] [seed]
+ * [DIR_OR_FILE...] */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
