@@ -12,24 +12,11 @@
 
 TestSuite(rawtape, .fini = tu_cleanup);
 
+/* Every column and attribute the raw tape carries. */
 static void assert_same(const mm_ticks *a, const mm_ticks *b)
 {
-    cr_assert_eq(a->n, b->n);
-    for (int64_t i = 0; i < a->n; i++) {
-        cr_assert_eq(a->ts_ns[i], b->ts_ns[i], "row %ld", (long)i);
-        cr_assert_eq(a->bid_px[i], b->bid_px[i]);
-        cr_assert_eq(a->ask_px[i], b->ask_px[i]);
-        cr_assert_eq(a->bid_sz[i], b->bid_sz[i]);
-        cr_assert_eq(a->ask_sz[i], b->ask_sz[i]);
-        cr_assert_eq(a->trade_px[i], b->trade_px[i]);
-        cr_assert_eq(a->trade_sz[i], b->trade_sz[i]);
-        cr_assert_eq(a->trade_side[i], b->trade_side[i]);
-    }
-    cr_assert_eq(a->inst.fingerprint, b->inst.fingerprint);
-    cr_assert_str_eq(a->inst.symbol, b->inst.symbol);
+    tu_assert_same_ticks(a, b);
     cr_assert_str_eq(a->inst.source, b->inst.source);
-    cr_assert_eq(a->inst.tick_size, b->inst.tick_size);
-    cr_assert_eq(a->inst.lot_size, b->inst.lot_size);
     cr_assert_eq(a->inst.year_s, b->inst.year_s);
     cr_assert_eq(a->inst.allow_crossed, b->inst.allow_crossed);
 }

@@ -20,25 +20,6 @@
 
 TestSuite(store, .fini = tu_cleanup);
 
-static void assert_same(const mm_ticks *a, const mm_ticks *b)
-{
-    cr_assert_eq(a->n, b->n);
-    for (int64_t i = 0; i < a->n; i++) {
-        cr_assert_eq(a->ts_ns[i], b->ts_ns[i], "row %ld", (long)i);
-        cr_assert_eq(a->bid_px[i], b->bid_px[i]);
-        cr_assert_eq(a->ask_px[i], b->ask_px[i]);
-        cr_assert_eq(a->bid_sz[i], b->bid_sz[i]);
-        cr_assert_eq(a->ask_sz[i], b->ask_sz[i]);
-        cr_assert_eq(a->trade_px[i], b->trade_px[i]);
-        cr_assert_eq(a->trade_sz[i], b->trade_sz[i]);
-        cr_assert_eq(a->trade_side[i], b->trade_side[i]);
-    }
-    cr_assert_eq(a->inst.fingerprint, b->inst.fingerprint);
-    cr_assert_str_eq(a->inst.symbol, b->inst.symbol);
-    cr_assert_eq(a->inst.tick_size, b->inst.tick_size);
-    cr_assert_eq(a->inst.lot_size, b->inst.lot_size);
-}
-
 Test(store, round_trip_heap_and_shm_compressed_or_not)
 {
     mm_ticks t = {0};
@@ -56,7 +37,7 @@ Test(store, round_trip_heap_and_shm_compressed_or_not)
             cr_assert_eq((uintptr_t)r.bid_sz % 64, 0);
             cr_assert_eq((uintptr_t)r.trade_side % 64, 0);
             cr_assert_eq((uintptr_t)r.ts_ns % 64, 0);
-            assert_same(&t, &r);
+            tu_assert_same_ticks(&t, &r);
             cr_assert_str_eq(r.inst.source, t.inst.source);
             mm_ticks_free(&r);
         }
@@ -149,10 +130,10 @@ Test(store, append_instruments_replace_and_no_temp_left)
     mm_write_opts o = {.replace = 1};
     cr_assert_eq(mm_ticks_write(p, &c, &o, &e), 0, "%s", e.msg);
     cr_assert_eq(mm_ticks_load(p, "OTHER", 0, &r, &e), 0, "%s", e.msg);
-    assert_same(&c, &r);
+    tu_assert_same_ticks(&c, &r);
     mm_ticks_free(&r);
     cr_assert_eq(mm_ticks_load(p, "TST", 0, &r, &e), 0, "%s", e.msg);
-    assert_same(&a, &r);
+    tu_assert_same_ticks(&a, &r);
     mm_ticks_free(&r);
     cr_assert_eq(count_files(tu_tmpdir()), 1, "a temporary file was left behind");
     mm_ticks_free(&a);
@@ -636,7 +617,7 @@ static void check_disk_full(const char *dir, int want_errno)
     cr_assert_eq(count_files(dir), 1, "a temporary file was left behind");
     mm_ticks r = {0};
     cr_assert_eq(mm_ticks_load(p, "SMALL", 0, &r, &e), 0, "%s", e.msg);
-    assert_same(&small, &r);
+    tu_assert_same_ticks(&small, &r);
     mm_ticks_free(&r);
     free(before);
     free(after);

@@ -116,6 +116,25 @@ const char *tu_shared_data(void)
     return NULL;
 }
 
+void tu_assert_same_ticks(const mm_ticks *a, const mm_ticks *b)
+{
+    cr_assert_eq(a->n, b->n);
+    for (int64_t i = 0; i < a->n; i++) {
+        cr_assert_eq(a->ts_ns[i], b->ts_ns[i], "row %ld", (long)i);
+        cr_assert_eq(a->bid_px[i], b->bid_px[i]);
+        cr_assert_eq(a->ask_px[i], b->ask_px[i]);
+        cr_assert_eq(a->bid_sz[i], b->bid_sz[i]);
+        cr_assert_eq(a->ask_sz[i], b->ask_sz[i]);
+        cr_assert_eq(a->trade_px[i], b->trade_px[i]);
+        cr_assert_eq(a->trade_sz[i], b->trade_sz[i]);
+        cr_assert_eq(a->trade_side[i], b->trade_side[i]);
+    }
+    cr_assert_eq(a->inst.fingerprint, b->inst.fingerprint);
+    cr_assert_str_eq(a->inst.symbol, b->inst.symbol);
+    cr_assert_eq(a->inst.tick_size, b->inst.tick_size);
+    cr_assert_eq(a->inst.lot_size, b->inst.lot_size);
+}
+
 void tu_small_tape(mm_ticks *t, int64_t n, uint64_t seed)
 {
     mm_gen_params p;

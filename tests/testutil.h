@@ -24,6 +24,10 @@ int tu_lines(const char *s);
 /* Directory of the shared real data (../shared/data beside the checkout), or NULL when absent. */
 const char *tu_shared_data(void);
 
+/* Criterion assertions that two tapes hold the same rows, fingerprint, symbol, tick and lot size.
+ */
+void tu_assert_same_ticks(const mm_ticks *a, const mm_ticks *b);
+
 /* A small valid synthetic tape (heap) of n rows. */
 void tu_small_tape(mm_ticks *t, int64_t n, uint64_t seed);
 

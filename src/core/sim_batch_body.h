@@ -93,14 +93,15 @@ MM_ADVANCE_ATTR static void MM_ADVANCE(const mm__tape *tp, const mm_derived *d, 
                     int b = __builtin_ctzll(w) / 8;
                     w &= ~(UINT64_C(0xff) << (8 * b));
                     int64_t q = q8 + b, j = g->perm[q];
+                    int kq = kind_at(beg, q);
                     if (g->fhead[j] >= 0) { /* a leader: followers may leave first */
-                        int64_t n = share_leave(g, live, d, st, j, kind_at(beg, q), &ev, v, w1, w0);
+                        int64_t n = share_leave(g, live, d, st, j, kq, &ev, v, w1, w0);
                         shared -= n * (i1 - i);
                         steps += n;
                     }
                     mm_step_c(&st[j], &ev, &d[j], NULL);
                     steps++;
-                    guard_set(g, q, &st[j], &d[j], kind_at(beg, q), &ev, v, i + 1, w1, w0);
+                    guard_set(g, q, &st[j], &d[j], kq, &ev, v, i + 1, w1, w0);
                 }
             }
         }

@@ -145,9 +145,8 @@ static inline int64_t share_bound(const mm_state *s, const mm_derived *d)
     }
     int64_t f = (int64_t)s->s[0].qty + s->s[1].qty + (s->s[0].new_qty > 0 ? s->s[0].new_qty : 0) +
                 (s->s[1].new_qty > 0 ? s->s[1].new_qty : 0);
-#ifdef MM_SHARE_BUG /* checkmodel's own test (tests/checkmodel/ck_sharebug.c): the orders left out \
-                     */
-    f = 0;
+#ifdef MM_SHARE_BUG
+    f = 0; /* checkmodel's own test (tests/checkmodel/ck_sharebug.c): the orders left out */
 #endif
     return (q > kq ? q : kq) + f + d->size;
 }
