@@ -28,7 +28,9 @@ int mm__guards_alloc(mm__guards *g, int64_t cap)
     size_t i32 = guards_round(n * sizeof(int32_t)), f64 = guards_round(n * sizeof(double));
     size_t u8 = guards_round(n8), cnt = guards_round(MM_COUNTS * sizeof(int64_t));
     size_t key = guards_round(n * sizeof(mm__share_key));
-    size_t bytes = 8 * i32 + 2 * f64 + 2 * u8 + cnt + key;
+    size_t evs = guards_round(MM_LANES_WINDOW * sizeof(mm_event));
+    size_t gts = guards_round(MM_LANES_WINDOW * sizeof(mm__gate));
+    size_t bytes = 8 * i32 + 2 * f64 + 2 * u8 + cnt + key + evs + gts;
     char *b = aligned_alloc(64, bytes);
     if (!b) return -ENOMEM;
     memset(b, 0, bytes);
@@ -48,6 +50,10 @@ int mm__guards_alloc(mm__guards *g, int64_t cap)
     g->count = (int64_t *)(void *)b;
     b += cnt;
     g->key = (mm__share_key *)(void *)b;
+    b += key;
+    g->evs = (mm_event *)(void *)b;
+    b += evs;
+    g->gates = (mm__gate *)(void *)b;
     g->cap = (int64_t)n;
     return 0;
 }
@@ -74,12 +80,58 @@ void mm__guards_free(mm__guards *g)
 #undef MM_ADVANCE
 #undef MM_ADVANCE_ATTR
 #define MM_ADVANCE advance_avx512
-#define MM_ADVANCE_ATTR __attribute__((flatten, target("avx512f,avx512bw,avx512vl,avx2,bmi2")))
+#define MM_ADVANCE_ATTR                                                                            \
+    __attribute__((flatten, target("avx512f,avx512bw,avx512vl,avx512dq,avx2,bmi2")))
 #include "sim_batch_body.h"
 #undef MM_ADVANCE
 #undef MM_ADVANCE_ATTR
 #else
 #define MM_X86_ISA 0
+#endif
+
+/* ---- The lanes kernel (sim_lanes.h) ---- */
+
+int mm__lanes_ok(const mm_derived *d)
+{
+    return share_draws_none(d) && d->rate == 0;
+}
+
+/* Four lanes of int64 and of double (GCC vector extensions: SSE2 pairs in the baseline build, one
+ * AVX2 register in the others). A comparison gives -1 (true) or 0 per lane. */
+typedef int64_t mm__vi __attribute__((vector_size(32)));
+typedef double mm__vd __attribute__((vector_size(32)));
+typedef int32_t mm__vi32 __attribute__((vector_size(16)));
+#define mm__vi_b(x) ((mm__vi){(x), (x), (x), (x)})
+#define mm__vd_b(x) ((mm__vd){(x), (x), (x), (x)})
+#define mm__vi_sel(m, a, b) ((((mm__vi)(m)) & (a)) | (~((mm__vi)(m)) & (b)))
+#define mm__vd_sel(m, a, b)                                                                        \
+    ((mm__vd)((((mm__vi)(m)) & (mm__vi)(a)) | (~((mm__vi)(m)) & (mm__vi)(b))))
+#define mm__vi_any(m) (((m)[0] | (m)[1] | (m)[2] | (m)[3]) != 0)
+#define MM_LANES_INLINE static inline __attribute__((always_inline))
+
+#define MM_LANES lanes_default
+#define MM_LANES_T(n) lanes_default_##n
+#define MM_LANES_ATTR __attribute__((flatten))
+#include "sim_lanes.h"
+#undef MM_LANES
+#undef MM_LANES_T
+#undef MM_LANES_ATTR
+#if MM_X86_ISA
+#define MM_LANES lanes_avx2
+#define MM_LANES_T(n) lanes_avx2_##n
+#define MM_LANES_ATTR __attribute__((flatten, target("avx2,bmi2")))
+#include "sim_lanes.h"
+#undef MM_LANES
+#undef MM_LANES_T
+#undef MM_LANES_ATTR
+#define MM_LANES lanes_avx512
+#define MM_LANES_T(n) lanes_avx512_##n
+#define MM_LANES_ATTR                                                                              \
+    __attribute__((flatten, target("avx512f,avx512bw,avx512vl,avx512dq,avx2,bmi2")))
+#include "sim_lanes.h"
+#undef MM_LANES
+#undef MM_LANES_T
+#undef MM_LANES_ATTR
 #endif
 
 const char *mm__batch_isa_name(int isa)
@@ -95,7 +147,8 @@ int mm__batch_isa_supported(int isa)
     if (isa == MM_ISA_AVX2) return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2");
     if (isa == MM_ISA_AVX512)
         return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-               __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("bmi2");
+               __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") &&
+               __builtin_cpu_supports("bmi2");
 #endif
     return isa == MM_ISA_SCALAR;
 }
@@ -132,10 +185,60 @@ int mm__sim_batch_advance_isa(int isa, const mm__tape *tp, const mm_derived *d, 
     return 0;
 }
 
+int mm__sim_lanes_advance_isa(int isa, const mm__tape *tp, const mm_derived *d, mm_state *st,
+                              const mm__guards *g, int64_t m, int64_t i0, int64_t i1)
+{
+    if (!mm__batch_isa_supported(isa)) return -ENODEV;
+#if MM_X86_ISA
+    if (isa == MM_ISA_AVX512) {
+        lanes_avx512(tp, d, st, g, m, i0, i1);
+        return 0;
+    }
+    if (isa == MM_ISA_AVX2) {
+        lanes_avx2(tp, d, st, g, m, i0, i1);
+        return 0;
+    }
+#endif
+    lanes_default(tp, d, st, g, m, i0, i1);
+    return 0;
+}
+
+/* The choice between the two kernels (their results are the same bits; only the time differs):
+ * the events go in segments of MM_LANES_SEGMENT; the skip kernel runs the first MM_LANES_PROBE
+ * events of each, and when at least MM_LANES_DENSE_PCT percent of the slots it went through
+ * stepped (parked ones counted as skipped) and every combination is one the lanes' vectors step,
+ * the lanes kernel runs the rest of the segment. */
+#define MM_LANES_SEGMENT 65536
+#define MM_LANES_PROBE 4096
+#define MM_LANES_DENSE_PCT 30
+
 void mm__sim_batch_advance(const mm__tape *tp, const mm_derived *d, mm_state *st,
                            const mm__guards *g, int64_t m, int64_t i0, int64_t i1)
 {
-    mm__sim_batch_advance_isa(mm__batch_isa_best(), tp, d, st, g, m, i0, i1);
+    int isa = mm__batch_isa_best();
+    /* The lanes kernel needs 64-bit lane compares (AVX2): the SSE2 baseline build of it runs
+     * several times slower than the skip kernel, so it is not chosen there. */
+    int lanes = MM_X86_ISA && isa >= MM_ISA_AVX2;
+    for (int64_t j = 0; j < m && lanes; j++)
+        lanes = mm__lanes_ok(&d[j]);
+    if (!lanes) {
+        mm__sim_batch_advance_isa(isa, tp, d, st, g, m, i0, i1);
+        return;
+    }
+    for (int64_t s = i0, e; s < i1; s = e) {
+        e = i1 - s < MM_LANES_SEGMENT ? i1 : s + MM_LANES_SEGMENT;
+        int64_t p = e - s < MM_LANES_PROBE ? e : s + MM_LANES_PROBE;
+        int64_t st0 = g->count[MM_COUNT_STEPS], sl0 = g->count[MM_COUNT_SLOTS];
+        mm__sim_batch_advance_isa(isa, tp, d, st, g, m, s, p);
+        if (p == e) continue;
+        int64_t steps = g->count[MM_COUNT_STEPS] - st0, slots = g->count[MM_COUNT_SLOTS] - sl0;
+        if (steps * 100 >= MM_LANES_DENSE_PCT * slots) {
+            mm__sim_lanes_advance_isa(isa, tp, d, st, g, m, p, e);
+            g->count[MM_COUNT_LANES] += (e - p) * m;
+        } else {
+            mm__sim_batch_advance_isa(isa, tp, d, st, g, m, p, e);
+        }
+    }
 }
 
 int mm_sim_run_batch(const mm_ticks *t, const mm_sim_config *c, const mm_params *p, int64_t n,

@@ -34,7 +34,16 @@ void mm__state_init(mm_state *st, const mm__tape *tp, int64_t id, int32_t path);
  * count[MM_COUNT_SLOTS] all the slots the kernel went through, count[MM_COUNT_SHARED] the slots of
  * parked combinations (shared states; the shares that step and that are shared, which checkmodel
  * prints; mm__guards_alloc zeroes them). */
-enum { MM_COUNT_STEPS = 0, MM_COUNT_SLOTS = 1, MM_COUNT_SHARED = 2, MM_COUNTS = 3 };
+enum {
+    MM_COUNT_STEPS = 0,
+    MM_COUNT_SLOTS = 1,
+    MM_COUNT_SHARED = 2,
+    MM_COUNT_RARE = 3,  /* lanes kernel: slots stepped by mm_step_c for a rare branch */
+    MM_COUNT_LANES = 4, /* slots the lanes kernel went through */
+    MM_COUNTS = 5
+};
+/* Events per window of the lanes kernel (sim_lanes.h): decoded once into mm__guards.evs. */
+#define MM_LANES_WINDOW 256
 /* Shared states (docs/model.md section 8, "Shared states"): per combination j, lead[j] = the
  * combination whose state j's is (-1: j steps on its own), fhead[j] / fnext[j] = the combinations
  * sharing j's state, a list in ascending inventory limit (-1: end), pos[j] = j's position in perm;
@@ -51,7 +60,9 @@ typedef struct mm__guards {
     int32_t *lead, *fhead, *fnext, *pos;
     uint8_t *live; /* per position: 0 while parked (padded to 8 bytes, as need) */
     mm__share_key *key;
-    void *block; /* the one allocation holding every array above */
+    mm_event *evs;   /* [MM_LANES_WINDOW] the lanes kernel's decoded events */
+    mm__gate *gates; /* [MM_LANES_WINDOW] and their skip bounds (mm__gate_of) */
+    void *block;     /* the one allocation holding every array above */
     int64_t cap;
 } mm__guards;
 int mm__guards_alloc(mm__guards *g, int64_t cap); /* 0 or -ENOMEM (nothing allocated) */
@@ -70,6 +81,16 @@ void mm__sim_batch_advance(const mm__tape *tp, const mm_derived *d, mm_state *st
 enum { MM_ISA_SCALAR = 0, MM_ISA_AVX2 = 1, MM_ISA_AVX512 = 2, MM_ISA_COUNT = 3 };
 int mm__sim_batch_advance_isa(int isa, const mm__tape *tp, const mm_derived *d, mm_state *st,
                               const mm__guards *g, int64_t m, int64_t i0, int64_t i1);
+/* The lanes kernel (sim_lanes.h) built for an instruction set, on its own: every combination
+ * through every event, four at a time; mm__sim_batch_advance runs it instead of the skip test on
+ * the events where most combinations step (docs/model.md section 8, "Lanes"). Same bits as the
+ * reference for any combinations (those outside mm__lanes_ok are stepped by mm_step_c); -ENODEV
+ * where the CPU lacks the instruction set. */
+int mm__sim_lanes_advance_isa(int isa, const mm__tape *tp, const mm_derived *d, mm_state *st,
+                              const mm__guards *g, int64_t m, int64_t i0, int64_t i1);
+/* 1 when the lanes kernel's vectors may step a combination with constants d: it draws no random
+ * number and has no order-rate limit. */
+int mm__lanes_ok(const mm_derived *d);
 int mm__batch_isa_supported(int isa);
 int mm__batch_isa_best(void);
 const char *mm__batch_isa_name(int isa);

@@ -253,7 +253,8 @@ static int check(int tapes, int combos)
     mm_sim_config_defaults(&c);
     int64_t compared = 0, overflowed = 0;
     int bad = 0;
-    ck_batch_count[0] = ck_batch_count[1] = ck_batch_count[2] = 0;
+    memset(ck_batch_count, 0, sizeof ck_batch_count);
+    ck_batch_lanes = 0;
     for (int ti = 0; ti < tapes; ti++) {
         mm_ticks t = {0};
         if (ck_gen_tape(&t, ck_seed * 1000 + (uint64_t)ti, 20000 + (int64_t)(ck_rnd() % 60000)))
@@ -305,6 +306,14 @@ static int check(int tapes, int combos)
                 p[j].inv_limit = (int32_t)(lim > 1000000000 ? 1000000000 : lim);
             }
         }
+        /* One tape in four: every combination inside the lanes kernel's vector model (no random
+         * draw, no order-rate limit), so that the batched kernel may choose it there (sim_batch.c:
+         * where most combinations step). */
+        if (ti % 4 == 2)
+            for (int j = 0; j < combos; j++) {
+                ck_no_draws(&p[j]);
+                p[j].max_orders_per_s = 0;
+            }
         for (int j = 0; j < combos; j++) {
             mm_error e = {0};
             if (mm_params_check(&p[j], &e)) {
@@ -341,6 +350,14 @@ static int check(int tapes, int combos)
         printf("checkmodel: batch stepped %" PRId64 " of its %" PRId64
                " event x combination slots; %" PRId64 " slots parked (shared states)\n",
                ck_batch_count[0], ck_batch_count[1], ck_batch_count[2]);
+    if (ck_batch_count[MM_COUNT_SLOTS] > 0) {
+        if (mm__batch_isa_supported(MM_ISA_AVX2))
+            printf("checkmodel: batch chose the lanes kernel for %" PRId64
+                   " slots; the lanes kernels stepped %" PRId64 " rare slots with mm_step_c\n",
+                   ck_batch_lanes, ck_batch_count[MM_COUNT_RARE]);
+        else
+            printf("checkmodel: the lanes kernel is not chosen on this CPU (no AVX2)\n");
+    }
     if (ok[0]) printf("checkmodel: %s == c, bit for bit\n", ok);
     if (differ[0]) printf("checkmodel: MISMATCH: %s != c\n", differ);
     printf("%d passed, %d failed\n", bad ? 0 : 1, bad ? 1 : 0);
@@ -502,7 +519,7 @@ static int bench(const ck_bench_opts *o)
         const mm_derived *dk = (ck_kernels[k].flags & CK_PER_COMBO) ? ds : d;
         for (int j = 0; j < m; j++)
             mm__state_init(&st[j], &tp, ck_state_id(&c, j), ck_state_path(&c));
-        ck_batch_count[0] = ck_batch_count[1] = ck_batch_count[2] = 0;
+        memset(ck_batch_count, 0, sizeof ck_batch_count);
         double t0 = now();
         int r = ck_kernels[k].advance(&tp, dk, st, m, 0, t.n);
         double dt = now() - t0;
@@ -514,11 +531,16 @@ static int bench(const ck_bench_opts *o)
         int64_t fills = 0;
         for (int j = 0; j < m; j++)
             fills += st[j].fills[0] + st[j].fills[1];
-        char stepped[96] = "";
-        if (ck_batch_count[1] > 0)
-            snprintf(stepped, sizeof stepped, ", %.1f%% of slots stepped, %.1f%% shared",
-                     100.0 * (double)ck_batch_count[0] / (double)ck_batch_count[1],
-                     100.0 * (double)ck_batch_count[2] / (double)ck_batch_count[1]);
+        char stepped[160] = "";
+        if (ck_batch_count[MM_COUNT_SLOTS] > 0) {
+            double all = (double)ck_batch_count[MM_COUNT_SLOTS];
+            snprintf(stepped, sizeof stepped,
+                     ", %.1f%% of slots stepped, %.1f%% shared, %.1f%% in lanes, %.2f%% rare",
+                     100.0 * (double)ck_batch_count[MM_COUNT_STEPS] / all,
+                     100.0 * (double)ck_batch_count[MM_COUNT_SHARED] / all,
+                     100.0 * (double)ck_batch_count[MM_COUNT_LANES] / all,
+                     100.0 * (double)ck_batch_count[MM_COUNT_RARE] / all);
+        }
         printf("  %-8s %5d combos %8.3f s  %10.3e event x combo updates/s  (%" PRId64
                " fills%s)%s\n",
                ck_kernels[k].name, m, dt, (double)t.n * m / dt, fills, stepped,

@@ -47,7 +47,9 @@ typedef struct ck_kernel {
 
 /* The slots the batched kernels (batch and its per-ISA builds) stepped and went through, added up
  * over every call since the last reset (mm__guards.count): --bench prints the share that steps. */
-extern int64_t ck_batch_count[3];
+extern int64_t ck_batch_count[MM_COUNTS];
+/* Slots the batched kernel ("batch", mm__sim_batch_advance) gave to the lanes kernel. */
+extern int64_t ck_batch_lanes;
 
 /* The registry (ck_kernels.c): the reference first, then every fast version. */
 extern const ck_kernel ck_kernels[];

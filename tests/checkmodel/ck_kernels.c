@@ -35,7 +35,14 @@ static int run_c(const mm_ticks *t, const mm_sim_config *c, const mm_params *p, 
     return 0;
 }
 
-int64_t ck_batch_count[3];
+int64_t ck_batch_count[MM_COUNTS];
+int64_t ck_batch_lanes;
+
+static void count_add(const mm__guards *g)
+{
+    for (int k = 0; k < MM_COUNTS; k++)
+        ck_batch_count[k] += g->count[k];
+}
 
 /* The batched kernel (src/core/sim_batch.c): skips the events that cannot change a combination's
  * state. */
@@ -46,9 +53,8 @@ static int advance_batch(const mm__tape *tp, const mm_derived *d, mm_state *st, 
     int rc = mm__guards_alloc(&g, m);
     if (rc) return rc;
     mm__sim_batch_advance(tp, d, st, &g, m, i0, i1);
-    ck_batch_count[0] += g.count[MM_COUNT_STEPS];
-    ck_batch_count[1] += g.count[MM_COUNT_SLOTS];
-    ck_batch_count[2] += g.count[MM_COUNT_SHARED];
+    count_add(&g);
+    ck_batch_lanes += g.count[MM_COUNT_LANES];
     mm__guards_free(&g);
     return 0;
 }
@@ -61,11 +67,36 @@ static int advance_isa(int isa, const mm__tape *tp, const mm_derived *d, mm_stat
     int rc = mm__guards_alloc(&g, m);
     if (rc) return rc;
     rc = mm__sim_batch_advance_isa(isa, tp, d, st, &g, m, i0, i1);
-    ck_batch_count[0] += g.count[MM_COUNT_STEPS];
-    ck_batch_count[1] += g.count[MM_COUNT_SLOTS];
-    ck_batch_count[2] += g.count[MM_COUNT_SHARED];
+    count_add(&g);
     mm__guards_free(&g);
     return rc;
+}
+
+/* The lanes kernel on its own (every event, four combinations at a time; mm_step_c for the rare
+ * branches and the combinations outside its vectors' model), built for one instruction set. */
+static int advance_lanes_isa(int isa, const mm__tape *tp, const mm_derived *d, mm_state *st,
+                             int64_t m, int64_t i0, int64_t i1)
+{
+    mm__guards g;
+    int rc = mm__guards_alloc(&g, m);
+    if (rc) return rc;
+    rc = mm__sim_lanes_advance_isa(isa, tp, d, st, &g, m, i0, i1);
+    g.count[MM_COUNT_LANES] = g.count[MM_COUNT_SLOTS];
+    count_add(&g);
+    mm__guards_free(&g);
+    return rc;
+}
+
+static int advance_lanes(const mm__tape *tp, const mm_derived *d, mm_state *st, int64_t m,
+                         int64_t i0, int64_t i1)
+{
+    return advance_lanes_isa(mm__batch_isa_best(), tp, d, st, m, i0, i1);
+}
+
+static int advance_lanes_scalar(const mm__tape *tp, const mm_derived *d, mm_state *st, int64_t m,
+                                int64_t i0, int64_t i1)
+{
+    return advance_lanes_isa(MM_ISA_SCALAR, tp, d, st, m, i0, i1);
 }
 
 static int advance_scalar(const mm__tape *tp, const mm_derived *d, mm_state *st, int64_t m,
@@ -195,6 +226,10 @@ const ck_kernel ck_kernels[] = {
     {"scalar", advance_scalar, NULL, 0},
     {"avx2", advance_avx2, NULL, 0},
     {"avx512", advance_avx512, NULL, 0},
+    /* The lanes kernel alone ("batch" runs it where most combinations step), the best
+     * instruction set and the baseline build. */
+    {"lanes", advance_lanes, NULL, 0},
+    {"lanes_scalar", advance_lanes_scalar, NULL, 0},
     /* The CUDA kernel's per-thread function on the CPU: mm__thread_advance. */
     {"thread", advance_thread, NULL, CK_PER_COMBO},
 #if MM_HAVE_CUDA
