@@ -100,8 +100,9 @@ MM_LANES_INLINE void MM_LANES_T(put)(const MM_LANES_T(st) * x, int l, mm_state *
 }
 
 /* mm__target_bid / mm__target_ask over lanes: the same clamp, truncation and correction. */
-MM_LANES_INLINE void MM_LANES_T(tbid)(mm__vd t, mm__vi *out)
+MM_LANES_INLINE void MM_LANES_T(tbid)(const mm__vd *tp, mm__vi *out)
 {
+    mm__vd t = *tp;
     t = mm__vd_sel(t < MM_PX_TARGET_MIN, mm__vd_b(MM_PX_TARGET_MIN), t);
     t = mm__vd_sel(t > MM_PX_TARGET_MAX, mm__vd_b(MM_PX_TARGET_MAX), t);
     /* In int32 lanes: the clamped value truncates into the int32 range, as (int64_t) would. */
@@ -110,8 +111,9 @@ MM_LANES_INLINE void MM_LANES_T(tbid)(mm__vd t, mm__vi *out)
     *out = __builtin_convertvector(__builtin_convertvector(f, mm__vi32), mm__vi);
 }
 
-MM_LANES_INLINE void MM_LANES_T(task)(mm__vd t, mm__vi *out)
+MM_LANES_INLINE void MM_LANES_T(task)(const mm__vd *tp, mm__vi *out)
 {
+    mm__vd t = *tp;
     t = mm__vd_sel(t < MM_PX_TARGET_MIN, mm__vd_b(MM_PX_TARGET_MIN), t);
     t = mm__vd_sel(t > MM_PX_TARGET_MAX, mm__vd_b(MM_PX_TARGET_MAX), t);
     mm__vd f = __builtin_convertvector(__builtin_convertvector(t, mm__vi32), mm__vd);
@@ -122,8 +124,9 @@ MM_LANES_INLINE void MM_LANES_T(task)(mm__vd t, mm__vi *out)
 /* Section 2: the samples of an event, for the lanes of ok, from the state before the event (q,
  * cash2, fees: a step in an ok lane leaves them as they are). */
 MM_LANES_INLINE void MM_LANES_T(sample)(MM_LANES_T(st) * x, const MM_LANES_T(cst) * c,
-                                        const mm_event *ev, mm__vi ok)
+                                        const mm_event *ev, const mm__vi *okp)
 {
+    const mm__vi ok = *okp;
     mm__vd pnl_prev = x->pnl_prev, ret_mean = x->ret_mean, ret_m2 = x->ret_m2;
     mm__vd pnl_peak = x->pnl_peak, max_dd = x->max_dd;
     mm__vi n_ret = x->n_ret;
@@ -152,8 +155,9 @@ MM_LANES_INLINE void MM_LANES_T(sample)(MM_LANES_T(st) * x, const MM_LANES_T(cst
  * are rare at this event: nothing of the event was kept for them; the caller steps them with
  * mm_step_c. */
 MM_LANES_INLINE void MM_LANES_T(step)(MM_LANES_T(st) * x, const MM_LANES_T(cst) * c,
-                                      const mm_event *ev, mm__vi vec, mm__vi *out)
+                                      const mm_event *ev, const mm__vi *vecp, mm__vi *out)
 {
+    const mm__vi vec = *vecp;
     const int64_t ts = ev->ts;
     const mm__vi zero = mm__vi_b(0), never = mm__vi_b(MM_NEVER);
     /* 3.2: a fill report still pending: the decision would drain it. */
@@ -240,7 +244,7 @@ MM_LANES_INLINE void MM_LANES_T(step)(MM_LANES_T(st) * x, const MM_LANES_T(cst) 
         deep[k] = mm__vi_sel(live, nd, deep[k]);
     }
     mm__vi ok = vec & ~rare;
-    if (ev->n_samples) MM_LANES_T(sample)(x, c, ev, ok);
+    if (ev->n_samples) MM_LANES_T(sample)(x, c, ev, &ok);
 
     /* ---- Section 6: the decision (mm__decide); no report pending in an ok lane. ---- */
     mm__vi npx[2] = {x->npx[0], x->npx[1]}, nqty[2] = {x->nqty[0], x->nqty[1]};
@@ -261,8 +265,9 @@ MM_LANES_INLINE void MM_LANES_T(step)(MM_LANES_T(st) * x, const MM_LANES_T(cst) 
         mm__vd kqd = __builtin_convertvector(__builtin_convertvector(x->kq, mm__vi32), mm__vd);
         mm__vd shift = sk * kqd;
         mm__vi t[2];
-        MM_LANES_T(tbid)(fair - hs - shift, &t[0]);
-        MM_LANES_T(task)(fair + hs - shift, &t[1]);
+        mm__vd ub = fair - hs - shift, ua = fair + hs - shift;
+        MM_LANES_T(tbid)(&ub, &t[0]);
+        MM_LANES_T(task)(&ua, &t[1]);
         if (mm__vi_any(c->cj)) {
             t[0] = mm__vi_sel(c->cj & (t[0] >= ev->a), mm__vi_b(ev->b), t[0]);
             t[1] = mm__vi_sel(c->cj & (t[1] <= ev->b), mm__vi_b(ev->a), t[1]);
@@ -407,13 +412,13 @@ MM_LANES_ATTR static void MM_LANES(const mm__tape *tp, const mm_derived *d, mm_s
                                    ((lo < gt->tb) | ((lo > gt->tbi) & (lo < gt->tbx))) &
                                    ((hi > gt->ta) | ((hi < gt->tai) & (hi > gt->tax)));
                     if (!mm__vi_any(vec & ~quiet)) {
-                        if (ev->n_samples) MM_LANES_T(sample)(&x, &c, ev, vec);
+                        if (ev->n_samples) MM_LANES_T(sample)(&x, &c, ev, &vec);
                         skipped += 4 - nsca - (4 - nl);
                         continue;
                     }
                 }
                 mm__vi rare;
-                MM_LANES_T(step)(&x, &c, ev, vec, &rare);
+                MM_LANES_T(step)(&x, &c, ev, &vec, &rare);
                 if (!mm__vi_any(rare)) continue;
                 for (int l = 0; l < nl; l++) {
                     if (!rare[l]) continue;
