@@ -106,32 +106,45 @@ typedef int32_t mm__vi32 __attribute__((vector_size(16)));
 #define mm__vi_sel(m, a, b) ((((mm__vi)(m)) & (a)) | (~((mm__vi)(m)) & (b)))
 #define mm__vd_sel(m, a, b)                                                                        \
     ((mm__vd)((((mm__vi)(m)) & (mm__vi)(a)) | (~((mm__vi)(m)) & (mm__vi)(b))))
+/* Whether any lane of a mask is set: MM_LANES_ANY, per build (one vptest with AVX). */
 #define mm__vi_any(m) (((m)[0] | (m)[1] | (m)[2] | (m)[3]) != 0)
-#define MM_LANES_INLINE static inline __attribute__((always_inline))
+typedef long long mm__vll __attribute__((vector_size(32)));
 
 #define MM_LANES lanes_default
 #define MM_LANES_T(n) lanes_default_##n
 #define MM_LANES_ATTR __attribute__((flatten))
+#define MM_LANES_INLINE static inline __attribute__((always_inline))
+#define MM_LANES_ANY(m) mm__vi_any(m)
 #include "sim_lanes.h"
 #undef MM_LANES
 #undef MM_LANES_T
 #undef MM_LANES_ATTR
+#undef MM_LANES_INLINE
+#undef MM_LANES_ANY
 #if MM_X86_ISA
+#define MM_LANES_ANY(m) (!__builtin_ia32_ptestz256((mm__vll)(m), (mm__vll)(m)))
 #define MM_LANES lanes_avx2
 #define MM_LANES_T(n) lanes_avx2_##n
 #define MM_LANES_ATTR __attribute__((flatten, target("avx2,bmi2")))
+#define MM_LANES_INLINE static inline __attribute__((always_inline, target("avx2,bmi2")))
 #include "sim_lanes.h"
 #undef MM_LANES
 #undef MM_LANES_T
 #undef MM_LANES_ATTR
+#undef MM_LANES_INLINE
 #define MM_LANES lanes_avx512
 #define MM_LANES_T(n) lanes_avx512_##n
 #define MM_LANES_ATTR                                                                              \
     __attribute__((flatten, target("avx512f,avx512bw,avx512vl,avx512dq,avx2,bmi2")))
+#define MM_LANES_INLINE                                                                            \
+    static inline                                                                                  \
+        __attribute__((always_inline, target("avx512f,avx512bw,avx512vl,avx512dq,avx2,bmi2")))
 #include "sim_lanes.h"
 #undef MM_LANES
 #undef MM_LANES_T
 #undef MM_LANES_ATTR
+#undef MM_LANES_INLINE
+#undef MM_LANES_ANY
 #endif
 
 const char *mm__batch_isa_name(int isa)

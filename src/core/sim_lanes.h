@@ -19,7 +19,7 @@
 typedef struct MM_LANES_T(st) {
     mm__vi q, cash2, n_ret, nmsg, chan, wake, kq, nrep, orders, cancels;
     mm__vi px[2], qty[2], ahead[2], deep[2], land[2], npx[2], nqty[2], resp[2], done[2], acc[2],
-        wait[2], hold[2];
+        wait[2];
     mm__vd fees, pnl_prev, ret_mean, ret_m2, pnl_peak, max_dd;
 } MM_LANES_T(st);
 
@@ -27,6 +27,8 @@ typedef struct MM_LANES_T(st) {
 typedef struct MM_LANES_T(cst) {
     mm__vd hs0, hs1, sk0, sk1, money;
     mm__vi tv, micro, tto, cj, ra, limit, size, requote, delay, resp;
+    /* Whether any lane of the vectors has the flag (all for ra): branches taken per group. */
+    int any_tv, any_micro, any_tto, any_cj, all_ra;
 } MM_LANES_T(cst);
 
 MM_LANES_INLINE void MM_LANES_T(get)(MM_LANES_T(st) * x, int l, const mm_state *s)
@@ -54,7 +56,6 @@ MM_LANES_INLINE void MM_LANES_T(get)(MM_LANES_T(st) * x, int l, const mm_state *
         x->done[k][l] = o->done_ns;
         x->acc[k][l] = o->acc;
         x->wait[k][l] = s->wait_ns[k];
-        x->hold[k][l] = s->hold[k];
     }
     x->fees[l] = s->fees;
     x->pnl_prev[l] = s->pnl_prev;
@@ -89,7 +90,6 @@ MM_LANES_INLINE void MM_LANES_T(put)(const MM_LANES_T(st) * x, int l, mm_state *
         o->done_ns = x->done[k][l];
         o->acc = (int32_t)x->acc[k][l];
         s->wait_ns[k] = x->wait[k][l];
-        s->hold[k] = x->hold[k][l];
     }
     s->fees = x->fees[l];
     s->pnl_prev = x->pnl_prev[l];
@@ -178,7 +178,7 @@ MM_LANES_INLINE void MM_LANES_T(step)(MM_LANES_T(st) * x, const MM_LANES_T(cst) 
     }
     for (int k = 0; k < 2; k++) {
         mm__vi L = x->land[k] <= ts;
-        if (!mm__vi_any(L & vec)) continue;
+        if (!MM_LANES_ANY(L & vec)) continue;
         /* mm__resp_at: no draw (mm__lanes_ok), so the response latency is resp_ns. */
         mm__vi a = c->resp + (ts + ev->lat_r);
         a = mm__vi_sel(a < chan, chan, a);
@@ -218,7 +218,8 @@ MM_LANES_INLINE void MM_LANES_T(step)(MM_LANES_T(st) * x, const MM_LANES_T(cst) 
             mm__vi here = live & (p == ev->tpx);
             traded = here & ev->tsz;
             /* 4.2: the queue ahead goes first (trade_reach 1: mm__lanes_ok); a rest reaches us. */
-            mm__vi q_ok = here & (deep[k] == 0) & ~c->tto;
+            mm__vi q_ok = here & (deep[k] == 0);
+            if (c->any_tto) q_ok &= ~c->tto;
             mm__vi take = mm__vi_sel(ahead[k] < ev->tsz, ahead[k], mm__vi_b(ev->tsz));
             rare |= q_ok & (ev->tsz - take > 0);
             ahead[k] = mm__vi_sel(q_ok, ahead[k] - take, ahead[k]);
@@ -226,16 +227,17 @@ MM_LANES_INLINE void MM_LANES_T(step)(MM_LANES_T(st) * x, const MM_LANES_T(cst) 
         /* 4.3 book cross. */
         mm__vi crossed =
             k == 0 ? (ev->as > 0 ? ev->a <= p : zero) : (ev->bs > 0 ? ev->b >= p : zero);
-        rare |= live & crossed & ~c->tto;
+        rare |= c->any_tto ? live & crossed & ~c->tto : live & crossed;
         /* 4.4 queue position. */
         int64_t nb = k == 0 ? ev->b : ev->a, nbs = k == 0 ? ev->bs : ev->as;
         int64_t pb = k == 0 ? ev->pb : ev->pa, pbs = k == 0 ? ev->pbs : ev->pas;
         mm__vi gone = nbs == 0 ? mm__vi_b(-1) : (k == 0 ? nb < p : nb > p);
         mm__vi at = ~gone & (p == nb);
         mm__vi was_deep = deep[k] != 0;
-        mm__vi dec = (pbs - nbs) - traded;
-        if (pbs > 0)
+        if (pbs > 0 && !c->all_ra) {
+            mm__vi dec = (pbs - nbs) - traded;
             rare |= live & at & ~was_deep & (p == pb) & (dec > 0) & (ahead[k] > 0) & ~c->ra;
+        }
         mm__vi a2 = mm__vi_sel(was_deep, mm__vi_b(nbs), ahead[k]);
         a2 = mm__vi_sel(a2 > nbs, mm__vi_b(nbs), a2);
         mm__vi na = mm__vi_sel(gone, zero, mm__vi_sel(at, a2, ahead[k]));
@@ -248,19 +250,25 @@ MM_LANES_INLINE void MM_LANES_T(step)(MM_LANES_T(st) * x, const MM_LANES_T(cst) 
 
     /* ---- Section 6: the decision (mm__decide); no report pending in an ok lane. ---- */
     mm__vi npx[2] = {x->npx[0], x->npx[1]}, nqty[2] = {x->nqty[0], x->nqty[1]};
-    mm__vi hold[2] = {x->hold[0], x->hold[1]};
     mm__vi orders = x->orders, cancels = x->cancels;
     if (ev->bs != 0 && ev->as != 0) {
         mm__vd fair;
-        if (mm__vi_any(c->micro)) {
+        if (c->any_micro) {
             double mi = ((double)ev->b * (double)ev->as + (double)ev->a * (double)ev->bs) /
                         ((double)ev->bs + (double)ev->as);
             fair = mm__vd_sel(c->micro, mm__vd_b(mi), mm__vd_b((double)ev->mid2 * 0.5));
         } else {
             fair = mm__vd_b((double)ev->mid2 * 0.5);
         }
-        mm__vd tau = mm__vd_sel(c->tv, mm__vd_b(ev->tau_end_s), mm__vd_b(0.0));
-        mm__vd hs = c->hs0 + c->hs1 * tau, sk = c->sk0 + c->sk1 * tau;
+        mm__vd hs, sk;
+        if (c->any_tv) {
+            mm__vd tau = mm__vd_sel(c->tv, mm__vd_b(ev->tau_end_s), mm__vd_b(0.0));
+            hs = c->hs0 + c->hs1 * tau;
+            sk = c->sk0 + c->sk1 * tau;
+        } else { /* tau = 0.0 in every lane, as mm__decide computes it */
+            hs = c->hs0 + c->hs1 * 0.0;
+            sk = c->sk0 + c->sk1 * 0.0;
+        }
         /* |kq| <= limit < 2^31 (section 1): exact through int32 lanes. */
         mm__vd kqd = __builtin_convertvector(__builtin_convertvector(x->kq, mm__vi32), mm__vd);
         mm__vd shift = sk * kqd;
@@ -268,7 +276,7 @@ MM_LANES_INLINE void MM_LANES_T(step)(MM_LANES_T(st) * x, const MM_LANES_T(cst) 
         mm__vd ub = fair - hs - shift, ua = fair + hs - shift;
         MM_LANES_T(tbid)(&ub, &t[0]);
         MM_LANES_T(task)(&ua, &t[1]);
-        if (mm__vi_any(c->cj)) {
+        if (c->any_cj) {
             t[0] = mm__vi_sel(c->cj & (t[0] >= ev->a), mm__vi_b(ev->b), t[0]);
             t[1] = mm__vi_sel(c->cj & (t[1] <= ev->b), mm__vi_b(ev->a), t[1]);
         }
@@ -284,7 +292,7 @@ MM_LANES_INLINE void MM_LANES_T(step)(MM_LANES_T(st) * x, const MM_LANES_T(cst) 
             mm__vi sorder = mm__vi_sel(resting, scancel, mm__vi_b(-1)) & (size > 0);
             mm__vi acts = idle & (scancel | sorder);
             mm__vi waits = sorder & (ts < x->wait[k]); /* 6.1 back-off (no rate limit) */
-            hold[k] = mm__vi_sel(idle & (~(scancel | sorder) | (sorder & ~waits)), zero, hold[k]);
+            /* hold[k] stays 0: only the order-rate limit sets it (mm__lanes_ok). */
             wake = mm__vi_sel(acts & waits & (x->wait[k] < wake), x->wait[k], wake);
             mm__vi go = acts & ~waits;
             mm__vi delay = c->delay + ev->lat_e;
@@ -297,10 +305,11 @@ MM_LANES_INLINE void MM_LANES_T(step)(MM_LANES_T(st) * x, const MM_LANES_T(cst) 
         }
         /* 3.2: a response or a done report still to come is a time to step. */
         mm__vi later = chan > ts;
-        for (int k = 0; k < 2; k++) {
-            wake = mm__vi_sel(later & (resp[k] > ts) & (resp[k] < wake), resp[k], wake);
-            wake = mm__vi_sel(later & (done[k] > ts) & (done[k] < wake), done[k], wake);
-        }
+        if (MM_LANES_ANY(later & vec))
+            for (int k = 0; k < 2; k++) {
+                wake = mm__vi_sel(later & (resp[k] > ts) & (resp[k] < wake), resp[k], wake);
+                wake = mm__vi_sel(later & (done[k] > ts) & (done[k] < wake), done[k], wake);
+            }
     }
 
     /* ---- Commit the ok lanes: all of them, without blending, when none is rare (lanes outside
@@ -324,12 +333,11 @@ MM_LANES_INLINE void MM_LANES_T(step)(MM_LANES_T(st) * x, const MM_LANES_T(cst) 
             SET(land[k], land[k]);                                                                 \
             SET(npx[k], npx[k]);                                                                   \
             SET(nqty[k], nqty[k]);                                                                 \
-            SET(hold[k], hold[k]);                                                                 \
         }                                                                                          \
     } while (0)
 #define MM_LANES_ALL(F, V) x->F = (V)
 #define MM_LANES_OK(F, V) x->F = mm__vi_sel(ok, V, x->F)
-    if (!mm__vi_any(rare))
+    if (!MM_LANES_ANY(rare))
         MM_LANES_COMMIT(MM_LANES_ALL);
     else
         MM_LANES_COMMIT(MM_LANES_OK);
@@ -365,7 +373,7 @@ MM_LANES_ATTR static void MM_LANES(const mm__tape *tp, const mm_derived *d, mm_s
             for (int l = 0; l < nl; l++) {
                 const mm_derived *dl = &d[j0 + l];
                 const mm_state *sl = &st[j0 + l];
-                if (!mm__lanes_ok(dl) || sl->ovf_event) {
+                if (!mm__lanes_ok(dl) || sl->ovf_event || sl->hold[0] || sl->hold[1]) {
                     sca[l] = 1;
                     continue;
                 }
@@ -391,19 +399,24 @@ MM_LANES_ATTR static void MM_LANES(const mm__tape *tp, const mm_derived *d, mm_s
                 c.delay[l] = dl->feed_ns + dl->entry_ns;
                 c.resp[l] = dl->resp_ns;
             }
+            c.any_tv = MM_LANES_ANY(c.tv & vec);
+            c.any_micro = MM_LANES_ANY(c.micro & vec);
+            c.any_tto = MM_LANES_ANY(c.tto & vec);
+            c.any_cj = MM_LANES_ANY(c.cj & vec);
+            c.all_ra = !MM_LANES_ANY(~c.ra & vec);
             int nsca = sca[0] + sca[1] + sca[2] + sca[3];
             for (int64_t i = w0; i < w1; i++) {
                 const mm_event *ev = &evs[i - w0];
                 if (nsca)
                     for (int l = 0; l < nl; l++)
                         if (sca[l]) mm_step_c(&st[j0 + l], ev, &d[j0 + l], NULL);
-                if (!mm__vi_any(vec)) continue;
+                if (!MM_LANES_ANY(vec)) continue;
                 /* The skip test of section 8 for the whole group (kinds 1 and 2 only): when
                  * every lane may skip, only the samples are taken. */
                 const mm__gate *gt = &gts[i - w0];
                 mm__vi must = other | (gt->must[1] ? kind1 : mm__vi_b(0)) |
                               (gt->must[2] ? kind2 : mm__vi_b(0));
-                if (!mm__vi_any(must & vec)) {
+                if (!MM_LANES_ANY(must & vec)) {
                     mm__vi lo = mm__vi_sel(x.qty[0] > 0, x.px[0], mm__vi_b(INT64_MIN));
                     mm__vi hi = mm__vi_sel(x.qty[1] > 0, x.px[1], mm__vi_b(INT64_MAX));
                     mm__vi land = mm__vi_sel(x.land[0] < x.land[1], x.land[0], x.land[1]);
@@ -411,7 +424,7 @@ MM_LANES_ATTR static void MM_LANES(const mm__tape *tp, const mm_derived *d, mm_s
                     mm__vi quiet = (land > gt->ts) &
                                    ((lo < gt->tb) | ((lo > gt->tbi) & (lo < gt->tbx))) &
                                    ((hi > gt->ta) | ((hi < gt->tai) & (hi > gt->tax)));
-                    if (!mm__vi_any(vec & ~quiet)) {
+                    if (!MM_LANES_ANY(vec & ~quiet)) {
                         if (ev->n_samples) MM_LANES_T(sample)(&x, &c, ev, &vec);
                         skipped += 4 - nsca - (4 - nl);
                         continue;
@@ -419,7 +432,7 @@ MM_LANES_ATTR static void MM_LANES(const mm__tape *tp, const mm_derived *d, mm_s
                 }
                 mm__vi rare;
                 MM_LANES_T(step)(&x, &c, ev, &vec, &rare);
-                if (!mm__vi_any(rare)) continue;
+                if (!MM_LANES_ANY(rare)) continue;
                 for (int l = 0; l < nl; l++) {
                     if (!rare[l]) continue;
                     mm_state *s = &st[j0 + l];
