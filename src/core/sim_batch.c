@@ -96,25 +96,24 @@ int mm__lanes_ok(const mm_derived *d)
     return share_draws_none(d) && d->rate == 0;
 }
 
-/* Four lanes of int64 and of double (GCC vector extensions: SSE2 pairs in the baseline build, one
- * AVX2 register in the others). A comparison gives -1 (true) or 0 per lane. */
-typedef int64_t mm__vi __attribute__((vector_size(32)));
-typedef double mm__vd __attribute__((vector_size(32)));
-typedef int32_t mm__vi32 __attribute__((vector_size(16)));
-#define mm__vi_b(x) ((mm__vi){(x), (x), (x), (x)})
-#define mm__vd_b(x) ((mm__vd){(x), (x), (x), (x)})
+/* Lanes of int64 and of double (GCC vector extensions; the vector types are defined per build in
+ * sim_lanes.h: MM_W = 4 lanes, 256 bits, in the baseline (SSE2 pairs) and AVX2 builds, 8 lanes in
+ * the AVX-512 build). A comparison gives -1 (true) or 0 per lane. A broadcast of a double is x -
+ * (+0.0), which is x for every x (-0.0 included). */
+#define mm__vi_b(x) ((mm__vi){0} + (int64_t)(x))
+#define mm__vd_b(x) ((double)(x) - (mm__vd){0})
 #define mm__vi_sel(m, a, b) ((((mm__vi)(m)) & (a)) | (~((mm__vi)(m)) & (b)))
 #define mm__vd_sel(m, a, b)                                                                        \
     ((mm__vd)((((mm__vi)(m)) & (mm__vi)(a)) | (~((mm__vi)(m)) & (mm__vi)(b))))
-/* Whether any lane of a mask is set: MM_LANES_ANY, per build (one vptest with AVX). */
-#define mm__vi_any(m) (((m)[0] | (m)[1] | (m)[2] | (m)[3]) != 0)
 typedef long long mm__vll __attribute__((vector_size(32)));
 
+/* MM_LANES_ANY(m): whether any lane of a mask is set (one vptest with AVX). */
+#define MM_W 4
 #define MM_LANES lanes_default
 #define MM_LANES_T(n) lanes_default_##n
 #define MM_LANES_ATTR __attribute__((flatten))
 #define MM_LANES_INLINE static inline __attribute__((always_inline))
-#define MM_LANES_ANY(m) mm__vi_any(m)
+#define MM_LANES_ANY(m) (((m)[0] | (m)[1] | (m)[2] | (m)[3]) != 0)
 #include "sim_lanes.h"
 #undef MM_LANES
 #undef MM_LANES_T
@@ -132,6 +131,13 @@ typedef long long mm__vll __attribute__((vector_size(32)));
 #undef MM_LANES_T
 #undef MM_LANES_ATTR
 #undef MM_LANES_INLINE
+#undef MM_LANES_ANY
+#undef MM_W
+#define MM_W 8
+#define MM_LANES_ANY(m)                                                                            \
+    mm__any4(__builtin_shufflevector((m), (m), 0, 1, 2, 3) |                                       \
+             __builtin_shufflevector((m), (m), 4, 5, 6, 7))
+#define mm__any4(h) (!__builtin_ia32_ptestz256((mm__vll)(h), (mm__vll)(h)))
 #define MM_LANES lanes_avx512
 #define MM_LANES_T(n) lanes_avx512_##n
 #define MM_LANES_ATTR                                                                              \
@@ -145,7 +151,9 @@ typedef long long mm__vll __attribute__((vector_size(32)));
 #undef MM_LANES_ATTR
 #undef MM_LANES_INLINE
 #undef MM_LANES_ANY
+#undef mm__any4
 #endif
+#undef MM_W
 
 const char *mm__batch_isa_name(int isa)
 {

@@ -14,7 +14,15 @@
  * g->evs), then writes it back. Checked whole-state against the reference by tests/checkmodel
  * (kernel `lanes`). */
 
-/* State of one group of 4 combinations: the fields the vector path reads or writes (the others
+/* The lanes of this build: MM_W of int64, double, and int32 (the conversions of section 6). */
+typedef int64_t MM_LANES_T(vi) __attribute__((vector_size(8 * MM_W)));
+typedef double MM_LANES_T(vd) __attribute__((vector_size(8 * MM_W)));
+typedef int32_t MM_LANES_T(vi32) __attribute__((vector_size(4 * MM_W)));
+#define mm__vi MM_LANES_T(vi)
+#define mm__vd MM_LANES_T(vd)
+#define mm__vi32 MM_LANES_T(vi32)
+
+/* State of one group of MM_W combinations: the fields the vector path reads or writes (the others
  * stay in the mm_state, which mm_step_c updates for rare lanes). */
 typedef struct MM_LANES_T(st) {
     mm__vi q, cash2, n_ret, nmsg, chan, wake, kq, nrep, orders, cancels;
@@ -361,15 +369,15 @@ MM_LANES_ATTR static void MM_LANES(const mm__tape *tp, const mm_derived *d, mm_s
             mm__event(v, i, &evs[i - w0]);
             mm__gate_of(&evs[i - w0], &gts[i - w0]);
         }
-        for (int64_t j0 = 0; j0 < m; j0 += 4) {
-            int nl = m - j0 < 4 ? (int)(m - j0) : 4;
+        for (int64_t j0 = 0; j0 < m; j0 += MM_W) {
+            int nl = m - j0 < MM_W ? (int)(m - j0) : MM_W;
             MM_LANES_T(st) x;
             MM_LANES_T(cst) c;
             memset(&x, 0, sizeof x);
             memset(&c, 0, sizeof c);
             mm__vi vec = mm__vi_b(0);                     /* lanes the vectors step */
             mm__vi kind1 = vec, kind2 = vec, other = vec; /* their kinds (mm__guard_kind) */
-            int sca[4] = {0, 0, 0, 0};                    /* lanes mm_step_c steps on every event */
+            int sca[MM_W] = {0};                          /* lanes mm_step_c steps on every event */
             for (int l = 0; l < nl; l++) {
                 const mm_derived *dl = &d[j0 + l];
                 const mm_state *sl = &st[j0 + l];
@@ -404,7 +412,9 @@ MM_LANES_ATTR static void MM_LANES(const mm__tape *tp, const mm_derived *d, mm_s
             c.any_tto = MM_LANES_ANY(c.tto & vec);
             c.any_cj = MM_LANES_ANY(c.cj & vec);
             c.all_ra = !MM_LANES_ANY(~c.ra & vec);
-            int nsca = sca[0] + sca[1] + sca[2] + sca[3];
+            int nsca = 0;
+            for (int l = 0; l < MM_W; l++)
+                nsca += sca[l];
             for (int64_t i = w0; i < w1; i++) {
                 const mm_event *ev = &evs[i - w0];
                 if (nsca)
@@ -426,7 +436,7 @@ MM_LANES_ATTR static void MM_LANES(const mm__tape *tp, const mm_derived *d, mm_s
                                    ((hi > gt->ta) | ((hi < gt->tai) & (hi > gt->tax)));
                     if (!MM_LANES_ANY(vec & ~quiet)) {
                         if (ev->n_samples) MM_LANES_T(sample)(&x, &c, ev, &vec);
-                        skipped += 4 - nsca - (4 - nl);
+                        skipped += nl - nsca;
                         continue;
                     }
                 }
@@ -455,3 +465,7 @@ MM_LANES_ATTR static void MM_LANES(const mm__tape *tp, const mm_derived *d, mm_s
     g->count[MM_COUNT_SLOTS] += (i1 - i0) * m;
     g->count[MM_COUNT_RARE] += scalar;
 }
+
+#undef mm__vi
+#undef mm__vd
+#undef mm__vi32
