@@ -14,7 +14,7 @@
  * stepped by mm_step_c on every event. The kernel keeps each group's state in vectors over a
  * window of MM_LANES_WINDOW events (decoded once into g->evs, their skip bounds into g->gates),
  * then writes it back. Checked whole-state against the reference by tests/checkmodel (kernels
- * `lanes`, `lanes_avx2`, `lanes_scalar`). */
+ * `lanes`, `lanes_avx2`). */
 
 /* The lanes of this build: MM_W of int64, double, and int32 (the conversions of section 6). */
 typedef int64_t MM_LANES_T(vi) __attribute__((vector_size(8 * MM_W)));
@@ -421,7 +421,7 @@ MM_LANES_ATTR static void MM_LANES(const mm__tape *tp, const mm_derived *d, mm_s
                 const mm_event *ev = &evs[i - w0];
                 if (nsca)
                     for (int l = 0; l < nl; l++)
-                        if (sca[l]) mm_step_c(&st[j0 + l], ev, &d[j0 + l], NULL);
+                        if (sca[l]) lanes_step_c(&st[j0 + l], ev, &d[j0 + l]);
                 if (!MM_LANES_ANY(vec)) continue;
                 /* The skip test of section 8 for the whole group (kinds 1 and 2 only): when
                  * every lane may skip, only the samples are taken. */
@@ -449,7 +449,7 @@ MM_LANES_ATTR static void MM_LANES(const mm__tape *tp, const mm_derived *d, mm_s
                     if (!rare[l]) continue;
                     mm_state *s = &st[j0 + l];
                     MM_LANES_T(put)(&x, l, s);
-                    mm_step_c(s, ev, &d[j0 + l], NULL);
+                    lanes_step_c(s, ev, &d[j0 + l]);
                     MM_LANES_T(get)(&x, l, s);
                     scalar++;
                     if (s->ovf_event) { /* from now on, mm_step_c alone */

@@ -515,9 +515,8 @@ static int bench(const ck_bench_opts *o)
                 continue;
             }
         }
-        int sample = (ck_kernels[k].flags & (CK_PER_COMBO | CK_SLOW)) != 0;
-        int m = sample ? ns : combos;
-        const mm_derived *dk = sample ? ds : d;
+        int m = (ck_kernels[k].flags & CK_PER_COMBO) ? ns : combos;
+        const mm_derived *dk = (ck_kernels[k].flags & CK_PER_COMBO) ? ds : d;
         for (int j = 0; j < m; j++)
             mm__state_init(&st[j], &tp, ck_state_id(&c, j), ck_state_path(&c));
         memset(ck_batch_count, 0, sizeof ck_batch_count);

@@ -28,9 +28,7 @@
  * flags: CK_REFERENCE marks the reference (exactly one, the first row): every other kernel is
  * compared with it. CK_PER_COMBO marks a kernel whose cost is one full pass per combination:
  * --bench times it on a sample of CK_BENCH_SAMPLE combinations, and its run is compared on every
- * CK_RUN_STRIDE-th combination only (its states are compared on all of them). CK_SLOW marks a
- * build kept for its check, not its speed (the lanes kernel's SSE2 baseline): --bench times it on
- * the sample too.
+ * CK_RUN_STRIDE-th combination only (its states are compared on all of them).
  *
  * How to register a new kernel: ck_kernels.c, at the table. */
 typedef int (*ck_advance_fn)(const mm__tape *tp, const mm_derived *d, mm_state *st, int64_t m,
@@ -38,7 +36,7 @@ typedef int (*ck_advance_fn)(const mm__tape *tp, const mm_derived *d, mm_state *
 typedef int (*ck_run_fn)(const mm_ticks *t, const mm_sim_config *c, const mm_params *p, int64_t n,
                          mm_metrics *out, int *rc, mm_error *err);
 
-enum { CK_REFERENCE = 1u << 0, CK_PER_COMBO = 1u << 1, CK_SLOW = 1u << 2 };
+enum { CK_REFERENCE = 1u << 0, CK_PER_COMBO = 1u << 1 };
 
 typedef struct ck_kernel {
     const char *name;

@@ -99,12 +99,6 @@ static int advance_lanes_avx2(const mm__tape *tp, const mm_derived *d, mm_state 
     return advance_lanes_isa(MM_ISA_AVX2, tp, d, st, m, i0, i1);
 }
 
-static int advance_lanes_scalar(const mm__tape *tp, const mm_derived *d, mm_state *st, int64_t m,
-                                int64_t i0, int64_t i1)
-{
-    return advance_lanes_isa(MM_ISA_SCALAR, tp, d, st, m, i0, i1);
-}
-
 static int advance_scalar(const mm__tape *tp, const mm_derived *d, mm_state *st, int64_t m,
                           int64_t i0, int64_t i1)
 {
@@ -233,10 +227,9 @@ const ck_kernel ck_kernels[] = {
     {"avx2", advance_avx2, NULL, 0},
     {"avx512", advance_avx512, NULL, 0},
     /* The lanes kernel alone ("batch" runs it where most combinations step): the best
-     * instruction set, AVX2 (skipped without it) and the baseline build. */
+     * instruction set and AVX2 (skipped on CPUs without AVX2 and on other architectures). */
     {"lanes", advance_lanes, NULL, 0},
     {"lanes_avx2", advance_lanes_avx2, NULL, 0},
-    {"lanes_scalar", advance_lanes_scalar, NULL, CK_SLOW},
     /* The CUDA kernel's per-thread function on the CPU: mm__thread_advance. */
     {"thread", advance_thread, NULL, CK_PER_COMBO},
 #if MM_HAVE_CUDA
