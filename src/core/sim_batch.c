@@ -72,7 +72,8 @@ void mm__guards_free(mm__guards *g)
 #undef MM_ADVANCE
 #undef MM_ADVANCE_ATTR
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) &&                            \
+    !defined(MM_BATCH_BASELINE_ONLY)
 #define MM_X86_ISA 1
 #define MM_ADVANCE advance_avx2
 #define MM_ADVANCE_ATTR __attribute__((flatten, target("avx2,bmi2")))
