@@ -187,40 +187,35 @@ int mm__batch_isa_best(void)
     return v;
 }
 
+/* The builds of each kernel, by instruction set (NULL: not built). */
+typedef void (*kernel_fn)(const mm__tape *, const mm_derived *, mm_state *, const mm__guards *,
+                          int64_t, int64_t, int64_t);
+#if MM_X86_ISA
+static const kernel_fn SKIP[MM_ISA_COUNT] = {advance_default, advance_avx2, advance_avx512};
+static const kernel_fn LANES[MM_ISA_COUNT] = {NULL, lanes_avx2, lanes_avx512};
+#else
+static const kernel_fn SKIP[MM_ISA_COUNT] = {advance_default, NULL, NULL};
+static const kernel_fn LANES[MM_ISA_COUNT] = {NULL, NULL, NULL};
+#endif
+
+static int run_isa(const kernel_fn *k, int isa, const mm__tape *tp, const mm_derived *d,
+                   mm_state *st, const mm__guards *g, int64_t m, int64_t i0, int64_t i1)
+{
+    if (!mm__batch_isa_supported(isa) || !k[isa]) return -ENODEV;
+    k[isa](tp, d, st, g, m, i0, i1);
+    return 0;
+}
+
 int mm__sim_batch_advance_isa(int isa, const mm__tape *tp, const mm_derived *d, mm_state *st,
                               const mm__guards *g, int64_t m, int64_t i0, int64_t i1)
 {
-    if (!mm__batch_isa_supported(isa)) return -ENODEV;
-#if MM_X86_ISA
-    if (isa == MM_ISA_AVX512) {
-        advance_avx512(tp, d, st, g, m, i0, i1);
-        return 0;
-    }
-    if (isa == MM_ISA_AVX2) {
-        advance_avx2(tp, d, st, g, m, i0, i1);
-        return 0;
-    }
-#endif
-    advance_default(tp, d, st, g, m, i0, i1);
-    return 0;
+    return run_isa(SKIP, isa, tp, d, st, g, m, i0, i1);
 }
 
 int mm__sim_lanes_advance_isa(int isa, const mm__tape *tp, const mm_derived *d, mm_state *st,
                               const mm__guards *g, int64_t m, int64_t i0, int64_t i1)
 {
-    if (!mm__batch_isa_supported(isa)) return -ENODEV;
-#if MM_X86_ISA
-    if (isa == MM_ISA_AVX512) {
-        lanes_avx512(tp, d, st, g, m, i0, i1);
-        return 0;
-    }
-    if (isa == MM_ISA_AVX2) {
-        lanes_avx2(tp, d, st, g, m, i0, i1);
-        return 0;
-    }
-#endif
-    (void)tp, (void)d, (void)st, (void)g, (void)m, (void)i0, (void)i1;
-    return -ENODEV;
+    return run_isa(LANES, isa, tp, d, st, g, m, i0, i1);
 }
 
 /* The choice between the two kernels (their results are the same bits; only the time differs):
@@ -236,9 +231,7 @@ void mm__sim_batch_advance(const mm__tape *tp, const mm_derived *d, mm_state *st
                            const mm__guards *g, int64_t m, int64_t i0, int64_t i1)
 {
     int isa = mm__batch_isa_best();
-    /* The lanes kernel needs 64-bit lane compares (AVX2): the SSE2 baseline build of it runs
-     * several times slower than the skip kernel, so it is not chosen there. */
-    int lanes = MM_X86_ISA && isa >= MM_ISA_AVX2;
+    int lanes = MM_X86_ISA && isa >= MM_ISA_AVX2; /* the lanes kernel's builds */
     for (int64_t j = 0; j < m && lanes; j++)
         lanes = mm__lanes_ok(&d[j]);
     if (!lanes) {
@@ -254,7 +247,6 @@ void mm__sim_batch_advance(const mm__tape *tp, const mm_derived *d, mm_state *st
         int64_t steps = g->count[MM_COUNT_STEPS] - st0, slots = g->count[MM_COUNT_SLOTS] - sl0;
         if (steps * 100 >= MM_LANES_DENSE_PCT * slots) {
             mm__sim_lanes_advance_isa(isa, tp, d, st, g, m, p, e);
-            g->count[MM_COUNT_LANES] += (e - p) * m;
         } else {
             mm__sim_batch_advance_isa(isa, tp, d, st, g, m, p, e);
         }

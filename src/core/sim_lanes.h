@@ -465,6 +465,7 @@ MM_LANES_ATTR static void MM_LANES(const mm__tape *tp, const mm_derived *d, mm_s
     }
     g->count[MM_COUNT_STEPS] += (i1 - i0) * m - skipped;
     g->count[MM_COUNT_SLOTS] += (i1 - i0) * m;
+    g->count[MM_COUNT_LANES] += (i1 - i0) * m;
     g->count[MM_COUNT_RARE] += scalar;
 }
 

@@ -82,10 +82,11 @@ enum { MM_ISA_SCALAR = 0, MM_ISA_AVX2 = 1, MM_ISA_AVX512 = 2, MM_ISA_COUNT = 3 }
 int mm__sim_batch_advance_isa(int isa, const mm__tape *tp, const mm_derived *d, mm_state *st,
                               const mm__guards *g, int64_t m, int64_t i0, int64_t i1);
 /* The lanes kernel (sim_lanes.h) built for an instruction set, on its own: every combination
- * through every event, four at a time; mm__sim_batch_advance runs it instead of the skip test on
- * the events where most combinations step (docs/model.md section 8, "Lanes"). Same bits as the
- * reference for any combinations (those outside mm__lanes_ok are stepped by mm_step_c); -ENODEV
- * where the CPU lacks the instruction set. */
+ * through every event, 4 (AVX2) or 8 (AVX-512) at a time; mm__sim_batch_advance runs it instead of
+ * the skip test on the events where most combinations step (docs/model.md section 8, "Lanes"). Same
+ * bits as the reference for any combinations (those outside mm__lanes_ok are stepped by mm_step_c);
+ * -ENODEV where the CPU lacks the instruction set or the kernel is not built for it (the baseline,
+ * other architectures). */
 int mm__sim_lanes_advance_isa(int isa, const mm__tape *tp, const mm_derived *d, mm_state *st,
                               const mm__guards *g, int64_t m, int64_t i0, int64_t i1);
 /* 1 when the lanes kernel's vectors may step a combination with constants d: it draws no random

@@ -81,7 +81,6 @@ static int advance_lanes_isa(int isa, const mm__tape *tp, const mm_derived *d, m
     int rc = mm__guards_alloc(&g, m);
     if (rc) return rc;
     rc = mm__sim_lanes_advance_isa(isa, tp, d, st, &g, m, i0, i1);
-    g.count[MM_COUNT_LANES] = g.count[MM_COUNT_SLOTS];
     count_add(&g);
     mm__guards_free(&g);
     return rc;
