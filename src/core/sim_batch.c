@@ -72,87 +72,12 @@ void mm__guards_free(mm__guards *g)
 #undef MM_ADVANCE
 #undef MM_ADVANCE_ATTR
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) &&                            \
-    !defined(MM_BATCH_BASELINE_ONLY)
-#define MM_X86_ISA 1
-#define MM_ADVANCE advance_avx2
-#define MM_ADVANCE_ATTR __attribute__((flatten, target("avx2,bmi2")))
-#include "sim_batch_body.h"
-#undef MM_ADVANCE
-#undef MM_ADVANCE_ATTR
-#define MM_ADVANCE advance_avx512
-#define MM_ADVANCE_ATTR                                                                            \
-    __attribute__((flatten, target("avx512f,avx512bw,avx512vl,avx512dq,avx2,bmi2")))
-#include "sim_batch_body.h"
-#undef MM_ADVANCE
-#undef MM_ADVANCE_ATTR
-#else
-#define MM_X86_ISA 0
-#endif
-
 /* ---- The lanes kernel (sim_lanes.h) ---- */
 
 int mm__lanes_ok(const mm_derived *d)
 {
     return share_draws_none(d) && d->rate == 0;
 }
-
-/* The lanes kernel is built for x86-64 with AVX2 (4 lanes of 64 bits) and AVX-512 (8 lanes) only:
- * without 64-bit lane compares its SSE2 build ran about 9x slower than the skip kernel, and the
- * engine never chose it. The vector types are defined per build in sim_lanes.h (GCC vector
- * extensions). A comparison gives -1 (true) or 0 per lane. A broadcast of a double is x - (+0.0),
- * which is x for every x (-0.0 included). MM_LANES_ANY(m): whether any lane of a mask is set (one
- * vptest). */
-#if MM_X86_ISA
-#define mm__vi_b(x) ((mm__vi){0} + (int64_t)(x))
-#define mm__vd_b(x) ((double)(x) - (mm__vd){0})
-#define mm__vi_sel(m, a, b) ((((mm__vi)(m)) & (a)) | (~((mm__vi)(m)) & (b)))
-#define mm__vd_sel(m, a, b)                                                                        \
-    ((mm__vd)((((mm__vi)(m)) & (mm__vi)(a)) | (~((mm__vi)(m)) & (mm__vi)(b))))
-typedef long long mm__vll __attribute__((vector_size(32)));
-
-/* mm_step_c out of line for the lanes kernels (their rare lanes and the combinations outside
- * their vectors' model): one copy, not one inlined per build (with `flatten` the file compiled
- * 5x slower under ASan). */
-__attribute__((noinline)) static void lanes_step_c(mm_state *s, const mm_event *ev,
-                                                   const mm_derived *d)
-{
-    mm_step_c(s, ev, d, NULL);
-}
-
-#define MM_W 4
-#define MM_LANES_ANY(m) (!__builtin_ia32_ptestz256((mm__vll)(m), (mm__vll)(m)))
-#define MM_LANES lanes_avx2
-#define MM_LANES_T(n) lanes_avx2_##n
-#define MM_LANES_ATTR __attribute__((target("avx2,bmi2")))
-#define MM_LANES_INLINE static inline __attribute__((always_inline, target("avx2,bmi2")))
-#include "sim_lanes.h"
-#undef MM_LANES
-#undef MM_LANES_T
-#undef MM_LANES_ATTR
-#undef MM_LANES_INLINE
-#undef MM_LANES_ANY
-#undef MM_W
-#define MM_W 8
-#define MM_LANES_ANY(m)                                                                            \
-    mm__any4(__builtin_shufflevector((m), (m), 0, 1, 2, 3) |                                       \
-             __builtin_shufflevector((m), (m), 4, 5, 6, 7))
-#define mm__any4(h) (!__builtin_ia32_ptestz256((mm__vll)(h), (mm__vll)(h)))
-#define MM_LANES lanes_avx512
-#define MM_LANES_T(n) lanes_avx512_##n
-#define MM_LANES_ATTR __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,bmi2")))
-#define MM_LANES_INLINE                                                                            \
-    static inline                                                                                  \
-        __attribute__((always_inline, target("avx512f,avx512bw,avx512vl,avx512dq,avx2,bmi2")))
-#include "sim_lanes.h"
-#undef MM_LANES
-#undef MM_LANES_T
-#undef MM_LANES_ATTR
-#undef MM_LANES_INLINE
-#undef MM_LANES_ANY
-#undef mm__any4
-#undef MM_W
-#endif
 
 const char *mm__batch_isa_name(int isa)
 {
@@ -191,8 +116,8 @@ int mm__batch_isa_best(void)
 typedef void (*kernel_fn)(const mm__tape *, const mm_derived *, mm_state *, const mm__guards *,
                           int64_t, int64_t, int64_t);
 #if MM_X86_ISA
-static const kernel_fn SKIP[MM_ISA_COUNT] = {advance_default, advance_avx2, advance_avx512};
-static const kernel_fn LANES[MM_ISA_COUNT] = {NULL, lanes_avx2, lanes_avx512};
+static const kernel_fn SKIP[MM_ISA_COUNT] = {advance_default, mm__skip_avx2, mm__skip_avx512};
+static const kernel_fn LANES[MM_ISA_COUNT] = {NULL, mm__lanes_avx2, mm__lanes_avx512};
 #else
 static const kernel_fn SKIP[MM_ISA_COUNT] = {advance_default, NULL, NULL};
 static const kernel_fn LANES[MM_ISA_COUNT] = {NULL, NULL, NULL};

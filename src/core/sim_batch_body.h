@@ -1,4 +1,5 @@
-/* The batched kernel's text (sim_batch.c includes it once per instruction set, each time defining
+/* The batched kernel's text (included once per instruction set, by sim_batch.c for the baseline and
+ * by sim_batch_avx2.c and sim_batch_avx512.c; each time defining
  * MM_ADVANCE, the function's name, and MM_ADVANCE_ATTR, its target attribute or nothing): the same
  * operations in the same order every time (integers in the skip test; the step's floating point
  * with no contraction), so every version gives the same bits, and the baseline build is the

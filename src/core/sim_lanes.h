@@ -1,20 +1,20 @@
-/* The lanes kernel's text (sim_batch.c includes it once per instruction set, defining MM_LANES,
- * the function's name, MM_LANES_T(name), the names of its types and helpers, MM_LANES_ATTR and
- * MM_LANES_INLINE, their attributes, MM_W, the lanes per vector, and MM_LANES_ANY(mask)): MM_W
- * combinations stepped at once, one per lane of a vector, for the events where most combinations
- * must step (docs/model.md section 8, "Lanes"; docs/perf.md). It runs the step of mm_step.h for
- * every event and every combination of a group unless the whole group may skip (kinds 1 and 2),
- * written over vectors of int64 and double lanes (GCC vector extensions; the same IEEE operations
- * in the same order as mm_step_c, no contraction), for the common path only: samples, landings of
- * orders that rest or of cancels, the queue updates of the risk-averse rule, the decision. A lane
- * whose event would take any other branch (a fill, a reject, a landing that crosses, the log or
- * power queue share, a fill report pending) is "rare" at that event: the vector results are not
- * kept for it, and mm_step_c itself steps its state. Combinations outside the lanes' model
- * (mm__lanes_ok: random draws, the order-rate limit) or whose accounting failed (ovf_event) are
- * stepped by mm_step_c on every event. The kernel keeps each group's state in vectors over a
- * window of MM_LANES_WINDOW events (decoded once into g->evs, their skip bounds into g->gates),
- * then writes it back. Checked whole-state against the reference by tests/checkmodel (kernels
- * `lanes`, `lanes_avx2`). */
+/* The lanes kernel's text (sim_batch_avx2.c and sim_batch_avx512.c include it, one instruction set
+ * each, defining MM_LANES, the function's name, MM_LANES_T(name), the names of its types and
+ * helpers, MM_LANES_ATTR and MM_LANES_INLINE, their attributes, MM_W, the lanes per vector, and
+ * MM_LANES_ANY(mask)): MM_W combinations stepped at once, one per lane of a vector, for the events
+ * where most combinations must step (docs/model.md section 8, "Lanes"; docs/perf.md). It runs the
+ * step of mm_step.h for every event and every combination of a group unless the whole group may
+ * skip (kinds 1 and 2), written over vectors of int64 and double lanes (GCC vector extensions; the
+ * same IEEE operations in the same order as mm_step_c, no contraction), for the common path only:
+ * samples, landings of orders that rest or of cancels, the queue updates of the risk-averse rule,
+ * the decision. A lane whose event would take any other branch (a fill, a reject, a landing that
+ * crosses, the log or power queue share, a fill report pending) is "rare" at that event: the vector
+ * results are not kept for it, and mm_step_c itself steps its state. Combinations outside the
+ * lanes' model (mm__lanes_ok: random draws, the order-rate limit) or whose accounting failed
+ * (ovf_event) are stepped by mm_step_c on every event. The kernel keeps each group's state in
+ * vectors over a window of MM_LANES_WINDOW events (decoded once into g->evs, their skip bounds into
+ * g->gates), then writes it back. Checked whole-state against the reference by tests/checkmodel
+ * (kernels `lanes`, `lanes_avx2`). */
 
 /* The lanes of this build: MM_W of int64, double, and int32 (the conversions of section 6). */
 typedef int64_t MM_LANES_T(vi) __attribute__((vector_size(8 * MM_W)));

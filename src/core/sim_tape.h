@@ -79,6 +79,24 @@ void mm__sim_batch_advance(const mm__tape *tp, const mm_derived *d, mm_state *st
  * the same bits (checkmodel checks each). mm__sim_batch_advance runs the best one this CPU has
  * (mm__batch_isa_best); _isa runs the one asked for, or returns -ENODEV when the CPU lacks it. */
 enum { MM_ISA_SCALAR = 0, MM_ISA_AVX2 = 1, MM_ISA_AVX512 = 2, MM_ISA_COUNT = 3 };
+/* The x86-64 builds of both kernels, one file per instruction set (sim_batch_avx2.c,
+ * sim_batch_avx512.c; compiled in parallel). MM_X86_ISA: whether they exist in this build (not on
+ * other architectures, nor in the fuzz build: -DMM_BATCH_BASELINE_ONLY). Callers check the CPU
+ * first (mm__batch_isa_supported). */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) &&                            \
+    !defined(MM_BATCH_BASELINE_ONLY)
+#define MM_X86_ISA 1
+void mm__skip_avx2(const mm__tape *tp, const mm_derived *d, mm_state *st, const mm__guards *g,
+                   int64_t m, int64_t i0, int64_t i1);
+void mm__skip_avx512(const mm__tape *tp, const mm_derived *d, mm_state *st, const mm__guards *g,
+                     int64_t m, int64_t i0, int64_t i1);
+void mm__lanes_avx2(const mm__tape *tp, const mm_derived *d, mm_state *st, const mm__guards *g,
+                    int64_t m, int64_t i0, int64_t i1);
+void mm__lanes_avx512(const mm__tape *tp, const mm_derived *d, mm_state *st, const mm__guards *g,
+                      int64_t m, int64_t i0, int64_t i1);
+#else
+#define MM_X86_ISA 0
+#endif
 int mm__sim_batch_advance_isa(int isa, const mm__tape *tp, const mm_derived *d, mm_state *st,
                               const mm__guards *g, int64_t m, int64_t i0, int64_t i1);
 /* The lanes kernel (sim_lanes.h) built for an instruction set, on its own: every combination

@@ -22,6 +22,8 @@
 #define _GNU_SOURCE /* memmem */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -30,7 +32,9 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
+#include <xxhash.h>
 
 #include "mm_h5guard.h"
 #include "mm_internal.h"
@@ -209,9 +213,18 @@ static int datasets_crash_hdf5(hid_t file)
 {
     unsigned intent = 0;
     if (H5Fget_intent(file, &intent) < 0 || (intent & H5F_ACC_RDWR)) return 0;
+    /* The child holds the write end of a pipe and never writes: the parent's poll() returns when
+     * the child's exit closes it, at once (a sleep-and-check loop waited up to twice as long). */
+    int pfd[2];
+    if (pipe2(pfd, O_CLOEXEC) != 0) return 0;
     pid_t pid = fork();
-    if (pid < 0) return 0;
+    if (pid < 0) {
+        close(pfd[0]);
+        close(pfd[1]);
+        return 0;
+    }
     if (pid == 0) {
+        close(pfd[0]);
         struct rlimit none = {0, 0};
         setrlimit(RLIMIT_CORE, &none);
         /* Silent: a sanitizer build would print its report of the crash on the shared stderr. */
@@ -224,23 +237,74 @@ static int datasets_crash_hdf5(hid_t file)
 #endif
         _exit(0);
     }
+    close(pfd[1]);
     /* At most 60 s: a heap HDF5 walks forever (F1, F8) in a file over 64 MiB, which the heap scan
      * only reaches after this probe, would otherwise hang here. */
-    int ws = 0;
-    for (long waited_us = 0, step = 100;;
-         waited_us += step, step = step < 100000 ? 2 * step : step) {
-        pid_t r = waitpid(pid, &ws, WNOHANG);
-        if (r == pid) break;
-        if (r < 0 && errno != EINTR) return 0;
-        if (waited_us > 60L * 1000000) {
-            kill(pid, SIGKILL);
-            while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
-                ;
-            return 2;
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int timed_out = 0, ws = 0, reaped = 0;
+    for (;;) {
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        long left_ms = 60000 - ((long)(t.tv_sec - t0.tv_sec) * 1000 +
+                                (long)(t.tv_nsec - t0.tv_nsec) / 1000000);
+        if (left_ms <= 0) {
+            timed_out = 1;
+            break;
         }
-        usleep((useconds_t)step);
+        /* Checked every 50 ms as well: a process forked meanwhile by another thread may hold a
+         * copy of the write end. */
+        struct pollfd p = {.fd = pfd[0], .events = POLLIN};
+        int r = poll(&p, 1, left_ms < 50 ? (int)left_ms : 50);
+        if (r < 0 && errno != EINTR) break;
+        pid_t w = waitpid(pid, &ws, r > 0 ? 0 : WNOHANG); /* r > 0: POLLHUP, the child is gone */
+        if (w == pid) {
+            reaped = 1;
+            break;
+        }
+        if (w < 0 && errno != EINTR) {
+            close(pfd[0]);
+            return 0;
+        }
     }
+    close(pfd[0]);
+    if (timed_out) kill(pid, SIGKILL);
+    while (!reaped && waitpid(pid, &ws, 0) < 0)
+        if (errno != EINTR) return 0;
+    if (timed_out) return 2;
     return !(WIFEXITED(ws) && WEXITSTATUS(ws) == 0);
+}
+
+/* The files up to 64 MiB that passed both checks in this process, by size and XXH3-128 of their
+ * bytes: both checks depend on nothing else, so the same bytes opened again (a sweep opens each
+ * tape file three times: to list its instruments, to load it, to fingerprint it; the same file
+ * under several names) skip the scan and the child. Content, not path or inode: a file rewritten
+ * in place (a fuzzer's input) is checked again. A ring of MM_GUARD_PASSED; larger files are always
+ * checked (their probe costs little beside reading them). */
+#define MM_GUARD_PASSED 64
+static struct {
+    size_t n;
+    XXH128_hash_t h;
+} g_passed[MM_GUARD_PASSED];
+static unsigned g_passed_next;
+static pthread_mutex_t g_passed_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static int passed_find(size_t n, XXH128_hash_t h)
+{
+    int hit = 0;
+    pthread_mutex_lock(&g_passed_mu);
+    for (int i = 0; i < MM_GUARD_PASSED && !hit; i++)
+        hit = g_passed[i].n == n && XXH128_isEqual(g_passed[i].h, h);
+    pthread_mutex_unlock(&g_passed_mu);
+    return hit;
+}
+
+static void passed_add(size_t n, XXH128_hash_t h)
+{
+    pthread_mutex_lock(&g_passed_mu);
+    g_passed[g_passed_next % MM_GUARD_PASSED].n = n;
+    g_passed[g_passed_next % MM_GUARD_PASSED].h = h;
+    g_passed_next++;
+    pthread_mutex_unlock(&g_passed_mu);
 }
 
 int mm__h5_guard(hid_t file, const char *path, mm_error *err)
@@ -277,8 +341,16 @@ int mm__h5_guard(hid_t file, const char *path, mm_error *err)
     }
     int64_t bad = -1;
     const char *why = "";
+    XXH128_hash_t h = {0, 0};
     if (!crash) {
         unsigned char *m = mmap(NULL, n, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (m != MAP_FAILED && whole) {
+            h = XXH3_128bits(m, n);
+            if (passed_find(n, h)) {
+                munmap(m, n);
+                goto out;
+            }
+        }
         if (m != MAP_FAILED) {
             if (rs.n) qsort(rs.r, rs.n, sizeof *rs.r, cmp_range);
             size_t from = 0;
@@ -303,6 +375,8 @@ int mm__h5_guard(hid_t file, const char *path, mm_error *err)
     if (crash)
         rc = mm__errf(err, MM_EFORMAT, "%s: corrupt HDF5 file (HDF5 %s reading it)", path,
                       crash == 2 ? "does not finish" : "crashes");
+    else if (whole && (h.low64 | h.high64))
+        passed_add(n, h);
 out:
     free(rs.r);
     close(fd);
