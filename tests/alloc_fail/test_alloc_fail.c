@@ -96,6 +96,27 @@ static int copy_file(const char *from, const char *to)
     return rc;
 }
 
+/* 1 and *h = a 128-bit hash of a journal's bytes but for the writer's pid (bytes 32..39,
+ * docs/sweep.md, "Journal and resume": each failed run is another process; a resume treats any dead
+ * writer alike), in 64 KiB blocks chained through the seed (no heap: the harness's own allocations
+ * stay out of the count); 0 when it cannot be read. */
+static int hash_journal(const char *path, XXH128_hash_t *h)
+{
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) return 0;
+    static char buf[65536];
+    ssize_t r;
+    int first = 1;
+    *h = XXH3_128bits("", 0);
+    while ((r = read(fd, buf, sizeof buf)) > 0) {
+        if (first && r >= 40) memset(buf + 32, 0, 8);
+        first = 0;
+        *h = XXH3_128bits_withSeed(buf, (size_t)r, h->low64 ^ h->high64);
+    }
+    close(fd);
+    return r == 0;
+}
+
 static int exists(const char *path)
 {
     struct stat st;
@@ -1282,6 +1303,17 @@ static void child_run(const scenario *sc, int64_t k, int keep_journal, report *r
  * one process), it must give the reference table. */
 static void check_resume(const scenario *sc, report *r)
 {
+    /* A journal of the same bytes (but for the dead writer's pid) as one that already resumed to
+     * the reference table resumes to it again: checked once. */
+    static struct {
+        const scenario *sc;
+        XXH128_hash_t h;
+    } seen[1024];
+    static int n_seen;
+    XXH128_hash_t jh;
+    int hashed = hash_journal(out_path(sc->journal), &jh);
+    for (int i = 0; i < n_seen && hashed; i++)
+        if (seen[i].sc == sc && XXH128_isEqual(seen[i].h, jh)) return;
     struct {
         int rc;
         uint64_t digest;
@@ -1313,6 +1345,8 @@ static void check_resume(const scenario *sc, report *r)
         viol(r, "the journal left by the failure does not resume: %s", out.msg);
     else if (sc->digest && out.digest != g_ref_digest)
         viol(r, "the resumed table differs from the reference");
+    else if (hashed && n_seen < (int)(sizeof seen / sizeof *seen))
+        seen[n_seen].sc = sc, seen[n_seen++].h = jh;
 }
 
 /* Runs scenario sc with allocation k refused (0: none) in a child; fills *r; returns the child's
@@ -1442,11 +1476,35 @@ static void print_failure(const scenario *sc, int64_t k, int st, const report *r
 }
 
 /* Runs one scenario over every k; returns the number of failing runs. */
+/* Each input HDF5 file opened once in the parent, so that mm__h5_guard's record of files that
+ * passed (docs/formats.md, "Corrupt files HDF5 cannot read") holds them before the children fork:
+ * a run then forks no probe child of its own for them (under ASan each fork of the child cost more
+ * than the rest of its run). The guard allocates nothing for such files, so the allocations
+ * counted and refused are the same either way. */
+static void warm_guard(void)
+{
+    DIR *d = opendir(g_base);
+    if (!d) return;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        size_t n = strlen(e->d_name);
+        if (n < 3 || strcmp(e->d_name + n - 3, ".h5")) continue;
+        char syms[8][MM_SYMBOL_MAX];
+        int count = 0;
+        mm_error err = {0};
+        if (mm_ticks_list(in_path(e->d_name), syms, 8, &count, &err) == 0) continue;
+        mm_results_reader *r = NULL;
+        if (mm_results_open(in_path(e->d_name), &r, &err) == 0) mm_results_close(r);
+    }
+    closedir(d);
+}
+
 static int run_scenario(const scenario *sc, int64_t from, int64_t to)
 {
     g_engine = MM_ENGINE_SERIAL;
     g_workers = 1;
     if (sc->setup) sc->setup();
+    warm_guard();
     report r;
     g_ref_res = 0;
     int st = run_child(sc, 0, 0, &r);
