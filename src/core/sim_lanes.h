@@ -357,6 +357,51 @@ MM_LANES_INLINE void MM_LANES_T(step)(MM_LANES_T(st) * x, const MM_LANES_T(cst) 
     *out = rare;
 }
 
+/* The share bound (share_bound) of every lane from its vectors, for lanes with no report pending;
+ * INT64_MAX where one is (the caller computes those from the state, whose reports are current). */
+MM_LANES_INLINE void MM_LANES_T(bound)(const MM_LANES_T(st) * x, const MM_LANES_T(cst) * c,
+                                       mm__vi *out)
+{
+    mm__vi q = mm__vi_sel(x->q < 0, -x->q, x->q), kq = mm__vi_sel(x->kq < 0, -x->kq, x->kq);
+    mm__vi f = x->qty[0] + x->qty[1] + mm__vi_sel(x->nqty[0] > 0, x->nqty[0], mm__vi_b(0)) +
+               mm__vi_sel(x->nqty[1] > 0, x->nqty[1], mm__vi_b(0));
+#ifdef MM_SHARE_BUG
+    f = mm__vi_b(0);
+#endif
+    mm__vi b = mm__vi_sel(q > kq, q, kq) + f + c->size;
+    *out = mm__vi_sel(x->nrep != 0, mm__vi_b(INT64_MAX), b);
+}
+
+/* The limit of the first follower of leader j that may ever leave it (the list ascends; followers
+ * with the leader's own limit never leave), or INT64_MAX. */
+static inline int64_t MM_LANES_T(flim)(const mm__guards *g, const mm_derived *d, int64_t j)
+{
+    int32_t f = g->fhead[j];
+    return f >= 0 && d[f].limit < d[j].limit ? d[f].limit : INT64_MAX;
+}
+
+/* Before leader j steps at ev (its state st[j] as before the step): the followers that step might
+ * reach leave (share_leave's rule), each taking the leader's state and stepping ev itself; they are
+ * appended to loose[] (stepped by mm_step_c on every later event of the window). Returns how many
+ * left. */
+static int64_t MM_LANES_T(leave)(const mm__guards *g, const mm_derived *d, mm_state *st, int64_t j,
+                                 const mm_event *ev, int32_t *loose, int64_t *nloose)
+{
+    int64_t n = 0;
+    for (int32_t f = g->fhead[j];
+         f >= 0 && d[f].limit < d[j].limit && d[f].limit < share_bound(&st[j], &d[j]);
+         f = g->fhead[j]) {
+        g->live[f] = 1;
+        g->fhead[j] = g->fnext[f];
+        g->lead[f] = -1;
+        share_copy(&st[f], &st[j]);
+        lanes_step_c(&st[f], ev, &d[f]);
+        loose[(*nloose)++] = f;
+        n++;
+    }
+    return n;
+}
+
 MM_LANES_ATTR static void MM_LANES(const mm__tape *tp, const mm_derived *d, mm_state *st,
                                    const mm__guards *g, int64_t m, int64_t i0, int64_t i1)
 {
@@ -365,29 +410,47 @@ MM_LANES_ATTR static void MM_LANES(const mm__tape *tp, const mm_derived *d, mm_s
     mm_event *evs = g->evs;
     mm__gate *gts = g->gates;
     int64_t scalar = 0, skipped = 0;
+    /* Shared states (section 8), as in the skip kernel: parked followers (live[j] = 0; positions
+     * are combinations here, perm the identity when share_park runs) are in no group; before each
+     * step of a leader, the followers it might reach leave. act[] (in perm) lists the live
+     * combinations of a window, loose[] (in landi, unused by this kernel) the followers that left
+     * during the current group's window: mm_step_c steps them until the window ends, then they
+     * join the groups. */
+    for (int64_t j = 0; j < m; j++)
+        g->perm[j] = (int32_t)j;
+    int64_t shared = share_park(d, st, g, m) * (i1 - i0);
+    int32_t *act = g->perm, *loose = g->landi;
     for (int64_t w0 = i0; w0 < i1; w0 += MM_LANES_WINDOW) {
         int64_t w1 = i1 - w0 < MM_LANES_WINDOW ? i1 : w0 + MM_LANES_WINDOW;
         for (int64_t i = w0; i < w1; i++) {
             mm__event(v, i, &evs[i - w0]);
             mm__gate_of(&evs[i - w0], &gts[i - w0]);
         }
-        for (int64_t j0 = 0; j0 < m; j0 += MM_W) {
-            int nl = m - j0 < MM_W ? (int)(m - j0) : MM_W;
+        int64_t nact = 0;
+        for (int64_t j = 0; j < m; j++)
+            if (g->live[j]) act[nact++] = (int32_t)j;
+        for (int64_t j0 = 0; j0 < nact; j0 += MM_W) {
+            int nl = nact - j0 < MM_W ? (int)(nact - j0) : MM_W;
+            int32_t cj[MM_W]; /* the combination of each lane */
             MM_LANES_T(st) x;
             MM_LANES_T(cst) c;
             memset(&x, 0, sizeof x);
             memset(&c, 0, sizeof c);
             mm__vi vec = mm__vi_b(0);                     /* lanes the vectors step */
             mm__vi kind1 = vec, kind2 = vec, other = vec; /* their kinds (mm__guard_kind) */
+            mm__vi flim = mm__vi_b(INT64_MAX);            /* the leaders' first follower's limit */
             int sca[MM_W] = {0};                          /* lanes mm_step_c steps on every event */
+            int64_t nloose = 0;
             for (int l = 0; l < nl; l++) {
-                const mm_derived *dl = &d[j0 + l];
-                const mm_state *sl = &st[j0 + l];
+                cj[l] = act[j0 + l];
+                const mm_derived *dl = &d[cj[l]];
+                const mm_state *sl = &st[cj[l]];
                 if (!mm__lanes_ok(dl) || sl->ovf_event || sl->hold[0] || sl->hold[1]) {
                     sca[l] = 1;
                     continue;
                 }
                 vec[l] = -1;
+                flim[l] = MM_LANES_T(flim)(g, d, cj[l]);
                 int kind = mm__guard_kind(dl);
                 kind1[l] = kind == 1 ? -1 : 0;
                 kind2[l] = kind == 2 ? -1 : 0;
@@ -414,14 +477,22 @@ MM_LANES_ATTR static void MM_LANES(const mm__tape *tp, const mm_derived *d, mm_s
             c.any_tto = MM_LANES_ANY(c.tto & vec);
             c.any_cj = MM_LANES_ANY(c.cj & vec);
             c.all_ra = !MM_LANES_ANY(~c.ra & vec);
+            int any_lead = MM_LANES_ANY(flim != INT64_MAX);
             int nsca = 0;
             for (int l = 0; l < MM_W; l++)
                 nsca += sca[l];
             for (int64_t i = w0; i < w1; i++) {
                 const mm_event *ev = &evs[i - w0];
+                for (int64_t k = 0; k < nloose; k++)
+                    lanes_step_c(&st[loose[k]], ev, &d[loose[k]]);
                 if (nsca)
-                    for (int l = 0; l < nl; l++)
-                        if (sca[l]) lanes_step_c(&st[j0 + l], ev, &d[j0 + l]);
+                    for (int l = 0; l < nl; l++) {
+                        if (!sca[l]) continue;
+                        if (g->fhead[cj[l]] >= 0)
+                            shared -=
+                                (i1 - i) * MM_LANES_T(leave)(g, d, st, cj[l], ev, loose, &nloose);
+                        lanes_step_c(&st[cj[l]], ev, &d[cj[l]]);
+                    }
                 if (!MM_LANES_ANY(vec)) continue;
                 /* The skip test of section 8 for the whole group (kinds 1 and 2 only): when
                  * every lane may skip, only the samples are taken. */
@@ -442,29 +513,47 @@ MM_LANES_ATTR static void MM_LANES(const mm__tape *tp, const mm_derived *d, mm_s
                         continue;
                     }
                 }
+                /* Followers that this step of their leader might reach leave first. */
+                if (any_lead) {
+                    mm__vi b;
+                    MM_LANES_T(bound)(&x, &c, &b);
+                    mm__vi go = vec & (flim < b);
+                    if (MM_LANES_ANY(go))
+                        for (int l = 0; l < nl; l++) {
+                            if (!go[l]) continue;
+                            MM_LANES_T(put)(&x, l, &st[cj[l]]);
+                            shared -=
+                                (i1 - i) * MM_LANES_T(leave)(g, d, st, cj[l], ev, loose, &nloose);
+                            flim[l] = MM_LANES_T(flim)(g, d, cj[l]);
+                        }
+                    any_lead = MM_LANES_ANY(flim != INT64_MAX);
+                }
                 mm__vi rare;
                 MM_LANES_T(step)(&x, &c, ev, &vec, &rare);
                 if (!MM_LANES_ANY(rare)) continue;
                 for (int l = 0; l < nl; l++) {
                     if (!rare[l]) continue;
-                    mm_state *s = &st[j0 + l];
+                    mm_state *s = &st[cj[l]];
                     MM_LANES_T(put)(&x, l, s);
-                    lanes_step_c(s, ev, &d[j0 + l]);
+                    lanes_step_c(s, ev, &d[cj[l]]);
                     MM_LANES_T(get)(&x, l, s);
                     scalar++;
                     if (s->ovf_event) { /* from now on, mm_step_c alone */
                         vec[l] = 0;
+                        flim[l] = INT64_MAX;
                         sca[l] = 1;
                         nsca++;
                     }
                 }
             }
             for (int l = 0; l < nl; l++)
-                if (vec[l]) MM_LANES_T(put)(&x, l, &st[j0 + l]);
+                if (vec[l]) MM_LANES_T(put)(&x, l, &st[cj[l]]);
         }
     }
-    g->count[MM_COUNT_STEPS] += (i1 - i0) * m - skipped;
+    share_unpark_all(st, g, m);
+    g->count[MM_COUNT_STEPS] += (i1 - i0) * m - skipped - shared;
     g->count[MM_COUNT_SLOTS] += (i1 - i0) * m;
+    g->count[MM_COUNT_SHARED] += shared;
     g->count[MM_COUNT_LANES] += (i1 - i0) * m;
     g->count[MM_COUNT_RARE] += scalar;
 }

@@ -186,6 +186,9 @@ int ck_advance_timebug(const mm__tape *tp, const mm_derived *d, mm_state *st, in
 /* ck_sharebug.c: the batched kernel with the shared states' bound missing the orders' lots. */
 int ck_advance_sharebug(const mm__tape *tp, const mm_derived *d, mm_state *st, int64_t m,
                         int64_t i0, int64_t i1);
+/* ... and the lanes kernel (AVX2) with the same bug. */
+int ck_lanes_sharebug(const mm__tape *tp, const mm_derived *d, mm_state *st, int64_t m, int64_t i0,
+                      int64_t i1);
 
 /* A kernel built but unable to run here (as a CUDA kernel on a machine without a GPU): skipped, not
  * failed. */
@@ -242,6 +245,7 @@ const ck_kernel ck_kernels[] = {
     {"bandbug", ck_advance_bandbug, NULL, CK_PER_COMBO},
     {"timebug", ck_advance_timebug, NULL, CK_PER_COMBO},
     {"sharebug", ck_advance_sharebug, NULL, 0},
+    {"lanes_sharebug", ck_lanes_sharebug, NULL, 0},
 #endif
 };
 const int ck_nkernels = (int)(sizeof ck_kernels / sizeof ck_kernels[0]);
