@@ -4,6 +4,7 @@
  * formula over the kept paths; the objective can be any summary; bad settings are refused before
  * any state exists; rerun, verify and run --from work on the table. */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -592,4 +593,36 @@ Test(montecarlo, the_cuda_engine_host_loop_emulated_gives_the_serial_table, .tim
     a.synthetic = b.synthetic = syn;
     cr_assert_eq(run_hash(g, &b, "emu_syn_cuda.h5"), run_hash(g, &a, "emu_syn_serial.h5"));
     mm_grid_free(g);
+}
+
+/* --device all: the chunks spread over every visible device, one host thread each (the threads
+ * engine's windows), emulated as 3 devices; the table is the serial engine's, and a device past the
+ * visible ones is refused before any state. */
+Test(montecarlo, the_cuda_engine_over_every_device_emulated_gives_the_serial_table, .timeout = 180)
+{
+    setenv("MMSIM_CUDA_EMULATE", "3", 1);
+    mm_grid *g = grid_random(1);
+    mm_sweep_opts a = mc_opts(MM_ENGINE_SERIAL, 1, 0, 9, 7, 1);
+    mm_sweep_opts b = mc_opts(MM_ENGINE_CUDA, 1, 0, 9, 7, 1);
+    b.device = MM_SWEEP_DEVICE_ALL;
+    b.chunk = 1; /* many chunks, taken by three threads */
+    uint64_t want = run_hash(g, &a, "all_serial.h5");
+    mm_sweep_report rep;
+    mm_error e = {0};
+    cr_assert_eq(mm_sweep_run(g, &b, tu_path("all_cuda1.h5"), &rep, &e), 0, "%s", e.msg);
+    cr_assert_eq(rep.content_hash, want);
+    cr_assert_eq(rep.workers, 3, "one host thread per device: %d", rep.workers);
+    b.chunk = 0; /* automatic: at least two chunks per device where the grid allows */
+    cr_assert_eq(run_hash(g, &b, "all_cuda0.h5"), want);
+    b.device = 3;
+    char out[600];
+    snprintf(out, sizeof out, "%s", tu_path("dev3.h5"));
+    cr_assert_eq(mm_sweep_run(g, &b, out, &rep, &e), -ENODEV);
+    cr_assert_str_eq(e.msg, "engine cuda: device 3: 3 CUDA devices visible");
+    cr_assert_neq(access(out, F_OK), 0);
+    char j[640];
+    snprintf(j, sizeof j, "%s.journal", out);
+    cr_assert_neq(access(j, F_OK), 0);
+    mm_grid_free(g);
+    unsetenv("MMSIM_CUDA_EMULATE");
 }

@@ -116,6 +116,9 @@ typedef struct mm_sweep_progress {
 
 typedef void (*mm_sweep_progress_fn)(const mm_sweep_progress *p, void *user);
 
+/* mm_sweep_opts.device: every visible CUDA device. */
+#define MM_SWEEP_DEVICE_ALL (-1)
+
 typedef struct mm_sweep_opts {
     int engine;              /* enum mm_engine */
     int workers;             /* processes or threads; 0 = number of online cores */
@@ -154,7 +157,9 @@ typedef struct mm_sweep_opts {
      * of a synthetic market, whose path p is the day mm_sweep_synthetic_day generates (the tape
      * axis value then only names it, "market.ini#SYN"). Must stay valid during the run. */
     const mm_gen_params *const *synthetic;
-    /* Engine cuda: the device (CUDA ordinal, default 0). */
+    /* Engine cuda: the device (CUDA ordinal, default 0), or MM_SWEEP_DEVICE_ALL: every visible
+     * device, each with its own copy of the tapes, taking chunks as they finish (docs/perf-gpu.md).
+     */
     int device;
 } mm_sweep_opts;
 

@@ -42,8 +42,8 @@ static const char HELP[] =
     "                      of each file, each a value of the tape axis, listed before the run)\n"
     "  -o, --output F      results file (required, here or in [run] output)\n"
     "  --engine E          process (default), threads, serial, mpi or cuda; all give identical\n"
-    "                      tables (cuda: on a GPU, docs/perf-gpu.md; --device N picks it, default "
-    "0)\n"
+    "                      tables (cuda: on a GPU, docs/perf-gpu.md; --device N picks it, default\n"
+    "                      0; --device all spreads the chunks over every visible GPU)\n"
     "                      (mpi: run under mpirun or srun, chosen by default there; "
     "docs/cluster.md)\n"
     "  --workers N         processes or threads (default: number of cores; mpi: threads in each\n"
@@ -315,7 +315,13 @@ int cmd_sweep(int argc, char **argv)
     }
     o.resume = resume;
     int64_t dev = 0;
-    if (device && cli_i64(C, "--device", device, 0, 1023, &dev)) {
+    if (device && !strcmp(device, "all")) {
+        dev = MM_SWEEP_DEVICE_ALL;
+    } else if (device && (!*device || strspn(device, "0123456789") != strlen(device))) {
+        cli_err("%s: --device: '%s' is neither a device number nor all", C, device);
+        rc = MM_EXIT_USAGE;
+        goto out;
+    } else if (device && cli_i64(C, "--device", device, 0, 1023, &dev)) {
         rc = MM_EXIT_USAGE;
         goto out;
     }

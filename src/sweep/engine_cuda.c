@@ -17,6 +17,21 @@
 #endif
 
 #if MM_HAVE_CUDA
+#if MM_HAVE_OPENMP
+#include <omp.h>
+#endif
+
+/* The device of the calling host thread: with several devices, the threads engine's OpenMP thread
+ * k drives device k (engine_threads.c runs num_threads(workers) = the number of devices). */
+static int thread_slot(void)
+{
+#if MM_HAVE_OPENMP
+    return omp_get_thread_num();
+#else
+    return 0;
+#endif
+}
+
 typedef struct cuda_state {
     int device;
     mm__cuda_tape **tapes; /* [n_tapes], NULL for a synthetic tape */
@@ -35,30 +50,45 @@ static int advance_gpu(const mm__tape_view *v, const mm_derived *d, mm_state *st
             return mm__cuda_run(cs->tapes[t], d, st, m, 0, v->n, 0, 256, err);
     return mm__cuda_advance(v, d, st, m, 0, v->n, cs->device, err);
 }
+
+/* Several devices: the calling thread's own (user: cuda_state[workers]). */
+static int advance_gpus(const mm__tape_view *v, const mm_derived *d, mm_state *st, int64_t m,
+                        void *user, mm_error *err)
+{
+    return advance_gpu(v, d, st, m, (cuda_state *)user + thread_slot(), err);
+}
 #endif
 
-/* Test hook: MMSIM_CUDA_EMULATE=1 runs this engine's host loop with the kernel's per-thread work on
- * the CPU (mm__thread_emulate, in the kernel's order), so that the engine's chunking, setup and
- * finish are tested end to end on machines without a GPU (tests/test_montecarlo.c). */
+/* Test hook: MMSIM_CUDA_EMULATE=N (N >= 1) runs this engine's host loop with the kernel's
+ * per-thread work on the CPU (mm__thread_emulate, in the kernel's order) as if N devices were
+ * visible, so that the engine's chunking, setup and finish, on one device or spread over several,
+ * are tested end to end on machines without a GPU (tests/test_montecarlo.c). Returns N, or 0. */
 static int emulated(void)
 {
     const char *e = getenv("MMSIM_CUDA_EMULATE");
-    return e && !strcmp(e, "1");
+    if (!e || *e < '1' || *e > '9' || (e[1] && (e[1] < '0' || e[1] > '9' || e[2]))) return 0;
+    return atoi(e);
 }
 
 int mm__cuda_probe(int device, mm_error *err)
 {
-    if (emulated()) return 0;
+    int emu = emulated();
+    if (emu) {
+        if (device >= emu)
+            return mm__errf(err, -ENODEV, "engine cuda: device %d: %d CUDA device%s visible",
+                            device, emu, emu == 1 ? "" : "s");
+        return device == MM_SWEEP_DEVICE_ALL ? emu : 1;
+    }
 #if MM_HAVE_CUDA
     int n = 0, rt = 0, drv = 0;
     char names[1][128];
     mm_error e = {0};
     int rc = mm__cuda_devices(&n, names, 1, &rt, &drv, &e);
     if (rc) return mm__errf(err, rc, "engine cuda: cannot run here: %s", e.msg);
-    if (device < 0 || device >= n)
-        return mm__errf(err, -ENODEV, "engine cuda: device %d: %d CUDA device%s visible", device, n,
-                        n == 1 ? "" : "s");
-    return 0;
+    if (n < 1 || device >= n)
+        return mm__errf(err, -ENODEV, "engine cuda: device %d: %d CUDA device%s visible",
+                        device < 0 ? 0 : device, n, n == 1 ? "" : "s");
+    return device == MM_SWEEP_DEVICE_ALL ? n : 1;
 #else
     (void)device;
     return mm__errf(err, -ENODEV,
@@ -66,7 +96,6 @@ int mm__cuda_probe(int device, mm_error *err)
                     "was built)");
 #endif
 }
-
 int mm_sweep_cuda_describe(char *buf, size_t cap)
 {
 #if MM_HAVE_CUDA
@@ -93,13 +122,16 @@ int mm_sweep_cuda_describe(char *buf, size_t cap)
 #endif
 }
 
-/* The serial engine's loop (chunks in order, each emitted and fsync'd) with the slots advanced by
- * `advance`: the device, or its emulation. */
-static int run_with(mm__run *r, mm__advance_fn advance, void *user, mm_error *err)
+/* The chunks in order on one device (the serial engine's loop: each emitted and fsync'd), or, with
+ * several, the threads engine's windows (4 chunks per device, taken as they finish, emitted in
+ * chunk order), one host thread per device; the slots advanced by `advance`: the device(s), or
+ * their emulation. */
+static int run_with(mm__run *r, int devices, mm__advance_fn advance, void *user, mm_error *err)
 {
     r->advance = advance;
     r->advance_user = user;
-    int rc = mm__engine_serial.run(r, 1, err);
+    int rc =
+        devices > 1 ? mm__engine_threads.run(r, devices, err) : mm__engine_serial.run(r, 1, err);
     r->advance = NULL;
     r->advance_user = NULL;
     return rc;
@@ -107,21 +139,33 @@ static int run_with(mm__run *r, mm__advance_fn advance, void *user, mm_error *er
 
 static int run_cuda(mm__run *r, int workers, mm_error *err)
 {
-    (void)workers;
+    int n_dev = workers; /* mm__cuda_probe's count (sweep_run.c) */
     if (emulated()) {
         mm__emulation em = {4096, 128};
-        return run_with(r, mm__thread_emulate, &em, err);
+        return run_with(r, n_dev, mm__thread_emulate, &em, err);
     }
 #if MM_HAVE_CUDA
-    cuda_state cs = {r->o->device, calloc((size_t)r->n_tapes, sizeof(mm__cuda_tape *)), r->n_tapes};
-    int rc = cs.tapes ? 0 : mm__errf(err, -ENOMEM, "out of memory");
-    for (int32_t t = 0; t < r->n_tapes && rc == 0; t++)
-        if (!(r->o->synthetic && r->o->synthetic[t]))
-            rc = mm__cuda_tape_upload(&r->tapes[t].v, cs.device, &cs.tapes[t], err);
-    if (rc == 0) rc = run_with(r, advance_gpu, &cs, err);
-    for (int32_t t = 0; cs.tapes && t < r->n_tapes; t++)
-        mm__cuda_tape_free(cs.tapes[t]);
-    free(cs.tapes);
+    /* The devices: the one asked for, or 0 .. n_dev - 1; each with its own copy of the tapes. */
+    cuda_state *cs = calloc((size_t)n_dev, sizeof *cs);
+    int rc = cs ? 0 : mm__errf(err, -ENOMEM, "out of memory");
+    for (int k = 0; k < n_dev && rc == 0; k++) {
+        cs[k].device = r->o->device == MM_SWEEP_DEVICE_ALL ? k : r->o->device;
+        cs[k].n = r->n_tapes;
+        cs[k].tapes = calloc((size_t)r->n_tapes, sizeof(mm__cuda_tape *));
+        if (!cs[k].tapes) rc = mm__errf(err, -ENOMEM, "out of memory");
+        for (int32_t t = 0; t < r->n_tapes && rc == 0; t++)
+            if (!(r->o->synthetic && r->o->synthetic[t]))
+                rc = mm__cuda_tape_upload(&r->tapes[t].v, cs[k].device, &cs[k].tapes[t], err);
+    }
+    if (rc == 0)
+        rc = n_dev > 1 ? run_with(r, n_dev, advance_gpus, cs, err)
+                       : run_with(r, 1, advance_gpu, &cs[0], err);
+    for (int k = 0; cs && k < n_dev; k++) {
+        for (int32_t t = 0; cs[k].tapes && t < r->n_tapes; t++)
+            mm__cuda_tape_free(cs[k].tapes[t]);
+        free(cs[k].tapes);
+    }
+    free(cs);
     return rc;
 #else
     (void)r;
@@ -129,7 +173,6 @@ static int run_cuda(mm__run *r, int workers, mm_error *err)
 #endif
 }
 
-/* Chunks as large as the GPU takes (MM__ENGINE_GPU_CHUNKS); one process, no fork (a CUDA context
- * does not survive one). */
-const mm__engine mm__engine_cuda = {
-    "cuda", MM__ENGINE_NO_FORK | MM__ENGINE_ONE_WORKER | MM__ENGINE_GPU_CHUNKS, run_cuda};
+/* Chunks as large as the GPU takes (MM__ENGINE_GPU_CHUNKS; workers = the devices); one process,
+ * no fork (a CUDA context does not survive one). */
+const mm__engine mm__engine_cuda = {"cuda", MM__ENGINE_NO_FORK | MM__ENGINE_GPU_CHUNKS, run_cuda};

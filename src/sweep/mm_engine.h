@@ -93,8 +93,10 @@ enum {
      * calls mm__mpi_begin once the settings are checked, loads the tapes with mm__mpi_load and
      * calls mm__mpi_end last; a process with r->worker set skips the journal and the results. */
     MM__ENGINE_RANKS = 1u << 4,
-    /* A GPU engine: its device is probed before any state (mm__cuda_probe), and its automatic
-     * chunks are as large as a kernel launch wants (up to 65,536 slots), not about 16 per core. */
+    /* A GPU engine: its devices are probed before any state (mm__cuda_probe), workers is their
+     * number (one host thread each), and its automatic chunks are as large as a kernel launch
+     * wants (up to 65,536 slots; with several devices at most 1/2 of the tape's combinations per
+     * device), not about 16 per core. */
     MM__ENGINE_GPU_CHUNKS = 1u << 5,
 };
 
@@ -110,8 +112,9 @@ typedef struct mm__engine {
 extern const mm__engine mm__engine_serial, mm__engine_threads, mm__engine_process, mm__engine_mpi,
     mm__engine_cuda;
 
-/* The CUDA engine's device: 0, or -ENODEV naming why it cannot run here (no device, a driver too
- * old, or a build without CUDA) (engine_cuda.c). */
+/* The CUDA engine's devices (engine_cuda.c): the number it will run on (1 for a device number,
+ * every visible one for MM_SWEEP_DEVICE_ALL), or -ENODEV naming why it cannot run here (no
+ * device, no such device, a driver too old, or a build without CUDA). */
 int mm__cuda_probe(int device, mm_error *err);
 
 /* The MM__ENGINE_RANKS hooks (engine_mpi.c; without MPI, mpi_none.c: one process does everything).

@@ -263,7 +263,14 @@ int mm_sweep_run(const mm_grid *g, const mm_sweep_opts *o, const char *out_path,
                         o->paths);
     int rc = mm_sim_config_check(&o->sim, NULL, err);
     if (rc == 0) rc = check_columns(o, err);
-    if (rc == 0 && (engine->flags & MM__ENGINE_GPU_CHUNKS)) rc = mm__cuda_probe(o->device, err);
+    int n_dev = 1; /* the devices a GPU engine runs on */
+    if (rc == 0 && (engine->flags & MM__ENGINE_GPU_CHUNKS)) {
+        if (o->device < MM_SWEEP_DEVICE_ALL || o->device > 1023)
+            return mm__errf(err, MM_EUSAGE,
+                            "device: %d must be a CUDA device number (0..1023) or all", o->device);
+        n_dev = rc = mm__cuda_probe(o->device, err);
+        if (rc > 0) rc = 0;
+    }
     if (rc) return rc;
     struct stat ost;
     if (!*out_path) return mm__errf(err, MM_EUSAGE, "output: empty path");
@@ -277,6 +284,7 @@ int mm_sweep_run(const mm_grid *g, const mm_sweep_opts *o, const char *out_path,
         workers = n > 0 ? (int)n : 1;
     }
     if (engine->flags & MM__ENGINE_ONE_WORKER) workers = 1;
+    if (engine->flags & MM__ENGINE_GPU_CHUNKS) workers = n_dev; /* one host thread per device */
     rep->workers = workers;
     /* Chunk size: as given, or automatic: about 16 chunks per core of the machine and tape, so that
      * dynamic scheduling evens out chunks of unequal cost, but at least 64 combinations (the
@@ -297,8 +305,12 @@ int mm_sweep_run(const mm_grid *g, const mm_sweep_opts *o, const char *out_path,
         if (hi > 256) hi = 256;
         if (lo < 1) lo = 1;
         if (hi < 1) hi = 1;
-        if (engine->flags & MM__ENGINE_GPU_CHUNKS)
+        if (engine->flags & MM__ENGINE_GPU_CHUNKS) {
             hi = MM_SWEEP_SLOTS_MAX / o->paths > 1 ? MM_SWEEP_SLOTS_MAX / o->paths : 1;
+            /* Several devices: at least two chunks per device where the grid allows. */
+            int64_t spread = (per + 2 * n_dev - 1) / (2 * n_dev);
+            if (n_dev > 1 && spread < hi) hi = spread > lo ? spread : lo;
+        }
         chunk_sz = engine->flags & (MM__ENGINE_BIG_CHUNKS | MM__ENGINE_GPU_CHUNKS)
                        ? hi
                        : (per + 16 * cores - 1) / (16 * cores);
