@@ -419,7 +419,18 @@ MM_LANES_ATTR static void MM_LANES(const mm__tape *tp, const mm_derived *d, mm_s
     for (int64_t j = 0; j < m; j++)
         g->perm[j] = (int32_t)j;
     int64_t shared = share_park(d, st, g, m) * (i1 - i0);
-    int32_t *act = g->perm, *loose = g->landi;
+    int32_t *act = g->perm, *loose = g->landi, *order = g->lo;
+    /* Groups of combinations that quote alike: the live ones in the order of their half spread
+     * (then their own), so that a group's lanes are often quiet at the same events. */
+    for (int64_t j = 0; j < m; j++) {
+        uint64_t b;
+        memcpy(&b, &d[j].hs0, 8);
+        b = b >> 63 ? ~b : b | (UINT64_C(1) << 63); /* the doubles' order as unsigned integers */
+        g->key[j] = (mm__share_key){b, INT32_MAX, (int32_t)j};
+    }
+    qsort(g->key, (size_t)m, sizeof *g->key, share_key_cmp);
+    for (int64_t j = 0; j < m; j++)
+        order[j] = g->key[j].j;
     for (int64_t w0 = i0; w0 < i1; w0 += MM_LANES_WINDOW) {
         int64_t w1 = i1 - w0 < MM_LANES_WINDOW ? i1 : w0 + MM_LANES_WINDOW;
         for (int64_t i = w0; i < w1; i++) {
@@ -427,8 +438,8 @@ MM_LANES_ATTR static void MM_LANES(const mm__tape *tp, const mm_derived *d, mm_s
             mm__gate_of(&evs[i - w0], &gts[i - w0]);
         }
         int64_t nact = 0;
-        for (int64_t j = 0; j < m; j++)
-            if (g->live[j]) act[nact++] = (int32_t)j;
+        for (int64_t k = 0; k < m; k++)
+            if (g->live[order[k]]) act[nact++] = order[k];
         for (int64_t j0 = 0; j0 < nact; j0 += MM_W) {
             int nl = nact - j0 < MM_W ? (int)(nact - j0) : MM_W;
             int32_t cj[MM_W]; /* the combination of each lane */
