@@ -211,9 +211,10 @@ MM_HD void mm__report(mm_state *st, const mm_event *ev, int64_t a, int64_t dq)
     st->nrep += 1;
 }
 
-/* Section 5: a fill of qty lots at px on side_ix (0 buy, 1 sell). */
-MM_HD void mm__fill(mm_state *st, const mm_event *ev, const mm_derived *d, int side_ix, int32_t px,
-                    int32_t qty, int taker, mm_trace_sink *tr)
+/* Section 5, a fill's own accounts (q, cash, fees, volume, fills, max |q|, |q| dt, markouts,
+ * overflow): the shared states replay it on a member (sim_batch_kernel.h, share_split). */
+MM_HD void mm__fill_own(mm_state *st, const mm_event *ev, const mm_derived *d, int side_ix,
+                        int32_t px, int32_t qty, int taker)
 {
     int64_t sgn = side_ix == 0 ? 1 : -1;
     int64_t aq = st->q < 0 ? -st->q : st->q;
@@ -232,9 +233,16 @@ MM_HD void mm__fill(mm_state *st, const mm_event *ev, const mm_derived *d, int s
         ovf |= st->mk2[k] > MM_CASH2_MAX || st->mk2[k] < -MM_CASH2_MAX;
     }
     if (ovf && !st->ovf_event) st->ovf_event = ev->i + 1;
+}
+
+/* Section 5: a fill of qty lots at px on side_ix (0 buy, 1 sell). */
+MM_HD void mm__fill(mm_state *st, const mm_event *ev, const mm_derived *d, int side_ix, int32_t px,
+                    int32_t qty, int taker, mm_trace_sink *tr)
+{
+    mm__fill_own(st, ev, d, side_ix, px, qty, taker);
     /* Section 3.2: the fill's report; a resting order filled to 0 is reported done with it. */
     int64_t a = mm__resp_at(st, ev, d);
-    mm__report(st, ev, a, sgn * qty);
+    mm__report(st, ev, a, side_ix == 0 ? (int64_t)qty : -(int64_t)qty);
     mm_side *o = &st->s[side_ix];
     if (!taker) {
         o->qty -= qty;

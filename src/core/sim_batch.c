@@ -29,16 +29,17 @@ int mm__guards_alloc(mm__guards *g, int64_t cap)
     size_t i32 = guards_round(n * sizeof(int32_t)), f64 = guards_round(n * sizeof(double));
     size_t u8 = guards_round(n8), cnt = guards_round(MM_COUNTS * sizeof(int64_t));
     size_t key = guards_round(n * sizeof(mm__share_key));
+    size_t off = guards_round(n * MM_SHARE_NOFF * sizeof(int64_t));
     size_t evs = guards_round(MM_LANES_WINDOW * sizeof(mm_event));
     size_t gts = guards_round(MM_LANES_WINDOW * sizeof(mm__gate));
-    size_t bytes = 8 * i32 + 2 * f64 + 2 * u8 + cnt + key + evs + gts;
+    size_t bytes = 9 * i32 + 2 * f64 + 2 * u8 + cnt + key + off + evs + gts;
     char *b = aligned_alloc(64, bytes);
     if (!b) return -ENOMEM;
     memset(b, 0, bytes);
     g->block = b;
-    int32_t **ints[8] = {&g->lo,   &g->hi,    &g->landi, &g->perm,
-                         &g->lead, &g->fhead, &g->fnext, &g->pos};
-    for (int k = 0; k < 8; k++, b += i32)
+    int32_t **ints[9] = {&g->lo,    &g->hi,    &g->landi, &g->perm, &g->lead,
+                         &g->fhead, &g->fnext, &g->pos,   &g->tmp};
+    for (int k = 0; k < 9; k++, b += i32)
         *ints[k] = (int32_t *)(void *)b;
     g->flo = (double *)(void *)b;
     b += f64;
@@ -52,6 +53,8 @@ int mm__guards_alloc(mm__guards *g, int64_t cap)
     b += cnt;
     g->key = (mm__share_key *)(void *)b;
     b += key;
+    g->off = (int64_t *)(void *)b;
+    b += off;
     g->evs = (mm_event *)(void *)b;
     b += evs;
     g->gates = (mm__gate *)(void *)b;

@@ -21,18 +21,20 @@ MM_ADVANCE_ATTR static void MM_ADVANCE(const mm__tape *tp, const mm_derived *d, 
         at[k] = beg[k];
     for (int64_t j = 0; j < m; j++)
         g->perm[at[mm__guard_kind(&d[j])]++] = (int32_t)j;
-    /* Shared states: parked positions (live[q] = 0) never step; they follow their leaders. */
-    int64_t shared = share_park(d, st, g, m) * (i1 - i0); /* slots of parked combinations */
     int32_t *restrict lo = g->lo, *restrict hi = g->hi, *restrict landi = g->landi;
     uint8_t *restrict need = g->need;
     uint8_t *restrict live = g->live;
     int64_t m8 = (m + 7) / 8 * 8;
     memset(need, 0, (size_t)m8);
-    mm_event ev;
+    mm_event ev, ev_ns;
     mm__gate gt;
-    int64_t steps = 0;
-    for (int64_t w0 = i0; w0 < i1; w0 += MM_WINDOW) {
-        int64_t w1 = i1 - w0 < MM_WINDOW ? i1 : w0 + MM_WINDOW;
+    int64_t steps = 0, shared = 0; /* shared: slots of parked combinations */
+    for (int64_t w0 = i0; w0 < i1; w0 += MM_SHARE_WINDOW) {
+        int64_t w1 = i1 - w0 < MM_SHARE_WINDOW ? i1 : w0 + MM_SHARE_WINDOW;
+        /* Shared states, merged again each window: parked positions (live[q] = 0) never step;
+         * their leaders step for them. */
+        int64_t parked = share_park(d, st, g, m, w0 == i0);
+        shared += parked * (w1 - w0);
         for (int k = 0; k < MM_KINDS; k++)
             for (int64_t q = beg[k]; q < beg[k + 1]; q++)
                 if (live[q])
@@ -86,6 +88,10 @@ MM_ADVANCE_ATTR static void MM_ADVANCE(const mm__tape *tp, const mm_derived *d, 
                 for (int k = 0; k < MM_KINDS; k++)
                     for (int64_t q = beg[k]; q < beg[k + 1]; q++)
                         if (live[q] && !need[q]) mm__sample(&st[g->perm[q]], &ev, &d[g->perm[q]]);
+            /* And those of the parked members (from their own position, cash and fees). */
+            if (ev.n_samples && parked)
+                for (int64_t q = 0; q < m; q++)
+                    if (!live[q]) mm__sample(&st[g->perm[q]], &ev, &d[g->perm[q]]);
             /* Pass 2: run them, 8 flags at a time. */
             for (int64_t q8 = 0; q8 < m8; q8 += 8) {
                 uint64_t w;
@@ -95,13 +101,27 @@ MM_ADVANCE_ATTR static void MM_ADVANCE(const mm__tape *tp, const mm_derived *d, 
                     w &= ~(UINT64_C(0xff) << (8 * b));
                     int64_t q = q8 + b, j = g->perm[q];
                     int kq = kind_at(beg, q);
-                    if (g->fhead[j] >= 0) { /* a leader: followers may leave first */
-                        int64_t n = share_leave(g, live, d, st, j, kq, &ev, v, w1, w0);
-                        shared -= n * (i1 - i);
-                        steps += n;
+                    if (g->fhead[j] < 0) {
+                        mm_step_c(&st[j], &ev, &d[j], NULL);
+                        steps++;
+                    } else { /* a leader: its members share the step unless it fills */
+                        mm_state pre;
+                        memcpy(&pre, &st[j], sizeof pre);
+                        mm_step_c(&st[j], &ev, &d[j], NULL);
+                        steps++;
+                        if (!share_clean(&pre, &st[j])) {
+                            ev_ns = ev;
+                            ev_ns.n_samples = 0; /* taken above */
+                            int64_t nl = 0;
+                            steps += share_split(g, d, st, (int32_t)j, &pre, &ev_ns, g->tmp, &nl,
+                                                 &shared, w1 - i);
+                            for (int64_t k = 0; k < nl; k++) {
+                                int32_t f = g->tmp[k], p = g->pos[f];
+                                guard_set(g, p, &st[f], &d[f], kind_at(beg, p), &ev, v, i + 1, w1,
+                                          w0);
+                            }
+                        }
                     }
-                    mm_step_c(&st[j], &ev, &d[j], NULL);
-                    steps++;
                     guard_set(g, q, &st[j], &d[j], kq, &ev, v, i + 1, w1, w0);
                 }
             }

@@ -11,8 +11,9 @@
 #include "mm_internal.h"
 #include "sim_tape.h"
 
-/* Events per window: guards hold event indices relative to the window's first event, as int32. */
-#define MM_WINDOW (INT64_C(1) << 30)
+/* Events per window of the skip kernel: guards hold event indices relative to the window's first
+ * event, as int32; the shared states are found again at each window (share_park). */
+#define MM_SHARE_WINDOW 4096
 
 /* The first event k in [from, end) with ts[k] >= t, or end when there is none: a galloping search
  * from `from` (an action in flight lands a few events ahead), then bisection. */
@@ -82,15 +83,20 @@ static inline int kind_at(const int64_t *beg, int64_t q)
 
 /* ---- Shared states (docs/model.md section 8, "Shared states") ----
  *
- * Two combinations of a block whose constants differ only in the inventory limit, that draw no
- * random number (their streams' keys differ) and whose states are equal but for the key (id,
- * path, key) stay equal for as long as no step reaches the smaller limit: the limit enters a step
- * only as room = limit -/+ position, at a landing (an order of qty lots needs room >= qty) and at
- * a decision (a new order of `size` lots needs room >= size). The larger limit (the leader) steps;
- * the other (a follower) is parked: left out of the skip test, the samples and the steps. Before
- * each step of a leader, every follower whose limit is below the step's bound (share_bound) is
- * unparked: it takes the leader's state as it is before the step, then steps itself. When the
- * kernel returns, every parked follower takes its leader's state. */
+ * Combinations of a block whose constants differ only in the inventory limit and that draw no
+ * random number are a family. Two of a family whose states agree on every shared field (the
+ * orders, actions in flight, responses, reports, pacing: all but their own fields, share_own) and
+ * whose rooms clamped at the quote size agree (share_rooms) take the same branches in a step that
+ * fills nothing and moves no known position: the limit enters a step only through those rooms, and
+ * their own fields only through the rooms, the samples and the fills. So one of them (the leader)
+ * steps and the others (members) are parked: no skip test, no step; each takes its own samples.
+ * Their counters (orders, cancels, rejects, messages, held) move with the leader's: a member's is
+ * the leader's plus an offset fixed when it was parked. When a leader's step fills or moves its
+ * known position (share_clean fails), every member takes the leader's state from before that step
+ * (keeping its own fields), steps itself, and joins the leader again, or another member that
+ * stepped to the same state, or leads on its own (share_split). At each window the kernel merges
+ * the leaders whose states agree again (share_park); when it returns, every member takes its
+ * leader's state (share_unpark_all). */
 
 /* No random number drawn by a combination with constants d (section 3.3): its state does not
  * depend on its stream key. */
@@ -101,16 +107,82 @@ static inline int share_draws_none(const mm_derived *d)
     return lat && !d->join_uniform && d->reach32 > UINT32_MAX && !d->cancel_binom;
 }
 
-/* The constants without the limit and the state without its key, as compared bytes (both
- * structures are memset before they are filled, so their padding compares equal). */
-static inline void share_images(const mm_derived *d, const mm_state *s, mm_derived *dc,
-                                mm_state *sc)
+/* What two combinations must agree on to share: the constants without the limit, the state
+ * without its own fields, and the four rooms clamped at the quote size. Compared as bytes (every
+ * structure is memset before it is filled, so padding compares equal). */
+typedef struct mm__share_img {
+    mm_derived d;
+    mm_state s;
+    int64_t room[4];
+} mm__share_img;
+
+/* The skew is zero at every time left: the known position does not move the targets. */
+static inline int share_no_skew(const mm_derived *d)
 {
-    memcpy(dc, d, sizeof *dc);
-    dc->limit = 0;
-    memcpy(sc, s, sizeof *sc);
-    sc->id = sc->path = 0;
-    sc->key = 0;
+    return d->sk0 == 0.0 && d->sk1 == 0.0;
+}
+
+/* The four rooms of state s a step compares (section 3.1 with q, section 6 with kq: bid, ask),
+ * clamped at the quote size: every comparison a step makes with a room is room <= 0, min(new_qty,
+ * room) or min(size, room), with new_qty <= size, which the clamped room decides alike. */
+static inline void share_rooms(const mm_state *s, const mm_derived *d, int64_t room[4])
+{
+    int64_t S = d->size, L = d->limit;
+    int64_t r[4] = {L - s->q, L + s->q, L - s->kq, L + s->kq};
+    for (int k = 0; k < 4; k++)
+        room[k] = r[k] < S ? r[k] : S;
+}
+
+/* The counters a member keeps as the leader's plus an offset. */
+static inline void share_counters(const mm_state *s, int64_t c[MM_SHARE_NOFF])
+{
+    c[0] = s->orders;
+    c[1] = s->cancels;
+    c[2] = s->rejects;
+    c[3] = s->nmsg;
+    c[4] = s->held;
+}
+
+/* A state's own fields, which a member keeps (the known position too where the skew is zero). */
+#define MM_SHARE_OWN(X)                                                                            \
+    X(q);                                                                                          \
+    X(cash2);                                                                                      \
+    X(fees);                                                                                       \
+    X(volume);                                                                                     \
+    X(fills[0]);                                                                                   \
+    X(fills[1]);                                                                                   \
+    X(max_abs_q);                                                                                  \
+    X(twq);                                                                                        \
+    X(t_q);                                                                                        \
+    for (int k_ = 0; k_ < MM_MARKOUTS; k_++)                                                       \
+        X(mk2[k_]);                                                                                \
+    X(ovf_event);                                                                                  \
+    X(pnl_prev);                                                                                   \
+    X(ret_mean);                                                                                   \
+    X(ret_m2);                                                                                     \
+    X(pnl_peak);                                                                                   \
+    X(max_dd);                                                                                     \
+    X(n_ret);                                                                                      \
+    X(id);                                                                                         \
+    X(path);                                                                                       \
+    X(key);                                                                                        \
+    X(kq);                                                                                         \
+    X(orders);                                                                                     \
+    X(cancels);                                                                                    \
+    X(rejects);                                                                                    \
+    X(nmsg);                                                                                       \
+    X(held)
+
+static inline void share_image(const mm_derived *d, const mm_state *s, mm__share_img *img)
+{
+    memcpy(&img->d, d, sizeof img->d);
+    img->d.limit = 0;
+    memcpy(&img->s, s, sizeof img->s);
+#define MM_SHARE_ZERO(f) img->s.f = 0
+    MM_SHARE_OWN(MM_SHARE_ZERO);
+#undef MM_SHARE_ZERO
+    if (!share_no_skew(d)) img->s.kq = s->kq; /* the known position moves the targets */
+    share_rooms(s, d, img->room);
 }
 
 static inline uint64_t share_hash(const void *p, size_t n, uint64_t h)
@@ -133,111 +205,235 @@ static int share_key_cmp(const void *a, const void *b)
     return x->j < y->j ? -1 : x->j > y->j;
 }
 
-/* Bound on the room any landing or decision of the next step of state s may need: the position
- * (as it is, or as known once every pending report is known) moves in that step by at most the
- * lots of the live and landing orders, a landing needs its own lots on top, a decision `size`. */
-static inline int64_t share_bound(const mm_state *s, const mm_derived *d)
+/* Member f (own fields and counter offsets off) takes leader state l. */
+static inline void share_take(mm_state *f, const mm_state *l, const int64_t *off)
 {
-    int64_t q = s->q < 0 ? -s->q : s->q, kq = s->kq < 0 ? -s->kq : s->kq;
-    for (int32_t r = 0; r < s->nrep; r++) {
-        int64_t x = s->rep_q[(s->rep0 + r) & (MM_REPORTS - 1)];
-        kq += x < 0 ? -x : x;
-    }
-    int64_t f = (int64_t)s->s[0].qty + s->s[1].qty + (s->s[0].new_qty > 0 ? s->s[0].new_qty : 0) +
-                (s->s[1].new_qty > 0 ? s->s[1].new_qty : 0);
-#ifdef MM_SHARE_BUG
-    f = 0; /* checkmodel's own test (tests/checkmodel/ck_sharebug.c): the orders left out */
-#endif
-    return (q > kq ? q : kq) + f + d->size;
+    mm_state own;
+    memcpy(&own, f, sizeof own);
+    memcpy(f, l, sizeof *f);
+#define MM_SHARE_KEEP(x) f->x = own.x
+    MM_SHARE_OWN(MM_SHARE_KEEP);
+#undef MM_SHARE_KEEP
+    int64_t c[MM_SHARE_NOFF];
+    share_counters(l, c);
+    f->orders = c[0] + off[0];
+    f->cancels = c[1] + off[1];
+    f->rejects = c[2] + off[2];
+    f->nmsg = c[3] + off[3];
+    f->held = c[4] + off[4];
 }
 
-/* State f takes state j's, keeping its own key. */
-static inline void share_copy(mm_state *f, const mm_state *j)
+/* Parks f (a combination stepping on its own, with no members) as a member of leader l, whose
+ * states agree now. */
+static inline void share_link(const mm__guards *g, const mm_state *st, int32_t f, int32_t l)
 {
-    int64_t id = f->id, path = f->path;
-    uint64_t key = f->key;
-    memcpy(f, j, sizeof *f);
-    f->id = id;
-    f->path = path;
-    f->key = key;
+    int64_t cf[MM_SHARE_NOFF], cl[MM_SHARE_NOFF];
+    share_counters(&st[f], cf);
+    share_counters(&st[l], cl);
+    for (int k = 0; k < MM_SHARE_NOFF; k++)
+        g->off[(int64_t)f * MM_SHARE_NOFF + k] = cf[k] - cl[k];
+    g->lead[f] = l;
+    g->fnext[f] = g->fhead[l];
+    g->fhead[l] = f;
+    g->live[g->pos[f]] = 0;
 }
 
-/* Finds the followers of the block (m combinations at positions perm), parks them (live[q] = 0 at
- * their positions, 1 elsewhere; pos = the inverse of perm) and links them to their leaders.
- * Returns the number parked. */
-static int64_t share_park(const mm_derived *d, const mm_state *st, const mm__guards *g, int64_t m)
+/* Finds the families' shared states among the m combinations of the block (at positions perm) and
+ * parks their members (live[q] = 0 at their positions). With `first` (the kernel starts: every
+ * state whole) it sets up the links (pos = the inverse of perm, every position live); otherwise it
+ * merges the leaders (and combinations on their own) whose states agree now: one leads, the others
+ * and their members become its members. Returns the number of members parked. */
+static int64_t share_park(const mm_derived *d, const mm_state *st, const mm__guards *g, int64_t m,
+                          int first)
 {
-    for (int64_t j = 0; j < m; j++)
-        g->lead[j] = g->fhead[j] = g->fnext[j] = -1;
-    for (int64_t q = 0; q < m; q++) {
-        g->pos[g->perm[q]] = (int32_t)q;
-        g->live[q] = 1;
+    if (first) {
+        for (int64_t j = 0; j < m; j++)
+            g->lead[j] = g->fhead[j] = g->fnext[j] = -1;
+        for (int64_t q = 0; q < m; q++) {
+            g->pos[g->perm[q]] = (int32_t)q;
+            g->live[q] = 1;
+        }
     }
-    int64_t n = 0;
-    mm_derived dc;
-    mm_state sc;
+    int64_t n = 0, parked = 0;
+    mm__share_img ic, il;
+    memset(&ic, 0, sizeof ic);
+    memset(&il, 0, sizeof il);
     for (int64_t j = 0; j < m; j++) {
+        if (g->lead[j] >= 0) {
+            parked++;
+            continue;
+        }
         if (!share_draws_none(&d[j])) continue;
-        share_images(&d[j], &st[j], &dc, &sc);
-        uint64_t h = share_hash(&dc, sizeof dc, UINT64_C(0xcbf29ce484222325));
-        g->key[n++] = (mm__share_key){share_hash(&sc, sizeof sc, h), d[j].limit, (int32_t)j};
+        share_image(&d[j], &st[j], &ic);
+        g->key[n++] = (mm__share_key){share_hash(&ic, sizeof ic, UINT64_C(0xcbf29ce484222325)),
+                                      d[j].limit, (int32_t)j};
     }
-    if (n < 2) return 0;
+    if (n < 2) return parked;
     qsort(g->key, (size_t)n, sizeof *g->key, share_key_cmp);
-    mm_derived dl;
-    mm_state sl;
-    int64_t parked = 0;
     for (int64_t r0 = 0, r1; r0 < n; r0 = r1) {
         for (r1 = r0 + 1; r1 < n && g->key[r1].h == g->key[r0].h; r1++) {
         }
         if (r1 - r0 < 2) continue;
         int32_t l = g->key[r0].j; /* the largest limit of the run leads */
-        share_images(&d[l], &st[l], &dl, &sl);
-        /* Descending limits: each follower goes to the head, so the list ascends. */
+        share_image(&d[l], &st[l], &il);
         for (int64_t r = r0 + 1; r < r1; r++) {
             int32_t f = g->key[r].j;
-            share_images(&d[f], &st[f], &dc, &sc);
-            if (memcmp(&dc, &dl, sizeof dc) || memcmp(&sc, &sl, sizeof sc)) continue;
-            g->lead[f] = l;
-            g->fnext[f] = g->fhead[l];
-            g->fhead[l] = f;
-            g->live[g->pos[f]] = 0;
+            share_image(&d[f], &st[f], &ic);
+            if (memcmp(&ic, &il, sizeof ic)) continue; /* a collision of the hash */
+            /* f's members follow it to l: their offsets against l's counters. */
+            int64_t cf[MM_SHARE_NOFF], cl[MM_SHARE_NOFF];
+            share_counters(&st[f], cf);
+            share_counters(&st[l], cl);
+            for (int32_t e = g->fhead[f], next; e >= 0; e = next) {
+                next = g->fnext[e];
+                for (int k = 0; k < MM_SHARE_NOFF; k++)
+                    g->off[(int64_t)e * MM_SHARE_NOFF + k] += cf[k] - cl[k];
+                g->lead[e] = l;
+                g->fnext[e] = g->fhead[l];
+                g->fhead[l] = e;
+                parked++;
+            }
+            g->fhead[f] = -1;
+            share_link(g, st, f, l);
             parked++;
         }
     }
     return parked;
 }
 
-/* Before leader j (of kind `kind`) steps at ev: each follower whose limit that step
- * might reach leaves, with the leader's state before it (ascending limits: a prefix of the list),
- * and steps itself; live (the kernel's, based on g->live) marks its position. Returns how many
- * left. Out of line: the kernel's loop keeps one copy of the step. */
-__attribute__((noinline)) static int64_t share_leave(const mm__guards *g, uint8_t *live,
-                                                     const mm_derived *d, mm_state *st, int64_t j,
-                                                     int kind, const mm_event *ev,
-                                                     const mm__tape_view *v, int64_t w1, int64_t w0)
-{
-    int64_t n = 0;
-    for (int32_t f = g->fhead[j];
-         f >= 0 && d[f].limit < d[j].limit && d[f].limit < share_bound(&st[j], &d[j]);
-         f = g->fhead[j]) {
-        int64_t p = g->pos[f];
-        live[p] = 1;
-        g->fhead[j] = g->fnext[f];
-        g->lead[f] = -1;
-        share_copy(&st[f], &st[j]);
-        mm_step_c(&st[f], ev, &d[f], NULL);
-        guard_set(g, p, &st[f], &d[f], kind, ev, v, ev->i + 1, w1, w0);
-        n++;
-    }
-    return n;
-}
-
-/* Every parked follower takes its leader's state (the kernel returns). */
+/* Every member takes its leader's state (the kernel returns). */
 static void share_unpark_all(mm_state *st, const mm__guards *g, int64_t m)
 {
     for (int64_t j = 0; j < m; j++)
-        if (g->lead[j] >= 0) share_copy(&st[j], &st[g->lead[j]]);
+        if (g->lead[j] >= 0) share_take(&st[j], &st[g->lead[j]], &g->off[j * MM_SHARE_NOFF]);
+}
+
+/* The samples of event ev of leader j's members (section 2: from their own position, cash and
+ * fees, which a shared step leaves as they are). */
+static inline void share_sample(const mm__guards *g, const mm_derived *d, mm_state *st, int64_t j,
+                                const mm_event *ev)
+{
+    for (int32_t f = g->fhead[j]; f >= 0; f = g->fnext[f])
+        mm__sample(&st[f], ev, &d[f]);
+}
+
+/* A step from pre to post that its members may share: no fill, the known position unmoved. */
+static inline int share_clean(const mm_state *pre, const mm_state *post)
+{
+#ifdef MM_SHARE_BUG
+    /* checkmodel's own test (tests/checkmodel/ck_sharebug.c): a fill report taken in unseen */
+    return pre->fills[0] == post->fills[0] && pre->fills[1] == post->fills[1];
+#endif
+    return pre->fills[0] == post->fills[0] && pre->fills[1] == post->fills[1] &&
+           pre->kq == post->kq;
+}
+
+/* The fills of one step, from its trace (share_split). */
+#define MM_SHARE_FILLS 8
+typedef struct mm__share_fills {
+    int n, over; /* over: more than MM_SHARE_FILLS */
+    int32_t side[MM_SHARE_FILLS], px[MM_SHARE_FILLS], qty[MM_SHARE_FILLS], taker[MM_SHARE_FILLS];
+} mm__share_fills;
+
+static void share_record(const mm_trace_rec *r, void *user)
+{
+    mm__share_fills *f = user;
+    if (r->kind != MM_TR_FILL) return;
+    if (f->n == MM_SHARE_FILLS) {
+        f->over = 1;
+        return;
+    }
+    f->side[f->n] = r->side > 0 ? 0 : 1;
+    f->px[f->n] = r->px;
+    f->qty[f->n] = r->qty;
+    f->taker[f->n] = r->taker;
+    f->n++;
+}
+
+/* Leader j stepped event ev from pre (its state before, with the leader's counters) and the step
+ * was not clean. Each member took the same fills (its orders are the leader's) and its known
+ * position moved as the leader's (the same reports): where its rooms after the step, so computed,
+ * clamp as the leader's do, it took every branch the leader took (the landings compared the rooms
+ * before the step, the decision the rooms after it) and only its own accounts differ: the fills
+ * are replayed on them (mm__fill_own) and it stays. Every other member takes pre (keeping its own
+ * fields), steps ev_ns (ev without samples: share_sample took them), then joins j or a member with
+ * the same state (at most MM_SHARE_SUBS compared), or leads itself. The new leaders are appended
+ * to out (*nout; their positions are live again). *shared (slots parked until the window's end,
+ * left events from ev on) is kept. Returns the number of members stepped. Out of line: the
+ * kernels keep one copy of the step. */
+#define MM_SHARE_SUBS 8
+__attribute__((noinline)) static int64_t share_split(const mm__guards *g, const mm_derived *d,
+                                                     mm_state *st, int32_t j, const mm_state *pre,
+                                                     const mm_event *ev_ns, int32_t *out,
+                                                     int64_t *nout, int64_t *shared, int64_t left)
+{
+    /* The leader's fills: its step again, from pre, traced. */
+    mm__share_fills fl;
+    fl.n = fl.over = 0;
+    {
+        mm_state t;
+        memcpy(&t, pre, sizeof t);
+        mm_trace_sink sink = {share_record, &fl};
+        mm_step_c(&t, ev_ns, &d[j], &sink);
+    }
+    int64_t dq = 0, dkq = st[j].kq - pre->kq, lroom[4];
+    for (int k = 0; k < fl.n; k++)
+        dq += fl.side[k] == 0 ? fl.qty[k] : -(int64_t)fl.qty[k];
+    share_rooms(&st[j], &d[j], lroom);
+    mm__share_img sub[MM_SHARE_SUBS], ic;
+    int32_t subj[MM_SHARE_SUBS];
+    int nsub = 0;
+    int64_t n = 0;
+    int32_t f = g->fhead[j];
+    g->fhead[j] = -1;
+    while (f >= 0) {
+        int32_t next = g->fnext[f];
+        mm_state *s = &st[f];
+        if (!fl.over) {
+            mm_state t; /* only q and kq are read */
+            t.q = s->q + dq;
+            t.kq = s->kq + dkq;
+            int64_t r[4];
+            share_rooms(&t, &d[f], r);
+            if (!memcmp(r, lroom, sizeof r)) {
+                for (int k = 0; k < fl.n; k++)
+                    mm__fill_own(s, ev_ns, &d[f], fl.side[k], fl.px[k], fl.qty[k], fl.taker[k]);
+                s->kq = t.kq;
+                g->fnext[f] = g->fhead[j]; /* stays: counters moved as the leader's */
+                g->fhead[j] = f;
+                f = next;
+                continue;
+            }
+        }
+        g->lead[f] = g->fnext[f] = -1;
+        share_take(s, pre, &g->off[(int64_t)f * MM_SHARE_NOFF]);
+        mm_step_c(s, ev_ns, &d[f], NULL);
+        n++;
+        *shared -= left;
+        if (!nsub) {
+            memset(&sub[0], 0, sizeof sub[0]);
+            memset(&ic, 0, sizeof ic);
+            share_image(&d[j], &st[j], &sub[0]);
+            subj[nsub++] = j;
+        }
+        share_image(&d[f], s, &ic);
+        int k = 0;
+        while (k < nsub && memcmp(&ic, &sub[k], sizeof ic))
+            k++;
+        if (k < nsub) {
+            share_link(g, st, f, subj[k]);
+            *shared += left - 1;
+        } else {
+            g->live[g->pos[f]] = 1;
+            out[(*nout)++] = f;
+            if (nsub < MM_SHARE_SUBS) {
+                memcpy(&sub[nsub], &ic, sizeof ic);
+                subj[nsub++] = f;
+            }
+        }
+        f = next;
+    }
+    return n;
 }
 
 #endif

@@ -357,49 +357,25 @@ MM_LANES_INLINE void MM_LANES_T(step)(MM_LANES_T(st) * x, const MM_LANES_T(cst) 
     *out = rare;
 }
 
-/* The share bound (share_bound) of every lane from its vectors, for lanes with no report pending;
- * INT64_MAX where one is (the caller computes those from the state, whose reports are current). */
-MM_LANES_INLINE void MM_LANES_T(bound)(const MM_LANES_T(st) * x, const MM_LANES_T(cst) * c,
-                                       mm__vi *out)
+/* One event of combination j by mm_step_c, for a leader of shared states also its members'
+ * (share_sample unless `sampled`; share_split when the step was not clean, the new leaders appended
+ * to loose). */
+static void MM_LANES_T(step1)(const mm__guards *g, const mm_derived *d, mm_state *st, int32_t j,
+                              const mm_event *ev, int sampled, int32_t *loose, int64_t *nloose,
+                              int64_t *shared, int64_t left)
 {
-    mm__vi q = mm__vi_sel(x->q < 0, -x->q, x->q), kq = mm__vi_sel(x->kq < 0, -x->kq, x->kq);
-    mm__vi f = x->qty[0] + x->qty[1] + mm__vi_sel(x->nqty[0] > 0, x->nqty[0], mm__vi_b(0)) +
-               mm__vi_sel(x->nqty[1] > 0, x->nqty[1], mm__vi_b(0));
-#ifdef MM_SHARE_BUG
-    f = mm__vi_b(0);
-#endif
-    mm__vi b = mm__vi_sel(q > kq, q, kq) + f + c->size;
-    *out = mm__vi_sel(x->nrep != 0, mm__vi_b(INT64_MAX), b);
-}
-
-/* The limit of the first follower of leader j that may ever leave it (the list ascends; followers
- * with the leader's own limit never leave), or INT64_MAX. */
-static inline int64_t MM_LANES_T(flim)(const mm__guards *g, const mm_derived *d, int64_t j)
-{
-    int32_t f = g->fhead[j];
-    return f >= 0 && d[f].limit < d[j].limit ? d[f].limit : INT64_MAX;
-}
-
-/* Before leader j steps at ev (its state st[j] as before the step): the followers that step might
- * reach leave (share_leave's rule), each taking the leader's state and stepping ev itself; they are
- * appended to loose[] (stepped by mm_step_c on every later event of the window). Returns how many
- * left. */
-static int64_t MM_LANES_T(leave)(const mm__guards *g, const mm_derived *d, mm_state *st, int64_t j,
-                                 const mm_event *ev, int32_t *loose, int64_t *nloose)
-{
-    int64_t n = 0;
-    for (int32_t f = g->fhead[j];
-         f >= 0 && d[f].limit < d[j].limit && d[f].limit < share_bound(&st[j], &d[j]);
-         f = g->fhead[j]) {
-        g->live[f] = 1;
-        g->fhead[j] = g->fnext[f];
-        g->lead[f] = -1;
-        share_copy(&st[f], &st[j]);
-        lanes_step_c(&st[f], ev, &d[f]);
-        loose[(*nloose)++] = f;
-        n++;
+    if (g->fhead[j] < 0) {
+        lanes_step_c(&st[j], ev, &d[j]);
+        return;
     }
-    return n;
+    if (!sampled && ev->n_samples) share_sample(g, d, st, j, ev);
+    mm_state pre;
+    memcpy(&pre, &st[j], sizeof pre);
+    lanes_step_c(&st[j], ev, &d[j]);
+    if (share_clean(&pre, &st[j])) return;
+    mm_event ev_ns = *ev;
+    ev_ns.n_samples = 0;
+    share_split(g, d, st, j, &pre, &ev_ns, loose, nloose, shared, left);
 }
 
 MM_LANES_ATTR static void MM_LANES(const mm__tape *tp, const mm_derived *d, mm_state *st,
@@ -410,16 +386,16 @@ MM_LANES_ATTR static void MM_LANES(const mm__tape *tp, const mm_derived *d, mm_s
     mm_event *evs = g->evs;
     mm__gate *gts = g->gates;
     int64_t scalar = 0, skipped = 0;
-    /* Shared states (section 8), as in the skip kernel: parked followers (live[j] = 0; positions
-     * are combinations here, perm the identity when share_park runs) are in no group; before each
-     * step of a leader, the followers it might reach leave. act[] (in perm) lists the live
-     * combinations of a window, loose[] (in landi, unused by this kernel) the followers that left
-     * during the current group's window: mm_step_c steps them until the window ends, then they
-     * join the groups. */
+    /* Shared states (section 8), as in the skip kernel, merged again each window: parked members
+     * (live[j] = 0; positions are combinations here, perm the identity) are in no group; their
+     * leaders take their samples and, when a step is not clean, split them. act[] (in tmp) lists
+     * the live combinations of a window, loose[] (in landi, unused by this kernel) the leaders a
+     * split made during the current group's window: mm_step_c steps them until the window ends,
+     * then they join the groups. */
     for (int64_t j = 0; j < m; j++)
         g->perm[j] = (int32_t)j;
-    int64_t shared = share_park(d, st, g, m) * (i1 - i0);
-    int32_t *act = g->perm, *loose = g->landi, *order = g->lo;
+    int64_t shared = 0;
+    int32_t *act = g->tmp, *loose = g->landi, *order = g->lo;
     /* Groups of combinations that quote alike: the live ones in the order of their half spread
      * (then their own), so that a group's lanes are often quiet at the same events. */
     for (int64_t j = 0; j < m; j++) {
@@ -433,6 +409,7 @@ MM_LANES_ATTR static void MM_LANES(const mm__tape *tp, const mm_derived *d, mm_s
         order[j] = g->key[j].j;
     for (int64_t w0 = i0; w0 < i1; w0 += MM_LANES_WINDOW) {
         int64_t w1 = i1 - w0 < MM_LANES_WINDOW ? i1 : w0 + MM_LANES_WINDOW;
+        shared += share_park(d, st, g, m, w0 == i0) * (w1 - w0);
         for (int64_t i = w0; i < w1; i++) {
             mm__event(v, i, &evs[i - w0]);
             mm__gate_of(&evs[i - w0], &gts[i - w0]);
@@ -449,7 +426,6 @@ MM_LANES_ATTR static void MM_LANES(const mm__tape *tp, const mm_derived *d, mm_s
             memset(&c, 0, sizeof c);
             mm__vi vec = mm__vi_b(0);                     /* lanes the vectors step */
             mm__vi kind1 = vec, kind2 = vec, other = vec; /* their kinds (mm__guard_kind) */
-            mm__vi flim = mm__vi_b(INT64_MAX);            /* the leaders' first follower's limit */
             int sca[MM_W] = {0};                          /* lanes mm_step_c steps on every event */
             int64_t nloose = 0;
             for (int l = 0; l < nl; l++) {
@@ -461,7 +437,6 @@ MM_LANES_ATTR static void MM_LANES(const mm__tape *tp, const mm_derived *d, mm_s
                     continue;
                 }
                 vec[l] = -1;
-                flim[l] = MM_LANES_T(flim)(g, d, cj[l]);
                 int kind = mm__guard_kind(dl);
                 kind1[l] = kind == 1 ? -1 : 0;
                 kind2[l] = kind == 2 ? -1 : 0;
@@ -488,23 +463,27 @@ MM_LANES_ATTR static void MM_LANES(const mm__tape *tp, const mm_derived *d, mm_s
             c.any_tto = MM_LANES_ANY(c.tto & vec);
             c.any_cj = MM_LANES_ANY(c.cj & vec);
             c.all_ra = !MM_LANES_ANY(~c.ra & vec);
-            int any_lead = MM_LANES_ANY(flim != INT64_MAX);
+            int any_lead = 0; /* a vector lane leads shared states */
+            for (int l = 0; l < nl; l++)
+                any_lead |= vec[l] && g->fhead[cj[l]] >= 0;
             int nsca = 0;
             for (int l = 0; l < MM_W; l++)
                 nsca += sca[l];
             for (int64_t i = w0; i < w1; i++) {
                 const mm_event *ev = &evs[i - w0];
-                for (int64_t k = 0; k < nloose; k++)
-                    lanes_step_c(&st[loose[k]], ev, &d[loose[k]]);
-                if (nsca)
-                    for (int l = 0; l < nl; l++) {
-                        if (!sca[l]) continue;
-                        if (g->fhead[cj[l]] >= 0)
-                            shared -=
-                                (i1 - i) * MM_LANES_T(leave)(g, d, st, cj[l], ev, loose, &nloose);
-                        lanes_step_c(&st[cj[l]], ev, &d[cj[l]]);
-                    }
+                /* (Leaders a split makes during this loop are appended and step from the next
+                 * event on: each stepped this one already.) */
+                for (int64_t k = 0, nk = nloose; k < nk; k++)
+                    MM_LANES_T(step1)(g, d, st, loose[k], ev, 0, loose, &nloose, &shared, w1 - i);
+                for (int l = 0; nsca && l < nl; l++) {
+                    if (!sca[l]) continue;
+                    MM_LANES_T(step1)(g, d, st, cj[l], ev, 0, loose, &nloose, &shared, w1 - i);
+                }
                 if (!MM_LANES_ANY(vec)) continue;
+                /* The members' samples (their leaders' vector lanes take their own). */
+                if (any_lead && ev->n_samples)
+                    for (int l = 0; l < nl; l++)
+                        if (vec[l]) share_sample(g, d, st, cj[l], ev);
                 /* The skip test of section 8 for the whole group (kinds 1 and 2 only): when
                  * every lane may skip, only the samples are taken. */
                 const mm__gate *gt = &gts[i - w0];
@@ -524,21 +503,6 @@ MM_LANES_ATTR static void MM_LANES(const mm__tape *tp, const mm_derived *d, mm_s
                         continue;
                     }
                 }
-                /* Followers that this step of their leader might reach leave first. */
-                if (any_lead) {
-                    mm__vi b;
-                    MM_LANES_T(bound)(&x, &c, &b);
-                    mm__vi go = vec & (flim < b);
-                    if (MM_LANES_ANY(go))
-                        for (int l = 0; l < nl; l++) {
-                            if (!go[l]) continue;
-                            MM_LANES_T(put)(&x, l, &st[cj[l]]);
-                            shared -=
-                                (i1 - i) * MM_LANES_T(leave)(g, d, st, cj[l], ev, loose, &nloose);
-                            flim[l] = MM_LANES_T(flim)(g, d, cj[l]);
-                        }
-                    any_lead = MM_LANES_ANY(flim != INT64_MAX);
-                }
                 mm__vi rare;
                 MM_LANES_T(step)(&x, &c, ev, &vec, &rare);
                 if (!MM_LANES_ANY(rare)) continue;
@@ -546,15 +510,19 @@ MM_LANES_ATTR static void MM_LANES(const mm__tape *tp, const mm_derived *d, mm_s
                     if (!rare[l]) continue;
                     mm_state *s = &st[cj[l]];
                     MM_LANES_T(put)(&x, l, s);
-                    lanes_step_c(s, ev, &d[cj[l]]);
+                    MM_LANES_T(step1)(g, d, st, cj[l], ev, 1, loose, &nloose, &shared, w1 - i);
                     MM_LANES_T(get)(&x, l, s);
                     scalar++;
                     if (s->ovf_event) { /* from now on, mm_step_c alone */
                         vec[l] = 0;
-                        flim[l] = INT64_MAX;
                         sca[l] = 1;
                         nsca++;
                     }
+                }
+                if (any_lead) {
+                    any_lead = 0;
+                    for (int l = 0; l < nl; l++)
+                        any_lead |= vec[l] && g->fhead[cj[l]] >= 0;
                 }
             }
             for (int l = 0; l < nl; l++)

@@ -29,7 +29,7 @@ void mm__state_init(mm_state *st, const mm__tape *tp, int64_t id, int32_t path);
 /* The batched kernel's scratch for up to cap combinations (sim_batch.c): their guards in int32
  * (mm__guard_of narrowed: the live buy's and sell's prices, the event at which the time guard
  * falls due), kind 3's band of microprices (flo, fhi), their order by kind (perm) and the
- * per-event flags (need, padded to 8 bytes), and the shared states' links: 65 bytes per
+ * per-event flags (need, padded to 8 bytes), and the shared states' links: 105 bytes per
  * combination. count[MM_COUNT_STEPS] adds up the event x combination slots that ran the step,
  * count[MM_COUNT_SLOTS] all the slots the kernel went through, count[MM_COUNT_SHARED] the slots of
  * parked combinations (shared states; the shares that step and that are shared, which checkmodel
@@ -45,19 +45,23 @@ enum {
 /* Events per window of the lanes kernel (sim_lanes.h): decoded once into mm__guards.evs. */
 #define MM_LANES_WINDOW 256
 /* Shared states (docs/model.md section 8, "Shared states"): per combination j, lead[j] = the
- * combination whose state j's is (-1: j steps on its own), fhead[j] / fnext[j] = the combinations
- * sharing j's state, a list in ascending inventory limit (-1: end), pos[j] = j's position in perm;
- * key is scratch for finding them. */
+ * leader whose state j shares (-1: j steps on its own), fhead[j] / fnext[j] = the members sharing
+ * j's state (-1: end), pos[j] = j's position in perm; key is scratch for finding them. */
 typedef struct mm__share_key {
     uint64_t h;
     int32_t limit, j;
 } mm__share_key;
+/* Counters of a shared state's member kept as its leader's plus an offset (orders, cancels,
+ * rejects, messages, held), per combination in mm__guards.off. */
+#define MM_SHARE_NOFF 5
 typedef struct mm__guards {
     int32_t *lo, *hi, *landi, *perm;
+    int32_t *tmp;      /* scratch: the leaders a split of shared states made (share_split) */
     double *flo, *fhi; /* kind 3's band (mm__band_of), per position */
     uint8_t *need;
     int64_t *count;
     int32_t *lead, *fhead, *fnext, *pos;
+    int64_t *off;  /* [MM_SHARE_NOFF per combination] a member's counters minus its leader's */
     uint8_t *live; /* per position: 0 while parked (padded to 8 bytes, as need) */
     mm__share_key *key;
     mm_event *evs;   /* [MM_LANES_WINDOW] the lanes kernel's decoded events */

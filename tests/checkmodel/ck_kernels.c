@@ -183,7 +183,7 @@ int ck_advance_bandbug(const mm__tape *tp, const mm_derived *d, mm_state *st, in
 int ck_advance_timebug(const mm__tape *tp, const mm_derived *d, mm_state *st, int64_t m, int64_t i0,
                        int64_t i1);
 
-/* ck_sharebug.c: the batched kernel with the shared states' bound missing the orders' lots. */
+/* ck_sharebug.c: the batched kernel whose clean-step test of the shared states ignores kq. */
 int ck_advance_sharebug(const mm__tape *tp, const mm_derived *d, mm_state *st, int64_t m,
                         int64_t i0, int64_t i1);
 /* ... and the lanes kernel (AVX2) with the same bug. */

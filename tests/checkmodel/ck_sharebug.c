@@ -1,9 +1,8 @@
 /* checkmodel's own test of the batched kernel's shared states (Meson test checkmodel_share_bug): a
- * copy of the batched kernel (sim_batch_kernel.h + sim_batch_body.h) whose bound on the room a step
- * may need leaves out the lots of the live and landing orders (MM_SHARE_BUG), so a parked
- * combination may leave its leader a step too late, after the leader's inventory limit and its own
- * gave different outcomes. The checker must report it as differing from the reference. Built into
- * checkmodel_selftest only. */
+ * copy of the batched kernel (sim_batch_kernel.h + sim_batch_body.h) whose test of a clean step
+ * looks at the fills only (MM_SHARE_BUG), so a leader's step that takes a fill report into its
+ * known position leaves its members' known positions behind. The checker must report it as
+ * differing from the reference. Built into checkmodel_selftest only. */
 #define MM_SHARE_BUG 1
 #include <assert.h>
 #include <errno.h>
@@ -26,8 +25,8 @@ int ck_advance_sharebug(const mm__tape *tp, const mm_derived *d, mm_state *st, i
     return 0;
 }
 
-/* The same bug in the lanes kernel (its bound from the vectors and share_bound both leave the
- * orders out), AVX2 build: "lanes_sharebug"; -ENODEV where that build or the CPU is missing. */
+/* The same bug in the lanes kernel, AVX2 build: "lanes_sharebug"; -ENODEV where that build or the
+ * CPU is missing. */
 #if MM_X86_ISA
 #include "sim_batch_x86.h"
 #define MM_W 4
