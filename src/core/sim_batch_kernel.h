@@ -13,7 +13,7 @@
 
 /* Events per window of the skip kernel: guards hold event indices relative to the window's first
  * event, as int32; the shared states are found again at each window (share_park). */
-#define MM_SHARE_WINDOW 4096
+#define MM_SHARE_WINDOW 512
 
 /* The first event k in [from, end) with ts[k] >= t, or end when there is none: a galloping search
  * from `from` (an action in flight lands a few events ahead), then bisection. */

@@ -43,7 +43,7 @@ enum {
     MM_COUNTS = 5
 };
 /* Events per window of the lanes kernel (sim_lanes.h): decoded once into mm__guards.evs. */
-#define MM_LANES_WINDOW 256
+#define MM_LANES_WINDOW 128
 /* Shared states (docs/model.md section 8, "Shared states"): per combination j, lead[j] = the
  * leader whose state j shares (-1: j steps on its own), fhead[j] / fnext[j] = the members sharing
  * j's state (-1: end), pos[j] = j's position in perm; key is scratch for finding them. */
