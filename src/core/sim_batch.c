@@ -156,7 +156,7 @@ int mm__sim_lanes_advance_isa(int isa, const mm__tape *tp, const mm_derived *d, 
  * faster depends on how many combinations are parked and how often fills send lanes to mm_step_c
  * (docs/perf.md: the gen day 2x faster in lanes, the BTC capture 1.2x slower). */
 #define MM_LANES_SEGMENT 65536
-#define MM_LANES_PROBE 4096
+#define MM_LANES_PROBE 1024
 #define MM_LANES_DENSE_PCT 30
 #define MM_LANES_MIN 3
 
