@@ -26,8 +26,7 @@
 /* Quote targets are clamped to [MM_PX_TARGET_MIN, MM_PX_TARGET_MAX] ticks (section 6). */
 #define MM_PX_TARGET_MIN (-2147483647.0)
 #define MM_PX_TARGET_MAX 2147483646.0
-/* Bound of the exponent in the power queue rule's share (section 4.4): mm_det_exp's domain is
- * [-700, 700]. */
+/* Bound of the exponent in the power queue rule's share (4.4): mm_det_exp's domain, [-700, 700]. */
 #define MM_QEXP_MAX 700.0
 
 /* Per-combination constants derived from mm_params (mm__derive). */
@@ -85,7 +84,6 @@ typedef struct mm_side {
     int64_t resp_ns, done_ns;
     int32_t acc, pad_;
 } mm_side;
-
 /* Fill reports in flight to the strategy (section 3.2): at most MM_REPORTS pending. */
 #define MM_REPORTS 8
 
@@ -117,10 +115,11 @@ typedef struct mm_state {
     int64_t wake_ns;
     /* Section 3.2, what the strategy knows of its position: kq = the position its fill reports so
      * far add up to; chan_ns = arrival of the latest message on the response channel (INT64_MIN:
-     * none), which keeps it first in, first out; the pending reports are a ring of nrep entries
-     * from rep0: known from rep_t, moving kq by rep_q lots. */
+     * none), which keeps it first in, first out; the nrep pending reports, oldest first from
+     * entry 0: known from rep_t, moving kq by rep_q lots (entries from nrep on are 0, so equal
+     * queues are equal bytes: the batched kernel's shared states compare them). */
     int64_t kq, chan_ns;
-    int32_t rep0, nrep;
+    int32_t nrep, rpad_;
     int64_t rep_t[MM_REPORTS], rep_q[MM_REPORTS];
     /* Section 3.3: the key of this state's random streams (mm_stream_key(seed, id, path)) and the
      * number of messages sent so far (the position of each response latency draw). */
@@ -200,14 +199,12 @@ MM_HD void mm__report(mm_state *st, const mm_event *ev, int64_t a, int64_t dq)
         return;
     }
     if (st->nrep == MM_REPORTS) {
-        int32_t last = (st->rep0 + MM_REPORTS - 1) & (MM_REPORTS - 1);
-        st->rep_q[last] += dq;
-        st->rep_t[last] = a;
+        st->rep_q[MM_REPORTS - 1] += dq;
+        st->rep_t[MM_REPORTS - 1] = a;
         return;
     }
-    int32_t j = (st->rep0 + st->nrep) & (MM_REPORTS - 1);
-    st->rep_t[j] = a;
-    st->rep_q[j] = dq;
+    st->rep_t[st->nrep] = a;
+    st->rep_q[st->nrep] = dq;
     st->nrep += 1;
 }
 
@@ -513,11 +510,14 @@ MM_HD void mm__targets(double fair, double hs, double shift, int32_t target[2])
 MM_HD void mm__decide(mm_state *st, const mm_event *ev, const mm_derived *d, mm_trace_sink *tr)
 {
     /* 3.2: the fill reports known by now move the known position. */
-    while (st->nrep > 0 && st->rep_t[st->rep0] <= ev->ts) {
-        st->kq += st->rep_q[st->rep0];
-        st->rep0 = (st->rep0 + 1) & (MM_REPORTS - 1);
-        st->nrep -= 1;
+    int32_t c = 0;
+    while (c < st->nrep && st->rep_t[c] <= ev->ts)
+        st->kq += st->rep_q[c++];
+    for (int32_t r = 0; c && r < MM_REPORTS; r++) { /* the rest to the front, 0 behind it */
+        st->rep_t[r] = r + c < st->nrep ? st->rep_t[r + c] : 0;
+        st->rep_q[r] = r + c < st->nrep ? st->rep_q[r + c] : 0;
     }
+    st->nrep -= c;
     if (ev->bs == 0 || ev->as == 0) return; /* no two-sided book: leave orders as they are */
     double fair = d->fair_micro ? mm__micro(ev) : (double)ev->mid2 * 0.5;
     double tau = d->time_varying ? ev->tau_end_s : 0.0;
@@ -573,7 +573,7 @@ MM_HD void mm__decide(mm_state *st, const mm_event *ev, const mm_derived *d, mm_
     }
     /* 3.2: what the strategy will learn later is also a time to step (wake_ns). */
     if (st->chan_ns > ev->ts) {
-        if (st->nrep > 0 && st->rep_t[st->rep0] < st->wake_ns) st->wake_ns = st->rep_t[st->rep0];
+        if (st->nrep > 0 && st->rep_t[0] < st->wake_ns) st->wake_ns = st->rep_t[0];
         for (int k = 0; k < 2; k++) {
             const mm_side *o = &st->s[k];
             if (o->resp_ns > ev->ts && o->resp_ns < st->wake_ns) st->wake_ns = o->resp_ns;

@@ -19,7 +19,7 @@
     I(max_abs_q) D(twq) I(t_q) I(mk2[0]) I(mk2[1]) I(mk2[2]) I(ovf_event)                          \
     D(pnl_prev) D(ret_mean) D(ret_m2) D(pnl_peak) D(max_dd) I(n_ret) I(id) I(path)                \
     I(wait_ns[0]) I(wait_ns[1]) I(tok) I(tok_t) I(held) I(hold[0]) I(hold[1]) I(wake_ns)        \
-    I(kq) I(chan_ns) I(rep0) I(nrep) CK_REPORT_FIELDS(I, 0) CK_REPORT_FIELDS(I, 1)               \
+    I(kq) I(chan_ns) I(nrep) I(rpad_) CK_REPORT_FIELDS(I, 0) CK_REPORT_FIELDS(I, 1)               \
     CK_REPORT_FIELDS(I, 2) CK_REPORT_FIELDS(I, 3) CK_REPORT_FIELDS(I, 4) CK_REPORT_FIELDS(I, 5)   \
     CK_REPORT_FIELDS(I, 6) CK_REPORT_FIELDS(I, 7) I(key) I(nmsg)
 #define CK_REPORT_FIELDS(I, j) I(rep_t[j]) I(rep_q[j])
