@@ -30,9 +30,10 @@ int mm__guards_alloc(mm__guards *g, int64_t cap)
     size_t u8 = guards_round(n8), cnt = guards_round(MM_COUNTS * sizeof(int64_t));
     size_t key = guards_round(n * sizeof(mm__share_key));
     size_t off = guards_round(n * MM_SHARE_NOFF * sizeof(int64_t));
+    size_t chash = guards_round(n * sizeof(uint64_t));
     size_t evs = guards_round(MM_LANES_WINDOW * sizeof(mm_event));
     size_t gts = guards_round(MM_LANES_WINDOW * sizeof(mm__gate));
-    size_t bytes = 9 * i32 + 2 * f64 + 2 * u8 + cnt + key + off + evs + gts;
+    size_t bytes = 9 * i32 + 2 * f64 + 2 * u8 + cnt + key + off + chash + evs + gts;
     char *b = aligned_alloc(64, bytes);
     if (!b) return -ENOMEM;
     memset(b, 0, bytes);
@@ -55,6 +56,8 @@ int mm__guards_alloc(mm__guards *g, int64_t cap)
     b += key;
     g->off = (int64_t *)(void *)b;
     b += off;
+    g->chash = (uint64_t *)(void *)b;
+    b += chash;
     g->evs = (mm_event *)(void *)b;
     b += evs;
     g->gates = (mm__gate *)(void *)b;

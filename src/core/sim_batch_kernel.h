@@ -197,6 +197,32 @@ static inline uint64_t share_hash(const void *p, size_t n, uint64_t h)
     return h;
 }
 
+/* A hash of the fields that decide most of share_image (states whose images are equal have equal
+ * hashes; equal hashes are then compared whole): the orders and actions, the reports' count and
+ * times of the channel and wake-up, the clamped rooms, the known position where the skew reads it,
+ * on top of ch, the hash of the constants without the limit. */
+static inline uint64_t share_quick(const mm_state *s, const mm_derived *d, uint64_t ch)
+{
+    int64_t w[24];
+    for (int k = 0; k < 2; k++) {
+        const mm_side *o = &s->s[k];
+        w[8 * k] = (int64_t)((uint64_t)(uint32_t)o->px << 32 | (uint32_t)o->qty);
+        w[8 * k + 1] = (int64_t)((uint64_t)(uint32_t)o->ahead << 32 | (uint32_t)o->deep);
+        w[8 * k + 2] = o->land_ns;
+        w[8 * k + 3] = (int64_t)((uint64_t)(uint32_t)o->new_px << 32 | (uint32_t)o->new_qty);
+        w[8 * k + 4] = o->resp_ns;
+        w[8 * k + 5] = o->done_ns;
+        w[8 * k + 6] = o->acc;
+        w[8 * k + 7] = s->wait_ns[k];
+    }
+    w[16] = s->nrep;
+    w[17] = s->chan_ns;
+    w[18] = s->wake_ns;
+    w[19] = share_no_skew(d) ? 0 : s->kq;
+    share_rooms(s, d, w + 20);
+    return share_hash(w, sizeof w, ch);
+}
+
 static int share_key_cmp(const void *a, const void *b)
 {
     const mm__share_key *x = a, *y = b;
@@ -264,9 +290,13 @@ static int64_t share_park(const mm_derived *d, const mm_state *st, const mm__gua
             continue;
         }
         if (!share_draws_none(&d[j])) continue;
-        share_image(&d[j], &st[j], &ic);
-        g->key[n++] = (mm__share_key){share_hash(&ic, sizeof ic, UINT64_C(0xcbf29ce484222325)),
-                                      d[j].limit, (int32_t)j};
+        if (first) { /* the constants' hash, once per kernel call */
+            memcpy(&ic.d, &d[j], sizeof ic.d);
+            ic.d.limit = 0;
+            g->chash[j] = share_hash(&ic.d, sizeof ic.d, UINT64_C(0xcbf29ce484222325));
+        }
+        g->key[n++] =
+            (mm__share_key){share_quick(&st[j], &d[j], g->chash[j]), d[j].limit, (int32_t)j};
     }
     if (n < 2) return parked;
     qsort(g->key, (size_t)n, sizeof *g->key, share_key_cmp);

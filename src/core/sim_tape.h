@@ -29,7 +29,7 @@ void mm__state_init(mm_state *st, const mm__tape *tp, int64_t id, int32_t path);
 /* The batched kernel's scratch for up to cap combinations (sim_batch.c): their guards in int32
  * (mm__guard_of narrowed: the live buy's and sell's prices, the event at which the time guard
  * falls due), kind 3's band of microprices (flo, fhi), their order by kind (perm) and the
- * per-event flags (need, padded to 8 bytes), and the shared states' links: about 110 bytes per
+ * per-event flags (need, padded to 8 bytes), and the shared states' links: about 120 bytes per
  * combination. count[MM_COUNT_STEPS] adds up the event x combination slots that ran the step,
  * count[MM_COUNT_SLOTS] all the slots the kernel went through, count[MM_COUNT_SHARED] the slots of
  * parked combinations (shared states; the shares that step and that are shared, which checkmodel
@@ -61,8 +61,9 @@ typedef struct mm__guards {
     uint8_t *need;
     int64_t *count;
     int32_t *lead, *fhead, *fnext, *pos;
-    int64_t *off;  /* [MM_SHARE_NOFF per combination] a member's counters minus its leader's */
-    uint8_t *live; /* per position: 0 while parked (padded to 8 bytes, as need) */
+    int64_t *off;    /* [MM_SHARE_NOFF per combination] a member's counters minus its leader's */
+    uint64_t *chash; /* per combination: the hash of its constants without the limit */
+    uint8_t *live;   /* per position: 0 while parked (padded to 8 bytes, as need) */
     mm__share_key *key;
     mm_event *evs;   /* [MM_LANES_WINDOW] the lanes kernel's decoded events */
     mm__gate *gates; /* [MM_LANES_WINDOW] and their skip bounds (mm__gate_of) */
