@@ -85,16 +85,18 @@ static inline int kind_at(const int64_t *beg, int64_t q)
  *
  * Combinations of a block whose constants differ only in the inventory limit and that draw no
  * random number are a family. Two of a family whose states agree on every shared field (the
- * orders, actions in flight, responses, reports, pacing: all but their own fields, share_own) and
+ * orders, actions in flight, responses, reports, pacing: all but their own, MM_SHARE_OWN) and
  * whose rooms clamped at the quote size agree (share_rooms) take the same branches in a step that
  * fills nothing and moves no known position: the limit enters a step only through those rooms, and
  * their own fields only through the rooms, the samples and the fills. So one of them (the leader)
  * steps and the others (members) are parked: no skip test, no step; each takes its own samples.
  * Their counters (orders, cancels, rejects, messages, held) move with the leader's: a member's is
  * the leader's plus an offset fixed when it was parked. When a leader's step fills or moves its
- * known position (share_clean fails), every member takes the leader's state from before that step
- * (keeping its own fields), steps itself, and joins the leader again, or another member that
- * stepped to the same state, or leads on its own (share_split). At each window the kernel merges
+ * known position (share_clean fails), each member whose rooms after the step clamp as the
+ * leader's do gets the leader's fills replayed on its own fields; every other member takes the
+ * leader's state from before that step (keeping its own fields), steps itself, and joins the
+ * leader again, or another member that stepped to the same state, or leads on its own
+ * (share_split). At each window the kernel merges
  * the leaders whose states agree again (share_park); when it returns, every member takes its
  * leader's state (share_unpark_all). */
 
