@@ -86,8 +86,8 @@ enum {
     MM__ENGINE_NO_FORK = 1u << 1,
     /* The engine computes on one worker whatever --workers says (mm_sweep_report.workers is 1). */
     MM__ENGINE_ONE_WORKER = 1u << 2,
-    /* The engine has nothing to balance: the automatic chunk size is the largest (256), not about
-     * 16 chunks per core. */
+    /* The engine has nothing to balance: the automatic chunk size is the largest
+     * (MM_SWEEP_CHUNK_AUTO_MAX, 1,024), not about 4 chunks per core. */
     MM__ENGINE_BIG_CHUNKS = 1u << 3,
     /* The engine runs in processes that were not forked from this one (MPI ranks): sweep_run.c
      * calls mm__mpi_begin once the settings are checked, loads the tapes with mm__mpi_load and

@@ -160,6 +160,8 @@ static int check_columns(const mm_sweep_opts *o, mm_error *err)
  * once by default (each holds an mm_metrics, 168 bytes: 11 MB). */
 #define MM_SWEEP_PATHS_MAX 1000000
 #define MM_SWEEP_SLOTS_MAX 65536
+/* The largest automatic chunk (one path per combination). */
+#define MM_SWEEP_CHUNK_AUTO_MAX 1024
 
 static void fmt_bytes(double b, char *buf, size_t cap)
 {
@@ -286,12 +288,14 @@ int mm_sweep_run(const mm_grid *g, const mm_sweep_opts *o, const char *out_path,
     if (engine->flags & MM__ENGINE_ONE_WORKER) workers = 1;
     if (engine->flags & MM__ENGINE_GPU_CHUNKS) workers = n_dev; /* one host thread per device */
     rep->workers = workers;
-    /* Chunk size: as given, or automatic: about 16 chunks per core of the machine and tape, so that
-     * dynamic scheduling evens out chunks of unequal cost, but at least 64 combinations (the
-     * batched kernel amortises each event over a chunk) and at most 256. It depends on the machine,
-     * not on --workers, so runs with different worker counts do the same work in the same chunks;
-     * the serial engine, which has nothing to balance, takes 256. Results depend on none of this.
-     */
+    /* Chunk size: as given, or automatic: about 4 chunks per core of the machine and tape, so that
+     * dynamic scheduling evens out chunks of unequal cost, but at least 64 combinations and at most
+     * MM_SWEEP_CHUNK_AUTO_MAX: the batched kernel amortises each event over a chunk, and
+     * combinations share their steps only with those of the same chunk (docs/model.md section 8,
+     * "Shared states"; docs/perf.md has the measure). It depends on the machine, not on
+     * --workers, so runs with different worker counts do the same work in the same chunks; the
+     * serial engine, which has nothing to balance, takes the largest. Results depend on none of
+     * this. */
     int64_t chunk_sz = o->chunk;
     if (chunk_sz == 0) {
         long cores = sysconf(_SC_NPROCESSORS_ONLN);
@@ -299,10 +303,11 @@ int mm_sweep_run(const mm_grid *g, const mm_sweep_opts *o, const char *out_path,
         int64_t per = g->n_combos / g->axes[0].n;
         /* Monte Carlo: a chunk's paths are stepped together, so the kernel's 64 slots need only
          * 64 / paths combinations; at most MM_SWEEP_SLOTS_MAX (combination, path) slots per chunk
-         * bound a worker's memory whatever paths is. */
+         * bound a worker's memory whatever paths is (and 256 combinations: paths draw, so they
+         * share no step). */
         int64_t lo = o->paths > 1 ? 64 / o->paths : 64,
-                hi = o->paths > 1 ? MM_SWEEP_SLOTS_MAX / o->paths : 256;
-        if (hi > 256) hi = 256;
+                hi = o->paths > 1 ? MM_SWEEP_SLOTS_MAX / o->paths : MM_SWEEP_CHUNK_AUTO_MAX;
+        if (o->paths > 1 && hi > 256) hi = 256;
         if (lo < 1) lo = 1;
         if (hi < 1) hi = 1;
         if (engine->flags & MM__ENGINE_GPU_CHUNKS) {
@@ -313,7 +318,7 @@ int mm_sweep_run(const mm_grid *g, const mm_sweep_opts *o, const char *out_path,
         }
         chunk_sz = engine->flags & (MM__ENGINE_BIG_CHUNKS | MM__ENGINE_GPU_CHUNKS)
                        ? hi
-                       : (per + 16 * cores - 1) / (16 * cores);
+                       : (per + 4 * cores - 1) / (4 * cores);
         if (chunk_sz < lo) chunk_sz = lo;
         if (chunk_sz > hi) chunk_sz = hi;
     }
