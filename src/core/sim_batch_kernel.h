@@ -322,8 +322,7 @@ static int64_t share_park(const mm_derived *d, const mm_state *st, const mm__gua
                     g->off[(int64_t)e * MM_SHARE_NOFF + k] += cf[k] - cl[k];
                 g->lead[e] = l;
                 g->fnext[e] = g->fhead[l];
-                g->fhead[l] = e;
-                parked++;
+                g->fhead[l] = e; /* (counted in parked already) */
             }
             g->fhead[f] = -1;
             share_link(g, st, f, l);
