@@ -4,13 +4,13 @@
  * MM_LANES_ANY(mask)): MM_W combinations stepped at once, one per lane of a vector, for the events
  * where most combinations must step (docs/model.md section 8, "Lanes"; docs/perf.md). It runs the
  * step of mm_step.h for every event and every combination of a group unless the whole group may
- * skip (kinds 1 and 2), written over vectors of int64 and double lanes (GCC vector extensions; the
- * same IEEE operations in the same order as mm_step_c, no contraction), for the common path only:
- * samples, landings of orders that rest or of cancels, the queue updates of the risk-averse rule,
- * the decision. A lane whose event would take any other branch (a fill, a reject, a landing that
- * crosses, the log or power queue share, a fill report pending) is "rare" at that event: the vector
- * results are not kept for it, and mm_step_c itself steps its state. Combinations outside the
- * lanes' model (mm__lanes_ok: random draws, the order-rate limit) or whose accounting failed
+ * skip (kinds 1, 2 and 3), written over vectors of int64 and double lanes (GCC vector extensions;
+ * the same IEEE operations in the same order as mm_step_c, no contraction), for the common path
+ * only: samples, landings of orders that rest or of cancels, the queue updates of the risk-averse
+ * rule, the decision. A lane whose event would take any other branch (a fill, a reject, a landing
+ * that crosses, the log or power queue share, a fill report pending) is "rare" at that event: the
+ * vector results are not kept for it, and mm_step_c itself steps its state. Combinations outside
+ * the lanes' model (mm__lanes_ok: random draws, the order-rate limit) or whose accounting failed
  * (ovf_event) are stepped by mm_step_c on every event. The kernel keeps each group's state in
  * vectors over a window of MM_LANES_WINDOW events (decoded once into g->evs, their skip bounds into
  * g->gates), then writes it back. Checked whole-state against the reference by tests/checkmodel
@@ -437,10 +437,12 @@ MM_LANES_ATTR static void MM_LANES(const mm__tape *tp, const mm_derived *d, mm_s
                     continue;
                 }
                 vec[l] = -1;
-                int kind = mm__guard_kind(dl);
+                /* Kind 3 (MM_KIND_BAND) takes kind 2's test: with the book as it was, so its
+                 * microprice, its targets are its last decision's (section 8, "Lanes"). */
+                int kind = mm__guard_kind(dl), k2 = kind == 2 || kind == MM_KIND_BAND;
                 kind1[l] = kind == 1 ? -1 : 0;
-                kind2[l] = kind == 2 ? -1 : 0;
-                other[l] = kind != 1 && kind != 2 ? -1 : 0;
+                kind2[l] = k2 ? -1 : 0;
+                other[l] = kind != 1 && !k2 ? -1 : 0;
                 MM_LANES_T(get)(&x, l, sl);
                 c.hs0[l] = dl->hs0;
                 c.hs1[l] = dl->hs1;
@@ -484,7 +486,7 @@ MM_LANES_ATTR static void MM_LANES(const mm__tape *tp, const mm_derived *d, mm_s
                 if (any_lead && ev->n_samples)
                     for (int l = 0; l < nl; l++)
                         if (vec[l]) share_sample(g, d, st, cj[l], ev);
-                /* The skip test of section 8 for the whole group (kinds 1 and 2 only): when
+                /* The skip test of section 8 for the whole group (kinds 1, 2 and 3 only): when
                  * every lane may skip, only the samples are taken. */
                 const mm__gate *gt = &gts[i - w0];
                 mm__vi must = other | (gt->must[1] ? kind1 : mm__vi_b(0)) |
