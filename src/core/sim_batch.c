@@ -8,7 +8,6 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "mm_internal.h"
 #include "sim_tape.h"
@@ -151,25 +150,11 @@ int mm__sim_lanes_advance_isa(int isa, const mm__tape *tp, const mm_derived *d, 
 }
 
 /* The choice between the two kernels (their results are the same bits; only the time differs):
- * the events go in segments of MM_LANES_SEGMENT; the skip kernel runs the first MM_LANES_PROBE
- * events of each. When at least MM_LANES_DENSE_PCT percent of the slots it went through stepped
- * (parked ones counted as skipped), the lanes kernel runs the rest of the segment. Otherwise the
- * lanes kernel runs the next MM_LANES_PROBE events, and the kernel that took less CPU time per
- * slot over its probe (this thread's clock) runs the rest: where few slots step, which one is
- * faster depends on how many combinations are parked and how often fills send lanes to mm_step_c
- * (docs/perf.md: the gen day 2x faster in lanes, the BTC capture 1.2x slower). */
-#define MM_LANES_SEGMENT 65536
-#define MM_LANES_PROBE 1024
-#define MM_LANES_DENSE_PCT 30
+ * the lanes kernel wherever it may run, the skip kernel elsewhere. A timed choice on probes of
+ * 1,024 events per segment of 65,536 was dropped (2026-12-02): with the shared states the lanes
+ * kernel was as fast or faster on every tape and model measured (docs/perf.md), and the probes'
+ * noise sent whole segments to the skip kernel (GOOG, full model: 1.14x the CPU time). */
 #define MM_LANES_MIN 3
-
-/* CPU time of the calling thread, ns (0 where the clock is missing: then the skip kernel stays). */
-static int64_t thread_cpu_ns(void)
-{
-    struct timespec t;
-    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t)) return 0;
-    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
-}
 
 void mm__sim_batch_advance(const mm__tape *tp, const mm_derived *d, mm_state *st,
                            const mm__guards *g, int64_t m, int64_t i0, int64_t i1)
@@ -181,34 +166,10 @@ void mm__sim_batch_advance(const mm__tape *tp, const mm_derived *d, mm_state *st
     int lanes = MM_X86_ISA && isa >= MM_ISA_AVX2 && m >= MM_LANES_MIN;
     for (int64_t j = 0; j < m && lanes; j++)
         lanes = mm__lanes_ok(&d[j]);
-    if (!lanes) {
+    if (lanes)
+        mm__sim_lanes_advance_isa(isa, tp, d, st, g, m, i0, i1);
+    else
         mm__sim_batch_advance_isa(isa, tp, d, st, g, m, i0, i1);
-        return;
-    }
-    for (int64_t s = i0, e; s < i1; s = e) {
-        e = i1 - s < MM_LANES_SEGMENT ? i1 : s + MM_LANES_SEGMENT;
-        int64_t p = e - s < MM_LANES_PROBE ? e : s + MM_LANES_PROBE;
-        int64_t st0 = g->count[MM_COUNT_STEPS], sl0 = g->count[MM_COUNT_SLOTS];
-        int64_t t0 = thread_cpu_ns();
-        mm__sim_batch_advance_isa(isa, tp, d, st, g, m, s, p);
-        int64_t t_skip = thread_cpu_ns() - t0;
-        if (p == e) continue;
-        int64_t steps = g->count[MM_COUNT_STEPS] - st0, slots = g->count[MM_COUNT_SLOTS] - sl0;
-        if (steps * 100 >= MM_LANES_DENSE_PCT * slots) {
-            mm__sim_lanes_advance_isa(isa, tp, d, st, g, m, p, e);
-            continue;
-        }
-        int64_t q = e - p < MM_LANES_PROBE ? e : p + MM_LANES_PROBE;
-        t0 = thread_cpu_ns();
-        mm__sim_lanes_advance_isa(isa, tp, d, st, g, m, p, q);
-        int64_t t_lanes = thread_cpu_ns() - t0;
-        if (q == e) continue;
-        /* Per slot: t_lanes / (q - p) < t_skip / (p - s), in integers (each below 2^40). */
-        if (t0 > 0 && t_lanes * (p - s) < t_skip * (q - p))
-            mm__sim_lanes_advance_isa(isa, tp, d, st, g, m, q, e);
-        else
-            mm__sim_batch_advance_isa(isa, tp, d, st, g, m, q, e);
-    }
 }
 
 int mm_sim_run_batch(const mm_ticks *t, const mm_sim_config *c, const mm_params *p, int64_t n,
