@@ -6,7 +6,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -940,27 +939,19 @@ static mm_grid *grid_one(const char *ticks)
     return g;
 }
 
-/* Sets *stop once the journal holds `records` records (a signal handler would do the same). */
-typedef struct watch {
-    const char *journal;
-    int chunk;
+/* Sets *stop once `records` chunks are journaled, from the sweep's progress callback (called after
+ * every chunk with progress_interval_s 0), as a signal handler or another thread would. A thread
+ * polling the journal raced the engines: on a loaded machine the serial engine finished all 12
+ * chunks before the poller ran. */
+typedef struct stop_at {
     long records;
     atomic_int *stop;
-    volatile int quit;
-} watch;
+} stop_at;
 
-static void *watch_main(void *arg)
+static void stop_cb(const mm_sweep_progress *p, void *user)
 {
-    watch *w = arg;
-    while (!w->quit) {
-        if (journal_records(w->journal, w->chunk) >= w->records) {
-            atomic_store(w->stop, 1);
-            break;
-        }
-        struct timespec ts = {0, 200000};
-        nanosleep(&ts, NULL);
-    }
-    return NULL;
+    stop_at *s = user;
+    if (p->chunks_done >= s->records) atomic_store(s->stop, 1);
 }
 
 /* Run the grid with a stop requested once `records` records are journaled; returns mm_sweep_run's
@@ -968,9 +959,8 @@ static void *watch_main(void *arg)
 static int sweep_stopped(const mm_grid *g, int engine, int workers, int chunk, const char *out,
                          long records, mm_sweep_report *rep, mm_error *e)
 {
-    char j[600];
-    snprintf(j, sizeof j, "%s.journal", out);
     atomic_int stop = 0;
+    stop_at s = {records, &stop};
     mm_sweep_opts o;
     mm_sweep_opts_defaults(&o);
     o.engine = engine;
@@ -978,13 +968,10 @@ static int sweep_stopped(const mm_grid *g, int engine, int workers, int chunk, c
     o.chunk = chunk;
     o.config_text = "test";
     o.cancel = &stop;
-    watch w = {j, chunk, records, &stop, 0};
-    pthread_t th;
-    cr_assert_eq(pthread_create(&th, NULL, watch_main, &w), 0);
-    int rc = mm_sweep_run(g, &o, out, rep, e);
-    w.quit = 1;
-    pthread_join(th, NULL);
-    return rc;
+    o.progress = stop_cb;
+    o.progress_user = &s;
+    o.progress_interval_s = 0;
+    return mm_sweep_run(g, &o, out, rep, e);
 }
 
 static int resume_run(const mm_grid *g, int engine, int chunk, const char *out,
