@@ -54,7 +54,7 @@ extern int64_t ck_batch_lanes;
 /* The registry (ck_kernels.c): the reference first, then every fast version. */
 extern const ck_kernel ck_kernels[];
 extern const int ck_nkernels;
-#define CK_MAX_KERNELS 16
+#define CK_MAX_KERNELS 24
 
 /* Whole-state and metrics comparison (ck_state.c). ck_state_diff / ck_metrics_diff: 1 with the
  * first differing field's name and both values written into what (cap bytes; the kernel named

@@ -189,6 +189,9 @@ int ck_advance_sharebug(const mm__tape *tp, const mm_derived *d, mm_state *st, i
 /* ... and the lanes kernel (AVX2) with the same bug. */
 int ck_lanes_sharebug(const mm__tape *tp, const mm_derived *d, mm_state *st, int64_t m, int64_t i0,
                       int64_t i1);
+/* ck_loosebug.c: the lanes kernel (AVX2) whose skip test for loose leaders forgets the landings. */
+int ck_lanes_loosebug(const mm__tape *tp, const mm_derived *d, mm_state *st, int64_t m, int64_t i0,
+                      int64_t i1);
 
 /* A kernel built but unable to run here (as a CUDA kernel on a machine without a GPU): skipped, not
  * failed. */
@@ -246,6 +249,7 @@ const ck_kernel ck_kernels[] = {
     {"timebug", ck_advance_timebug, NULL, CK_PER_COMBO},
     {"sharebug", ck_advance_sharebug, NULL, 0},
     {"lanes_sharebug", ck_lanes_sharebug, NULL, 0},
+    {"lanes_loosebug", ck_lanes_loosebug, NULL, 0},
 #endif
 };
 const int ck_nkernels = (int)(sizeof ck_kernels / sizeof ck_kernels[0]);
