@@ -225,12 +225,65 @@ static inline uint64_t share_quick(const mm_state *s, const mm_derived *d, uint6
     return share_hash(w, sizeof w, ch);
 }
 
-static int share_key_cmp(const void *a, const void *b)
+/* The keys' order: by h, then the larger limit first, then by j (a total order: j differs). */
+static inline int share_key_less(const mm__share_key *x, const mm__share_key *y)
 {
-    const mm__share_key *x = a, *y = b;
-    if (x->h != y->h) return x->h < y->h ? -1 : 1;
-    if (x->limit != y->limit) return x->limit > y->limit ? -1 : 1; /* larger limit first */
-    return x->j < y->j ? -1 : x->j > y->j;
+    if (x->h != y->h) return x->h < y->h;
+    if (x->limit != y->limit) return x->limit > y->limit;
+    return x->j < y->j;
+}
+
+/* Sorts a[0 .. n) in share_key_less's order: quicksort (median of three, the smaller side first, so
+ * at most log2 n ranges wait), insertion sort below 16 keys. (glibc's qsort, a merge sort calling
+ * the comparison through a pointer, was 3% of a BTC sweep's instructions; the order is the same.)
+ */
+static void share_sort(mm__share_key *a, int64_t n)
+{
+    int64_t wait[128], nw = 0, lo = 0, hi = n - 1;
+    mm__share_key t;
+#define MM_KEY_SWAP(x, y) (t = a[x], a[x] = a[y], a[y] = t)
+    for (;;) {
+        while (hi - lo >= 16) {
+            int64_t mid = lo + (hi - lo) / 2, i = lo, j = hi;
+            if (share_key_less(&a[mid], &a[lo])) MM_KEY_SWAP(mid, lo);
+            if (share_key_less(&a[hi], &a[mid])) {
+                MM_KEY_SWAP(hi, mid);
+                if (share_key_less(&a[mid], &a[lo])) MM_KEY_SWAP(mid, lo);
+            }
+            mm__share_key p = a[mid];
+            while (i <= j) {
+                while (share_key_less(&a[i], &p))
+                    i++;
+                while (share_key_less(&p, &a[j]))
+                    j--;
+                if (i <= j) {
+                    MM_KEY_SWAP(i, j);
+                    i++;
+                    j--;
+                }
+            }
+            if (j - lo < hi - i) { /* [lo, j] now, [i, hi] later */
+                wait[nw++] = i;
+                wait[nw++] = hi;
+                hi = j;
+            } else {
+                wait[nw++] = lo;
+                wait[nw++] = j;
+                lo = i;
+            }
+        }
+        for (int64_t i = lo + 1; i <= hi; i++) {
+            int64_t k = i;
+            t = a[i];
+            for (; k > lo && share_key_less(&t, &a[k - 1]); k--)
+                a[k] = a[k - 1];
+            a[k] = t;
+        }
+        if (!nw) break;
+        hi = wait[--nw];
+        lo = wait[--nw];
+    }
+#undef MM_KEY_SWAP
 }
 
 /* Member f (own fields and counter offsets off) takes leader state l. */
@@ -301,7 +354,7 @@ static int64_t share_park(const mm_derived *d, const mm_state *st, const mm__gua
             (mm__share_key){share_quick(&st[j], &d[j], g->chash[j]), d[j].limit, (int32_t)j};
     }
     if (n < 2) return parked;
-    qsort(g->key, (size_t)n, sizeof *g->key, share_key_cmp);
+    share_sort(g->key, n);
     for (int64_t r0 = 0, r1; r0 < n; r0 = r1) {
         for (r1 = r0 + 1; r1 < n && g->key[r1].h == g->key[r0].h; r1++) {
         }

@@ -422,7 +422,7 @@ MM_LANES_ATTR static void MM_LANES(const mm__tape *tp, const mm_derived *d, mm_s
         b = b >> 63 ? ~b : b | (UINT64_C(1) << 63); /* the doubles' order as unsigned integers */
         g->key[j] = (mm__share_key){b, INT32_MAX, (int32_t)j};
     }
-    qsort(g->key, (size_t)m, sizeof *g->key, share_key_cmp);
+    share_sort(g->key, m);
     for (int64_t j = 0; j < m; j++)
         order[j] = g->key[j].j;
     for (int64_t w0 = i0; w0 < i1; w0 += MM_LANES_WINDOW) {
