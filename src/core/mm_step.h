@@ -131,11 +131,11 @@ typedef struct mm_state {
 typedef struct mm_trace_sink {
     mm_trace_fn fn;
     void *user;
+    int fills_only; /* 1: only MM_TR_FILL records reach fn (a leader of shared states) */
 } mm_trace_sink;
 
 /* a + b as int64 through unsigned arithmetic: the same value whenever the sum is in range, and no
- * undefined behaviour in a run that has already failed (ovf_event set) and keeps going to its end.
- */
+ * undefined behaviour in a run that has already failed (ovf_event set) and runs on to its end. */
 MM_HD int64_t mm__wadd(int64_t a, int64_t b)
 {
     return (int64_t)((uint64_t)a + (uint64_t)b);
@@ -150,7 +150,7 @@ MM_HD void mm__trace(mm_trace_sink *tr, const mm_state *st, const mm_event *ev, 
                      int kind, int side_ix, int32_t px, int32_t qty, int32_t taker)
 {
 #if !defined(__CUDA_ARCH__)
-    if (!tr) return;
+    if (!tr || (tr->fills_only && kind != MM_TR_FILL)) return;
     const mm_side *o = &st->s[side_ix];
     mm_trace_rec r;
     r.ts_ns = ev->ts;

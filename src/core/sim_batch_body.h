@@ -114,7 +114,7 @@ MM_ADVANCE_ATTR static void MM_ADVANCE(const mm__tape *tp, const mm_derived *d, 
                             ev_ns.n_samples = 0; /* taken above */
                             int64_t nl = 0;
                             steps += share_split(g, d, st, (int32_t)j, &pre, &ev_ns, g->tmp, &nl,
-                                                 &shared, w1 - i);
+                                                 &shared, w1 - i, NULL);
                             for (int64_t k = 0; k < nl; k++) {
                                 int32_t f = g->tmp[k], p = g->pos[f];
                                 guard_set(g, p, &st[f], &d[f], kind_at(beg, p), &ev, v, i + 1, w1,

@@ -443,21 +443,24 @@ static void share_record(const mm_trace_rec *r, void *user)
  * fields), steps ev_ns (ev without samples: share_sample took them), then joins j or a member with
  * the same state (at most MM_SHARE_SUBS compared), or leads itself. The new leaders are appended
  * to out (*nout; their positions are live again). *shared (slots parked until the window's end,
- * left events from ev on) is kept. Returns the number of members stepped. Out of line: the
- * kernels keep one copy of the step. */
+ * left events from ev on) is kept. Returns the number of members stepped. The leader's fills: fills
+ * when the caller recorded them in its step (a fills_only sink on share_record), else from its
+ * step again, from pre, traced. Out of line: the kernels keep one copy of the step. */
 #define MM_SHARE_SUBS 8
 __attribute__((noinline)) static int64_t share_split(const mm__guards *g, const mm_derived *d,
                                                      mm_state *st, int32_t j, const mm_state *pre,
                                                      const mm_event *ev_ns, int32_t *out,
-                                                     int64_t *nout, int64_t *shared, int64_t left)
+                                                     int64_t *nout, int64_t *shared, int64_t left,
+                                                     const mm__share_fills *fills)
 {
-    /* The leader's fills: its step again, from pre, traced. */
     mm__share_fills fl;
-    fl.n = fl.over = 0;
-    {
+    if (fills) {
+        fl = *fills;
+    } else {
+        fl.n = fl.over = 0;
         mm_state t;
         memcpy(&t, pre, sizeof t);
-        mm_trace_sink sink = {share_record, &fl};
+        mm_trace_sink sink = {share_record, &fl, 1};
         mm_step_c(&t, ev_ns, &d[j], &sink);
     }
     int64_t dq = 0, dkq = st[j].kq - pre->kq, lroom[4];

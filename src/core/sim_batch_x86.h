@@ -29,11 +29,11 @@ typedef long long mm__vll __attribute__((vector_size(32)));
 
 /* mm_step_c out of line for the lanes kernel (its rare lanes and the combinations outside its
  * vectors' model): one copy, not one inlined per call site (inlined, the file compiled 5x slower
- * under ASan). */
+ * under ASan). tr: NULL, or a leader's fills_only sink. */
 __attribute__((noinline)) static void lanes_step_c(mm_state *s, const mm_event *ev,
-                                                   const mm_derived *d)
+                                                   const mm_derived *d, mm_trace_sink *tr)
 {
-    mm_step_c(s, ev, d, NULL);
+    mm_step_c(s, ev, d, tr);
 }
 
 #endif

@@ -365,17 +365,21 @@ static void MM_LANES_T(step1)(const mm__guards *g, const mm_derived *d, mm_state
                               int64_t *shared, int64_t left)
 {
     if (g->fhead[j] < 0) {
-        lanes_step_c(&st[j], ev, &d[j]);
+        lanes_step_c(&st[j], ev, &d[j], NULL);
         return;
     }
     if (!sampled && ev->n_samples) share_sample(g, d, st, j, ev);
     mm_state pre;
     memcpy(&pre, &st[j], sizeof pre);
-    lanes_step_c(&st[j], ev, &d[j]);
+    /* The step records its fills for the members (the trace reads the state, never writes it). */
+    mm__share_fills fl;
+    fl.n = fl.over = 0;
+    mm_trace_sink sink = {share_record, &fl, 1};
+    lanes_step_c(&st[j], ev, &d[j], &sink);
     if (share_clean(&pre, &st[j])) return;
     mm_event ev_ns = *ev;
     ev_ns.n_samples = 0;
-    share_split(g, d, st, j, &pre, &ev_ns, loose, nloose, shared, left);
+    share_split(g, d, st, j, &pre, &ev_ns, loose, nloose, shared, left, &fl);
 }
 
 /* The group skip test below for one combination stepped by mm_step_c (a loose leader): whether

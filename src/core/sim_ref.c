@@ -19,7 +19,7 @@ int mm_sim_run_c(const mm_ticks *t, const mm_sim_config *c, const mm_params *p, 
     mm__derive(p, &t->inst, &d);
     mm_state st;
     mm__state_init(&st, &tp, c->id, c->path);
-    mm_trace_sink sink = {trace, user};
+    mm_trace_sink sink = {trace, user, 0};
     mm_event ev;
     for (int64_t i = 0; i < t->n; i++) {
         mm__event(&tp.v, i, &ev);
