@@ -25,32 +25,6 @@ int ck_advance_sharebug(const mm__tape *tp, const mm_derived *d, mm_state *st, i
     return 0;
 }
 
-/* The same bug in the lanes kernel, AVX2 build: "lanes_sharebug"; -ENODEV where that build or the
- * CPU is missing. */
-#if MM_X86_ISA
-#include "sim_batch_x86.h"
-#define MM_W 4
-#define MM_LANES_ANY(m) (!__builtin_ia32_ptestz256((mm__vll)(m), (mm__vll)(m)))
-#define MM_LANES lanes_sharebug
-#define MM_LANES_T(n) lanes_sharebug_##n
-#define MM_LANES_ATTR __attribute__((target("avx2,bmi2")))
-#define MM_LANES_INLINE static inline __attribute__((always_inline, target("avx2,bmi2")))
-#include "sim_lanes.h"
-#endif
-
-int ck_lanes_sharebug(const mm__tape *tp, const mm_derived *d, mm_state *st, int64_t m, int64_t i0,
-                      int64_t i1)
-{
-#if MM_X86_ISA
-    if (!mm__batch_isa_supported(MM_ISA_AVX2)) return -ENODEV;
-    mm__guards g;
-    int rc = mm__guards_alloc(&g, m);
-    if (rc) return rc;
-    lanes_sharebug(tp, d, st, &g, m, i0, i1);
-    mm__guards_free(&g);
-    return 0;
-#else
-    (void)tp, (void)d, (void)st, (void)m, (void)i0, (void)i1;
-    return -ENODEV;
-#endif
-}
+/* The same bug in the lanes kernel, AVX2 build: "lanes_sharebug" (ck_lanes_copy.h). */
+#define CK_LANES lanes_sharebug
+#include "ck_lanes_copy.h"
