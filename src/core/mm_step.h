@@ -13,119 +13,8 @@
 #include "mm_draw.h"
 #include "mm_hd.h"
 #include "mm_rng.h"
+#include "mm_state.h"
 #include "mmsim/sim.h"
-
-#define MM_NEVER INT64_MAX
-
-/* Bounds of the exact integer accounting (docs/model.md, section 5): |cash2| and |mk2[k]| stay at
- * or below MM_CASH2_MAX half-ticks x lots, or the run fails (the step then only records where it
- * first happened). One fill adds less than 2^60 (|px| <= 2^31, qty <= 1e8 < 2^27) and |q x mid2| <
- * 2^62 (|q| <= 1e9 < 2^30, |mid2| <= 2^32), so no int64 sum of the step can wrap before the run is
- * declared failed. */
-#define MM_CASH2_MAX (INT64_C(1) << 62)
-/* Quote targets are clamped to [MM_PX_TARGET_MIN, MM_PX_TARGET_MAX] ticks (section 6). */
-#define MM_PX_TARGET_MIN (-2147483647.0)
-#define MM_PX_TARGET_MAX 2147483646.0
-/* Bound of the exponent in the power queue rule's share (4.4): mm_det_exp's domain, [-700, 700]. */
-#define MM_QEXP_MAX 700.0
-
-/* Per-combination constants derived from mm_params (mm__derive). */
-typedef struct mm_derived {
-    double hs0, hs1;      /* half spread = hs0 + hs1 * tau, ticks */
-    double sk0, sk1;      /* skew per lot = sk0 + sk1 * tau, ticks/lot */
-    int32_t time_varying; /* 1 if tau follows the clock (AS with horizon 0) */
-    int32_t fair_micro, queue_rule, tto, post_only;
-    int32_t fill_unbounded; /* 1: fill_volume = unbounded (section 4) */
-    int32_t cross_join;     /* 1: cross_rule = join (section 6) */
-    int32_t rate;           /* max_orders_per_s (0: no limit) */
-    int32_t close_pen;      /* close_penalty_ticks */
-    int64_t backoff_ns;     /* reject_backoff_ns */
-    int32_t size, limit, requote;
-    double queue_n;
-    int64_t feed_ns;      /* feed latency, ns */
-    int64_t entry_ns;     /* order-entry latency (its median or mean when drawn, 3.3), ns */
-    int64_t resp_ns;      /* response latency, ns (section 3.2; drawn as entry_ns, 3.3) */
-    int32_t lat_dist;     /* enum mm_latency_dist */
-    int32_t join_uniform; /* 1: queue_join = uniform */
-    double lat_sigma;     /* lognormal: sigma of ln(latency) */
-    uint64_t reach32;     /* trade_reach as a 32-bit threshold (mm_prob32; 2^32: always) */
-    int32_t cancel_binom; /* 1: cancel_draw = binomial */
-    double maker_rate,
-        taker_rate; /* fee per (tick x lot) of notional, money: bps * 1e-4 * tick * lot */
-    double money;   /* tick_size * lot_size */
-} mm_derived;
-
-/* One event as the step sees it: the book before and after, the trade, and shared precomputed
- * values. */
-typedef struct mm_event {
-    int64_t i, ts;
-    int32_t pb, pa, pbs, pas; /* book before the event (previous row); sizes 0 = empty side */
-    int32_t b, a, bs, as;     /* book after the event */
-    int32_t tpx, tsz, tside;  /* trade carried by the event */
-    int32_t n_samples;        /* sampling-clock boundaries crossed since the previous event */
-    int64_t prev_mid2, mid2;  /* twice the last valid mid before / after the event (0: none yet) */
-    int64_t mid2_h[MM_MARKOUTS]; /* twice the mid at ts + horizon (last valid at or before it) */
-    double tau_end_s;            /* seconds from ts to the last event of the tape */
-    int64_t lat_e, lat_r; /* the recorded latency series at ts: entry, response, ns (0: none) */
-    const int64_t *samp_e, *samp_r; /* latency_dist = empirical: the samples (3.3) */
-    int64_t nsamp_lat;
-} mm_event;
-
-/* One side's order state. */
-typedef struct mm_side {
-    int32_t px, qty; /* live order: price, remaining lots (qty 0: none) */
-    int32_t ahead;   /* queue ahead of the live order, lots (meaningful when deep == 0) */
-    int32_t deep;    /* 1: the live order is behind the visible best; its queue is unknown */
-    int64_t land_ns; /* a replace/cancel in flight lands at this time (MM_NEVER: none) */
-    int32_t new_px, new_qty; /* what lands: a new order (new_qty > 0) or only the cancel (0) */
-    /* What the strategy knows (section 3.2): the response to the last action that landed is known
-     * from resp_ns on (INT64_MIN: none yet); acc = 1 when that action left a resting order; done_ns
-     * = when the report that this order is done (filled) is known (MM_NEVER: not done). */
-    int64_t resp_ns, done_ns;
-    int32_t acc, pad_;
-} mm_side;
-/* Fill reports in flight to the strategy (section 3.2): at most MM_REPORTS pending. */
-#define MM_REPORTS 8
-
-typedef struct mm_state {
-    mm_side s[2];     /* [0] bid (buy, side +1), [1] ask (sell, side -1) */
-    int64_t q, cash2; /* position, lots; twice the cash, ticks x lots */
-    double fees;
-    int64_t volume, fills[2], orders, cancels, rejects, max_abs_q;
-    double twq;               /* integral of |q| dt, lots x ns */
-    int64_t t_q;              /* time of the last change of q */
-    int64_t mk2[MM_MARKOUTS]; /* markouts, half-ticks x lots */
-    int64_t
-        ovf_event; /* 0, or 1 + the event at which |cash2| or a |mk2| first passed MM_CASH2_MAX */
-    /* PnL sampling (Welford over the returns between samples). */
-    double pnl_prev, ret_mean, ret_m2, pnl_peak, max_dd;
-    int64_t n_ret;
-    /* The key of this state's random streams (docs/model.md, section 3): the combination id in
-     * its sweep (0 for a single run) and the path. Set by mm__state_init; the replay model reads
-     * neither. */
-    int64_t id, path;
-    /* Section 6.1, pacing: wait_ns[k] = no new order on side k before this time (reject back-off);
-     * the token bucket of max_orders_per_s: tok = credit spent below capacity, in ns x orders/s
-     * (cost of one order 1e9, capacity rate x 1e9), as of time tok_t; hold[k] = 1 while side k's
-     * wanted order is held back (counted once in held); wake_ns = the earliest time a held-back
-     * or backed-off order could go (MM_NEVER: none): the batched kernel must step then. */
-    int64_t wait_ns[2];
-    int64_t tok, tok_t;
-    int64_t held, hold[2];
-    int64_t wake_ns;
-    /* Section 3.2, what the strategy knows of its position: kq = the position its fill reports so
-     * far add up to; chan_ns = arrival of the latest message on the response channel (INT64_MIN:
-     * none), which keeps it first in, first out; the nrep pending reports, oldest first from
-     * entry 0: known from rep_t, moving kq by rep_q lots (entries from nrep on are 0, so equal
-     * queues are equal bytes: the batched kernel's shared states compare them). */
-    int64_t kq, chan_ns;
-    int32_t nrep, rpad_;
-    int64_t rep_t[MM_REPORTS], rep_q[MM_REPORTS];
-    /* Section 3.3: the key of this state's random streams (mm_stream_key(seed, id, path)) and the
-     * number of messages sent so far (the position of each response latency draw). */
-    uint64_t key;
-    int64_t nmsg;
-} mm_state;
 
 /* Trace sink: the reference passes one; the batched kernel and the GPU pass NULL. */
 typedef struct mm_trace_sink {
@@ -208,35 +97,57 @@ MM_HD void mm__report(mm_state *st, const mm_event *ev, int64_t a, int64_t dq)
     st->nrep += 1;
 }
 
-/* Section 5, a fill's own accounts (q, cash, fees, volume, fills, max |q|, |q| dt, markouts,
- * overflow): the shared states replay it on a member (sim_batch_kernel.h, share_split). */
-MM_HD void mm__fill_own(mm_state *st, const mm_event *ev, const mm_derived *d, int side_ix,
-                        int32_t px, int32_t qty, int taker)
+/* Section 5, what a fill of qty lots at px on side_ix (0 buy, 1 sell) moves in a state's own
+ * accounts, whatever the state: computed once, applied to the leader and replayed on each member of
+ * shared states (sim_batch_kernel.h, share_split). */
+typedef struct mm__fill_move {
+    int64_t dq, dcash2, dmk2[MM_MARKOUTS]; /* lots; half-ticks x lots */
+    double fee;                            /* money */
+    int32_t qty, side_ix;
+} mm__fill_move;
+
+MM_HD void mm__fill_move_of(mm__fill_move *m, const mm_event *ev, const mm_derived *d, int side_ix,
+                            int32_t px, int32_t qty, int taker)
 {
     int64_t sgn = side_ix == 0 ? 1 : -1;
+    m->dq = sgn * qty;
+    m->dcash2 = -2 * sgn * (int64_t)px * qty;
+    m->fee = (taker ? d->taker_rate : d->maker_rate) * ((double)px * (double)qty);
+    for (int k = 0; k < MM_MARKOUTS; k++)
+        m->dmk2[k] = sgn * qty * (ev->mid2_h[k] - 2 * (int64_t)px);
+    m->qty = qty;
+    m->side_ix = side_ix;
+}
+
+/* Section 5, a fill's own accounts (q, cash, fees, volume, fills, max |q|, |q| dt, markouts,
+ * overflow) at event i, time ts. */
+MM_HD void mm__fill_own(mm_state *st, const mm__fill_move *m, int64_t ts, int64_t i)
+{
     int64_t aq = st->q < 0 ? -st->q : st->q;
-    st->twq += (double)aq * (double)(ev->ts - st->t_q);
-    st->t_q = ev->ts;
-    st->q += sgn * qty;
-    st->cash2 = mm__wadd(st->cash2, -2 * sgn * (int64_t)px * qty);
+    st->twq += (double)aq * (double)(ts - st->t_q);
+    st->t_q = ts;
+    st->q += m->dq;
+    st->cash2 = mm__wadd(st->cash2, m->dcash2);
     int ovf = st->cash2 > MM_CASH2_MAX || st->cash2 < -MM_CASH2_MAX;
-    st->fees += (taker ? d->taker_rate : d->maker_rate) * ((double)px * (double)qty);
-    st->volume += qty;
-    st->fills[side_ix] += 1;
+    st->fees += m->fee;
+    st->volume += m->qty;
+    st->fills[m->side_ix] += 1;
     aq = st->q < 0 ? -st->q : st->q;
     if (aq > st->max_abs_q) st->max_abs_q = aq;
     for (int k = 0; k < MM_MARKOUTS; k++) {
-        st->mk2[k] = mm__wadd(st->mk2[k], sgn * qty * (ev->mid2_h[k] - 2 * (int64_t)px));
+        st->mk2[k] = mm__wadd(st->mk2[k], m->dmk2[k]);
         ovf |= st->mk2[k] > MM_CASH2_MAX || st->mk2[k] < -MM_CASH2_MAX;
     }
-    if (ovf && !st->ovf_event) st->ovf_event = ev->i + 1;
+    if (ovf && !st->ovf_event) st->ovf_event = i + 1;
 }
 
 /* Section 5: a fill of qty lots at px on side_ix (0 buy, 1 sell). */
 MM_HD void mm__fill(mm_state *st, const mm_event *ev, const mm_derived *d, int side_ix, int32_t px,
                     int32_t qty, int taker, mm_trace_sink *tr)
 {
-    mm__fill_own(st, ev, d, side_ix, px, qty, taker);
+    mm__fill_move m;
+    mm__fill_move_of(&m, ev, d, side_ix, px, qty, taker);
+    mm__fill_own(st, &m, ev->ts, ev->i);
     /* Section 3.2: the fill's report; a resting order filled to 0 is reported done with it. */
     int64_t a = mm__resp_at(st, ev, d);
     mm__report(st, ev, a, side_ix == 0 ? (int64_t)qty : -(int64_t)qty);

@@ -463,9 +463,14 @@ __attribute__((noinline)) static int64_t share_split(const mm__guards *g, const 
         mm_trace_sink sink = {share_record, &fl, 1};
         mm_step_c(&t, ev_ns, &d[j], &sink);
     }
+    /* The fills' moves, the same for every member (its fee rates are the leader's: members differ
+     * in inv_limit only). */
+    mm__fill_move mv[MM_SHARE_FILLS];
     int64_t dq = 0, dkq = st[j].kq - pre->kq, lroom[4];
-    for (int k = 0; k < fl.n; k++)
-        dq += fl.side[k] == 0 ? fl.qty[k] : -(int64_t)fl.qty[k];
+    for (int k = 0; k < fl.n; k++) {
+        mm__fill_move_of(&mv[k], ev_ns, &d[j], fl.side[k], fl.px[k], fl.qty[k], fl.taker[k]);
+        dq += mv[k].dq;
+    }
     share_rooms(&st[j], &d[j], lroom);
     mm__share_img sub[MM_SHARE_SUBS], ic;
     int32_t subj[MM_SHARE_SUBS];
@@ -484,7 +489,7 @@ __attribute__((noinline)) static int64_t share_split(const mm__guards *g, const 
             share_rooms(&t, &d[f], r);
             if (!memcmp(r, lroom, sizeof r)) {
                 for (int k = 0; k < fl.n; k++)
-                    mm__fill_own(s, ev_ns, &d[f], fl.side[k], fl.px[k], fl.qty[k], fl.taker[k]);
+                    mm__fill_own(s, &mv[k], ev_ns->ts, ev_ns->i);
                 s->kq = t.kq;
                 g->fnext[f] = g->fhead[j]; /* stays: counters moved as the leader's */
                 g->fhead[j] = f;
