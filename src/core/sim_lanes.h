@@ -493,6 +493,8 @@ MM_LANES_ATTR static void MM_LANES(const mm__tape *tp, const mm_derived *d, mm_s
             int nsca = 0;
             for (int l = 0; l < MM_W; l++)
                 nsca += sca[l];
+            mm__vi lo = vec, hi = vec, land = vec; /* the skip test's, while fresh */
+            int fresh = 0;
             for (int64_t i = w0; i < w1; i++) {
                 const mm_event *ev = &evs[i - w0];
                 /* (Leaders a split makes during this loop are appended and step from the next
@@ -524,10 +526,13 @@ MM_LANES_ATTR static void MM_LANES(const mm__tape *tp, const mm_derived *d, mm_s
                 mm__vi must = other | (gt->must[1] ? kind1 : mm__vi_b(0)) |
                               (gt->must[2] ? kind2 : mm__vi_b(0));
                 if (!MM_LANES_ANY(must & vec)) {
-                    mm__vi lo = mm__vi_sel(x.qty[0] > 0, x.px[0], mm__vi_b(INT64_MIN));
-                    mm__vi hi = mm__vi_sel(x.qty[1] > 0, x.px[1], mm__vi_b(INT64_MAX));
-                    mm__vi land = mm__vi_sel(x.land[0] < x.land[1], x.land[0], x.land[1]);
-                    land = mm__vi_sel(land < x.wake, land, x.wake);
+                    if (!fresh) { /* the lanes' quotes and next action, until a step moves them */
+                        lo = mm__vi_sel(x.qty[0] > 0, x.px[0], mm__vi_b(INT64_MIN));
+                        hi = mm__vi_sel(x.qty[1] > 0, x.px[1], mm__vi_b(INT64_MAX));
+                        land = mm__vi_sel(x.land[0] < x.land[1], x.land[0], x.land[1]);
+                        land = mm__vi_sel(land < x.wake, land, x.wake);
+                        fresh = 1;
+                    }
                     mm__vi quiet = (land > gt->ts) &
                                    ((lo < gt->tb) | ((lo > gt->tbi) & (lo < gt->tbx))) &
                                    ((hi > gt->ta) | ((hi < gt->tai) & (hi > gt->tax)));
@@ -539,6 +544,7 @@ MM_LANES_ATTR static void MM_LANES(const mm__tape *tp, const mm_derived *d, mm_s
                 }
                 mm__vi rare;
                 MM_LANES_T(step)(&x, &c, ev, &vec, &rare);
+                fresh = 0; /* a step may move the quotes */
                 if (!MM_LANES_ANY(rare)) continue;
                 for (int l = 0; l < nl; l++) {
                     if (!rare[l]) continue;
