@@ -311,6 +311,15 @@ static int check(int tapes, int combos)
          * where most combinations step). */
         if (ti % 4 == 2)
             for (int j = 0; j < combos; j++) {
+                /* ... in families of 10 as a sweep's grid makes them: the same combination with
+                 * inventory limits 1..10 quote sizes. Splits there make many leaders mid-window,
+                 * which the lanes kernel steps in groups of their own, each joining at its own
+                 * event. */
+                if (j % 10) {
+                    p[j] = p[j - 1];
+                    int64_t lim = (int64_t)p[j].quote_size * (1 + j % 10);
+                    p[j].inv_limit = (int32_t)(lim > 1000000000 ? 1000000000 : lim);
+                }
                 ck_no_draws(&p[j]);
                 p[j].max_orders_per_s = 0;
             }

@@ -1,0 +1,279 @@
+/* The lanes kernel's drivers (sim_lanes.h includes this text at its end, with its macros): a
+ * combination stepped by mm_step_c (step1), one group of lanes through a window (group), and the
+ * kernel over a block (MM_LANES): windows of MM_LANES_WINDOW events, the live combinations in
+ * groups of MM_W, then the leaders that splits made during the window in groups of their own. */
+
+/* One event of combination j by mm_step_c, for a leader of shared states also its members'
+ * (share_sample unless `sampled`; share_split when the step was not clean, the new leaders appended
+ * to loose). */
+static void MM_LANES_T(step1)(const mm__guards *g, const mm_derived *d, mm_state *st, int32_t j,
+                              const mm_event *ev, int sampled, int32_t *loose, int64_t *nloose,
+                              int64_t *shared, int64_t left)
+{
+    if (g->fhead[j] < 0) {
+        lanes_step_c(&st[j], ev, &d[j], NULL);
+        return;
+    }
+    if (!sampled && ev->n_samples) share_sample(g, d, st, j, ev);
+    mm_state pre;
+    memcpy(&pre, &st[j], sizeof pre);
+    /* The step records its fills for the members (the trace reads the state, never writes it). */
+    mm__share_fills fl;
+    fl.n = fl.over = 0;
+    mm_trace_sink sink = {share_record, &fl, 1};
+    lanes_step_c(&st[j], ev, &d[j], &sink);
+    if (share_clean(&pre, &st[j])) return;
+    mm_event ev_ns = *ev;
+    ev_ns.n_samples = 0;
+    share_split(g, d, st, j, &pre, &ev_ns, loose, nloose, shared, left, &fl);
+}
+
+/* What the groups of one window share: the window [w0, w1) (its events g->evs, their gates
+ * g->gates), the leaders that splits made during it (loose[0..nloose), each joining the vectors at
+ * event w0 + at[k]) and the counts of the kernel. */
+typedef struct MM_LANES_T(run) {
+    const mm__guards *g;
+    const mm_derived *d;
+    mm_state *st;
+    int64_t w0, w1;
+    int32_t *loose, *at;
+    int64_t nloose, skipped, scalar, shared;
+} MM_LANES_T(run);
+
+/* step1 at event i; the leaders its split makes step from the next event on (they stepped i). */
+MM_LANES_INLINE void MM_LANES_T(step1_at)(MM_LANES_T(run) * r, int32_t j, const mm_event *ev,
+                                          int sampled, int64_t i)
+{
+    int64_t n0 = r->nloose;
+    MM_LANES_T(step1)
+    (r->g, r->d, r->st, j, ev, sampled, r->loose, &r->nloose, &r->shared, r->w1 - i);
+    for (int64_t k = n0; k < r->nloose; k++)
+        r->at[k] = (int32_t)(i + 1 - r->w0);
+}
+
+/* One group: the nl <= MM_W combinations cj[], lane l from event w0 + at[l] (at NULL: all from w0;
+ * a lane is neither tested nor stepped before) to the window's end. */
+MM_LANES_ATTR static void MM_LANES_T(group)(MM_LANES_T(run) * r, const int32_t *cj,
+                                            const int32_t *at, int nl)
+{
+    const mm__guards *g = r->g;
+    const mm_derived *d = r->d;
+    mm_state *st = r->st;
+    MM_LANES_T(st) x;
+    MM_LANES_T(cst) c;
+    memset(&x, 0, sizeof x);
+    memset(&c, 0, sizeof c);
+    mm__vi vec = mm__vi_b(0);                     /* lanes the vectors step */
+    mm__vi kind1 = vec, kind2 = vec, other = vec; /* their kinds (mm__guard_kind) */
+    int sca[MM_W] = {0}; /* lanes mm_step_c steps on every event (2: from their first event) */
+    int32_t from[MM_W];  /* each lane's first event, relative to w0 */
+    int32_t first = INT32_MAX, next = INT32_MAX; /* the group's first event; the next to join */
+    for (int l = 0; l < nl; l++) {
+        from[l] = at ? at[l] : 0;
+#ifdef MM_LOOSE_BUG
+        /* checkmodel's own test (tests/checkmodel/ck_loosebug.c): a loose leader joins late */
+        if (at && from[l] + 1 < r->w1 - r->w0) from[l]++;
+#endif
+        if (from[l] < first) first = from[l];
+    }
+    for (int l = 0; l < nl; l++) {
+        const mm_derived *dl = &d[cj[l]];
+        const mm_state *sl = &st[cj[l]];
+        if (!mm__lanes_ok(dl) || sl->ovf_event || sl->hold[0] || sl->hold[1]) {
+            sca[l] = 1;
+            continue;
+        }
+        vec[l] = -1;
+        /* Kind 3 (MM_KIND_BAND) takes kind 2's test: with the book as it was, so its microprice,
+         * its targets are its last decision's (section 8, "Lanes"). */
+        int kind = mm__guard_kind(dl), k2 = kind == 2 || kind == MM_KIND_BAND;
+        kind1[l] = kind == 1 ? -1 : 0;
+        kind2[l] = k2 ? -1 : 0;
+        other[l] = kind != 1 && !k2 ? -1 : 0;
+        if (from[l] == first) MM_LANES_T(get)(&x, l, sl); /* the others when they join */
+        c.hs0[l] = dl->hs0;
+        c.hs1[l] = dl->hs1;
+        c.sk0[l] = dl->sk0;
+        c.sk1[l] = dl->sk1;
+        c.money[l] = dl->money;
+        c.tv[l] = dl->time_varying ? -1 : 0;
+        c.micro[l] = dl->fair_micro ? -1 : 0;
+        c.tto[l] = dl->tto ? -1 : 0;
+        c.cj[l] = dl->cross_join ? -1 : 0;
+        c.ra[l] = dl->queue_rule == MM_QUEUE_RISK_AVERSE ? -1 : 0;
+        c.limit[l] = dl->limit;
+        c.size[l] = dl->size;
+        c.requote[l] = dl->requote;
+        c.delay[l] = dl->feed_ns + dl->entry_ns;
+        c.resp[l] = dl->resp_ns;
+    }
+    /* (Over every lane, joined or not: a flag only chooses a branch that masks per lane.) */
+    c.any_tv = MM_LANES_ANY(c.tv & vec);
+    c.any_micro = MM_LANES_ANY(c.micro & vec);
+    c.any_tto = MM_LANES_ANY(c.tto & vec);
+    c.any_cj = MM_LANES_ANY(c.cj & vec);
+    c.all_ra = !MM_LANES_ANY(~c.ra & vec);
+    mm__vi later = vec; /* vector lanes still to join */
+    int nsca = 0;
+    for (int l = 0; l < nl; l++) {
+        if (from[l] > first) {
+            if (from[l] < next) next = from[l];
+            if (sca[l]) sca[l] = 2;
+            vec[l] = 0;
+        } else {
+            later[l] = 0;
+            nsca += sca[l];
+        }
+    }
+    int64_t nvec = 0; /* lanes in vec */
+    int any_lead = 0; /* a vector lane leads shared states */
+    for (int l = 0; l < nl; l++) {
+        nvec += vec[l] != 0;
+        any_lead |= vec[l] && g->fhead[cj[l]] >= 0;
+    }
+    mm__vi lo = vec, hi = vec, land = vec; /* the skip test's, while fresh */
+    int fresh = 0;
+    for (int64_t i = r->w0 + first; i < r->w1; i++) {
+        const mm_event *ev = &g->evs[i - r->w0];
+        const mm__gate *gt = &g->gates[i - r->w0];
+        if (i - r->w0 == next) { /* lanes join */
+            next = INT32_MAX;
+            for (int l = 0; l < nl; l++) {
+                if (from[l] > i - r->w0) {
+                    if (from[l] < next) next = from[l];
+                    continue;
+                }
+                if (later[l]) { /* (the vectors stepped its lane with the others: read it now) */
+                    MM_LANES_T(get)(&x, l, &st[cj[l]]);
+                    later[l] = 0;
+                    vec[l] = -1;
+                    nvec++;
+                    any_lead |= g->fhead[cj[l]] >= 0;
+                    fresh = 0;
+                } else if (sca[l] == 2) {
+                    sca[l] = 1;
+                    nsca++;
+                }
+            }
+        }
+        for (int l = 0; nsca && l < nl; l++)
+            if (sca[l] == 1) MM_LANES_T(step1_at)(r, cj[l], ev, 0, i);
+        if (!nvec) continue;
+        /* The members' samples (their leaders' vector lanes take their own). */
+        if (any_lead && ev->n_samples)
+            for (int l = 0; l < nl; l++)
+                if (vec[l]) share_sample(g, d, st, cj[l], ev);
+        /* The skip test of section 8 for the whole group (kinds 1, 2 and 3 only): when every lane
+         * may skip, only the samples are taken. */
+        mm__vi must =
+            other | (gt->must[1] ? kind1 : mm__vi_b(0)) | (gt->must[2] ? kind2 : mm__vi_b(0));
+        if (!MM_LANES_ANY(must & vec)) {
+            if (!fresh) { /* the lanes' quotes and next action, until a step moves them */
+                lo = mm__vi_sel(x.qty[0] > 0, x.px[0], mm__vi_b(INT64_MIN));
+                hi = mm__vi_sel(x.qty[1] > 0, x.px[1], mm__vi_b(INT64_MAX));
+                land = mm__vi_sel(x.land[0] < x.land[1], x.land[0], x.land[1]);
+                land = mm__vi_sel(land < x.wake, land, x.wake);
+                fresh = 1;
+            }
+            mm__vi quiet = (land > gt->ts) & ((lo < gt->tb) | ((lo > gt->tbi) & (lo < gt->tbx))) &
+                           ((hi > gt->ta) | ((hi < gt->tai) & (hi > gt->tax)));
+            if (!MM_LANES_ANY(vec & ~quiet)) {
+                if (ev->n_samples) MM_LANES_T(sample)(&x, &c, ev, &vec);
+                r->skipped += nvec;
+                continue;
+            }
+        }
+        mm__vi rare;
+        MM_LANES_T(step)(&x, &c, ev, &vec, &rare);
+        fresh = 0; /* a step may move the quotes */
+        if (!MM_LANES_ANY(rare)) continue;
+        for (int l = 0; l < nl; l++) {
+            if (!rare[l]) continue;
+            mm_state *s = &st[cj[l]];
+            MM_LANES_T(put)(&x, l, s);
+            MM_LANES_T(step1_at)(r, cj[l], ev, 1, i);
+            MM_LANES_T(get)(&x, l, s);
+            r->scalar++;
+            if (s->ovf_event) { /* from now on, mm_step_c alone */
+                vec[l] = 0;
+                nvec--;
+                sca[l] = 1;
+                nsca++;
+            }
+        }
+        if (any_lead) {
+            any_lead = 0;
+            for (int l = 0; l < nl; l++)
+                any_lead |= vec[l] && g->fhead[cj[l]] >= 0;
+        }
+    }
+    for (int l = 0; l < nl; l++)
+        if (vec[l]) MM_LANES_T(put)(&x, l, &st[cj[l]]);
+}
+
+MM_LANES_ATTR static void MM_LANES(const mm__tape *tp, const mm_derived *d, mm_state *st,
+                                   const mm__guards *g, int64_t m, int64_t i0, int64_t i1)
+{
+    const mm__tape_view *v = &tp->v;
+    assert(i0 >= 0 && i0 <= i1 && i1 <= v->n && m >= 0 && m <= g->cap);
+    /* Shared states (section 8), as in the skip kernel, merged again each window: parked members
+     * (live[j] = 0; positions are combinations here, perm the identity) are in no group; their
+     * leaders take their samples and, when a step is not clean, split them. act[] (in tmp) lists
+     * the live combinations of a window, loose[] (in landi, unused by this kernel; their first
+     * events in hi) the leaders a split made during the window: once the window's groups are done,
+     * they step in groups of their own, in the order of their first event (in key), from there to
+     * the window's end; then they join the groups. */
+    for (int64_t j = 0; j < m; j++)
+        g->perm[j] = (int32_t)j;
+    int32_t *act = g->tmp, *order = g->lo;
+    MM_LANES_T(run) r = {g, d, st, 0, 0, g->landi, g->hi, 0, 0, 0, 0};
+    /* Groups of combinations that quote alike: the live ones in the order of their half spread
+     * (then their own), so that a group's lanes are often quiet at the same events. */
+    for (int64_t j = 0; j < m; j++) {
+        uint64_t b;
+        memcpy(&b, &d[j].hs0, 8);
+        b = b >> 63 ? ~b : b | (UINT64_C(1) << 63); /* the doubles' order as unsigned integers */
+        g->key[j] = (mm__share_key){b, INT32_MAX, (int32_t)j};
+    }
+    share_sort(g->key, m);
+    for (int64_t j = 0; j < m; j++)
+        order[j] = g->key[j].j;
+    for (int64_t w0 = i0; w0 < i1; w0 += MM_LANES_WINDOW) {
+        int64_t w1 = i1 - w0 < MM_LANES_WINDOW ? i1 : w0 + MM_LANES_WINDOW;
+        r.shared += share_park(d, st, g, m, w0 == i0) * (w1 - w0);
+        r.w0 = w0;
+        r.w1 = w1;
+        for (int64_t i = w0; i < w1; i++) {
+            mm__event(v, i, &g->evs[i - w0]);
+            mm__gate_of(&g->evs[i - w0], &g->gates[i - w0]);
+        }
+        int64_t nact = 0;
+        for (int64_t k = 0; k < m; k++)
+            if (g->live[order[k]]) act[nact++] = order[k];
+        for (int64_t j0 = 0; j0 < nact; j0 += MM_W)
+            MM_LANES_T(group)(&r, act + j0, NULL, nact - j0 < MM_W ? (int)(nact - j0) : MM_W);
+        while (r.nloose) { /* (the groups of loose leaders may split again) */
+            int64_t nb = 0;
+            for (int64_t k = 0; k < r.nloose; k++)
+                if (r.at[k] < w1 - w0)
+                    g->key[nb++] = (mm__share_key){(uint64_t)r.at[k], 0, r.loose[k]};
+            r.nloose = 0;
+            share_sort(g->key, nb);
+            for (int64_t b0 = 0; b0 < nb; b0 += MM_W) {
+                int32_t cj[MM_W], at[MM_W];
+                int nl = nb - b0 < MM_W ? (int)(nb - b0) : MM_W;
+                for (int l = 0; l < nl; l++) {
+                    cj[l] = g->key[b0 + l].j;
+                    at[l] = (int32_t)g->key[b0 + l].h;
+                }
+                MM_LANES_T(group)(&r, cj, at, nl);
+            }
+        }
+    }
+    share_unpark_all(st, g, m);
+    g->count[MM_COUNT_STEPS] += (i1 - i0) * m - r.skipped - r.shared;
+    g->count[MM_COUNT_SLOTS] += (i1 - i0) * m;
+    g->count[MM_COUNT_SHARED] += r.shared;
+    g->count[MM_COUNT_LANES] += (i1 - i0) * m;
+    g->count[MM_COUNT_RARE] += r.scalar;
+}
