@@ -35,14 +35,16 @@ int mm__guards_alloc(mm__guards *g, int64_t cap)
     size_t chash = guards_round(n * sizeof(uint64_t));
     size_t evs = guards_round(MM_LANES_WINDOW * sizeof(mm_event));
     size_t gts = guards_round(MM_LANES_WINDOW * sizeof(mm__gate));
-    size_t bytes = 9 * i32 + 2 * f64 + 2 * u8 + cnt + key + off + chash + evs + gts;
+    size_t log = guards_round(n * MM_SHARE_LOG * sizeof(mm__share_log));
+    size_t range = guards_round(n * 4 * sizeof(int64_t));
+    size_t bytes = 11 * i32 + 2 * f64 + 2 * u8 + cnt + key + off + chash + evs + gts + log + range;
     char *b = aligned_alloc(64, bytes);
     if (!b) return -ENOMEM;
     memset(b, 0, bytes);
     g->block = b;
-    int32_t **ints[9] = {&g->lo,    &g->hi,    &g->landi, &g->perm, &g->lead,
-                         &g->fhead, &g->fnext, &g->pos,   &g->tmp};
-    for (int k = 0; k < 9; k++, b += i32)
+    int32_t **ints[11] = {&g->lo,    &g->hi,  &g->landi, &g->perm, &g->lead,  &g->fhead,
+                          &g->fnext, &g->pos, &g->tmp,   &g->logn, &g->logpos};
+    for (int k = 0; k < 11; k++, b += i32)
         *ints[k] = (int32_t *)(void *)b;
     g->flo = (double *)(void *)b;
     b += f64;
@@ -63,6 +65,10 @@ int mm__guards_alloc(mm__guards *g, int64_t cap)
     g->evs = (mm_event *)(void *)b;
     b += evs;
     g->gates = (mm__gate *)(void *)b;
+    b += gts;
+    g->log = (mm__share_log *)(void *)b;
+    b += log;
+    g->range = (int64_t *)(void *)b;
     g->cap = (int64_t)n;
     return 0;
 }

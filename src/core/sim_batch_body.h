@@ -88,10 +88,14 @@ MM_ADVANCE_ATTR static void MM_ADVANCE(const mm__tape *tp, const mm_derived *d, 
                 for (int k = 0; k < MM_KINDS; k++)
                     for (int64_t q = beg[k]; q < beg[k + 1]; q++)
                         if (live[q] && !need[q]) mm__sample(&st[g->perm[q]], &ev, &d[g->perm[q]]);
-            /* And those of the parked members (from their own position, cash and fees). */
+            /* And those of the parked members (from their own position, cash and fees, once
+             * they replayed their leaders' logs). */
             if (ev.n_samples && parked)
                 for (int64_t q = 0; q < m; q++)
-                    if (!live[q]) mm__sample(&st[g->perm[q]], &ev, &d[g->perm[q]]);
+                    if (!live[q]) {
+                        share_flush(g, st, g->perm[q]);
+                        mm__sample(&st[g->perm[q]], &ev, &d[g->perm[q]]);
+                    }
             /* Pass 2: run them, 8 flags at a time. */
             for (int64_t q8 = 0; q8 < m8; q8 += 8) {
                 uint64_t w;

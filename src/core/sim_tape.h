@@ -54,6 +54,15 @@ typedef struct mm__share_key {
 /* Counters of a shared state's member kept as its leader's plus an offset (orders, cancels,
  * rejects, messages, held), per combination in mm__guards.off. */
 #define MM_SHARE_NOFF 5
+/* A leader's step that was not clean, not yet replayed on its members (docs/model.md section 8,
+ * "Shared states": the replay log): a fill (fill = 1: its move mv, at event i, time ts) or none,
+ * then the known position moved by dkq. MM_SHARE_LOG entries per leader. */
+typedef struct mm__share_log {
+    mm__fill_move mv;
+    int64_t ts, i, dkq;
+    int32_t fill, pad_;
+} mm__share_log;
+#define MM_SHARE_LOG 8
 typedef struct mm__guards {
     int32_t *lo, *hi, *landi, *perm;
     int32_t *tmp;      /* scratch: the leaders a split of shared states made (share_split) */
@@ -61,7 +70,14 @@ typedef struct mm__guards {
     uint8_t *need;
     int64_t *count;
     int32_t *lead, *fhead, *fnext, *pos;
-    int64_t *off;    /* [MM_SHARE_NOFF per combination] a member's counters minus its leader's */
+    int64_t *off; /* [MM_SHARE_NOFF per combination] a member's counters minus its leader's */
+    /* The replay log (sim_share.h): per leader l, logn[l] entries in log[l * MM_SHARE_LOG ...] and
+     * range[4 l ... 4 l + 3], the least and greatest position, then known position, of l at which
+     * every member's rooms clamp as l's; per member f, logpos[f] entries of its leader's log
+     * replayed on it. */
+    mm__share_log *log;
+    int32_t *logn, *logpos;
+    int64_t *range;
     uint64_t *chash; /* per combination: the hash of its constants without the limit */
     uint8_t *live;   /* per position: 0 while parked (padded to 8 bytes, as need) */
     mm__share_key *key;

@@ -1,0 +1,575 @@
+/* The shared states of the batched kernels (sim_batch_kernel.h includes it): families, leaders and
+ * members, their merges and splits, and the members' replay log (docs/model.md section 8, "Shared
+ * states"). */
+#ifndef MM_SIM_SHARE_H
+#define MM_SIM_SHARE_H
+
+#include <stdint.h>
+#include <string.h>
+
+#include "mm_internal.h"
+#include "sim_tape.h"
+
+/* ---- Shared states (docs/model.md section 8, "Shared states") ----
+ *
+ * Combinations of a block whose constants differ only in the inventory limit and that draw no
+ * random number are a family. Two of a family whose states agree on every shared field (the
+ * orders, actions in flight, responses, reports, pacing: all but their own, MM_SHARE_OWN) and
+ * whose rooms clamped at the quote size agree (share_rooms) take the same branches in a step that
+ * fills nothing and moves no known position: the limit enters a step only through those rooms, and
+ * their own fields only through the rooms, the samples and the fills. So one of them (the leader)
+ * steps and the others (members) are parked: no skip test, no step; each takes its own samples.
+ * Their counters (orders, cancels, rejects, messages, held) move with the leader's: a member's is
+ * the leader's plus an offset fixed when it was parked. When a leader's step fills or moves its
+ * known position (share_clean fails), each member whose rooms after the step clamp as the
+ * leader's do gets the leader's fills replayed on its own fields; every other member takes the
+ * leader's state from before that step (keeping its own fields), steps itself, and joins the
+ * leader again, or another member that stepped to the same state, or leads on its own
+ * (share_split). At each window the kernel merges
+ * the leaders whose states agree again (share_park); when it returns, every member takes its
+ * leader's state (share_unpark_all). */
+
+/* No random number drawn by a combination with constants d (section 3.3): its state does not
+ * depend on its stream key. */
+static inline int share_draws_none(const mm_derived *d)
+{
+    int lat = d->lat_dist == MM_LAT_CONSTANT ||
+              (d->lat_dist != MM_LAT_EMPIRICAL && d->entry_ns == 0 && d->resp_ns == 0);
+    return lat && !d->join_uniform && d->reach32 > UINT32_MAX && !d->cancel_binom;
+}
+
+/* What two combinations must agree on to share: the constants without the limit, the state
+ * without its own fields, and the four rooms clamped at the quote size. Compared as bytes (every
+ * structure is memset before it is filled, so padding compares equal). */
+typedef struct mm__share_img {
+    mm_derived d;
+    mm_state s;
+    int64_t room[4];
+} mm__share_img;
+
+/* The skew is zero at every time left: the known position does not move the targets. */
+static inline int share_no_skew(const mm_derived *d)
+{
+    return d->sk0 == 0.0 && d->sk1 == 0.0;
+}
+
+/* The four rooms of state s a step compares (section 3.1 with q, section 6 with kq: bid, ask),
+ * clamped at the quote size: every comparison a step makes with a room is room <= 0, min(new_qty,
+ * room) or min(size, room), with new_qty <= size, which the clamped room decides alike. */
+static inline void share_rooms(const mm_state *s, const mm_derived *d, int64_t room[4])
+{
+    int64_t S = d->size, L = d->limit;
+    int64_t r[4] = {L - s->q, L + s->q, L - s->kq, L + s->kq};
+    for (int k = 0; k < 4; k++)
+        room[k] = r[k] < S ? r[k] : S;
+}
+
+/* The counters a member keeps as the leader's plus an offset. */
+static inline void share_counters(const mm_state *s, int64_t c[MM_SHARE_NOFF])
+{
+    c[0] = s->orders;
+    c[1] = s->cancels;
+    c[2] = s->rejects;
+    c[3] = s->nmsg;
+    c[4] = s->held;
+}
+
+/* A state's own fields, which a member keeps (the known position too where the skew is zero). */
+#define MM_SHARE_OWN(X)                                                                            \
+    X(q);                                                                                          \
+    X(cash2);                                                                                      \
+    X(fees);                                                                                       \
+    X(volume);                                                                                     \
+    X(fills[0]);                                                                                   \
+    X(fills[1]);                                                                                   \
+    X(max_abs_q);                                                                                  \
+    X(twq);                                                                                        \
+    X(t_q);                                                                                        \
+    for (int k_ = 0; k_ < MM_MARKOUTS; k_++)                                                       \
+        X(mk2[k_]);                                                                                \
+    X(ovf_event);                                                                                  \
+    X(pnl_prev);                                                                                   \
+    X(ret_mean);                                                                                   \
+    X(ret_m2);                                                                                     \
+    X(pnl_peak);                                                                                   \
+    X(max_dd);                                                                                     \
+    X(n_ret);                                                                                      \
+    X(id);                                                                                         \
+    X(path);                                                                                       \
+    X(key);                                                                                        \
+    X(kq);                                                                                         \
+    X(orders);                                                                                     \
+    X(cancels);                                                                                    \
+    X(rejects);                                                                                    \
+    X(nmsg);                                                                                       \
+    X(held)
+
+static inline void share_image(const mm_derived *d, const mm_state *s, mm__share_img *img)
+{
+    memcpy(&img->d, d, sizeof img->d);
+    img->d.limit = 0;
+    memcpy(&img->s, s, sizeof img->s);
+#define MM_SHARE_ZERO(f) img->s.f = 0
+    MM_SHARE_OWN(MM_SHARE_ZERO);
+#undef MM_SHARE_ZERO
+    if (!share_no_skew(d)) img->s.kq = s->kq; /* the known position moves the targets */
+    share_rooms(s, d, img->room);
+}
+
+static inline uint64_t share_hash(const void *p, size_t n, uint64_t h)
+{
+    const unsigned char *b = p;
+    for (size_t i = 0; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, b + i, 8);
+        h = (h ^ w) * UINT64_C(0x100000001b3);
+        h ^= h >> 29;
+    }
+    return h;
+}
+
+/* A hash of the fields that decide most of share_image (states whose images are equal have equal
+ * hashes; equal hashes are then compared whole): the orders and actions, the reports' count and
+ * times of the channel and wake-up, the clamped rooms, the known position where the skew reads it,
+ * on top of ch, the hash of the constants without the limit. */
+static inline uint64_t share_quick(const mm_state *s, const mm_derived *d, uint64_t ch)
+{
+    int64_t w[24];
+    for (int k = 0; k < 2; k++) {
+        const mm_side *o = &s->s[k];
+        w[8 * k] = (int64_t)((uint64_t)(uint32_t)o->px << 32 | (uint32_t)o->qty);
+        w[8 * k + 1] = (int64_t)((uint64_t)(uint32_t)o->ahead << 32 | (uint32_t)o->deep);
+        w[8 * k + 2] = o->land_ns;
+        w[8 * k + 3] = (int64_t)((uint64_t)(uint32_t)o->new_px << 32 | (uint32_t)o->new_qty);
+        w[8 * k + 4] = o->resp_ns;
+        w[8 * k + 5] = o->done_ns;
+        w[8 * k + 6] = o->acc;
+        w[8 * k + 7] = s->wait_ns[k];
+    }
+    w[16] = s->nrep;
+    w[17] = s->chan_ns;
+    w[18] = s->wake_ns;
+    w[19] = share_no_skew(d) ? 0 : s->kq;
+    share_rooms(s, d, w + 20);
+    return share_hash(w, sizeof w, ch);
+}
+
+/* The keys' order: by h, then the larger limit first, then by j (a total order: j differs). */
+static inline int share_key_less(const mm__share_key *x, const mm__share_key *y)
+{
+    if (x->h != y->h) return x->h < y->h;
+    if (x->limit != y->limit) return x->limit > y->limit;
+    return x->j < y->j;
+}
+
+/* Sorts a[0 .. n) in share_key_less's order: quicksort (median of three, the smaller side first, so
+ * at most log2 n ranges wait), insertion sort below 16 keys. (glibc's qsort, a merge sort calling
+ * the comparison through a pointer, was 3% of a BTC sweep's instructions; the order is the same.)
+ */
+static void share_sort(mm__share_key *a, int64_t n)
+{
+    int64_t wait[128], nw = 0, lo = 0, hi = n - 1;
+    mm__share_key t;
+#define MM_KEY_SWAP(x, y) (t = a[x], a[x] = a[y], a[y] = t)
+    for (;;) {
+        while (hi - lo >= 16) {
+            int64_t mid = lo + (hi - lo) / 2, i = lo, j = hi;
+            if (share_key_less(&a[mid], &a[lo])) MM_KEY_SWAP(mid, lo);
+            if (share_key_less(&a[hi], &a[mid])) {
+                MM_KEY_SWAP(hi, mid);
+                if (share_key_less(&a[mid], &a[lo])) MM_KEY_SWAP(mid, lo);
+            }
+            mm__share_key p = a[mid];
+            while (i <= j) {
+                while (share_key_less(&a[i], &p))
+                    i++;
+                while (share_key_less(&p, &a[j]))
+                    j--;
+                if (i <= j) {
+                    MM_KEY_SWAP(i, j);
+                    i++;
+                    j--;
+                }
+            }
+            if (j - lo < hi - i) { /* [lo, j] now, [i, hi] later */
+                wait[nw++] = i;
+                wait[nw++] = hi;
+                hi = j;
+            } else {
+                wait[nw++] = lo;
+                wait[nw++] = j;
+                lo = i;
+            }
+        }
+        for (int64_t i = lo + 1; i <= hi; i++) {
+            int64_t k = i;
+            t = a[i];
+            for (; k > lo && share_key_less(&t, &a[k - 1]); k--)
+                a[k] = a[k - 1];
+            a[k] = t;
+        }
+        if (!nw) break;
+        hi = wait[--nw];
+        lo = wait[--nw];
+    }
+#undef MM_KEY_SWAP
+}
+
+/* Member f (own fields and counter offsets off) takes leader state l. */
+static inline void share_take(mm_state *f, const mm_state *l, const int64_t *off)
+{
+    mm_state own;
+    memcpy(&own, f, sizeof own);
+    memcpy(f, l, sizeof *f);
+#define MM_SHARE_KEEP(x) f->x = own.x
+    MM_SHARE_OWN(MM_SHARE_KEEP);
+#undef MM_SHARE_KEEP
+    int64_t c[MM_SHARE_NOFF];
+    share_counters(l, c);
+    f->orders = c[0] + off[0];
+    f->cancels = c[1] + off[1];
+    f->rejects = c[2] + off[2];
+    f->nmsg = c[3] + off[3];
+    f->held = c[4] + off[4];
+}
+
+/* ---- The replay log. A leader's step that is not clean but leaves every member's rooms clamped
+ * as the leader's (no member splits) is not replayed on the members at once: its fills and the move
+ * of its known position are appended to the leader's log, and a member replays the entries it has
+ * not replayed (share_flush) whenever its own fields are read: before its samples, before a split
+ * of its leader, at each window's merge and when the kernel returns. A member replays the same
+ * fills, in the same order, with the same moves, as at once, so its fields are the same bit for
+ * bit. While parked, a member's position and known position differ from its leader's by fixed
+ * offsets (each takes the same fills and the same move of the known position), so the leader's
+ * positions at which its rooms clamp as the leader's form a range (share_narrow); the leader's
+ * range is the intersection over its members, and a step that leaves the leader in its range
+ * splits no member. */
+
+/* Member f replays the entries of its leader's log it has not replayed. */
+static inline void share_flush(const mm__guards *g, mm_state *st, int32_t f)
+{
+    int32_t l = g->lead[f], p = g->logpos[f], n = g->logn[l];
+    if (p == n) return;
+    const mm__share_log *e = &g->log[(int64_t)l * MM_SHARE_LOG];
+    mm_state *s = &st[f];
+    for (; p < n; p++) {
+        if (e[p].fill) mm__fill_own(s, &e[p].mv, e[p].ts, e[p].i);
+        s->kq += e[p].dkq;
+    }
+    g->logpos[f] = n;
+}
+
+/* Every member of leader j replays its log, which is then empty. */
+static inline void share_flush_all(const mm__guards *g, mm_state *st, int32_t j)
+{
+    if (g->logn[j] == 0) return;
+    for (int32_t f = g->fhead[j]; f >= 0; f = g->fnext[f]) {
+        share_flush(g, st, f);
+        g->logpos[f] = 0;
+    }
+    g->logn[j] = 0;
+}
+
+/* Leader l's range: every position (no member yet). */
+static inline void share_range_all(const mm__guards *g, int32_t l)
+{
+    int64_t *r = &g->range[4 * (int64_t)l];
+    r[0] = r[2] = INT64_MIN;
+    r[1] = r[3] = INT64_MAX;
+}
+
+/* Narrows leader l's range to the positions x (then known positions) of l at which member f's rooms
+ * clamp as l's, f's position being x + o with o its offset now (both states current). With S the
+ * quote size, the rooms min(L - x, S) and min(L + x, S) of l (limit Ll) and f (limit Lm, at x + o)
+ * agree for every x when Lm - o = Ll (resp. Lm + o = Ll), else exactly when x <= min(Lm - o, Ll) -
+ * S (resp. x >= S - min(Lm + o, Ll)): both rooms then reach S, and below it they differ. */
+static inline void share_narrow(const mm__guards *g, const mm_derived *d, const mm_state *st,
+                                int32_t f, int32_t l)
+{
+    int64_t *r = &g->range[4 * (int64_t)l];
+    int64_t S = d[l].size, Ll = d[l].limit, Lm = d[f].limit;
+    int64_t o[2] = {st[f].q - st[l].q, st[f].kq - st[l].kq};
+    for (int k = 0; k < 2; k++) {
+        int64_t A = Lm - o[k], B = Lm + o[k];
+        if (A != Ll) {
+            int64_t hi = (A < Ll ? A : Ll) - S;
+            if (hi < r[2 * k + 1]) r[2 * k + 1] = hi;
+        }
+        if (B != Ll) {
+            int64_t lo = S - (B < Ll ? B : Ll);
+            if (lo > r[2 * k]) r[2 * k] = lo;
+        }
+    }
+}
+
+/* Parks f (a combination stepping on its own, with no members) as a member of leader l, whose
+ * states agree now (both current: l's log is replayed on its members or empty). */
+static inline void share_link(const mm__guards *g, const mm_derived *d, const mm_state *st,
+                              int32_t f, int32_t l)
+{
+    if (g->fhead[l] < 0) share_range_all(g, l);
+    share_narrow(g, d, st, f, l);
+    g->logpos[f] = g->logn[l];
+    int64_t cf[MM_SHARE_NOFF], cl[MM_SHARE_NOFF];
+    share_counters(&st[f], cf);
+    share_counters(&st[l], cl);
+    for (int k = 0; k < MM_SHARE_NOFF; k++)
+        g->off[(int64_t)f * MM_SHARE_NOFF + k] = cf[k] - cl[k];
+    g->lead[f] = l;
+    g->fnext[f] = g->fhead[l];
+    g->fhead[l] = f;
+    g->live[g->pos[f]] = 0;
+}
+
+/* share_park's merge: the leaders and the combinations on their own whose states agree. */
+static int64_t share_merge(const mm_derived *d, const mm_state *st, const mm__guards *g, int64_t m,
+                           int first)
+{
+    int64_t n = 0, parked = 0;
+    mm__share_img ic, il;
+    memset(&ic, 0, sizeof ic);
+    memset(&il, 0, sizeof il);
+    for (int64_t j = 0; j < m; j++) {
+        if (g->lead[j] >= 0) {
+            parked++;
+            continue;
+        }
+        if (!share_draws_none(&d[j])) continue;
+        if (first) { /* the constants' hash, once per kernel call */
+            memcpy(&ic.d, &d[j], sizeof ic.d);
+            ic.d.limit = 0;
+            g->chash[j] = share_hash(&ic.d, sizeof ic.d, UINT64_C(0xcbf29ce484222325));
+        }
+        g->key[n++] =
+            (mm__share_key){share_quick(&st[j], &d[j], g->chash[j]), d[j].limit, (int32_t)j};
+    }
+    if (n < 2) return parked;
+    share_sort(g->key, n);
+    for (int64_t r0 = 0, r1; r0 < n; r0 = r1) {
+        for (r1 = r0 + 1; r1 < n && g->key[r1].h == g->key[r0].h; r1++) {
+        }
+        if (r1 - r0 < 2) continue;
+        int32_t l = g->key[r0].j; /* the largest limit of the run leads */
+        share_image(&d[l], &st[l], &il);
+        for (int64_t r = r0 + 1; r < r1; r++) {
+            int32_t f = g->key[r].j;
+            share_image(&d[f], &st[f], &ic);
+            if (memcmp(&ic, &il, sizeof ic)) continue; /* a collision of the hash */
+            /* f's members follow it to l: their offsets against l's counters, l's range
+             * narrowed to theirs. */
+            int64_t cf[MM_SHARE_NOFF], cl[MM_SHARE_NOFF];
+            share_counters(&st[f], cf);
+            share_counters(&st[l], cl);
+            if (g->fhead[l] < 0) share_range_all(g, l);
+            for (int32_t e = g->fhead[f], next; e >= 0; e = next) {
+                next = g->fnext[e];
+                for (int k = 0; k < MM_SHARE_NOFF; k++)
+                    g->off[(int64_t)e * MM_SHARE_NOFF + k] += cf[k] - cl[k];
+                share_narrow(g, d, st, e, l);
+                g->logpos[e] = 0;
+                g->lead[e] = l;
+                g->fnext[e] = g->fhead[l];
+                g->fhead[l] = e; /* (counted in parked already) */
+            }
+            g->fhead[f] = -1;
+            share_link(g, d, st, f, l);
+            parked++;
+        }
+    }
+    return parked;
+}
+
+/* Finds the families' shared states among the m combinations of the block (at positions perm) and
+ * parks their members (live[q] = 0 at their positions). With `first` (the kernel starts: every
+ * state whole) it sets up the links (pos = the inverse of perm, every position live); otherwise it
+ * merges the leaders (and combinations on their own) whose states agree now: one leads, the others
+ * and their members become its members. Returns the number of members parked. */
+static int64_t share_park(const mm_derived *d, mm_state *st, const mm__guards *g, int64_t m,
+                          int first)
+{
+    if (first) {
+        for (int64_t j = 0; j < m; j++) {
+            g->lead[j] = g->fhead[j] = g->fnext[j] = -1;
+            g->logn[j] = 0;
+        }
+        for (int64_t q = 0; q < m; q++) {
+            g->pos[g->perm[q]] = (int32_t)q;
+            g->live[q] = 1;
+        }
+    } else { /* every member current, every log empty */
+        for (int64_t j = 0; j < m; j++)
+            if (g->fhead[j] >= 0) share_flush_all(g, st, (int32_t)j);
+    }
+    return share_merge(d, st, g, m, first);
+}
+
+/* Every member takes its leader's state (the kernel returns). */
+static void share_unpark_all(mm_state *st, const mm__guards *g, int64_t m)
+{
+    for (int64_t j = 0; j < m; j++)
+        if (g->lead[j] >= 0) {
+            share_flush(g, st, (int32_t)j);
+            share_take(&st[j], &st[g->lead[j]], &g->off[j * MM_SHARE_NOFF]);
+        }
+}
+
+/* The samples of event ev of leader j's members (section 2: from their own position, cash and
+ * fees, which a shared step leaves as they are). */
+static inline void share_sample(const mm__guards *g, const mm_derived *d, mm_state *st, int64_t j,
+                                const mm_event *ev)
+{
+    share_flush_all(g, st, j);
+    for (int32_t f = g->fhead[j]; f >= 0; f = g->fnext[f])
+        mm__sample(&st[f], ev, &d[f]);
+}
+
+/* A step from pre to post that its members may share: no fill, the known position unmoved. */
+static inline int share_clean(const mm_state *pre, const mm_state *post)
+{
+#ifdef MM_SHARE_BUG
+    /* checkmodel's own test (tests/checkmodel/ck_sharebug.c): a fill report taken in unseen */
+    return pre->fills[0] == post->fills[0] && pre->fills[1] == post->fills[1];
+#endif
+    return pre->fills[0] == post->fills[0] && pre->fills[1] == post->fills[1] &&
+           pre->kq == post->kq;
+}
+
+/* The fills of one step, from its trace (share_split). */
+#define MM_SHARE_FILLS 8
+typedef struct mm__share_fills {
+    int n, over; /* over: more than MM_SHARE_FILLS */
+    int32_t side[MM_SHARE_FILLS], px[MM_SHARE_FILLS], qty[MM_SHARE_FILLS], taker[MM_SHARE_FILLS];
+} mm__share_fills;
+
+static void share_record(const mm_trace_rec *r, void *user)
+{
+    mm__share_fills *f = user;
+    if (r->kind != MM_TR_FILL) return;
+    if (f->n == MM_SHARE_FILLS) {
+        f->over = 1;
+        return;
+    }
+    f->side[f->n] = r->side > 0 ? 0 : 1;
+    f->px[f->n] = r->px;
+    f->qty[f->n] = r->qty;
+    f->taker[f->n] = r->taker;
+    f->n++;
+}
+
+/* Leader j stepped event ev from pre (its state before, with the leader's counters) and the step
+ * was not clean. Each member took the same fills (its orders are the leader's) and its known
+ * position moved as the leader's (the same reports): where its rooms after the step, so computed,
+ * clamp as the leader's do, it took every branch the leader took (the landings compared the rooms
+ * before the step, the decision the rooms after it) and only its own accounts differ: the fills
+ * are replayed on them (mm__fill_own) and it stays. Every other member takes pre (keeping its own
+ * fields), steps ev_ns (ev without samples: share_sample took them), then joins j or a member with
+ * the same state (at most MM_SHARE_SUBS compared), or leads itself. The new leaders are appended
+ * to out (*nout; their positions are live again). *shared (slots parked until the window's end,
+ * left events from ev on) is kept. Returns the number of members stepped. The leader's fills: fills
+ * when the caller recorded them in its step (a fills_only sink on share_record), else from its
+ * step again, from pre, traced. Out of line: the kernels keep one copy of the step. */
+#define MM_SHARE_SUBS 8
+__attribute__((noinline)) static int64_t share_split(const mm__guards *g, const mm_derived *d,
+                                                     mm_state *st, int32_t j, const mm_state *pre,
+                                                     const mm_event *ev_ns, int32_t *out,
+                                                     int64_t *nout, int64_t *shared, int64_t left,
+                                                     const mm__share_fills *fills)
+{
+    mm__share_fills fl;
+    if (fills) {
+        fl = *fills;
+    } else {
+        fl.n = fl.over = 0;
+        mm_state t;
+        memcpy(&t, pre, sizeof t);
+        mm_trace_sink sink = {share_record, &fl, 1};
+        mm_step_c(&t, ev_ns, &d[j], &sink);
+    }
+    /* The fills' moves, the same for every member (its fee rates are the leader's: members differ
+     * in inv_limit only). */
+    mm__fill_move mv[MM_SHARE_FILLS];
+    int64_t dq = 0, dkq = st[j].kq - pre->kq, lroom[4];
+    for (int k = 0; k < fl.n; k++) {
+        mm__fill_move_of(&mv[k], ev_ns, &d[j], fl.side[k], fl.px[k], fl.qty[k], fl.taker[k]);
+        dq += mv[k].dq;
+    }
+    /* No member splits: the step goes to the log (after the members replay it when it is full). */
+    const int64_t *rg = &g->range[4 * (int64_t)j];
+    if (!fl.over && st[j].q >= rg[0] && st[j].q <= rg[1] && st[j].kq >= rg[2] &&
+        st[j].kq <= rg[3]) {
+        int ne = fl.n ? fl.n : 1;
+        if (g->logn[j] + ne > MM_SHARE_LOG) share_flush_all(g, st, j);
+        mm__share_log *e = &g->log[(int64_t)j * MM_SHARE_LOG + g->logn[j]];
+        for (int k = 0; k < ne; k++) {
+            if (k < fl.n) e[k].mv = mv[k];
+            e[k].fill = k < fl.n;
+            e[k].ts = ev_ns->ts;
+            e[k].i = ev_ns->i;
+            e[k].dkq = k == ne - 1 ? dkq : 0;
+        }
+        g->logn[j] += ne;
+        return 0;
+    }
+    share_flush_all(g, st, j);
+    share_range_all(g, j);
+    share_rooms(&st[j], &d[j], lroom);
+    mm__share_img sub[MM_SHARE_SUBS], ic;
+    int32_t subj[MM_SHARE_SUBS];
+    int nsub = 0;
+    int64_t n = 0;
+    int32_t f = g->fhead[j];
+    g->fhead[j] = -1;
+    while (f >= 0) {
+        int32_t next = g->fnext[f];
+        mm_state *s = &st[f];
+        if (!fl.over) {
+            mm_state t; /* only q and kq are read */
+            t.q = s->q + dq;
+            t.kq = s->kq + dkq;
+            int64_t r[4];
+            share_rooms(&t, &d[f], r);
+            if (!memcmp(r, lroom, sizeof r)) {
+                for (int k = 0; k < fl.n; k++)
+                    mm__fill_own(s, &mv[k], ev_ns->ts, ev_ns->i);
+                s->kq = t.kq;
+                g->fnext[f] = g->fhead[j]; /* stays: counters moved as the leader's */
+                g->fhead[j] = f;
+                g->logpos[f] = 0;
+                share_narrow(g, d, st, f, j);
+                f = next;
+                continue;
+            }
+        }
+        g->lead[f] = g->fnext[f] = -1;
+        share_take(s, pre, &g->off[(int64_t)f * MM_SHARE_NOFF]);
+        mm_step_c(s, ev_ns, &d[f], NULL);
+        n++;
+        *shared -= left;
+        if (!nsub) {
+            memset(&sub[0], 0, sizeof sub[0]);
+            memset(&ic, 0, sizeof ic);
+            share_image(&d[j], &st[j], &sub[0]);
+            subj[nsub++] = j;
+        }
+        share_image(&d[f], s, &ic);
+        int k = 0;
+        while (k < nsub && memcmp(&ic, &sub[k], sizeof ic))
+            k++;
+        if (k < nsub) {
+            share_link(g, d, st, f, subj[k]);
+            *shared += left - 1;
+        } else {
+            g->live[g->pos[f]] = 1;
+            g->logn[f] = 0;
+            out[(*nout)++] = f;
+            if (nsub < MM_SHARE_SUBS) {
+                memcpy(&sub[nsub], &ic, sizeof ic);
+                subj[nsub++] = f;
+            }
+        }
+        f = next;
+    }
+    return n;
+}
+
+#endif
