@@ -37,7 +37,9 @@ int mm__guards_alloc(mm__guards *g, int64_t cap)
     size_t gts = guards_round(MM_LANES_WINDOW * sizeof(mm__gate));
     size_t log = guards_round(n * MM_SHARE_LOG * sizeof(mm__share_log));
     size_t range = guards_round(n * 4 * sizeof(int64_t));
-    size_t bytes = 11 * i32 + 2 * f64 + 2 * u8 + cnt + key + off + chash + evs + gts + log + range;
+    size_t tlink = guards_round(n * sizeof(int64_t));
+    size_t bytes =
+        11 * i32 + 2 * f64 + 2 * u8 + cnt + key + off + chash + evs + gts + log + range + tlink;
     char *b = aligned_alloc(64, bytes);
     if (!b) return -ENOMEM;
     memset(b, 0, bytes);
@@ -69,6 +71,8 @@ int mm__guards_alloc(mm__guards *g, int64_t cap)
     g->log = (mm__share_log *)(void *)b;
     b += log;
     g->range = (int64_t *)(void *)b;
+    b += range;
+    g->tlink = (int64_t *)(void *)b;
     g->cap = (int64_t)n;
     return 0;
 }

@@ -33,7 +33,7 @@ MM_ADVANCE_ATTR static void MM_ADVANCE(const mm__tape *tp, const mm_derived *d, 
         int64_t w1 = i1 - w0 < MM_SHARE_WINDOW ? i1 : w0 + MM_SHARE_WINDOW;
         /* Shared states, merged again each window: parked positions (live[q] = 0) never step;
          * their leaders step for them. */
-        int64_t parked = share_park(d, st, g, m, w0 == i0);
+        int64_t parked = share_park(d, st, g, m, w0 == i0, v->ts_ns[w0]);
         shared += parked * (w1 - w0);
         for (int k = 0; k < MM_KINDS; k++)
             for (int64_t q = beg[k]; q < beg[k + 1]; q++)

@@ -240,7 +240,7 @@ MM_LANES_ATTR static void MM_LANES(const mm__tape *tp, const mm_derived *d, mm_s
         order[j] = g->key[j].j;
     for (int64_t w0 = i0; w0 < i1; w0 += MM_LANES_WINDOW) {
         int64_t w1 = i1 - w0 < MM_LANES_WINDOW ? i1 : w0 + MM_LANES_WINDOW;
-        r.shared += share_park(d, st, g, m, w0 == i0) * (w1 - w0);
+        r.shared += share_park(d, st, g, m, w0 == i0, v->ts_ns[w0]) * (w1 - w0);
         r.w0 = w0;
         r.w1 = w1;
         for (int64_t i = w0; i < w1; i++) {

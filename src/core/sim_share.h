@@ -104,7 +104,53 @@ static inline void share_counters(const mm_state *s, int64_t c[MM_SHARE_NOFF])
     X(nmsg);                                                                                       \
     X(held)
 
-static inline void share_image(const mm_derived *d, const mm_state *s, mm__share_img *img)
+/* ---- Dead fields. A shared field is dead from time T on when no step at a time >= T reads it
+ * before writing it (docs/model.md section 8, "Dead fields"): per side, a time resp_ns, done_ns
+ * or wait_ns[k] below T (each is read only in a comparison with the event's time, and every write
+ * stores a time at or after the writing event's); the order's px, ahead, deep when it has no lots
+ * and is not resting as known (qty == 0 and not acc with done_ns >= T: the decision reads px only
+ * then, matching only live orders); the action's new_px, new_qty with nothing in flight (land_ns
+ * never). Two states may share with different dead fields: a member keeps its own until its
+ * leader writes them (share_restore). */
+
+/* Side k of s with its dead fields from time t on set to values no live field takes (a time
+ * INT64_MIN, ahead -1, new_qty -1), and its wait_ns: states whose shared fields agree but for dead
+ * ones have equal canonical sides. */
+static inline void share_canon(const mm_state *s, int k, int64_t t, mm_side *o, int64_t *wait)
+{
+    *o = s->s[k];
+    *wait = s->wait_ns[k] < t ? INT64_MIN : s->wait_ns[k];
+    if (o->resp_ns < t) o->resp_ns = INT64_MIN;
+    if (o->done_ns < t) o->done_ns = INT64_MIN;
+    if (o->land_ns == MM_NEVER) o->new_px = o->new_qty = -1;
+}
+
+/* Member f's dead fields: f holds its leader's shared fields now, own its state when it was
+ * parked at time t (shared fields as they were then, equal to its leader's but for dead ones). A
+ * dead field of own that its leader has not written since is f's again. The leader wrote side k's
+ * time field when it is at or after t now (every write stores a time at or after its event's); it
+ * landed an action on side k when its resp_ns moved (a landing stores a resp_ns after the one
+ * before, and at or after t); its order and action fields are written only by a landing, or (the
+ * action) a decision that sends one, which puts land_ns off never. */
+static inline void share_restore(mm_state *f, const mm_state *own, int64_t t)
+{
+    for (int k = 0; k < 2; k++) {
+        mm_side *o = &f->s[k];
+        const mm_side *w = &own->s[k];
+        int landed = w->resp_ns >= t ? o->resp_ns != w->resp_ns : o->resp_ns >= t;
+        if (w->land_ns == MM_NEVER && o->land_ns == MM_NEVER && !landed) {
+            o->new_px = w->new_px;
+            o->new_qty = w->new_qty;
+        }
+        if (w->resp_ns < t && o->resp_ns < t) o->resp_ns = w->resp_ns;
+        if (w->done_ns < t && o->done_ns < t) o->done_ns = w->done_ns;
+        if (own->wait_ns[k] < t && f->wait_ns[k] < t) f->wait_ns[k] = own->wait_ns[k];
+    }
+}
+
+/* The image of state s at time t: what two states must agree on to share from t on. */
+static inline void share_image(const mm_derived *d, const mm_state *s, mm__share_img *img,
+                               int64_t t)
 {
     memcpy(&img->d, d, sizeof img->d);
     img->d.limit = 0;
@@ -113,6 +159,8 @@ static inline void share_image(const mm_derived *d, const mm_state *s, mm__share
     MM_SHARE_OWN(MM_SHARE_ZERO);
 #undef MM_SHARE_ZERO
     if (!share_no_skew(d)) img->s.kq = s->kq; /* the known position moves the targets */
+    for (int k = 0; k < 2; k++)
+        share_canon(s, k, t, &img->s.s[k], &img->s.wait_ns[k]);
     share_rooms(s, d, img->room);
 }
 
@@ -132,11 +180,14 @@ static inline uint64_t share_hash(const void *p, size_t n, uint64_t h)
  * hashes; equal hashes are then compared whole): the orders and actions, the reports' count and
  * times of the channel and wake-up, the clamped rooms, the known position where the skew reads it,
  * on top of ch, the hash of the constants without the limit. */
-static inline uint64_t share_quick(const mm_state *s, const mm_derived *d, uint64_t ch)
+static inline uint64_t share_quick(const mm_state *s, const mm_derived *d, uint64_t ch, int64_t t)
 {
     int64_t w[24];
     for (int k = 0; k < 2; k++) {
-        const mm_side *o = &s->s[k];
+        mm_side c;
+        int64_t wait;
+        share_canon(s, k, t, &c, &wait);
+        const mm_side *o = &c;
         w[8 * k] = (int64_t)((uint64_t)(uint32_t)o->px << 32 | (uint32_t)o->qty);
         w[8 * k + 1] = (int64_t)((uint64_t)(uint32_t)o->ahead << 32 | (uint32_t)o->deep);
         w[8 * k + 2] = o->land_ns;
@@ -144,7 +195,7 @@ static inline uint64_t share_quick(const mm_state *s, const mm_derived *d, uint6
         w[8 * k + 4] = o->resp_ns;
         w[8 * k + 5] = o->done_ns;
         w[8 * k + 6] = o->acc;
-        w[8 * k + 7] = s->wait_ns[k];
+        w[8 * k + 7] = wait;
     }
     w[16] = s->nrep;
     w[17] = s->chan_ns;
@@ -215,8 +266,8 @@ static void share_sort(mm__share_key *a, int64_t n)
 #undef MM_KEY_SWAP
 }
 
-/* Member f (own fields and counter offsets off) takes leader state l. */
-static inline void share_take(mm_state *f, const mm_state *l, const int64_t *off)
+/* Member f (own fields and counter offsets off, parked at time t) takes leader state l. */
+static inline void share_take(mm_state *f, const mm_state *l, const int64_t *off, int64_t t)
 {
     mm_state own;
     memcpy(&own, f, sizeof own);
@@ -224,6 +275,7 @@ static inline void share_take(mm_state *f, const mm_state *l, const int64_t *off
 #define MM_SHARE_KEEP(x) f->x = own.x
     MM_SHARE_OWN(MM_SHARE_KEEP);
 #undef MM_SHARE_KEEP
+    share_restore(f, &own, t);
     int64_t c[MM_SHARE_NOFF];
     share_counters(l, c);
     f->orders = c[0] + off[0];
@@ -303,10 +355,11 @@ static inline void share_narrow(const mm__guards *g, const mm_derived *d, const 
 }
 
 /* Parks f (a combination stepping on its own, with no members) as a member of leader l, whose
- * states agree now (both current: l's log is replayed on its members or empty). */
+ * states agree from time t on (both current: l's log is replayed on its members or empty). */
 static inline void share_link(const mm__guards *g, const mm_derived *d, const mm_state *st,
-                              int32_t f, int32_t l)
+                              int32_t f, int32_t l, int64_t t)
 {
+    g->tlink[f] = t;
     if (g->fhead[l] < 0) share_range_all(g, l);
     share_narrow(g, d, st, f, l);
     g->logpos[f] = g->logn[l];
@@ -322,8 +375,8 @@ static inline void share_link(const mm__guards *g, const mm_derived *d, const mm
 }
 
 /* share_park's merge: the leaders and the combinations on their own whose states agree. */
-static int64_t share_merge(const mm_derived *d, const mm_state *st, const mm__guards *g, int64_t m,
-                           int first)
+static int64_t share_merge(const mm_derived *d, mm_state *st, const mm__guards *g, int64_t m,
+                           int first, int64_t t)
 {
     int64_t n = 0, parked = 0;
     mm__share_img ic, il;
@@ -341,7 +394,7 @@ static int64_t share_merge(const mm_derived *d, const mm_state *st, const mm__gu
             g->chash[j] = share_hash(&ic.d, sizeof ic.d, UINT64_C(0xcbf29ce484222325));
         }
         g->key[n++] =
-            (mm__share_key){share_quick(&st[j], &d[j], g->chash[j]), d[j].limit, (int32_t)j};
+            (mm__share_key){share_quick(&st[j], &d[j], g->chash[j], t), d[j].limit, (int32_t)j};
     }
     if (n < 2) return parked;
     share_sort(g->key, n);
@@ -350,19 +403,21 @@ static int64_t share_merge(const mm_derived *d, const mm_state *st, const mm__gu
         }
         if (r1 - r0 < 2) continue;
         int32_t l = g->key[r0].j; /* the largest limit of the run leads */
-        share_image(&d[l], &st[l], &il);
+        share_image(&d[l], &st[l], &il, t);
         for (int64_t r = r0 + 1; r < r1; r++) {
             int32_t f = g->key[r].j;
-            share_image(&d[f], &st[f], &ic);
+            share_image(&d[f], &st[f], &ic, t);
             if (memcmp(&ic, &il, sizeof ic)) continue; /* a collision of the hash */
-            /* f's members follow it to l: their offsets against l's counters, l's range
-             * narrowed to theirs. */
+            /* f's members follow it to l: each takes f's state (its own fields kept), then its
+             * offsets against l's counters, l's range narrowed to its own, parked from t on. */
             int64_t cf[MM_SHARE_NOFF], cl[MM_SHARE_NOFF];
             share_counters(&st[f], cf);
             share_counters(&st[l], cl);
             if (g->fhead[l] < 0) share_range_all(g, l);
             for (int32_t e = g->fhead[f], next; e >= 0; e = next) {
                 next = g->fnext[e];
+                share_take(&st[e], &st[f], &g->off[(int64_t)e * MM_SHARE_NOFF], g->tlink[e]);
+                g->tlink[e] = t;
                 for (int k = 0; k < MM_SHARE_NOFF; k++)
                     g->off[(int64_t)e * MM_SHARE_NOFF + k] += cf[k] - cl[k];
                 share_narrow(g, d, st, e, l);
@@ -372,7 +427,7 @@ static int64_t share_merge(const mm_derived *d, const mm_state *st, const mm__gu
                 g->fhead[l] = e; /* (counted in parked already) */
             }
             g->fhead[f] = -1;
-            share_link(g, d, st, f, l);
+            share_link(g, d, st, f, l, t);
             parked++;
         }
     }
@@ -385,7 +440,7 @@ static int64_t share_merge(const mm_derived *d, const mm_state *st, const mm__gu
  * merges the leaders (and combinations on their own) whose states agree now: one leads, the others
  * and their members become its members. Returns the number of members parked. */
 static int64_t share_park(const mm_derived *d, mm_state *st, const mm__guards *g, int64_t m,
-                          int first)
+                          int first, int64_t t)
 {
     if (first) {
         for (int64_t j = 0; j < m; j++) {
@@ -400,7 +455,7 @@ static int64_t share_park(const mm_derived *d, mm_state *st, const mm__guards *g
         for (int64_t j = 0; j < m; j++)
             if (g->fhead[j] >= 0) share_flush_all(g, st, (int32_t)j);
     }
-    return share_merge(d, st, g, m, first);
+    return share_merge(d, st, g, m, first, t);
 }
 
 /* Every member takes its leader's state (the kernel returns). */
@@ -409,7 +464,7 @@ static void share_unpark_all(mm_state *st, const mm__guards *g, int64_t m)
     for (int64_t j = 0; j < m; j++)
         if (g->lead[j] >= 0) {
             share_flush(g, st, (int32_t)j);
-            share_take(&st[j], &st[g->lead[j]], &g->off[j * MM_SHARE_NOFF]);
+            share_take(&st[j], &st[g->lead[j]], &g->off[j * MM_SHARE_NOFF], g->tlink[j]);
         }
 }
 
@@ -541,22 +596,22 @@ __attribute__((noinline)) static int64_t share_split(const mm__guards *g, const 
             }
         }
         g->lead[f] = g->fnext[f] = -1;
-        share_take(s, pre, &g->off[(int64_t)f * MM_SHARE_NOFF]);
+        share_take(s, pre, &g->off[(int64_t)f * MM_SHARE_NOFF], g->tlink[f]);
         mm_step_c(s, ev_ns, &d[f], NULL);
         n++;
         *shared -= left;
         if (!nsub) {
             memset(&sub[0], 0, sizeof sub[0]);
             memset(&ic, 0, sizeof ic);
-            share_image(&d[j], &st[j], &sub[0]);
+            share_image(&d[j], &st[j], &sub[0], ev_ns->ts);
             subj[nsub++] = j;
         }
-        share_image(&d[f], s, &ic);
+        share_image(&d[f], s, &ic, ev_ns->ts);
         int k = 0;
         while (k < nsub && memcmp(&ic, &sub[k], sizeof ic))
             k++;
         if (k < nsub) {
-            share_link(g, d, st, f, subj[k]);
+            share_link(g, d, st, f, subj[k], ev_ns->ts);
             *shared += left - 1;
         } else {
             g->live[g->pos[f]] = 1;

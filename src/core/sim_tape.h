@@ -78,6 +78,7 @@ typedef struct mm__guards {
     mm__share_log *log;
     int32_t *logn, *logpos;
     int64_t *range;
+    int64_t *tlink;  /* per member: the time from which it shares its leader's state (share_link) */
     uint64_t *chash; /* per combination: the hash of its constants without the limit */
     uint8_t *live;   /* per position: 0 while parked (padded to 8 bytes, as need) */
     mm__share_key *key;
