@@ -80,6 +80,10 @@ typedef struct mm_side {
      * = when the report that this order is done (filled) is known (MM_NEVER: not done). */
     int64_t resp_ns, done_ns;
     int32_t acc, pad_;
+    /* The time of the landing at which this side's order last came to rest (INT64_MIN: never). No
+     * rule reads it: the batched kernels' shared states tell by it whether px, ahead and deep were
+     * written since a time (docs/model.md section 8, "Dead fields"). */
+    int64_t rest_ns;
 } mm_side;
 /* Fill reports in flight to the strategy (section 3.2): at most MM_REPORTS pending. */
 #define MM_REPORTS 8

@@ -29,7 +29,7 @@ typedef int32_t MM_LANES_T(vi32) __attribute__((vector_size(4 * MM_W)));
 typedef struct MM_LANES_T(st) {
     mm__vi q, cash2, n_ret, nmsg, chan, wake, kq, nrep, orders, cancels;
     mm__vi px[2], qty[2], ahead[2], deep[2], land[2], npx[2], nqty[2], resp[2], done[2], acc[2],
-        wait[2];
+        wait[2], rest[2];
     mm__vd fees, pnl_prev, ret_mean, ret_m2, pnl_peak, max_dd;
 } MM_LANES_T(st);
 
@@ -66,6 +66,7 @@ MM_LANES_INLINE void MM_LANES_T(get)(MM_LANES_T(st) * x, int l, const mm_state *
         x->done[k][l] = o->done_ns;
         x->acc[k][l] = o->acc;
         x->wait[k][l] = s->wait_ns[k];
+        x->rest[k][l] = o->rest_ns;
     }
     x->fees[l] = s->fees;
     x->pnl_prev[l] = s->pnl_prev;
@@ -100,6 +101,7 @@ MM_LANES_INLINE void MM_LANES_T(put)(const MM_LANES_T(st) * x, int l, mm_state *
         o->done_ns = x->done[k][l];
         o->acc = (int32_t)x->acc[k][l];
         s->wait_ns[k] = x->wait[k][l];
+        o->rest_ns = x->rest[k][l];
     }
     s->fees = x->fees[l];
     s->pnl_prev = x->pnl_prev[l];
@@ -175,7 +177,7 @@ MM_LANES_INLINE void MM_LANES_T(step)(MM_LANES_T(st) * x, const MM_LANES_T(cst) 
 
     /* ---- Section 3: landings (mm__land) into temporaries. ---- */
     mm__vi chan = x->chan, wake = x->wake, nmsg = x->nmsg;
-    mm__vi px[2], qty[2], ahead[2], deep[2], acc[2], resp[2], done[2], land[2];
+    mm__vi px[2], qty[2], ahead[2], deep[2], acc[2], resp[2], done[2], land[2], rest[2];
     for (int k = 0; k < 2; k++) {
         px[k] = x->px[k];
         qty[k] = x->qty[k];
@@ -185,6 +187,7 @@ MM_LANES_INLINE void MM_LANES_T(step)(MM_LANES_T(st) * x, const MM_LANES_T(cst) 
         resp[k] = x->resp[k];
         done[k] = x->done[k];
         land[k] = x->land[k];
+        rest[k] = x->rest[k];
     }
     for (int k = 0; k < 2; k++) {
         mm__vi L = x->land[k] <= ts;
@@ -210,6 +213,7 @@ MM_LANES_INLINE void MM_LANES_T(step)(MM_LANES_T(st) * x, const MM_LANES_T(cst) 
         px[k] = mm__vi_sel(N, npx, px[k]);
         qty[k] = mm__vi_sel(N, nq, qty[k]);
         acc[k] = mm__vi_sel(N, mm__vi_b(1), acc[k]);
+        rest[k] = mm__vi_sel(N, mm__vi_b(ts), rest[k]);
         int64_t best = k == 0 ? ev->pb : ev->pa, best_sz = k == 0 ? ev->pbs : ev->pas;
         mm__vi better = k == 0 ? npx > best : npx < best;
         mm__vi front = best_sz == 0 ? mm__vi_b(-1) : better;
@@ -343,6 +347,7 @@ MM_LANES_INLINE void MM_LANES_T(step)(MM_LANES_T(st) * x, const MM_LANES_T(cst) 
             SET(land[k], land[k]);                                                                 \
             SET(npx[k], npx[k]);                                                                   \
             SET(nqty[k], nqty[k]);                                                                 \
+            SET(rest[k], rest[k]);                                                                 \
         }                                                                                          \
     } while (0)
 #define MM_LANES_ALL(F, V) x->F = (V)

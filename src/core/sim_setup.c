@@ -435,6 +435,7 @@ void mm__state_init(mm_state *st, const mm__tape *tp, int64_t id, int32_t path)
         st->s[k].land_ns = MM_NEVER;
         st->s[k].resp_ns = INT64_MIN;
         st->s[k].done_ns = MM_NEVER;
+        st->s[k].rest_ns = INT64_MIN;
     }
     st->chan_ns = INT64_MIN;
     st->key = mm_stream_key(tp->seed, id, path);

@@ -113,6 +113,12 @@ static inline void share_counters(const mm_state *s, int64_t c[MM_SHARE_NOFF])
  * never). Two states may share with different dead fields: a member keeps its own until its
  * leader writes them (share_restore). */
 
+/* The order of side o is dead from time t on. */
+static inline int share_order_dead(const mm_side *o, int64_t t)
+{
+    return o->qty == 0 && (!o->acc || o->done_ns < t);
+}
+
 /* Side k of s with its dead fields from time t on set to values no live field takes (a time
  * INT64_MIN, ahead -1, new_qty -1), and its wait_ns: states whose shared fields agree but for dead
  * ones have equal canonical sides. */
@@ -120,6 +126,12 @@ static inline void share_canon(const mm_state *s, int k, int64_t t, mm_side *o, 
 {
     *o = s->s[k];
     *wait = s->wait_ns[k] < t ? INT64_MIN : s->wait_ns[k];
+    if (share_order_dead(o, t)) {
+        o->px = 0;
+        o->ahead = -1;
+        o->deep = 0;
+    }
+    if (o->rest_ns < t) o->rest_ns = INT64_MIN;
     if (o->resp_ns < t) o->resp_ns = INT64_MIN;
     if (o->done_ns < t) o->done_ns = INT64_MIN;
     if (o->land_ns == MM_NEVER) o->new_px = o->new_qty = -1;
@@ -138,6 +150,12 @@ static inline void share_restore(mm_state *f, const mm_state *own, int64_t t)
         mm_side *o = &f->s[k];
         const mm_side *w = &own->s[k];
         int landed = w->resp_ns >= t ? o->resp_ns != w->resp_ns : o->resp_ns >= t;
+        if (share_order_dead(w, t) && o->rest_ns < t) {
+            o->px = w->px;
+            o->ahead = w->ahead;
+            o->deep = w->deep;
+        }
+        if (w->rest_ns < t && o->rest_ns < t) o->rest_ns = w->rest_ns;
         if (w->land_ns == MM_NEVER && o->land_ns == MM_NEVER && !landed) {
             o->new_px = w->new_px;
             o->new_qty = w->new_qty;

@@ -12,7 +12,7 @@
 /* clang-format off */
 #define CK_SIDE_FIELDS(I, k)                                                                       \
     I(s[k].px) I(s[k].qty) I(s[k].ahead) I(s[k].deep) I(s[k].land_ns) I(s[k].new_px) I(s[k].new_qty) \
-    I(s[k].resp_ns) I(s[k].done_ns) I(s[k].acc) I(s[k].pad_)
+    I(s[k].resp_ns) I(s[k].done_ns) I(s[k].acc) I(s[k].pad_) I(s[k].rest_ns)
 #define CK_STATE_FIELDS(I, D)                                                                      \
     CK_SIDE_FIELDS(I, 0) CK_SIDE_FIELDS(I, 1)                                                      \
     I(q) I(cash2) D(fees) I(volume) I(fills[0]) I(fills[1]) I(orders) I(cancels) I(rejects)        \
