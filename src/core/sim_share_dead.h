@@ -9,13 +9,13 @@
 #include "mm_state.h"
 
 /* ---- Dead fields. A shared field is dead from time T on when no step at a time >= T reads it
- * before writing it (docs/model.md section 8, "Dead fields"): per side, a time resp_ns, done_ns
- * or wait_ns[k] below T (each is read only in a comparison with the event's time, and every write
- * stores a time at or after the writing event's); the order's px, ahead, deep when it has no lots
- * and is not resting as known (qty == 0 and not acc with done_ns >= T: the decision reads px only
- * then, matching only live orders); the action's new_px, new_qty with nothing in flight (land_ns
- * never). Two states may share with different dead fields: a member keeps its own until its
- * leader writes them (share_restore). */
+ * before writing it (docs/model.md section 8, "Dead fields"): per side, a time resp_ns, done_ns,
+ * rest_ns or wait_ns[k] below T (each is read only in a comparison with the event's time, rest_ns
+ * never, and every write stores a time at or after the writing event's); the order's px, ahead,
+ * deep when it has no lots and is not resting as known (qty == 0 and not acc with done_ns >= T:
+ * the decision reads px only then, matching only live orders); the action's new_px, new_qty with
+ * nothing in flight (land_ns never). Two states may share with different dead fields: a member
+ * keeps its own until its leader writes them (share_restore). */
 
 /* The order of side o is dead from time t on. */
 static inline int share_order_dead(const mm_side *o, int64_t t)
@@ -45,9 +45,10 @@ static inline void share_canon(const mm_state *s, int k, int64_t t, mm_side *o, 
  * parked at time t (shared fields as they were then, equal to its leader's but for dead ones). A
  * dead field of own that its leader has not written since is f's again. The leader wrote side k's
  * time field when it is at or after t now (every write stores a time at or after its event's); it
- * landed an action on side k when its resp_ns moved (a landing stores a resp_ns after the one
- * before, and at or after t); its order and action fields are written only by a landing, or (the
- * action) a decision that sends one, which puts land_ns off never. */
+ * wrote the order's px, ahead, deep when an order came to rest since (rest_ns at or after t: a dead
+ * order is written only by a rest, and matching touches only the live order a rest makes); it
+ * wrote the action when it sent one since, which puts land_ns off never until it lands, and a
+ * landing moves resp_ns (each landing stores a resp_ns after the one before, and at or after t). */
 static inline void share_restore(mm_state *f, const mm_state *own, int64_t t)
 {
     for (int k = 0; k < 2; k++) {
