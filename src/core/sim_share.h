@@ -14,7 +14,8 @@
  *
  * Combinations of a block whose constants differ only in the inventory limit and that draw no
  * random number are a family. Two of a family whose states agree on every shared field (the
- * orders, actions in flight, responses, reports, pacing: all but their own, MM_SHARE_OWN) and
+ * orders, actions in flight, responses, reports, pacing: all but their own, MM_SHARE_OWN; dead
+ * fields aside, sim_share_dead.h) and
  * whose rooms clamped at the quote size agree (share_rooms) take the same branches in a step that
  * fills nothing and moves no known position: the limit enters a step only through those rooms, and
  * their own fields only through the rooms, the samples and the fills. So one of them (the leader)
@@ -312,8 +313,8 @@ static inline void share_narrow(const mm__guards *g, const mm_derived *d, const 
     }
 }
 
-/* Parks f (a combination stepping on its own, with no members) as a member of leader l, whose
- * states agree from time t on (both current: l's log is replayed on its members or empty). */
+/* Parks f (a combination with no members, its state current) as a member of leader l, whose
+ * states agree from time t on (l's log is replayed on its members or empty). */
 static inline void share_link(const mm__guards *g, const mm_derived *d, const mm_state *st,
                               int32_t f, int32_t l, int64_t t)
 {
@@ -366,23 +367,12 @@ static int64_t share_merge(const mm_derived *d, mm_state *st, const mm__guards *
             int32_t f = g->key[r].j;
             share_image(&d[f], &st[f], &ic, t);
             if (memcmp(&ic, &il, sizeof ic)) continue; /* a collision of the hash */
-            /* f's members follow it to l: each takes f's state (its own fields kept), then its
-             * offsets against l's counters, l's range narrowed to its own, parked from t on. */
-            int64_t cf[MM_SHARE_NOFF], cl[MM_SHARE_NOFF];
-            share_counters(&st[f], cf);
-            share_counters(&st[l], cl);
-            if (g->fhead[l] < 0) share_range_all(g, l);
+            /* f's members follow it to l: each takes f's state (its own fields kept) and is
+             * parked with l from t on (counted in parked already). */
             for (int32_t e = g->fhead[f], next; e >= 0; e = next) {
                 next = g->fnext[e];
                 share_take(&st[e], &st[f], &g->off[(int64_t)e * MM_SHARE_NOFF], g->tlink[e]);
-                g->tlink[e] = t;
-                for (int k = 0; k < MM_SHARE_NOFF; k++)
-                    g->off[(int64_t)e * MM_SHARE_NOFF + k] += cf[k] - cl[k];
-                share_narrow(g, d, st, e, l);
-                g->logpos[e] = 0;
-                g->lead[e] = l;
-                g->fnext[e] = g->fhead[l];
-                g->fhead[l] = e; /* (counted in parked already) */
+                share_link(g, d, st, e, l, t);
             }
             g->fhead[f] = -1;
             share_link(g, d, st, f, l, t);
