@@ -47,6 +47,13 @@ typedef struct mm_results_meta {
     const uint64_t *input_fingerprints;
     int64_t markout_ns[MM_MARKOUTS];
     const char *objective; /* metric the index sorts by, descending ("pnl" if NULL) */
+    /* The input files other than tapes (docs/results.md, "Side inputs"): n_side files, each with
+     * its role (MM_SIDE_* names: "latency_series", "latency_samples", "synthetic", "config"), its
+     * path as given and the XXH3-64 (seed 0) of its bytes when the run read it. A file written
+     * before these attributes reads back with n_side = 0. */
+    int32_t n_side;
+    const char *const *side_roles, *const *side_paths;
+    const uint64_t *side_xxh3;
 } mm_results_meta;
 
 typedef struct mm_results_writer mm_results_writer;
@@ -82,6 +89,12 @@ MM_API void mm_results_abort(mm_results_writer *w);
 /* XXH3-64 of the table's content as stored in the file at path (recomputed, streaming): see
  * docs/results.md for the exact byte sequence. Also stored as the attribute content_hash. */
 MM_API int mm_results_hash(const char *path, uint64_t *hash, mm_error *err);
+
+/* mm_results_hash, then every stored index (/index/<name>) checked against the rows: each must be
+ * exactly the order the commit writes (docs/results.md, "/index/<objective>"). 0 with *hash set;
+ * MM_EFORMAT naming the index and its first wrong entry; or mm_results_hash's errors. The stored
+ * content_hash is not compared here (mm_results_describe gives it). */
+MM_API int mm_results_verify(const char *path, uint64_t *hash, mm_error *err);
 
 /* ---- columns ----
  * The metric columns follow the axis columns, always MM_RESULTS_METRICS of them, in the order of

@@ -161,6 +161,12 @@ typedef struct mm_sweep_opts {
      * device, each with its own copy of the tapes, taking chunks as they finish (docs/perf-gpu.md).
      */
     int device;
+    /* The input files other than tapes, recorded in the results with the XXH3 of their bytes
+     * (mm_results_meta.n_side and after; docs/results.md, "Side inputs"). The caller computes the
+     * hashes when it reads the files; the library records them as given. */
+    int32_t n_side;
+    const char *const *side_roles, *const *side_paths;
+    const uint64_t *side_xxh3;
 } mm_sweep_opts;
 
 /* Path `path`'s day of synthetic market `market`, the tape at index `tape` of a sweep with master

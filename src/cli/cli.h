@@ -77,15 +77,31 @@ int cli_markouts(const char *cmd, const char *flag, const char *s, int64_t out[M
 /* Format ns since the epoch as ISO-8601 UTC with nanoseconds. */
 void cli_fmt_time(int64_t ns, char *buf, int cap);
 
-/* 1 when a and b both exist and are the same file (st_dev and st_ino: through symlinks and hard
- * links). */
-int cli_same_file(const char *a, const char *b);
+/* ---- inputs and outputs (cli_files.c) ----
+ * One rule, in one place: no command writes an output over a file it reads. Every file a command
+ * reads is noted with cli_input as soon as its path is known (a flag, a config file, a results
+ * file, an input a results file records), before the outputs are checked; cli_check_output then
+ * refuses an output that is any of them (same device and inode, after links). origin (may be NULL)
+ * says how the input was reached when that is not a flag ("recorded in r.h5"). */
+void cli_input(const char *path, const char *origin);
+/* 0, or -1 after printing "mmsim: <cmd>: <flag> <out>: the output is ... the input ..." (a usage
+ * error) when out is a noted input. cli_check_output calls it. */
+int cli_check_inputs(const char *cmd, const char *flag, const char *out);
+/* Install the handler that, on SIGINT, SIGTERM or SIGHUP, removes the temporaries of the outputs
+ * cli_check_output has seen ("<out>.tmp.<pid>", where every writer puts its output before the
+ * rename) and ends the process by that signal (exit status 128 + signal). main calls it; the sweep
+ * replaces it while it runs (it stops cleanly and keeps its journal) and restores it after. */
+void cli_signals_init(void);
+/* Add "<out>.tmp.<pid>" to what the handler removes (cli_check_output calls it). */
+void cli_output_tmp(const char *out);
+/* XXH3-64 (seed 0) of the whole file at path: 0, or a negative errno. */
+int cli_file_xxh3(const char *path, uint64_t *hash);
 
 /* Check an output path before any work: not the same file as any of inputs[0..n_inputs) (NULL
- * entries skipped), not a directory, a regular file if it exists (outputs are renamed into place,
- * which would replace a device or a pipe), writable if it exists, in an existing writable
- * directory. Returns 0, or -1 after printing "mmsim: <cmd>: <flag> <out>: <reason>" (a usage error:
- * exit MM_EXIT_USAGE). */
+ * entries skipped) nor any file noted with cli_input, not a directory, a regular file if it exists
+ * (outputs are renamed into place, which would replace a device or a pipe), writable if it exists,
+ * in an existing writable directory. Returns 0, or -1 after printing "mmsim: <cmd>: <flag> <out>:
+ * <reason>" (a usage error: exit MM_EXIT_USAGE). */
 int cli_check_output(const char *cmd, const char *flag, const char *out, const char *const *inputs,
                      int n_inputs);
 
@@ -115,6 +131,9 @@ int cmd_run(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
+/* When cmd (rerun) runs cmd_sweep: the line an interrupted sweep prints is "mmsim: <cmd>:
+ * interrupted: N of M chunks saved; <hint>". NULL, NULL: the sweep's own line. */
+void cli_sweep_interrupt_hint(const char *cmd, const char *hint);
 /* mmsim run --json (cmd_run_json.c). */
 void cli_run_print_json(const mm_ticks *t, const mm_sim_config *cfg, const mm_params *p,
                         const mm_metrics *m, int batched, const char *trace, const char *curve);

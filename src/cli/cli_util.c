@@ -308,13 +308,6 @@ void cli_fmt_time(int64_t ns, char *buf, int cap)
 
 /* ---- outputs: never an input, never a file of another kind ---- */
 
-int cli_same_file(const char *a, const char *b)
-{
-    struct stat sa, sb;
-    if (!a || !b || stat(a, &sa) != 0 || stat(b, &sb) != 0) return 0;
-    return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-}
-
 int cli_check_output(const char *cmd, const char *flag, const char *out, const char *const *inputs,
                      int n_inputs)
 {
@@ -322,18 +315,9 @@ int cli_check_output(const char *cmd, const char *flag, const char *out, const c
         cli_err("%s: %s: empty path", cmd, flag);
         return -1;
     }
-    for (int i = 0; i < n_inputs; i++) {
-        if (inputs[i] && cli_same_file(out, inputs[i])) {
-            if (!strcmp(out, inputs[i]))
-                cli_err("%s: %s %s: the output is also an input; choose another output file", cmd,
-                        flag, out);
-            else
-                cli_err("%s: %s %s: the output is the same file as the input %s; choose another "
-                        "output file",
-                        cmd, flag, out, inputs[i]);
-            return -1;
-        }
-    }
+    for (int i = 0; i < n_inputs; i++)
+        cli_input(inputs[i], NULL);
+    if (cli_check_inputs(cmd, flag, out)) return -1;
     struct stat st;
     if (stat(out, &st) == 0) {
         if (S_ISDIR(st.st_mode)) {
@@ -378,6 +362,7 @@ int cli_check_output(const char *cmd, const char *flag, const char *out, const c
         cli_err("%s: %s %s: directory %s: %s", cmd, flag, out, dir, strerror(errno));
         return -1;
     }
+    cli_output_tmp(out);
     return 0;
 }
 

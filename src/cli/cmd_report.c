@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "cli_keys.h"
+#include "recorded.h"
 #include "report.h"
 
 static const char HELP[] =
@@ -509,18 +510,20 @@ int cmd_report(int argc, char **argv)
     }
     if (rc) goto out;
     s.path = argv[optind];
-    /* The report never replaces its input, an HDF5 file, or anything but a writable file. */
-    if (cli_check_output(C, "-o", s.out, &s.path, 1) ||
-        cli_check_not_h5(C, "-o", s.out, "an HTML report")) {
-        rc = MM_EXIT_USAGE;
-        goto out;
-    }
     mm_error e = {0};
     if (mm_results_open(s.path, &s.r, &e)) {
         rc = cli_fail(&e);
         goto out;
     }
     s.in = mm_results_describe(s.r);
+    /* The report never replaces its input (nor, with --curves, which reads them, an input the
+     * results file records), an HDF5 file, or anything but a writable file. */
+    if (s.curves > 0) cli_recorded_note(s.in, s.path, NULL);
+    if (cli_check_output(C, "-o", s.out, &s.path, 1) ||
+        cli_check_not_h5(C, "-o", s.out, "an HTML report")) {
+        rc = MM_EXIT_USAGE;
+        goto out;
+    }
     s.fix = calloc((size_t)n_fixes + 1, sizeof *s.fix);
     if (!s.fix) {
         cli_err("%s: out of memory", C);

@@ -12,16 +12,24 @@
 #include "mmsim/results.h"
 #include "mmsim/sweep.h"
 #include "recorded.h"
+#include "sweep_cli.h"
 #include "sweep_config.h"
 
 static const char VERIFY_HELP[] =
-    "usage: mmsim verify RESULTS.h5\n"
+    "usage: mmsim verify RESULTS.h5 [--inputs [--data DIR]]\n"
     "\n"
     "Recompute the content hash of the results table (its rows, docs/results.md) and compare it\n"
-    "with the hash the sweep stored. Exit 0 when they agree, 1 when the table was changed.\n";
+    "with the hash the sweep stored, and check every stored index (/index/<objective>) against\n"
+    "the rows. Exit 0 when all agree, 1 when the table or an index was changed.\n"
+    "\n"
+    "  --inputs       also check every input the file records: each tape's fingerprint and the\n"
+    "                 XXH3 of each other file (latency series and samples, synthetic markets,\n"
+    "                 config files); exit 1 naming each that changed or is missing\n"
+    "  --data DIR     look for the inputs in DIR (by file name) instead of their recorded paths\n";
 
 static const char RERUN_HELP[] =
-    "usage: mmsim rerun RESULTS.h5 [-o AGAIN.h5] [--data DIR] [--engine E] [--workers N]\n"
+    "usage: mmsim rerun RESULTS.h5 [-o AGAIN.h5 [--replace | --resume]] [--data DIR] [--engine E]\n"
+    "                   [--workers N]\n"
     "\n"
     "Run the sweep that wrote RESULTS.h5 again from what it records (its configuration, master\n"
     "seed and inputs, each checked against its recorded fingerprint before any work) and compare\n"
@@ -29,8 +37,13 @@ static const char RERUN_HELP[] =
     "summary\n"
     "of the rows and columns that differ otherwise.\n"
     "\n"
-    "  -o F           keep the new table in F (default: a temporary file beside RESULTS, removed)\n"
-    "  --data DIR     look for the inputs in DIR (by file name) instead of their recorded paths\n"
+    "  -o F           keep the new table in F (default: a temporary file beside RESULTS, "
+    "removed);\n"
+    "                 an existing F is refused, as by the sweep\n"
+    "  --replace      with -o: overwrite F when it exists\n"
+    "  --resume       with -o: finish an interrupted rerun into F (its journal is beside it)\n"
+    "  --data DIR     look for every recorded input (tapes, latency files, markets) in DIR (by\n"
+    "                 file name) instead of their recorded paths\n"
     "  --engine E     sweep engine for the rerun (any gives the same table) [process]\n"
     "  --workers N    workers [number of cores]\n";
 
@@ -64,32 +77,71 @@ static int parse_common(const char *C, const char *help, int argc, char **argv,
     return 0;
 }
 
+typedef struct verify_opts {
+    int inputs;
+    const char *data;
+} verify_opts;
+
+static int verify_opt(int c, void *user)
+{
+    verify_opts *o = user;
+    if (c == 256)
+        o->inputs = 1;
+    else if (c == 257)
+        o->data = optarg;
+    else
+        return 1;
+    return 0;
+}
+
 int cmd_verify(int argc, char **argv)
 {
     const char *C = "verify";
-    static const struct option opts[] = {{"help", 0, 0, 'h'}, {0, 0, 0, 0}};
+    static const struct option opts[] = {
+        {"inputs", 0, 0, 256}, {"data", 1, 0, 257}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
     const char *path = NULL;
-    int rc = parse_common(C, VERIFY_HELP, argc, argv, opts, ":h", NULL, NULL, &path);
+    verify_opts vo = {0};
+    int rc = parse_common(C, VERIFY_HELP, argc, argv, opts, ":h", verify_opt, &vo, &path);
     if (rc) return rc < 0 ? MM_EXIT_OK : rc;
+    if (vo.data && !vo.inputs) {
+        cli_err("%s: --data %s: only with --inputs (where to look for the recorded inputs)", C,
+                vo.data);
+        return MM_EXIT_USAGE;
+    }
     mm_results_reader *rd = NULL;
     mm_error e = {0};
     if (mm_results_open(path, &rd, &e)) return cli_fail(&e);
     uint64_t stored = mm_results_describe(rd)->content_hash, got = 0;
     int64_t rows = mm_results_describe(rd)->n_rows;
-    mm_results_close(rd);
-    if (mm_results_hash(path, &got, &e)) return cli_fail(&e);
-    if (got != stored) {
+    if (mm_results_hash(path, &got, &e)) {
+        rc = cli_fail(&e);
+    } else if (got != stored) {
         cli_err("%s: %s: content hash %016" PRIx64 " recomputed, %016" PRIx64
                 " stored: the table was changed after the sweep wrote it",
                 C, path, got, stored);
-        return MM_EXIT_RUNTIME;
+        rc = MM_EXIT_RUNTIME;
+    } else if (mm_results_verify(path, &got, &e)) { /* the indexes */
+        rc = cli_fail(&e);
+    } else {
+        printf("%s: content hash %016" PRIx64 " verified (%" PRId64 " rows), index verified\n",
+               path, got, rows);
     }
-    printf("%s: content hash %016" PRIx64 " verified (%" PRId64 " rows)\n", path, got, rows);
-    return MM_EXIT_OK;
+    if (vo.inputs) {
+        const mm_results_info *in = mm_results_describe(rd);
+        int checked = 0, bad = cli_recorded_check_inputs(C, in, path, vo.data, 1, &checked);
+        if (bad) {
+            cli_err("%s: %s: %d of its %d recorded inputs changed or are missing (above)", C, path,
+                    bad, checked);
+            if (!rc) rc = MM_EXIT_RUNTIME;
+        }
+    }
+    mm_results_close(rd);
+    return rc;
 }
 
 typedef struct rerun_opts {
     const char *out, *data, *engine, *workers;
+    int replace, resume;
 } rerun_opts;
 
 static int rerun_opt(int c, void *user)
@@ -107,6 +159,12 @@ static int rerun_opt(int c, void *user)
         return 0;
     case 258:
         o->workers = optarg;
+        return 0;
+    case 259:
+        o->replace = 1;
+        return 0;
+    case 260:
+        o->resume = 1;
         return 0;
     }
     return 1;
@@ -210,22 +268,43 @@ static int pushf(argvb *a, const char *k, const char *v)
 int cmd_rerun(int argc, char **argv)
 {
     const char *C = "rerun";
-    static const struct option opts[] = {{"output", 1, 0, 'o'}, {"data", 1, 0, 256},
-                                         {"engine", 1, 0, 257}, {"workers", 1, 0, 258},
-                                         {"help", 0, 0, 'h'},   {0, 0, 0, 0}};
+    static const struct option opts[] = {{"output", 1, 0, 'o'},  {"data", 1, 0, 256},
+                                         {"engine", 1, 0, 257},  {"workers", 1, 0, 258},
+                                         {"replace", 0, 0, 259}, {"resume", 0, 0, 260},
+                                         {"help", 0, 0, 'h'},    {0, 0, 0, 0}};
     rerun_opts ro = {0};
     const char *path = NULL;
     int rc = parse_common(C, RERUN_HELP, argc, argv, opts, ":ho:", rerun_opt, &ro, &path);
     if (rc) return rc < 0 ? MM_EXIT_OK : rc;
-    if (ro.out && cli_check_output(C, "-o", ro.out, &path, 1)) return MM_EXIT_USAGE;
+    if ((ro.replace || ro.resume) && !ro.out) {
+        cli_err("%s: %s: only with -o F (without it the rerun's table is a temporary file, "
+                "removed)",
+                C, ro.replace ? "--replace" : "--resume");
+        return MM_EXIT_USAGE;
+    }
+    if (ro.replace && ro.resume) {
+        cli_err("%s: --replace and --resume: choose one (--resume keeps what the interrupted "
+                "rerun journaled, --replace starts again)",
+                C);
+        return MM_EXIT_USAGE;
+    }
     mm_results_reader *rd = NULL;
     mm_error e = {0};
     if (mm_results_open(path, &rd, &e)) return cli_fail(&e);
     const mm_results_info *in = mm_results_describe(rd);
+    /* The new table replaces neither the results file nor any input it records, and an existing
+     * file only with --replace (or --resume of an interrupted rerun into it), as for the sweep. */
+    cli_recorded_note(in, path, ro.data);
+    if (ro.out && (cli_check_output(C, "-o", ro.out, &path, 1) ||
+                   cli_check_h5_kind(C, "-o", ro.out, "mmsim-results/", "results file") ||
+                   sweep_check_overwrite(C, ro.out, ro.replace, ro.resume))) {
+        mm_results_close(rd);
+        return MM_EXIT_USAGE;
+    }
     cli_sweep_config sc;
     cli_sweep_config_init(&sc);
     argvb a = {0};
-    char tmp[4200] = "", buf[4200];
+    char tmp[4200] = "", buf[4200], lat[4096] = "", smp[4096] = "";
     uint64_t stored = in->content_hash, actual = 0;
     const char *text = in->meta.config_text ? in->meta.config_text : "";
     if (cli_sweep_config_parse_mem(&sc, text, strlen(text), "recorded configuration")) {
@@ -277,6 +356,32 @@ int cmd_rerun(int argc, char **argv)
         }
         mm_ticks_free(&t);
     }
+    /* The side inputs by their content (docs/results.md, "Side inputs"): the latency files the
+     * sweep reads again must be the recorded ones (the synthetic markets are checked above by
+     * their day 0, and by their XXH3 where recorded); a config file is not read again (the table
+     * records the whole configuration), so a changed one is only said. */
+    for (int32_t k = 0; k < in->meta.n_side && !rc; k++) {
+        const char *role = in->meta.side_roles[k];
+        if (!strcmp(role, "config")) {
+            char cp[4096];
+            if (cli_recorded_side(NULL, in, path, ro.data, role, in->meta.side_paths[k], cp,
+                                  sizeof cp))
+                cli_err("%s: note: the config file %s changed or moved since the sweep; the rerun "
+                        "uses the configuration %s records",
+                        C, in->meta.side_paths[k], path);
+        } else if (cli_recorded_side(C, in, path, ro.data, role, in->meta.side_paths[k], buf,
+                                     sizeof buf)) {
+            rc = MM_EXIT_RUNTIME;
+        }
+    }
+    if (!rc && sc.latency_series &&
+        cli_recorded_side(C, in, path, ro.data, "latency_series", sc.latency_series, lat,
+                          sizeof lat))
+        rc = MM_EXIT_RUNTIME;
+    if (!rc && sc.latency_samples &&
+        cli_recorded_side(C, in, path, ro.data, "latency_samples", sc.latency_samples, smp,
+                          sizeof smp))
+        rc = MM_EXIT_RUNTIME;
     if (rc) goto out;
     /* The files and symbols as the sweep was given them, in order: the same tapes in the same
      * order, so the tape axis gets the same indices. */
@@ -307,8 +412,8 @@ int cmd_rerun(int argc, char **argv)
                                   {"--sample-ns", sc.sample_ns},
                                   {"--year-seconds", sc.year_s},
                                   {"--markout-ns", sc.markout_ns},
-                                  {"--latency-series", sc.latency_series},
-                                  {"--latency-samples", sc.latency_samples},
+                                  {"--latency-series", sc.latency_series ? lat : NULL},
+                                  {"--latency-samples", sc.latency_samples ? smp : NULL},
                                   {"--chunk", sc.chunk},
                                   {"--paths", sc.paths},
                                   {"--engine", ro.engine},
@@ -322,7 +427,8 @@ int cmd_rerun(int argc, char **argv)
                  slash ? slash + 1 : path, (long)getpid());
     }
     bad |= push(&a, "-o") | push(&a, ro.out ? ro.out : tmp) | push(&a, "--quiet");
-    if (ro.out) bad |= push(&a, "--replace");
+    if (ro.replace) bad |= push(&a, "--replace");
+    if (ro.resume) bad |= push(&a, "--resume");
     if (bad) {
         cli_err("%s: out of memory", C);
         rc = MM_EXIT_RUNTIME;
@@ -330,9 +436,20 @@ int cmd_rerun(int argc, char **argv)
     }
     mm_results_close(rd);
     rd = NULL;
+    char hint[4400];
+    if (ro.out)
+        snprintf(hint, sizeof hint,
+                 "the same rerun command plus --resume finishes %s (-o %s --resume)", ro.out,
+                 ro.out);
+    else
+        snprintf(hint, sizeof hint,
+                 "nothing is kept without -o: run the rerun again (with -o F, an interrupted "
+                 "rerun can be finished with --resume)");
+    cli_sweep_interrupt_hint(C, hint);
     rc = cmd_sweep(a.n, a.v);
+    cli_sweep_interrupt_hint(NULL, NULL);
     if (rc) {
-        cli_err("%s: the sweep of %s failed (above)", C, path);
+        if (rc != 128 + 2 && rc != 128 + 15) cli_err("%s: the sweep of %s failed (above)", C, path);
         goto out;
     }
     uint64_t got = 0;

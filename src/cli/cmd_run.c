@@ -71,6 +71,7 @@ static void help(void)
         "  --json                 print the metrics as one JSON object (for scripts)\n"
         "  --from R --id N        rerun row N of results file R (its parameters, tape, settings\n"
         "                         and random streams) and compare with the stored row\n"
+        "  --data DIR             with --from: look for the recorded inputs in DIR (by file name)\n"
         "  -h, --help             this help\n");
 }
 
@@ -146,6 +147,7 @@ int cmd_run(int argc, char **argv)
         O_PATH,
         O_FROM,
         O_ID,
+        O_DATA,
         O_KEY0 = 1000
     };
     /* Each key twice (--inv-limit and --inv_limit), the aliases (--half-spread, --half_spread),
@@ -189,6 +191,7 @@ int cmd_run(int argc, char **argv)
     opts[o++] = (struct option){"path", 1, 0, O_PATH};
     opts[o++] = (struct option){"from", 1, 0, O_FROM};
     opts[o++] = (struct option){"id", 1, 0, O_ID};
+    opts[o++] = (struct option){"data", 1, 0, O_DATA};
     opts[o++] = (struct option){"json", 0, 0, O_JSON};
     opts[o++] = (struct option){"help", 0, 0, 'h'};
     mm_params p;
@@ -199,6 +202,7 @@ int cmd_run(int argc, char **argv)
                *smp_path = NULL;
     mm_latency_samples smp = {0};
     const char *from_path = NULL; /* --from: a row of a results file */
+    const char *data_dir = NULL;  /* --data DIR: where --from looks for the recorded inputs */
     int64_t from_id = -1;
     cli_recorded rec;
     memset(&rec, 0, sizeof rec);
@@ -288,6 +292,9 @@ int cmd_run(int argc, char **argv)
         case O_FROM:
             from_path = optarg;
             break;
+        case O_DATA:
+            data_dir = optarg;
+            break;
         case O_ID:
             if (cli_i64(C, "--id", optarg, 0, INT64_MAX, &from_id)) {
                 rc = MM_EXIT_USAGE;
@@ -326,8 +333,14 @@ int cmd_run(int argc, char **argv)
             goto out;
         }
     }
+    if (data_dir && !from_path) {
+        cli_err("%s: --data %s: only with --from (where to look for a results file's inputs)", C,
+                data_dir);
+        rc = MM_EXIT_USAGE;
+        goto out;
+    }
     if (from_path &&
-        (rc = cli_run_from_setup(C, from_path, from_id, argc - optind, given, names, nk,
+        (rc = cli_run_from_setup(C, from_path, data_dir, from_id, argc - optind, given, names, nk,
                                  symbol || lat_path || smp_path, cfg.path, &rec, &p, &stored,
                                  &stored_path, from_tape, from_sym, &from_fp, cfg.markout_ns))) {
         goto out;

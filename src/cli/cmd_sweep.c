@@ -94,6 +94,15 @@ static void on_signal(int sig)
     atomic_store_explicit(&sweep_signal, sig, memory_order_relaxed);
 }
 
+/* What an interrupted sweep advises when another command runs it (rerun): NULL, the sweep's own
+ * advice. */
+static const char *interrupt_cmd, *interrupt_hint;
+void cli_sweep_interrupt_hint(const char *cmd, const char *hint)
+{
+    interrupt_cmd = cmd;
+    interrupt_hint = hint;
+}
+
 /* Launched by an MPI launcher (mpirun, mpiexec, srun with PMI or PMIx)? */
 static int mpi_launched(void)
 {
@@ -107,6 +116,7 @@ int cmd_sweep(int argc, char **argv)
     cli_sweep_config_init(&c);
     int quiet = 0, resume = 0, no_verify = 0, replace = 0, force_progress = 0, rc = MM_EXIT_OK;
     const char *device = NULL;    /* --device N (engine cuda) */
+    sweep_side side = {0};        /* the side inputs and their XXH3 */
     mm_latency_series lat = {0};  /* --latency-series */
     mm_latency_samples smp = {0}; /* --latency-samples */
     mm_gen_params *syn = NULL;    /* --synthetic: the markets, by tape (sweep_set_tapes) */
@@ -366,6 +376,13 @@ int cmd_sweep(int argc, char **argv)
             goto out;
         }
     }
+    /* Every input file other than the tapes, known by its content (rerun and verify --inputs
+     * check them first). */
+    if ((rc = sweep_side_inputs(C, &c, configs, n_configs, &side))) goto out;
+    o.n_side = side.n;
+    o.side_roles = side.roles;
+    o.side_paths = side.paths;
+    o.side_xxh3 = side.xxh3;
     if (c.latency_series) {
         mm_error le = {0};
         if (mm_latency_read_csv(c.latency_series, &lat, &le)) {
@@ -501,6 +518,10 @@ int cmd_sweep(int argc, char **argv)
                  : r == MM_EUSAGE ? MM_EXIT_USAGE
                                   : MM_EXIT_RUNTIME;
             if (r == MM_EUSAGE || r == MM_EINTERRUPTED) mpi_on = 2; /* rank 0 ends the job */
+        } else if (r == MM_EINTERRUPTED && interrupt_hint) {
+            cli_err("%s: interrupted: %" PRId64 " of %" PRId64 " chunks saved; %s", interrupt_cmd,
+                    rep.chunks_saved, rep.chunks_total, interrupt_hint);
+            rc = 128 + (atomic_load(&sweep_signal) == SIGTERM ? SIGTERM : SIGINT);
         } else if (r == MM_EINTERRUPTED) {
             cli_err("%s: interrupted: %" PRId64 " of %" PRId64
                     " chunks saved; rerun with --resume (the same command plus --resume finishes "
@@ -547,6 +568,7 @@ int cmd_sweep(int argc, char **argv)
      * shares rank 0's outcome leaves that to rank 0. */
     if (mpi_on) mm_sweep_mpi_finalize(rc && mpi_size > 1 && mpi_on == 1 ? rc : 0);
 out:
+    sweep_side_free(&side);
     mm_latency_free(&lat);
     mm_latency_samples_free(&smp);
     free(syn);

@@ -89,6 +89,7 @@ static int unknown_command(const char *cmd)
 
 int main(int argc, char **argv)
 {
+    cli_signals_init();
     int rc = dispatch(argc, argv);
     const char *cmd = argc > 1 && argv[1][0] != '-' ? argv[1] : NULL;
     return cli_close_stdout(cmd, rc);

@@ -30,15 +30,12 @@ const char *cli_recorded_path(const char *p, const char *results_path, const cha
     return p;
 }
 
-/* The recorded path p as found now, without --data. */
-static const char *beside(const char *p, const char *results_path, char *buf, size_t cap)
-{
-    return cli_recorded_path(p, results_path, NULL, buf, cap);
-}
-
-int cli_recorded_open(const char *C, const mm_results_info *in, const char *path, cli_recorded *r)
+int cli_recorded_open(const char *C, const mm_results_info *in, const char *path, const char *data,
+                      cli_recorded *r)
 {
     memset(r, 0, sizeof *r);
+    r->data = data;
+    cli_recorded_note(in, path, data);
     cli_sweep_config sc;
     cli_sweep_config_init(&sc);
     mm_params_defaults(&r->base);
@@ -69,9 +66,11 @@ int cli_recorded_open(const char *C, const mm_results_info *in, const char *path
         cli_err("%s: the results file's configuration has a bad [run] sample_ns or year_seconds",
                 C);
     if (!rc && sc.latency_samples) {
-        char buf[4096];
-        const char *sp = beside(sc.latency_samples, path, buf, sizeof buf);
-        if (mm_latency_samples_read_csv(sp, &r->smp, &e)) {
+        char sp[4096];
+        if (cli_recorded_side(C, in, path, data, "latency_samples", sc.latency_samples, sp,
+                              sizeof sp)) {
+            rc = -1;
+        } else if (mm_latency_samples_read_csv(sp, &r->smp, &e)) {
             cli_err("%s: the recorded latency samples: %s", C, e.msg);
             rc = -1;
         } else {
@@ -88,9 +87,11 @@ int cli_recorded_open(const char *C, const mm_results_info *in, const char *path
         }
     }
     if (!rc && sc.latency_series) {
-        char buf[4096];
-        const char *lp = beside(sc.latency_series, path, buf, sizeof buf);
-        if (mm_latency_read_csv(lp, &r->lat, &e)) {
+        char lp[4096];
+        if (cli_recorded_side(C, in, path, data, "latency_series", sc.latency_series, lp,
+                              sizeof lp)) {
+            rc = -1;
+        } else if (mm_latency_read_csv(lp, &r->lat, &e)) {
             cli_err("%s: the recorded latency series: %s", C, e.msg);
             rc = -1;
         } else {
@@ -166,11 +167,15 @@ int cli_recorded_load(const char *C, cli_recorded *r, const mm_results_info *in,
                       int32_t i, int32_t pathno, const mm_params *prm, mm_ticks *t)
 {
     char buf[4096];
-    const char *p = beside(in->meta.input_paths[i], path, buf, sizeof buf);
+    const char *p = cli_recorded_path(in->meta.input_paths[i], path, r->data, buf, sizeof buf);
     const char *sym = in->meta.input_symbols[i];
     mm_error e = {0};
     if (cli_recorded_is_synthetic(r, in, i)) {
         mm_gen_params market;
+        if (cli_recorded_side(C, in, path, r->data, "synthetic", in->meta.input_paths[i], buf,
+                              sizeof buf))
+            return -1;
+        p = buf;
         if (cli_gen_config(C, p, &market)) return -1;
         if (mm_sweep_synthetic_day(&market, in->meta.seed, i, 0, 1, 1, t, &e)) {
             cli_err("%s: synthetic market %s: %s", C, p, e.msg);
@@ -223,9 +228,9 @@ int cli_recorded_differs(const mm_metrics *a, const mm_metrics *b)
     return -1;
 }
 
-int cli_run_from(const char *C, const char *results, int64_t id, int32_t path, cli_recorded *rec,
-                 mm_params *p, mm_metrics *stored, int32_t *stored_path, char *tape,
-                 size_t tape_cap, char *symbol, size_t sym_cap, uint64_t *fingerprint,
+int cli_run_from(const char *C, const char *results, const char *data, int64_t id, int32_t path,
+                 cli_recorded *rec, mm_params *p, mm_metrics *stored, int32_t *stored_path,
+                 char *tape, size_t tape_cap, char *symbol, size_t sym_cap, uint64_t *fingerprint,
                  int64_t markout_ns[MM_MARKOUTS])
 {
     mm_results_reader *rd = NULL;
@@ -252,7 +257,7 @@ int cli_run_from(const char *C, const char *results, int64_t id, int32_t path, c
                              : mm_results_read(rd, id, 1, idx, stored, &e)) {
         cli_err("%s: --from %s: %s", C, results, e.msg[0] ? e.msg : mm_strerror(e.code));
         rc = MM_EXIT_RUNTIME;
-    } else if (cli_recorded_open(C, in, results, rec)) {
+    } else if (cli_recorded_open(C, in, results, data, rec)) {
         rc = MM_EXIT_RUNTIME;
     } else {
         int32_t i;
@@ -262,7 +267,7 @@ int cli_run_from(const char *C, const char *results, int64_t id, int32_t path, c
         } else {
             char buf[4096];
             snprintf(tape, tape_cap, "%s",
-                     beside(in->meta.input_paths[i], results, buf, sizeof buf));
+                     cli_recorded_path(in->meta.input_paths[i], results, data, buf, sizeof buf));
             snprintf(symbol, sym_cap, "%s",
                      in->meta.input_symbols[i] ? in->meta.input_symbols[i] : "");
             *fingerprint = in->meta.input_fingerprints[i];
@@ -319,10 +324,10 @@ int cli_run_from_check(const char *C, const char *results, int64_t id, int32_t p
 
 /* --from: no tick file, no model flag, no --symbol or --latency-series (the row's are used),
  * and --id; then the row. 0 or the exit status. */
-int cli_run_from_setup(const char *C, const char *from, int64_t id, int n_files, const char *given,
-                       char (*names)[64], int nk, int other, int32_t path, cli_recorded *rec,
-                       mm_params *p, mm_metrics *stored, int32_t *stored_path, char *tape,
-                       char *sym, uint64_t *fp, int64_t markout_ns[MM_MARKOUTS])
+int cli_run_from_setup(const char *C, const char *from, const char *data, int64_t id, int n_files,
+                       const char *given, char (*names)[64], int nk, int other, int32_t path,
+                       cli_recorded *rec, mm_params *p, mm_metrics *stored, int32_t *stored_path,
+                       char *tape, char *sym, uint64_t *fp, int64_t markout_ns[MM_MARKOUTS])
 {
     if (n_files != 0) {
         cli_err("%s: --from %s: the tape is the row's; give no tick file", C, from);
@@ -343,6 +348,6 @@ int cli_run_from_setup(const char *C, const char *from, int64_t id, int n_files,
         cli_err("%s: --from %s needs --id N (a row of the table)", C, from);
         return MM_EXIT_USAGE;
     }
-    return cli_run_from(C, from, id, path, rec, p, stored, stored_path, tape, 4096, sym,
+    return cli_run_from(C, from, data, id, path, rec, p, stored, stored_path, tape, 4096, sym,
                         MM_SYMBOL_MAX, fp, markout_ns);
 }

@@ -30,7 +30,7 @@ int rep_topcurves_run(const mm_results_info *in, const char *results_path, const
     const char *C = "report: --curves";
     *out = NULL;
     cli_recorded rec;
-    if (cli_recorded_open(C, in, results_path, &rec)) return -1;
+    if (cli_recorded_open(C, in, results_path, NULL, &rec)) return -1;
     rep_topcurve *tc = calloc((size_t)(n > 0 ? n : 1), sizeof *tc);
     if (!tc) {
         cli_err("%s: out of memory", C);

@@ -333,3 +333,46 @@ int sweep_set_tapes(const char *C, const cli_sweep_config *c, mm_grid *g, int *m
     free(tapes);
     return rc;
 }
+
+void sweep_side_free(sweep_side *s)
+{
+    free(s->roles);
+    free(s->paths);
+    free(s->xxh3);
+    memset(s, 0, sizeof *s);
+}
+
+int sweep_side_inputs(const char *C, const cli_sweep_config *c, const char *const *configs,
+                      int n_configs, sweep_side *s)
+{
+    memset(s, 0, sizeof *s);
+    size_t cap = (size_t)n_configs + (size_t)c->n_synthetic + 2;
+    s->roles = calloc(cap, sizeof *s->roles);
+    s->paths = calloc(cap, sizeof *s->paths);
+    s->xxh3 = calloc(cap, sizeof *s->xxh3);
+    if (!s->roles || !s->paths || !s->xxh3) {
+        sweep_side_free(s);
+        cli_err("%s: out of memory (the list of inputs)", C);
+        return MM_EXIT_RUNTIME;
+    }
+    for (int i = 0; i < n_configs; i++)
+        s->roles[s->n] = "config", s->paths[s->n++] = configs[i];
+    if (c->latency_series) s->roles[s->n] = "latency_series", s->paths[s->n++] = c->latency_series;
+    if (c->latency_samples)
+        s->roles[s->n] = "latency_samples", s->paths[s->n++] = c->latency_samples;
+    for (int i = 0; i < c->n_synthetic; i++)
+        s->roles[s->n] = "synthetic", s->paths[s->n++] = c->synthetic[i];
+    for (int32_t i = 0; i < s->n; i++) {
+        int r = cli_file_xxh3(s->paths[i], &s->xxh3[i]);
+        if (r) {
+            const char *flag = !strcmp(s->roles[i], "config")            ? "--config"
+                               : !strcmp(s->roles[i], "latency_series")  ? "--latency-series"
+                               : !strcmp(s->roles[i], "latency_samples") ? "--latency-samples"
+                                                                         : "--synthetic";
+            cli_err("%s: %s %s: %s", C, flag, s->paths[i], strerror(-r));
+            sweep_side_free(s);
+            return MM_EXIT_RUNTIME;
+        }
+    }
+    return 0;
+}

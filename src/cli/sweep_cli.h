@@ -45,6 +45,19 @@ int sweep_check_strategy_keys(const char *C, const cli_sweep_config *c, const mm
 int sweep_set_tapes(const char *C, const cli_sweep_config *c, mm_grid *g, int *multi,
                     mm_gen_params **syn, const mm_gen_params ***syn_ptr);
 
+/* The run's side inputs (docs/results.md, "Side inputs"): each --config file, the latency series
+ * and samples, each synthetic market, with the XXH3 of its bytes, for mm_sweep_opts.side_*. */
+typedef struct sweep_side {
+    int32_t n;
+    const char **roles, **paths; /* n each; the paths are the caller's strings */
+    uint64_t *xxh3;
+} sweep_side;
+/* Fill s (sweep_side_free): 0, or MM_EXIT_RUNTIME after one line naming the file that cannot be
+ * read. */
+int sweep_side_inputs(const char *C, const cli_sweep_config *c, const char *const *configs,
+                      int n_configs, sweep_side *s);
+void sweep_side_free(sweep_side *s);
+
 /* Append to a growing text buffer (the recorded configuration). */
 typedef struct sbuf {
     char *p;

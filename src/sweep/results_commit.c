@@ -62,32 +62,6 @@ void mm__results_writer_free(mm_results_writer *w)
     free(w);
 }
 
-typedef struct index_ctx {
-    mm__ipair *pairs;
-    size_t row_bytes, col_off;
-    int type;
-} index_ctx;
-
-static int index_block(const unsigned char *rows, int64_t first, int64_t n, void *user)
-{
-    index_ctx *c = user;
-    for (int64_t i = 0; i < n; i++) {
-        const unsigned char *p = rows + (size_t)i * c->row_bytes + c->col_off;
-        mm__ipair *d = &c->pairs[first + i];
-        d->row = first + i;
-        if (c->type == MM_COL_F64) {
-            double v;
-            memcpy(&v, p, 8);
-            d->key = mm__index_key_f64(v);
-        } else {
-            int64_t v;
-            memcpy(&v, p, 8);
-            d->key = mm__index_key_i64(v);
-        }
-    }
-    return 0;
-}
-
 /* Stream the table once for the content hash and the objective's (key, row) pairs; sort them and
  * write /index/<objective> (int64, contiguous). */
 static int build_index_and_hash(mm_results_writer *w, int obj_col, uint64_t *hash, mm_error *err)
@@ -101,9 +75,10 @@ static int build_index_and_hash(mm_results_writer *w, int obj_col, uint64_t *has
                       w->n_rows);
         goto out;
     }
-    index_ctx c = {pairs, w->lay.row_bytes, w->lay.cols[obj_col].off, w->lay.cols[obj_col].type};
-    rc = mm__results_stream(w->results, w->rtype, w->lay.row_bytes, w->n_rows, hash, index_block,
-                            &c);
+    mm__index_ctx c = {pairs, w->lay.row_bytes, w->lay.cols[obj_col].off,
+                       w->lay.cols[obj_col].type};
+    rc = mm__results_stream(w->results, w->rtype, w->lay.row_bytes, w->n_rows, hash,
+                            mm__index_block, &c);
     if (rc) {
         mm__errf(err, rc, "%s: cannot read the table back: %s", w->path, mm_strerror(rc));
         goto out;
@@ -180,6 +155,12 @@ static int write_meta(mm_results_writer *w, const mm_results_meta *meta, const c
          mm__attr_put(d, "n_combos", H5T_STD_I64LE, H5T_NATIVE_INT64, &n, -1) ||
          mm__attr_put(d, "content_hash", H5T_STD_U64LE, H5T_NATIVE_UINT64, &hash, -1)))
         rc = mm__errf(err, MM_EHDF5, "%s: cannot write the attributes of /results", w->path);
+    if (rc == 0 && meta->n_side > 0 &&
+        (mm__attr_put_strs(d, "side_input_roles", meta->side_roles, meta->n_side) ||
+         mm__attr_put_strs(d, "side_inputs", meta->side_paths, meta->n_side) ||
+         mm__attr_put(d, "side_input_xxh3", H5T_STD_U64LE, H5T_NATIVE_UINT64, meta->side_xxh3,
+                      meta->n_side)))
+        rc = mm__errf(err, MM_EHDF5, "%s: cannot write the attributes of /results", w->path);
     for (int32_t i = 0; inputs && i < ni; i++)
         free(inputs[i]);
     free(inputs);
@@ -193,6 +174,14 @@ static int check_meta(const mm_results_writer *w, const mm_results_meta *meta, i
     if (meta->n_inputs < 0 || (meta->n_inputs > 0 && !meta->input_paths))
         return mm__errf(err, -EINVAL, "%s: meta: %" PRId32 " inputs without paths", w->path,
                         meta->n_inputs);
+    if (meta->n_side < 0 ||
+        (meta->n_side > 0 && (!meta->side_roles || !meta->side_paths || !meta->side_xxh3)))
+        return mm__errf(err, -EINVAL, "%s: meta: %" PRId32 " side inputs without their records",
+                        w->path, meta->n_side);
+    for (int32_t i = 0; i < meta->n_side; i++)
+        if (!meta->side_roles[i] || !meta->side_paths[i])
+            return mm__errf(err, -EINVAL, "%s: meta: side input %" PRId32 " has a NULL string",
+                            w->path, i);
     const char *obj = meta->objective ? meta->objective : "pnl";
     int c = mm__rlayout_find(&w->lay, obj);
     if (c < 0 || w->lay.cols[c].metric < 0) {

@@ -58,3 +58,23 @@ void mm__index_sort(mm__ipair *p, mm__ipair *tmp, int64_t n)
         rows[i] = r;
     }
 }
+
+int mm__index_block(const unsigned char *rows, int64_t first, int64_t n, void *user)
+{
+    mm__index_ctx *c = user;
+    for (int64_t i = 0; i < n; i++) {
+        const unsigned char *p = rows + (size_t)i * c->row_bytes + c->col_off;
+        mm__ipair *d = &c->pairs[first + i];
+        d->row = first + i;
+        if (c->type == MM_COL_F64) {
+            double v;
+            memcpy(&v, p, 8);
+            d->key = mm__index_key_f64(v);
+        } else {
+            int64_t v;
+            memcpy(&v, p, 8);
+            d->key = mm__index_key_i64(v);
+        }
+    }
+    return 0;
+}

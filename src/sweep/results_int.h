@@ -97,6 +97,14 @@ typedef struct mm__ipair {
 uint64_t mm__index_key_f64(double v);
 uint64_t mm__index_key_i64(int64_t v);
 void mm__index_sort(mm__ipair *p, mm__ipair *tmp, int64_t n);
+/* An mm__block_fn: the (key, row) pair of each row of a block into pairs[row], the key made from
+ * the column at col_off (of type MM_COL_F64 or MM_COL_I64) of the packed rows. */
+typedef struct mm__index_ctx {
+    mm__ipair *pairs;
+    size_t row_bytes, col_off;
+    int type;
+} mm__index_ctx;
+int mm__index_block(const unsigned char *rows, int64_t first, int64_t n, void *user);
 
 int mm__fsync_path(const char *path);
 

@@ -73,6 +73,13 @@ void mm_results_close(mm_results_reader *r)
         if (r->inputs) free(r->inputs[i]);
         if (r->in_paths) free(r->in_paths[i]);
     }
+    for (int32_t i = 0; i < r->info.meta.n_side; i++) {
+        if (r->side_roles) free(r->side_roles[i]);
+        if (r->side_paths) free(r->side_paths[i]);
+    }
+    free(r->side_roles);
+    free(r->side_paths);
+    free(r->side_xxh3);
     free(r->inputs);
     free(r->in_paths);
     free(r->in_syms);
@@ -350,6 +357,37 @@ static int read_meta(mm_results_reader *r, mm_error *err)
         char *h = strrchr(r->in_paths[i], '#');
         if (h) *h = 0;
         r->in_syms[i] = h ? h + 1 : NULL;
+    }
+    /* Side inputs: absent from files written before them (n_side 0); when present the three
+     * attributes have one entry per file. */
+    if (mm__attr_len(d, "side_inputs") >= 0) {
+        int32_t nr = 0, np = 0;
+        if ((a = mm__attr_get_strs(d, "side_input_roles", &r->side_roles, &nr)) != 0)
+            return attr_err(p, "side_input_roles", a, "must be an array of variable-length strings",
+                            err);
+        m->n_side = nr; /* what mm_results_close frees */
+        if ((a = mm__attr_get_strs(d, "side_inputs", &r->side_paths, &np)) != 0)
+            return attr_err(p, "side_inputs", a, "must be an array of variable-length strings",
+                            err);
+        if (np != nr) {
+            for (int32_t i = 0; i < np; i++)
+                free(r->side_paths[i]);
+            free(r->side_paths);
+            r->side_paths = NULL;
+            return mm__errf(err, MM_EFORMAT,
+                            "%s: attribute side_inputs has %" PRId32
+                            " entries, side_input_roles %" PRId32,
+                            p, np, nr);
+        }
+        if (!(r->side_xxh3 = calloc((size_t)nr + 1, sizeof *r->side_xxh3)))
+            return mm__errf(err, -ENOMEM, "%s: out of memory", p);
+        if ((a = mm__attr_get(d, "side_input_xxh3", H5T_NATIVE_UINT64, H5T_INTEGER, r->side_xxh3,
+                              nr)) != 0)
+            return attr_err(p, "side_input_xxh3", a,
+                            "must hold one unsigned integer per side input", err);
+        m->side_roles = (const char *const *)r->side_roles;
+        m->side_paths = (const char *const *)r->side_paths;
+        m->side_xxh3 = r->side_xxh3;
     }
     m->config_text = r->config;
     m->engine = r->engine;

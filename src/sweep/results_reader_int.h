@@ -25,6 +25,8 @@ struct mm_results_reader {
     char **inputs; /* "path#symbol", split into in_paths / in_syms */
     char **in_paths, **in_syms;
     uint64_t *fps;
+    char **side_roles, **side_paths; /* n_side each (NULL: none recorded) */
+    uint64_t *side_xxh3;
     unsigned char *buf;
     /* The metric columns (info.metric_names, info.metric_types) and /paths (pds < 0: none). */
     const char **mnames;

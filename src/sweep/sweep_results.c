@@ -102,6 +102,10 @@ static int commit_results(mm__run *r, mm_results_writer *w, mm_sweep_report *rep
         meta.input_fingerprints = fps;
         memcpy(meta.markout_ns, r->o->sim.markout_ns, sizeof meta.markout_ns);
         meta.objective = r->o->objective ? r->o->objective : "pnl";
+        meta.n_side = r->o->n_side;
+        meta.side_roles = r->o->side_roles;
+        meta.side_paths = r->o->side_paths;
+        meta.side_xxh3 = r->o->side_xxh3;
         rc = mm__results_commit_hash(w, &meta, &rep->content_hash, err);
     }
     for (int32_t t = 0; t < nt && pathbuf; t++)

@@ -1,0 +1,164 @@
+/* The files a command reads and writes (cli.h, "Inputs and outputs"): one list of inputs that
+ * every output is checked against, the temporaries removed when a signal ends the command, and the
+ * XXH3 of a whole file (the side inputs a results file records). */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Header-only (as src/io/fingerprint.c): the streaming state lives on the stack. */
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include "cli.h"
+
+/* ---- inputs ---- */
+
+/* Every file this process has read or will read, by device and inode (so a link or another
+ * spelling of the path is the same file), with the name to print. A command reads a few dozen
+ * files at most (tapes, configs, a results file and what it records); past CLI_INPUTS_MAX the
+ * command is refused rather than left unchecked. */
+#define CLI_INPUTS_MAX 4096
+typedef struct cli_input_rec {
+    dev_t dev;
+    ino_t ino;
+    char *name;   /* the path as given (malloc'd; NULL when out of memory: "an input") */
+    char *origin; /* how it was reached ("recorded in r.h5"), or NULL */
+} cli_input_rec;
+static cli_input_rec inputs[CLI_INPUTS_MAX];
+static int n_inputs, inputs_full;
+
+void cli_input(const char *path, const char *origin)
+{
+    struct stat st;
+    if (!path || !*path || stat(path, &st) != 0) return; /* absent: nothing to protect */
+    for (int i = 0; i < n_inputs; i++)
+        if (inputs[i].dev == st.st_dev && inputs[i].ino == st.st_ino) return;
+    if (n_inputs == CLI_INPUTS_MAX) {
+        inputs_full = 1;
+        return;
+    }
+    cli_input_rec *r = &inputs[n_inputs++];
+    r->dev = st.st_dev;
+    r->ino = st.st_ino;
+    r->name = strdup(path);
+    r->origin = origin ? strdup(origin) : NULL;
+}
+
+/* The input out is (same device and inode), or NULL. */
+static const cli_input_rec *input_of(const char *out)
+{
+    struct stat st;
+    if (stat(out, &st) != 0) return NULL;
+    for (int i = 0; i < n_inputs; i++)
+        if (inputs[i].dev == st.st_dev && inputs[i].ino == st.st_ino) return &inputs[i];
+    return NULL;
+}
+
+int cli_check_inputs(const char *cmd, const char *flag, const char *out)
+{
+    if (inputs_full) {
+        cli_err("%s: %s %s: more than %d input files; cannot check that the output is none of "
+                "them",
+                cmd, flag, out, CLI_INPUTS_MAX);
+        return -1;
+    }
+    const cli_input_rec *r = input_of(out);
+    if (!r) return 0;
+    const char *name = r->name ? r->name : "(an input)";
+    if (!strcmp(out, name) && !r->origin)
+        cli_err("%s: %s %s: the output is also an input; choose another output file", cmd, flag,
+                out);
+    else if (!strcmp(out, name))
+        cli_err("%s: %s %s: the output is also an input (%s); choose another output file", cmd,
+                flag, out, r->origin);
+    else if (r->origin)
+        cli_err("%s: %s %s: the output is the same file as the input %s (%s); choose another "
+                "output file",
+                cmd, flag, out, name, r->origin);
+    else
+        cli_err("%s: %s %s: the output is the same file as the input %s; choose another output "
+                "file",
+                cmd, flag, out, name);
+    return -1;
+}
+
+/* ---- temporaries removed on SIGINT, SIGTERM, SIGHUP ---- */
+
+/* "<output>.tmp.<pid>" of every output checked by cli_check_output: every writer of mmsim puts its
+ * output there first and renames it into place (mm_stale_tmp.h). The handler unlinks them
+ * (async-signal-safe: the strings are built before the handler can see them; n_tmps is published
+ * after its entry is complete) and ends the process by the same signal. The sweep installs its own
+ * handler while it runs (it stops cleanly and keeps its journal) and puts this one back after. */
+#define CLI_TMPS_MAX 16
+static char *tmps[CLI_TMPS_MAX];
+static volatile sig_atomic_t n_tmps;
+
+static void on_fatal_signal(int sig)
+{
+    for (sig_atomic_t i = 0; i < n_tmps; i++)
+        if (tmps[i]) unlink(tmps[i]);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+void cli_signals_init(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_fatal_signal;
+    sigemptyset(&sa.sa_mask);
+    const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        struct sigaction old;
+        /* A signal ignored by whoever started us (nohup's SIGHUP) stays ignored. */
+        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN) continue;
+        sigaction(sigs[i], &sa, NULL);
+    }
+}
+
+void cli_output_tmp(const char *out)
+{
+    if (!out || n_tmps == CLI_TMPS_MAX) return;
+    size_t n = strlen(out) + 32;
+    char *t = malloc(n);
+    if (!t) return; /* the stale-temporary sweep of the next writer removes it (mm_stale_tmp.h) */
+    snprintf(t, n, "%s.tmp.%ld", out, (long)getpid());
+    for (sig_atomic_t i = 0; i < n_tmps; i++)
+        if (!strcmp(tmps[i], t)) {
+            free(t);
+            return;
+        }
+    tmps[n_tmps] = t;
+    n_tmps = n_tmps + 1;
+}
+
+/* ---- the XXH3 of a file ---- */
+
+int cli_file_xxh3(const char *path, uint64_t *hash)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -errno;
+    XXH3_state_t st;
+    XXH3_INITSTATE(&st);
+    XXH3_64bits_reset(&st);
+    char buf[1 << 14];
+    int rc = 0;
+    for (;;) {
+        ssize_t n = read(fd, buf, sizeof buf);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) {
+            rc = -errno;
+            break;
+        }
+        if (n == 0) break;
+        XXH3_64bits_update(&st, buf, (size_t)n);
+    }
+    close(fd);
+    if (!rc) *hash = XXH3_64bits_digest(&st);
+    return rc;
+}
