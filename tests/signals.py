@@ -95,9 +95,8 @@ with tempfile.TemporaryDirectory() as d:
         time.sleep(0.001)
     p.send_signal(signal.SIGINT)
     _, err = p.communicate(timeout=120)
-    if p.returncode == 0:
-        print("skip rerun interrupt: the rerun finished before the signal")
-    else:
+    check(p.returncode != 0, "the rerun was interrupted (it finished before 4 KB were journaled)")
+    if p.returncode != 0:
         check(p.returncode == 130, f"interrupted rerun: exit 130, got {p.returncode}: {err.strip()}")
         want = ("the same rerun command plus --resume finishes again.h5 (-o again.h5 --resume)")
         check(want in err and err.startswith("mmsim: rerun: interrupted: "),
