@@ -558,16 +558,23 @@ Test(montecarlo, the_command_line_sweeps_synthetic_markets_and_reruns_them, .tim
     cr_assert(strstr(se, "every metric equals the stored row"), "%s", se);
     free(so);
     free(se);
-    /* The market file changed: rerun and run --from name it before any work. */
+    /* A second rerun into the same file is refused (issue 27: it used to replace it). */
+    cr_assert_eq(tu_run(rerun, &so, &se), 2, "%s", se);
+    cr_assert(strstr(se, "exists; add --replace to overwrite it"), "%s", se);
+    free(so);
+    free(se);
+    /* The market file changed: rerun and run --from name it before any work (rerun by the
+     * fingerprint of its day 0, run --from by the XXH3 the sweep recorded). */
     f = fopen(ini, "a");
     fputs("max_spread = 4\n", f);
     fclose(f);
-    cr_assert_eq(tu_run(rerun, &so, &se), 1, "%s", se);
+    const char *rerun2[] = {"mmsim", "rerun", out, NULL};
+    cr_assert_eq(tu_run(rerun2, &so, &se), 1, "%s", se);
     cr_assert(strstr(se, "the market file changed"), "%s", se);
     free(so);
     free(se);
     cr_assert_eq(tu_run(one, &so, &se), 1, "%s", se);
-    cr_assert(strstr(se, "the market file changed"), "%s", se);
+    cr_assert(strstr(se, "has changed since the sweep read it"), "%s", se);
     free(so);
     free(se);
 }
