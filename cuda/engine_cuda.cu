@@ -101,6 +101,8 @@ extern "C" int mm__cuda_tape_upload(const mm__tape_view *v, int device, mm__cuda
     for (int k = 0; k < MM_MARKOUTS; k++)
         pc[np++] = {v->mid2_h[k], n * 8};
     pc[np++] = {v->nsamp, n * 4};
+    pc[np++] = {v->traded[0], n * 8};
+    pc[np++] = {v->traded[1], n * 8};
     pc[np++] = {v->lat_e, v->lat_e ? n * 8 : 0};
     pc[np++] = {v->lat_r, v->lat_r ? n * 8 : 0};
     pc[np++] = {v->samp_e, v->samp_e ? (size_t)v->nsamp_lat * 8 : 0};
@@ -141,6 +143,8 @@ extern "C" int mm__cuda_tape_upload(const mm__tape_view *v, int device, mm__cuda
     for (int h = 0; h < MM_MARKOUTS; h++)
         d.mid2_h[h] = (const int64_t *)(base + off[k++]);
     d.nsamp = (const int32_t *)(base + off[k++]);
+    d.traded[0] = (const int64_t *)(base + off[k++]);
+    d.traded[1] = (const int64_t *)(base + off[k++]);
     d.lat_e = v->lat_e ? (const int64_t *)(base + off[k]) : NULL;
     k++;
     d.lat_r = v->lat_r ? (const int64_t *)(base + off[k]) : NULL;

@@ -325,9 +325,13 @@ MM_HD void mm__match(mm_state *st, const mm_event *ev, const mm_derived *d, int 
             o->deep = 0;
         } else if (pbs > 0 && pb == px) {
             /* In int64: with sizes near INT32_MAX these differences leave the int32 range. */
-            int64_t dec = (int64_t)pbs - nbs - traded_here;
+            /* What left the level that did not trade since the level last changed: this event's
+             * trade at our price and the earlier ones at it (a tape that prints the trade and the
+             * size drop in separate rows, Binance). */
+            int64_t traded = (int64_t)traded_here + ev->traded[k];
+            int64_t dec = (int64_t)pbs - nbs - traded;
             if (dec > 0 && o->ahead > 0 && d->queue_rule != MM_QUEUE_RISK_AVERSE) {
-                int64_t behind = (int64_t)pbs - traded_here - o->ahead;
+                int64_t behind = (int64_t)pbs - traded - o->ahead;
                 if (behind < 0) behind = 0;
                 double share =
                     mm__qshare((double)o->ahead, (double)behind, d->queue_rule, d->queue_n);

@@ -249,7 +249,7 @@ MM_LANES_INLINE void MM_LANES_T(step)(MM_LANES_T(st) * x, const MM_LANES_T(cst) 
         mm__vi at = ~gone & (p == nb);
         mm__vi was_deep = deep[k] != 0;
         if (pbs > 0 && !c->all_ra) {
-            mm__vi dec = (pbs - nbs) - traded;
+            mm__vi dec = (pbs - nbs - ev->traded[k]) - traded;
             rare |= live & at & ~was_deep & (p == pb) & (dec > 0) & (ahead[k] > 0) & ~c->ra;
         }
         mm__vi a2 = mm__vi_sel(was_deep, mm__vi_b(nbs), ahead[k]);

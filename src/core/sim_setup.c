@@ -352,7 +352,9 @@ int mm__tape_init(mm__tape *tp, const mm_ticks *t, const mm_sim_config *c)
     }
     for (int k = 0; k < MM_MARKOUTS; k++)
         tp->mid2_h[k] = malloc(sz * sizeof(int64_t));
-    int ok = tp->mid2 && tp->nsamp;
+    tp->traded[0] = malloc(sz * sizeof(int64_t));
+    tp->traded[1] = malloc(sz * sizeof(int64_t));
+    int ok = tp->mid2 && tp->nsamp && tp->traded[0] && tp->traded[1];
     for (int k = 0; k < MM_MARKOUTS; k++)
         ok = ok && tp->mid2_h[k];
     if (!ok) {
@@ -371,6 +373,8 @@ int mm__tape_init(mm__tape *tp, const mm_ticks *t, const mm_sim_config *c)
     v->trade_side = t->trade_side;
     v->mid2 = tp->mid2;
     v->nsamp = tp->nsamp;
+    v->traded[0] = tp->traded[0];
+    v->traded[1] = tp->traded[1];
     v->lat_e = tp->lat_e;
     v->lat_r = tp->lat_r;
     if (c->latency_samples) {
@@ -390,6 +394,24 @@ int mm__tape_init(mm__tape *tp, const mm_ticks *t, const mm_sim_config *c)
         int64_t ki = (t->ts_ns[i] - tp->t0) / c->sample_ns;
         tp->nsamp[i] = (int32_t)(ki - kprev);
         kprev = ki;
+    }
+    /* Section 2: the volume traded at each side's best level since that level last changed (its
+     * price or its size), over the rows before i. A row that changes the level starts a new count
+     * (its own trade is the event's, 4.4); a row that leaves it as it was adds the size of a trade
+     * at that price that could fill an order there (seller-initiated for the bid). Row 0 has no
+     * book before it. */
+    for (int k = 0; k < 2; k++) {
+        const int32_t *px = k == 0 ? t->bid_px : t->ask_px, *sz = k == 0 ? t->bid_sz : t->ask_sz;
+        int hit = k == 0 ? -1 : 1;
+        int64_t acc = 0;
+        tp->traded[k][0] = 0;
+        for (int64_t i = 1; i < n; i++) {
+            tp->traded[k][i] = acc; /* the count after row i-1 */
+            if (px[i] != px[i - 1] || sz[i] != sz[i - 1])
+                acc = 0;
+            else if (t->trade_sz[i] > 0 && t->trade_side[i] == hit && t->trade_px[i] == px[i])
+                acc += t->trade_sz[i];
+        }
     }
     if (c->latency) {
         const mm_latency_series *ls = c->latency;
@@ -421,6 +443,8 @@ void mm__tape_free(mm__tape *tp)
     free(tp->lat_r);
     free(tp->mid2);
     free(tp->nsamp);
+    free(tp->traded[0]);
+    free(tp->traded[1]);
     for (int k = 0; k < MM_MARKOUTS; k++)
         free(tp->mid2_h[k]);
     memset(tp, 0, sizeof *tp);

@@ -12,6 +12,8 @@ typedef struct mm__tape {
     int64_t *mid2;                /* [n] twice the last valid mid after event i (0: none yet) */
     int64_t *mid2_h[MM_MARKOUTS]; /* [n] twice the mid at ts_i + horizon k */
     int32_t *nsamp;               /* [n] sampling boundaries crossed since event i-1 */
+    int64_t *traded[2]; /* [n] per side (bid, ask): lots traded at the level before event i since
+                           it last changed (docs/model.md section 2, 4.4) */
     int64_t *lat_e, *lat_r; /* [n] the latency series at ts_i: entry, response (NULL: no series) */
     int64_t t0, t_end;
     uint64_t seed;   /* the master seed of the random streams (mm_sim_config.seed) */
