@@ -254,7 +254,7 @@ int cmd_rerun(int argc, char **argv)
         if (syn) {
             /* A synthetic market: its path 0 (the seed's, unstressed) is what was fingerprinted. */
             mm_gen_params market;
-            if (cli_gen_config(C, buf, &market)) {
+            if (cli_gen_config(C, "synthetic market", buf, &market)) {
                 rc = MM_EXIT_RUNTIME;
             } else if (mm_sweep_synthetic_day(&market, in->meta.seed, i, 0, 1, 1, &t, &e)) {
                 cli_err("%s: synthetic market %s: %s", C, buf, e.msg);

@@ -171,7 +171,7 @@ int cli_recorded_load(const char *C, cli_recorded *r, const mm_results_info *in,
     mm_error e = {0};
     if (cli_recorded_is_synthetic(r, in, i)) {
         mm_gen_params market;
-        if (cli_gen_config(C, p, &market)) return -1;
+        if (cli_gen_config(C, "synthetic market", p, &market)) return -1;
         if (mm_sweep_synthetic_day(&market, in->meta.seed, i, 0, 1, 1, t, &e)) {
             cli_err("%s: synthetic market %s: %s", C, p, e.msg);
             return -1;
