@@ -93,12 +93,13 @@ def main():
             d = os.path.join(work, f"case{i}")
             shutil.copytree(base, d)
             for s in e["cmds"][:-1]:
-                r = subprocess.run(["bash", "-c", s], cwd=d, env=env, capture_output=True, text=True, timeout=120)
+                r = subprocess.run(["bash", "-c", s], cwd=d, env=env, capture_output=True, text=True,
+                                   errors="backslashreplace", timeout=120)
                 if r.returncode != 0:
                     problems.append(f"setup '{s}' failed ({r.returncode}): {r.stderr.strip()}")
             before = {p: digest(os.path.join(d, p)) for p in e["unchanged"]}
             r = subprocess.run(["bash", "-c", e["cmds"][-1]], cwd=d, env=env, capture_output=True, text=True,
-                               timeout=300)
+                               errors="backslashreplace", timeout=300)
             err = r.stderr.rstrip("\n")
             want = e["stderr"]
             ok_msg = err.startswith(want[:-3]) if want.endswith("...") else err == want

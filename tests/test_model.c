@@ -577,8 +577,11 @@ Test(params, every_domain_is_enforced_naming_the_key)
     expect_param("fixed", "requote", "0", "requote: 0 must be in [1, 2147483647] ticks");
     expect_param("fixed", "requote", "2147483647", NULL);
     expect_param("fixed", "queue_n", "0", "queue_n: 0 must be in (0, 100]");
-    expect_param("fixed", "queue_n", "100.000001", "queue_n: 100 must be in (0, 100]");
+    expect_param("fixed", "queue_n", "100.000001", "queue_n: 100.000001 must be in (0, 100]");
     expect_param("fixed", "queue_n", "100", NULL);
+    /* The value as given, not rounded by %g onto the bound (issue 27: "1 must be in [0, 1]"). */
+    expect_param("fixed", "trade_reach", "1.0000001", "trade_reach: 1.0000001 must be in [0, 1]");
+    expect_param("fixed", "trade_reach", "-1e-300", "trade_reach: -1e-300 must be in [0, 1]");
     expect_param("fixed", "queue_n", "1e-300", NULL);
     expect_param("fixed", "latency_ns", "-1", "latency_ns: -1 must be in [0, 1 h] ns");
     expect_param("fixed", "feed_latency_ns", "3600000000001",

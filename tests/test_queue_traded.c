@@ -100,8 +100,8 @@ static fills run_all(const row *r, int n, int queue_rule)
             run_kernel(which, isa, &tp, &c, &p, got);
             for (int j = 0; j < M; j++) {
                 cr_assert_eq(got[j].volume, ref.volume, "%s %s: volume %ld, reference %ld",
-                             which ? "lanes" : "skip", mm__batch_isa_name(isa),
-                             (long)got[j].volume, (long)ref.volume);
+                             which ? "lanes" : "skip", mm__batch_isa_name(isa), (long)got[j].volume,
+                             (long)ref.volume);
                 cr_assert(got[j].pnl == ref.pnl && got[j].fills_bid == ref.fills_bid &&
                               got[j].final_q == ref.final_q,
                           "%s %s differs from the reference", which ? "lanes" : "skip",
@@ -126,9 +126,16 @@ static fills run_all(const row *r, int n, int queue_rule)
 static const int RULES[] = {MM_QUEUE_RISK_AVERSE, MM_QUEUE_POWER, MM_QUEUE_LOG};
 
 /* Our 5-lot bid is sent at row 0 and lands at row 1 behind the 10 lots at 100 (ahead 10). */
-#define START {0, 100, 10, 102, 10, 0, 0, 0}, {1, 100, 10, 102, 10, 0, 0, 0}
+#define START                                                                                      \
+    {0, 100, 10, 102, 10, 0, 0, 0},                                                                \
+    {                                                                                              \
+        1, 100, 10, 102, 10, 0, 0, 0                                                               \
+    }
 /* The probe: an 8-lot sell at 100 takes what is ahead and fills us with the rest. */
-#define PROBE {4, 100, 6, 102, 10, 100, 8, -1}
+#define PROBE                                                                                      \
+    {                                                                                              \
+        4, 100, 6, 102, 10, 100, 8, -1                                                             \
+    }
 
 Test(queue_traded, a_trade_and_its_size_drop_in_one_row_are_no_cancel)
 {

@@ -71,6 +71,30 @@ static void edit_pnl(const char *path, int row)
     H5Fclose(f);
 }
 
+/* Write the rows of the results table in reverse order (their values unchanged). */
+static void reverse_rows(const char *path)
+{
+    hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+    cr_assert_geq(f, 0);
+    hid_t d = H5Dopen2(f, "results", H5P_DEFAULT);
+    hid_t ft = H5Dget_type(d), mt = H5Tget_native_type(ft, H5T_DIR_ASCEND);
+    size_t sz = H5Tget_size(mt);
+    hid_t sp = H5Dget_space(d);
+    size_t n = (size_t)H5Sget_simple_extent_npoints(sp);
+    unsigned char *buf = malloc(sz * n), *rev = malloc(sz * n);
+    cr_assert_geq(H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf), 0);
+    for (size_t i = 0; i < n; i++)
+        memcpy(rev + i * sz, buf + (n - 1 - i) * sz, sz);
+    cr_assert_geq(H5Dwrite(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, rev), 0);
+    free(buf);
+    free(rev);
+    H5Sclose(sp);
+    H5Tclose(mt);
+    H5Tclose(ft);
+    H5Dclose(d);
+    H5Fclose(f);
+}
+
 static int run(const char *const *a, char **out, char **err)
 {
     return tu_run(a, out, err);
@@ -106,6 +130,33 @@ Test(rerun, verify_and_rerun_pass_on_a_fresh_file_and_fail_naming_the_edit)
     cr_assert(strstr(err, "the table was changed after it was written") &&
                   strstr(err, "1 of 4 rows differ") &&
                   strstr(err, "column pnl: 1 rows, the first row 2"),
+              "%s", err);
+    free(out);
+    free(err);
+}
+
+/* Issue 27: rerun compared the reordered table row by row, stopped at its first row (the reader
+ * refuses a row whose id is not its number) and said "0 of 4 rows differ". */
+Test(rerun, rerun_of_a_reordered_table_says_why_it_cannot_compare_rows)
+{
+    sweep();
+    reverse_rows(tu_path("r.h5"));
+    char *out = NULL, *err = NULL;
+    const char *v[] = {"mmsim", "verify", tu_path("r.h5"), NULL};
+    cr_assert_eq(run(v, &out, &err), 1);
+    cr_assert(strstr(err, ": the rows are out of id order (row 0 holds id 3): content hash "), "%s",
+              err);
+    cr_assert_eq(tu_lines(err), 1, "%s", err);
+    free(out);
+    free(err);
+    const char *r[] = {"mmsim", "rerun", tu_path("r.h5"), NULL};
+    cr_assert_eq(run(r, &out, &err), 1);
+    char want[1200];
+    snprintf(want, sizeof want,
+             "mmsim: rerun: cannot compare the tables row by row: %s: row 0 holds id 3\n",
+             tu_path("r.h5"));
+    cr_assert(strstr(err, "the table was changed after it was written") && strstr(err, want) &&
+                  !strstr(err, "rows differ"),
               "%s", err);
     free(out);
     free(err);

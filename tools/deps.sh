@@ -1,8 +1,16 @@
 #!/usr/bin/env bash
 # Install every Debian package mmsim needs to build, test and benchmark. Idempotent: does nothing when
-# all are present. Run as root (or with sudo available).
+# all are present. Run as root (or with sudo available). Enough on a minbase Debian 12 root
+# (debootstrap --variant=minbase: Essential and required packages only, no git, no /usr/bin/time):
+# everything else tools/test.sh, tools/fuzz.sh, tools/tsan.sh, the Meson tests and benchmarks call
+# is Essential there (coreutils timeout/nproc/stat/paste, util-linux unshare/mount/lscpu, bsdutils
+# script, findutils, mawk, gzip, libc-bin ldd) or comes with a package below (binutils' addr2line with
+# gcc, openssh-client, which mpirun needs even on one node, with openmpi-bin). Chromium, for the
+# report_chromium test, is tools/bootstrap.sh's (the test skips without it).
 set -euo pipefail
 PKGS=(gcc pkg-config meson ninja-build libhdf5-dev libxxhash-dev libcriterion-dev zlib1g-dev
+      git   # tools/test.sh: the format check lists the tracked sources (git ls-files); tools/mutants
+      time  # /usr/bin/time: the report benchmark (tests/report/bench_report.sh)
       libopenmpi-dev openmpi-bin python3 python3-h5py python3-numpy python3-pandas python3-xxhash
       clang clang-format libclang-rt-dev libomp-dev llvm  # clang: tools/fuzz.sh (libFuzzer), tools/tsan.sh (libomp + Archer)
       python3-numba)  # tools/bench-peer: the Numba peer of ../shared/bench (issue 14)

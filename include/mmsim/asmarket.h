@@ -78,7 +78,7 @@ typedef struct mm_as_summary {
     double profit_mean, profit_std, profit_se; /* se = std / sqrt(n) */
     double profit_p5, profit_p50, profit_p95, profit_cvar5, prob_loss;
     double q_mean, q_std;  /* final q */
-    double spread_mean;    /* mean over paths of mean_spread (paths that quoted) */
+    double spread_mean;    /* mean over paths of mean_spread (paths that quoted; NaN if none) */
     double fills_mean;     /* mean of bid_fills + ask_fills */
     double max_abs_q_mean; /* mean of max_abs_q */
     double max_drawdown_mean;

@@ -123,8 +123,9 @@ int cli_close_stdout(const char *cmd, int rc);
 
 int cmd_gen(int argc, char **argv);
 /* A market INI (mmsim gen --config's syntax, docs/synthetic.md) into *p, from the defaults: 0, or
- * the exit status after one line naming FILE:LINE and the key (2) or the file (1). */
-int cli_gen_config(const char *C, const char *path, mm_gen_params *p);
+ * the exit status after one line naming FILE:LINE and the key (2) or the file (1), the file as
+ * "C: what path: reason" (what: the flag that gave it, or "synthetic market"). */
+int cli_gen_config(const char *C, const char *what, const char *path, mm_gen_params *p);
 int cmd_info(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 int cmd_run(int argc, char **argv);

@@ -21,16 +21,50 @@
 #include "mmsim/results.h"
 #include "sweep_config.h"
 
+/* Bytes of the well-formed UTF-8 sequence at s (1..4; no overlong form, no surrogate, nothing
+ * past U+10FFFF), or 0 when s does not start one. */
+static int utf8_len(const unsigned char *s)
+{
+    if (s[0] < 0x80) return 1;
+    int n = s[0] >= 0xC2 && s[0] <= 0xDF   ? 2
+            : s[0] >= 0xE0 && s[0] <= 0xEF ? 3
+            : s[0] >= 0xF0 && s[0] <= 0xF4 ? 4
+                                           : 0;
+    /* The second byte's range is narrower after E0, ED, F0 and F4. */
+    unsigned lo = s[0] == 0xE0 ? 0xA0 : s[0] == 0xF0 ? 0x90 : 0x80;
+    unsigned hi = s[0] == 0xED ? 0x9F : s[0] == 0xF4 ? 0x8F : 0xBF;
+    for (int i = 1; i < n; i++)
+        if (s[i] < (i == 1 ? lo : 0x80) || s[i] > (i == 1 ? hi : 0xBF)) return 0;
+    return n;
+}
+
+/* The message is one line of text whatever it quotes (a string attribute of a file, a line of
+ * an input, an HDF5 error): a newline becomes a blank, and a control byte or a byte outside
+ * well-formed UTF-8 is written as \xNN, so that no byte of a file reaches the terminal raw. */
 void cli_err(const char *fmt, ...)
 {
-    char buf[1024];
+    char buf[1024], out[4 * sizeof buf];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
-    for (char *p = buf; *p; p++)
-        if (*p == '\n') *p = ' ';
-    fprintf(stderr, "mmsim: %s\n", buf);
+    size_t o = 0;
+    for (const unsigned char *p = (const unsigned char *)buf; *p;) {
+        int n = utf8_len(p);
+        if (*p == '\n') {
+            out[o++] = ' ';
+            p++;
+        } else if (n == 0 || *p < 0x20 || *p == 0x7F) {
+            o += (size_t)snprintf(out + o, sizeof out - o, "\\x%02x", *p);
+            p++;
+        } else {
+            memcpy(out + o, p, (size_t)n);
+            o += (size_t)n;
+            p += n;
+        }
+    }
+    out[o] = 0;
+    fprintf(stderr, "mmsim: %s\n", out);
 }
 
 /* The library's messages name no command-line flag (programs embed it): where the way out is an

@@ -11,6 +11,7 @@
 #include <float.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -305,9 +306,12 @@ static int param_fail(const settings *s, const mm_error *e)
     return e->code == MM_EUSAGE ? MM_EXIT_USAGE : MM_EXIT_RUNTIME;
 }
 
-static void print_tables(const mm_as_params *base, const double *gammas, int ng, const int *strats,
-                         int ns, const mm_as_summary *sum, int64_t paths, uint64_t seed)
+/* The tables; returns the rows without a spread (no path quoted both sides at any step: the
+ * library's NaN), printed as '-'. */
+static int print_tables(const mm_as_params *base, const double *gammas, int ng, const int *strats,
+                        int ns, const mm_as_summary *sum, int64_t paths, uint64_t seed)
 {
+    int unquoted = 0;
     printf("Avellaneda-Stoikov model market: s0 %g, T %g, sigma %g, dt %g (%" PRId64
            " steps), k %g, A %g, q0 %" PRId64 "; %" PRId64 " paths, seed %" PRIu64 "\n",
            base->s0, base->T, base->sigma, base->dt, mm_as_steps(base), base->k, base->A, base->q0,
@@ -318,8 +322,13 @@ static void print_tables(const mm_as_params *base, const double *gammas, int ng,
                "Final q", "std(Final q)");
         for (int t = 0; t < ns; t++) {
             const mm_as_summary *m = &sum[g * ns + t];
-            printf("%-10s %8.2f %9.2f %12.2f %9.3f %13.2f\n", STRATS[strats[t]], m->spread_mean,
-                   m->profit_mean, m->profit_std, m->q_mean, m->q_std);
+            char sp[32] = "-";
+            if (isnan(m->spread_mean))
+                unquoted++;
+            else
+                snprintf(sp, sizeof sp, "%.2f", m->spread_mean);
+            printf("%-10s %8s %9.2f %12.2f %9.3f %13.2f\n", STRATS[strats[t]], sp, m->profit_mean,
+                   m->profit_std, m->q_mean, m->q_std);
         }
     }
     printf("\nProfit over the paths (std: population; se = std / sqrt(paths); percentiles linear "
@@ -333,6 +342,7 @@ static void print_tables(const mm_as_params *base, const double *gammas, int ng,
                    STRATS[strats[t]], m->profit_se, m->profit_p5, m->profit_p50, m->profit_p95,
                    m->profit_cvar5, m->prob_loss, m->fills_mean, m->max_abs_q_mean);
         }
+    return unquoted;
 }
 
 int cmd_asmarket(int argc, char **argv)
@@ -412,8 +422,14 @@ int cmd_asmarket(int argc, char **argv)
                 goto out;
             }
         }
-    print_tables(&p, gammas, ng, strats, ns, sum, paths, seed);
+    int unquoted = print_tables(&p, gammas, ng, strats, ns, sum, paths, seed);
     free(sum);
+    /* Only the inventory limit stops a side from quoting (docs/montecarlo.md, 3.1). */
+    if (unquoted)
+        cli_err(
+            "%s: Spread is - in %d of %d rows: no path quoted both sides at any step (|q| never "
+            "below inv_limit %" PRId64 ")",
+            C, unquoted, ng * ns, p.inv_limit);
     rc = MM_EXIT_OK;
 out:
     settings_free(&s);

@@ -17,7 +17,8 @@ static const char HELP[] =
     "and trade rates, the mid's volatility, the largest usual spread, the size of a new level,\n"
     "the share of informed trades, the runs of one trade side, tick, lot, first price and time.\n"
     "The INI file written is read by 'mmsim gen --config market.ini' (flags given to gen\n"
-    "override it).\n"
+    "override it). A tape of fewer than 1000 rows is fitted with a warning: the estimates\n"
+    "are rough.\n"
     "\n"
     "  --symbol S        the instrument (needed when the file holds more than one)\n"
     "  -o, --output F    the INI file to write (replaced if it exists)\n"
@@ -26,6 +27,12 @@ static const char HELP[] =
     "                    optional\n"
     "  --no-verify       skip the fingerprint check of the tape\n"
     "  -h, --help        this help\n";
+
+/* Fewer rows than this and the fit is written with a warning (docs/synthetic.md, "Calibration"):
+ * each estimate is a count's share or rate, within about 1/sqrt(count) of the truth, so below
+ * 1000 events the rate is off by 3% or more and the trade share, runs and impact rest on tens of
+ * trades. */
+#define CALIBRATE_MIN_ROWS 1000
 
 static void print_facts(const mm_ticks *t, const mm_facts *f)
 {
@@ -154,6 +161,10 @@ int cmd_calibrate(int argc, char **argv)
         unlink(tmp);
         return MM_EXIT_RUNTIME;
     }
+    if (f.rows < CALIBRATE_MIN_ROWS)
+        cli_err("%s: %s: %s: fitted to %" PRId64 " rows, fewer than %d: the estimates are rough "
+                "(docs/synthetic.md, \"Calibration\")",
+                C, in, p.symbol, f.rows, CALIBRATE_MIN_ROWS);
     printf("wrote %s: rate %.6g/s, vol %.4g ticks/sqrt(s), trade_frac %.4g, informed %.3g, "
            "move_ticks %d, improve_frac %.3g, trade_persist %.4g, max_spread %d, mean_queue %d%s\n",
            out, p.rate_hz, p.vol_ticks, p.trade_frac, p.informed, p.move_ticks, p.improve_frac,

@@ -183,12 +183,15 @@ static char *trim(char *s)
 
 /* Strict INI: blank lines, comments ('#' or ';' first), an optional "[gen]" section and
  * "key = value" lines of the keys above; anything else is an error naming FILE:LINE. A key given
- * twice is an error too. Returns 0, 1 (runtime: the file cannot be read) or 2 (usage). */
-static int gen_read_config(const char *C, const char *path, mm_gen_params *p)
+ * twice is an error too. A UTF-8 byte order mark before the first line is skipped. `what` names
+ * the file in a message that has no line: the flag that gave it ("--config", "--synthetic") or
+ * "synthetic market" (a path a results file recorded). Returns 0, 1 (runtime: the file cannot be
+ * read) or 2 (usage). */
+static int gen_read_config(const char *C, const char *what, const char *path, mm_gen_params *p)
 {
     FILE *f = fopen(path, "r");
     if (!f) {
-        cli_err("%s: --config %s: %s", C, path, strerror(errno));
+        cli_err("%s: %s %s: %s", C, what, path, strerror(errno));
         return MM_EXIT_RUNTIME;
     }
     char line[1024], where[1200];
@@ -199,7 +202,9 @@ static int gen_read_config(const char *C, const char *path, mm_gen_params *p)
             rc = MM_EXIT_USAGE;
             break;
         }
-        char *s = trim(line);
+        char *s = line;
+        if (ln == 1 && !strncmp(s, "\xEF\xBB\xBF", 3)) s += 3; /* a BOM, as editors write */
+        s = trim(s);
         if (!*s || *s == '#' || *s == ';') continue;
         if (*s == '[') {
             if (strcmp(s, "[gen]")) {
@@ -233,7 +238,7 @@ static int gen_read_config(const char *C, const char *path, mm_gen_params *p)
         }
     }
     if (rc == MM_EXIT_OK && ferror(f)) {
-        cli_err("%s: --config %s: %s", C, path, strerror(errno));
+        cli_err("%s: %s %s: %s", C, what, path, strerror(errno));
         rc = MM_EXIT_RUNTIME;
     }
     fclose(f);
@@ -280,7 +285,7 @@ int cmd_gen(int argc, char **argv)
         else if (!strncmp(argv[i], "--config=", 9))
             cfg = argv[i] + 9;
         if (cfg) {
-            int rc = gen_read_config(C, cfg, &p);
+            int rc = gen_read_config(C, "--config", cfg, &p);
             if (rc) return rc;
         }
     }
@@ -386,8 +391,8 @@ int cmd_gen(int argc, char **argv)
     return MM_EXIT_OK;
 }
 
-int cli_gen_config(const char *C, const char *path, mm_gen_params *p)
+int cli_gen_config(const char *C, const char *what, const char *path, mm_gen_params *p)
 {
     mm_gen_defaults(p);
-    return gen_read_config(C, path, p);
+    return gen_read_config(C, what, path, p);
 }

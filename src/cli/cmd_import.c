@@ -1,4 +1,5 @@
 /* mmsim import: LOBSTER, Binance captures and generic CSV -> a tick file (docs/import-*.md). */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -294,6 +295,13 @@ int cmd_import(int argc, char **argv)
     }
     if (optind < argc) {
         cli_err("%s: unexpected argument '%s'", C, argv[optind]);
+        goto fail;
+    }
+    /* A message file that is not there is said first: the names taken from it below, and the
+     * flags then "required", would hide it. */
+    if (is_lob && message && access(message, F_OK) != 0) {
+        cli_err("%s lobster: --message %s: %s", C, message, strerror(errno));
+        rc_exit = MM_EXIT_RUNTIME;
         goto fail;
     }
     /* LOBSTER names its files AMZN_2012-06-21_34200000_57600000_message_1.csv: the symbol, the

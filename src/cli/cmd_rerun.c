@@ -77,6 +77,27 @@ static int parse_common(const char *C, const char *help, int argc, char **argv,
     return 0;
 }
 
+/* After a hash mismatch: when rows were moved out of id order, one line saying so (the reader's
+ * only MM_EFORMAT when it reads the ids alone is "PATH: row R holds id I", the first such row) and
+ * 1; else 0 (the caller says the table was changed). */
+static int rows_moved(const char *C, const char *path, int64_t rows, uint64_t got, uint64_t stored)
+{
+    mm_results_reader *rd = NULL;
+    mm_error e = {0};
+    int moved = mm_results_open(path, &rd, &e) == 0 &&
+                mm_results_read(rd, 0, rows, NULL, NULL, &e) == MM_EFORMAT;
+    if (moved) {
+        size_t pl = strlen(path);
+        const char *why =
+            strncmp(e.msg, path, pl) || strncmp(e.msg + pl, ": ", 2) ? e.msg : e.msg + pl + 2;
+        cli_err("%s: %s: the rows are out of id order (%s): content hash %016" PRIx64
+                " recomputed, %016" PRIx64 " stored",
+                C, path, why, got, stored);
+    }
+    mm_results_close(rd);
+    return moved;
+}
+
 typedef struct verify_opts {
     int inputs;
     const char *data;
@@ -115,6 +136,8 @@ int cmd_verify(int argc, char **argv)
     int64_t rows = mm_results_describe(rd)->n_rows;
     if (mm_results_hash(path, &got, &e)) {
         rc = cli_fail(&e);
+    } else if (got != stored && rows_moved(C, path, rows, got, stored)) {
+        rc = MM_EXIT_RUNTIME;
     } else if (got != stored) {
         cli_err("%s: %s: content hash %016" PRIx64 " recomputed, %016" PRIx64
                 " stored: the table was changed after the sweep wrote it",
@@ -201,10 +224,11 @@ static void summarize(const char *C, const char *a, const char *b)
             axis_rows = 0;
     for (int k = 0; k < nm; k++)
         first[k] = -1;
-    for (int64_t f = 0; xa && xb && ma && mb && f < ia->n_rows; f += BLK) {
+    int bad = !(xa && xb && ma && mb);
+    for (int64_t f = 0; !bad && f < ia->n_rows; f += BLK) {
         int64_t n = ia->n_rows - f < BLK ? ia->n_rows - f : BLK;
-        if (mm_results_read_values(ra, f, n, xa, ma, &e) ||
-            mm_results_read_values(rb, f, n, xb, mb, &e))
+        if ((bad = mm_results_read_values(ra, f, n, xa, ma, &e) ||
+                   mm_results_read_values(rb, f, n, xb, mb, &e)))
             break;
         for (int64_t r = 0; r < n; r++) {
             int any = memcmp(&xa[r * na], &xb[r * na], sizeof(int32_t) * (size_t)ia->n_axes) != 0;
@@ -220,9 +244,14 @@ static void summarize(const char *C, const char *a, const char *b)
             rows += any;
         }
     }
-    cli_err("%s: %" PRId64 " of %" PRId64 " rows differ%s", C, rows, ia->n_rows,
-            axis_rows ? " (some in their axis values)" : "");
-    for (int k = 0; k < nm; k++)
+    /* A table that cannot be read row by row (rows out of id order, no memory) has no count. */
+    if (bad)
+        cli_err("%s: cannot compare the tables row by row: %s", C,
+                e.msg[0] ? e.msg : "out of memory");
+    else
+        cli_err("%s: %" PRId64 " of %" PRId64 " rows differ%s", C, rows, ia->n_rows,
+                axis_rows ? " (some in their axis values)" : "");
+    for (int k = 0; k < nm && !bad; k++)
         if (count[k])
             cli_err("%s:   column %s: %" PRId64 " rows, the first row %" PRId64, C,
                     ia->metric_names[k], count[k], first[k]);
@@ -333,7 +362,7 @@ int cmd_rerun(int argc, char **argv)
         if (syn) {
             /* A synthetic market: its path 0 (the seed's, unstressed) is what was fingerprinted. */
             mm_gen_params market;
-            if (cli_gen_config(C, buf, &market)) {
+            if (cli_gen_config(C, "synthetic market", buf, &market)) {
                 rc = MM_EXIT_RUNTIME;
             } else if (mm_sweep_synthetic_day(&market, in->meta.seed, i, 0, 1, 1, &t, &e)) {
                 cli_err("%s: synthetic market %s: %s", C, buf, e.msg);

@@ -70,7 +70,9 @@ static void help(void)
         "  --no-verify            skip the tick file's fingerprint check\n"
         "  --json                 print the metrics as one JSON object (for scripts)\n"
         "  --from R --id N        rerun row N of results file R (its parameters, tape, settings\n"
-        "                         and random streams) and compare with the stored row\n"
+        "                         and random streams: no model flag, --seed, --sample-ns,\n"
+        "                         --year-seconds or --markout-ns; --path P picks a path) and\n"
+        "                         compare with the stored row\n"
         "  --data DIR             with --from: look for the recorded inputs in DIR (by file name)\n"
         "  -h, --help             this help\n");
 }
@@ -203,6 +205,7 @@ int cmd_run(int argc, char **argv)
     mm_latency_samples smp = {0};
     const char *from_path = NULL; /* --from: a row of a results file */
     const char *data_dir = NULL;  /* --data DIR: where --from looks for the recorded inputs */
+    const char *setting = NULL;   /* the first flag given of a setting that --from takes */
     int64_t from_id = -1;
     cli_recorded rec;
     memset(&rec, 0, sizeof rec);
@@ -256,6 +259,7 @@ int cmd_run(int argc, char **argv)
             }
             break;
         case O_SAMPLE:
+            setting = setting ? setting : "--sample-ns";
             if (cli_i64(C, "--sample-ns", optarg, 1, CLI_NS_MAX, &v)) {
                 rc = MM_EXIT_USAGE;
                 goto out;
@@ -263,12 +267,14 @@ int cmd_run(int argc, char **argv)
             cfg.sample_ns = v;
             break;
         case O_YEAR:
+            setting = setting ? setting : "--year-seconds";
             if (cli_f64(C, "--year-seconds", optarg, 0, 1e12, &cfg.year_s)) {
                 rc = MM_EXIT_USAGE;
                 goto out;
             }
             break;
         case O_MARKOUT:
+            setting = setting ? setting : "--markout-ns";
             if (cli_markouts(C, "--markout-ns", optarg, cfg.markout_ns)) {
                 rc = MM_EXIT_USAGE;
                 goto out;
@@ -302,6 +308,7 @@ int cmd_run(int argc, char **argv)
             }
             break;
         case O_SEED:
+            setting = setting ? setting : "--seed";
             if (cli_u64(C, "--seed", optarg, &cfg.seed)) {
                 rc = MM_EXIT_USAGE;
                 goto out;
@@ -339,10 +346,10 @@ int cmd_run(int argc, char **argv)
         rc = MM_EXIT_USAGE;
         goto out;
     }
-    if (from_path &&
-        (rc = cli_run_from_setup(C, from_path, data_dir, from_id, argc - optind, given, names, nk,
-                                 symbol || lat_path || smp_path, cfg.path, &rec, &p, &stored,
-                                 &stored_path, from_tape, from_sym, &from_fp, cfg.markout_ns))) {
+    if (from_path && (rc = cli_run_from_setup(C, from_path, data_dir, from_id, argc - optind, given,
+                                              names, nk, symbol || lat_path || smp_path, setting,
+                                              cfg.path, &rec, &p, &stored, &stored_path, from_tape,
+                                              from_sym, &from_fp, cfg.markout_ns))) {
         goto out;
     }
     if (from_path) {

@@ -176,7 +176,7 @@ int cli_recorded_load(const char *C, cli_recorded *r, const mm_results_info *in,
                               sizeof buf))
             return -1;
         p = buf;
-        if (cli_gen_config(C, p, &market)) return -1;
+        if (cli_gen_config(C, "synthetic market", p, &market)) return -1;
         if (mm_sweep_synthetic_day(&market, in->meta.seed, i, 0, 1, 1, t, &e)) {
             cli_err("%s: synthetic market %s: %s", C, p, e.msg);
             return -1;
@@ -325,9 +325,10 @@ int cli_run_from_check(const char *C, const char *results, int64_t id, int32_t p
 /* --from: no tick file, no model flag, no --symbol or --latency-series (the row's are used),
  * and --id; then the row. 0 or the exit status. */
 int cli_run_from_setup(const char *C, const char *from, const char *data, int64_t id, int n_files,
-                       const char *given, char (*names)[64], int nk, int other, int32_t path,
-                       cli_recorded *rec, mm_params *p, mm_metrics *stored, int32_t *stored_path,
-                       char *tape, char *sym, uint64_t *fp, int64_t markout_ns[MM_MARKOUTS])
+                       const char *given, char (*names)[64], int nk, int other, const char *setting,
+                       int32_t path, cli_recorded *rec, mm_params *p, mm_metrics *stored,
+                       int32_t *stored_path, char *tape, char *sym, uint64_t *fp,
+                       int64_t markout_ns[MM_MARKOUTS])
 {
     if (n_files != 0) {
         cli_err("%s: --from %s: the tape is the row's; give no tick file", C, from);
@@ -342,6 +343,13 @@ int cli_run_from_setup(const char *C, const char *from, const char *data, int64_
         cli_err("%s: --from %s: the tape and latency series are the row's; drop --symbol and "
                 "--latency-series",
                 C, from);
+        return MM_EXIT_USAGE;
+    }
+    if (setting) {
+        /* The row's numbers come from the sweep's seed and settings: another --seed would draw
+         * other random streams and compare them with the stored row. --path picks a path. */
+        cli_err("%s: --from %s: the seed and run settings are the ones %s records; drop %s", C,
+                from, from, setting);
         return MM_EXIT_USAGE;
     }
     if (id < 0) {

@@ -95,11 +95,13 @@ int cli_run_from(const char *C, const char *results, const char *data, int64_t i
                  int64_t markout_ns[MM_MARKOUTS]);
 
 /* mmsim run --from's checks (no tick file, no model flag: given[0..nk) with their flag names, no
- * --symbol or --latency-series: other, an --id) and then cli_run_from. */
+ * --symbol or --latency-series: other, no flag of a setting the file records: setting, the first
+ * such flag given or NULL, an --id) and then cli_run_from. */
 int cli_run_from_setup(const char *C, const char *from, const char *data, int64_t id, int n_files,
-                       const char *given, char (*names)[64], int nk, int other, int32_t path,
-                       cli_recorded *rec, mm_params *p, mm_metrics *stored, int32_t *stored_path,
-                       char *tape, char *sym, uint64_t *fp, int64_t markout_ns[MM_MARKOUTS]);
+                       const char *given, char (*names)[64], int nk, int other, const char *setting,
+                       int32_t path, cli_recorded *rec, mm_params *p, mm_metrics *stored,
+                       int32_t *stored_path, char *tape, char *sym, uint64_t *fp,
+                       int64_t markout_ns[MM_MARKOUTS]);
 
 /* After the run: compare its metrics m with the stored row's, which is path stored_path's (a table
  * of one path stores path 0; a Monte Carlo table with /paths, the path asked for; without /paths,

@@ -322,7 +322,7 @@ int sweep_set_tapes(const char *C, const cli_sweep_config *c, mm_grid *g, int *m
             break;
         }
         fclose(f);
-        if ((rc = cli_gen_config(C, c->synthetic[k], &(*syn)[k]))) break;
+        if ((rc = cli_gen_config(C, "--synthetic", c->synthetic[k], &(*syn)[k]))) break;
         (*syn_ptr)[nt] = &(*syn)[k];
         if (push_tape(&tapes, &nt, &cap, join_hash(c->synthetic[k], (*syn)[k].symbol)))
             rc = MM_EXIT_RUNTIME, cli_err("%s: out of memory for the list of tapes", C);

@@ -37,25 +37,27 @@ int mm_as_check(const mm_as_params *p, mm_error *err)
     if (p->strategy < MM_AS_INVENTORY || p->strategy > MM_AS_FIXED)
         BAD("strategy", "%d is not inventory (0), symmetric (1), glft (2) or fixed (3)",
             p->strategy);
-    if (!(p->s0 > 0 && p->s0 < 1e9)) BAD("s0", "%g must be in (0, 1e9)", p->s0);
-    if (!(p->T > 0 && p->T <= 1e6)) BAD("T", "%g must be in (0, 1e6]", p->T);
-    if (!(p->dt >= 1e-9 && p->dt <= p->T)) BAD("dt", "%g must be in [1e-9, T = %g]", p->dt, p->T);
+    if (!(p->s0 > 0 && p->s0 < 1e9)) BAD("s0", "%s must be in (0, 1e9)", MM__G(p->s0));
+    if (!(p->T > 0 && p->T <= 1e6)) BAD("T", "%s must be in (0, 1e6]", MM__G(p->T));
+    if (!(p->dt >= 1e-9 && p->dt <= p->T))
+        BAD("dt", "%s must be in [1e-9, T = %s]", MM__G(p->dt), MM__G(p->T));
     int64_t n = steps_of(p->T, p->dt);
     if (n > 1000000000)
-        BAD("dt", "%g gives %lld steps over T = %g (at most 1e9)", p->dt, (long long)n, p->T);
+        BAD("dt", "%s gives %lld steps over T = %s (at most 1e9)", MM__G(p->dt), (long long)n,
+            MM__G(p->T));
     if (!(fabs((double)n * p->dt - p->T) <= 1e-9 * p->T))
-        BAD("dt", "%g does not divide T = %g into whole steps", p->dt, p->T);
-    if (!(p->sigma >= 0 && p->sigma < 1e6)) BAD("sigma", "%g must be in [0, 1e6)", p->sigma);
-    if (!(p->k >= 1e-6 && p->k < 1e6)) BAD("k", "%g must be in [1e-6, 1e6)", p->k);
-    if (!(p->A >= 1e-6 && p->A < 1e9)) BAD("A", "%g must be in [1e-6, 1e9)", p->A);
+        BAD("dt", "%s does not divide T = %s into whole steps", MM__G(p->dt), MM__G(p->T));
+    if (!(p->sigma >= 0 && p->sigma < 1e6)) BAD("sigma", "%s must be in [0, 1e6)", MM__G(p->sigma));
+    if (!(p->k >= 1e-6 && p->k < 1e6)) BAD("k", "%s must be in [1e-6, 1e6)", MM__G(p->k));
+    if (!(p->A >= 1e-6 && p->A < 1e9)) BAD("A", "%s must be in [1e-6, 1e9)", MM__G(p->A));
     if (p->q0 < -1000000000 || p->q0 > 1000000000)
         BAD("q0", "%lld must be in [-1e9, 1e9]", (long long)p->q0);
     if (p->strategy != MM_AS_FIXED && !(p->gamma >= 1e-6 && p->gamma < 1e6))
-        BAD("gamma", "%g must be in [1e-6, 1e6)", p->gamma);
+        BAD("gamma", "%s must be in [1e-6, 1e6)", MM__G(p->gamma));
     if (p->strategy == MM_AS_FIXED) {
         if (!(p->spread >= 0 && p->spread < 1e6))
-            BAD("spread", "%g must be in [0, 1e6)", p->spread);
-        if (!(p->skew >= 0 && p->skew < 1e6)) BAD("skew", "%g must be in [0, 1e6)", p->skew);
+            BAD("spread", "%s must be in [0, 1e6)", MM__G(p->spread));
+        if (!(p->skew >= 0 && p->skew < 1e6)) BAD("skew", "%s must be in [0, 1e6)", MM__G(p->skew));
     }
     if (p->inv_limit < 0 || p->inv_limit > 1000000000)
         BAD("inv_limit", "%lld must be in [0, 1e9] (0: none)", (long long)p->inv_limit);

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "mm_config.h"
@@ -51,6 +52,16 @@ int mm__errf(mm_error *err, int code, const char *fmt, ...)
         if (*p == '\n' || *p == '\r') *p = ' ';
     err->code = code;
     return code;
+}
+
+const char *mm__fmt_g(double v, char buf[MM__G_LEN])
+{
+    for (int p = 6; p < 17; p++) {
+        snprintf(buf, MM__G_LEN, "%.*g", p, v);
+        if (strtod(buf, NULL) == v) return buf;
+    }
+    snprintf(buf, MM__G_LEN, "%.17g", v); /* 17 digits read back as v; NaN never compares equal */
+    return buf;
 }
 
 int mm__valid_symbol(const char *s)

@@ -2,10 +2,10 @@
  * every kernel (reference, batched, and the CUDA engine) builds event i the same way, from a flat
  * view of the tape's columns (33 bytes a row: ts_ns 8, bid/ask price and size 4 x 4, trade price
  * and size 4 x 2, trade side 1) and of the per-tape tables that mm__tape_init computes once per
- * tape (mid2 8, mid2_h 8 x MM_MARKOUTS, nsamp 4, traded 8 x 2 bytes a row), never from prebuilt event records.
- * The view holds only pointers and numbers, so a copy of it whose pointers are device addresses is
- * what a GPU kernel receives. docs/model.md, sections 2 (events) and 8 (the skip test), is the
- * specification. */
+ * tape (mid2 8, mid2_h 8 x MM_MARKOUTS, nsamp 4, traded 8 x 2 bytes a row), never from prebuilt
+ * event records. The view holds only pointers and numbers, so a copy of it whose pointers are
+ * device addresses is what a GPU kernel receives. docs/model.md, sections 2 (events) and 8 (the
+ * skip test), is the specification. */
 #ifndef MM_EVENT_H
 #define MM_EVENT_H
 
@@ -24,8 +24,8 @@ typedef struct mm__tape_view {
     const int64_t *mid2;                /* [n] twice the last valid mid after row i (0: none yet) */
     const int64_t *mid2_h[MM_MARKOUTS]; /* [n] twice the mid at ts_i + horizon k */
     const int32_t *nsamp;               /* [n] sampling boundaries crossed since row i-1 */
-    const int64_t *traded[2]; /* [n] per side: lots traded at the level before row i since it
-                                 last changed, over rows before i (mm_event.traded) */
+    const int64_t *traded[2];       /* [n] per side: lots traded at the level before row i since it
+                                       last changed, over rows before i (mm_event.traded) */
     const int64_t *lat_e, *lat_r;   /* [n] the recorded latency series at ts_i (NULL: none), ns */
     const int64_t *samp_e, *samp_r; /* [nsamp_lat] latency samples (empirical draws; NULL: none) */
     int64_t nsamp_lat;

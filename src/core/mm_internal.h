@@ -11,6 +11,14 @@
  * the formatted text are replaced by spaces so the message stays on one line. */
 int mm__errf(mm_error *err, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* v as "%g" prints it when that reads back as v, else with the fewest digits (up to 17) that do:
+ * a value in a message is the value given, never a neighbour rounded onto a bound ("1.0000001
+ * must be in [0, 1]", not "1 must be in [0, 1]"). buf: MM__G_LEN bytes; returns buf. MM__G(v):
+ * the same into a buffer that lives until the end of the enclosing block (a compound literal). */
+#define MM__G_LEN 32
+const char *mm__fmt_g(double v, char buf[MM__G_LEN]);
+#define MM__G(v) mm__fmt_g((v), (char[MM__G_LEN]){0})
+
 /* A strict decimal number, nothing around it (no blanks, hex, octal, inf or nan). integer:
  * [-]digits; otherwise [+-] digits [. digits] [(e|E) [+-] digits], or with digits after the point
  * only. The one check the CLI and the results queries share (params_keys.c). */

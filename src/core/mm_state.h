@@ -63,7 +63,7 @@ typedef struct mm_event {
     /* Per side (bid, ask): lots traded at the level before the event (pb / pa) in the rows since
      * that level last changed, this event's trade not included (docs/model.md 2 and 4.4). */
     int64_t traded[2];
-    int64_t prev_mid2, mid2;  /* twice the last valid mid before / after the event (0: none yet) */
+    int64_t prev_mid2, mid2; /* twice the last valid mid before / after the event (0: none yet) */
     int64_t mid2_h[MM_MARKOUTS]; /* twice the mid at ts + horizon (last valid at or before it) */
     double tau_end_s;            /* seconds from ts to the last event of the tape */
     int64_t lat_e, lat_r; /* the recorded latency series at ts: entry, response, ns (0: none) */

@@ -64,7 +64,7 @@ int mm_sim_config_check(const mm_sim_config *c, const mm_ticks *t, mm_error *err
     if (c->id < 0) BAD("id", "%" PRId64 " must be >= 0", c->id);
     if (c->path < 0) BAD("path", "%d must be >= 0", c->path);
     if (!(c->year_s == 0 || (c->year_s > 0 && c->year_s <= 1e12)))
-        BAD("year_s", "%g must be 0 (the tape's) or in (0, 1e12] s", c->year_s);
+        BAD("year_s", "%s must be 0 (the tape's) or in (0, 1e12] s", MM__G(c->year_s));
     for (int k = 0; k < MM_MARKOUTS; k++)
         if (c->markout_ns[k] < 1 || c->markout_ns[k] > MM_SIM_HORIZON_MAX_NS)
             BAD("markout_ns", "horizon %d: %" PRId64 " must be in [1, %" PRId64 "] ns", k + 1,
@@ -113,8 +113,8 @@ int mm_sim_config_check(const mm_sim_config *c, const mm_ticks *t, mm_error *err
                 t->ts_ns[t->n - 1]);
     }
     if (t && !(t->inst.year_s == 0 || (t->inst.year_s > 0 && t->inst.year_s <= 1e12)))
-        return mm__errf(err, MM_EFORMAT, "instrument %s: year_s: %g must be 0 or in (0, 1e12] s",
-                        t->inst.symbol, t->inst.year_s);
+        return mm__errf(err, MM_EFORMAT, "instrument %s: year_s: %s must be 0 or in (0, 1e12] s",
+                        t->inst.symbol, MM__G(t->inst.year_s));
     if (!t || t->n <= 0) return 0;
     /* The timestamps: in range (so that ts + horizon, ts + delay and every difference of two
      * timestamps are exact in int64) and in order (mm_ticks_validate checks the order too, but a
@@ -166,28 +166,29 @@ int mm_params_check(const mm_params *p, mm_error *err)
     if (p->strategy < 0 || p->strategy > 2)
         BAD("strategy", "%d is not fixed (0), as (1) or glft (2)", p->strategy);
     if (!(p->spread_ticks >= 0 && p->spread_ticks < 1e6))
-        BAD("spread", "%g must be in [0, 1e6) ticks", p->spread_ticks);
+        BAD("spread", "%s must be in [0, 1e6) ticks", MM__G(p->spread_ticks));
     if (!(p->skew_ticks >= 0 && p->skew_ticks < 1e6))
-        BAD("skew", "%g must be in [0, 1e6) ticks/lot", p->skew_ticks);
+        BAD("skew", "%s must be in [0, 1e6) ticks/lot", MM__G(p->skew_ticks));
     if (p->fair_micro != 0 && p->fair_micro != 1) BAD("fair", "must be mid (0) or micro (1)");
     if (p->strategy == MM_STRAT_AS) {
         if (!(p->as_gamma >= 1e-6 && p->as_gamma < 1e6))
-            BAD("as_gamma", "%g must be in [1e-6, 1e6)", p->as_gamma);
-        if (!(p->as_k >= 1e-6 && p->as_k < 1e6)) BAD("as_k", "%g must be in [1e-6, 1e6)", p->as_k);
+            BAD("as_gamma", "%s must be in [1e-6, 1e6)", MM__G(p->as_gamma));
+        if (!(p->as_k >= 1e-6 && p->as_k < 1e6))
+            BAD("as_k", "%s must be in [1e-6, 1e6)", MM__G(p->as_k));
         if (!(p->as_sigma >= 0 && p->as_sigma < 1e6))
-            BAD("as_sigma", "%g must be in [0, 1e6)", p->as_sigma);
+            BAD("as_sigma", "%s must be in [0, 1e6)", MM__G(p->as_sigma));
         if (!(p->as_horizon_s >= 0 && p->as_horizon_s < 1e9))
-            BAD("as_horizon", "%g must be in [0, 1e9) s", p->as_horizon_s);
+            BAD("as_horizon", "%s must be in [0, 1e9) s", MM__G(p->as_horizon_s));
     }
     if (p->strategy == MM_STRAT_GLFT) {
         if (!(p->glft_gamma >= 1e-6 && p->glft_gamma < 1e6))
-            BAD("glft_gamma", "%g must be in [1e-6, 1e6)", p->glft_gamma);
+            BAD("glft_gamma", "%s must be in [1e-6, 1e6)", MM__G(p->glft_gamma));
         if (!(p->glft_k >= 1e-6 && p->glft_k < 1e6))
-            BAD("glft_k", "%g must be in [1e-6, 1e6)", p->glft_k);
+            BAD("glft_k", "%s must be in [1e-6, 1e6)", MM__G(p->glft_k));
         if (!(p->glft_A >= 1e-6 && p->glft_A < 1e9))
-            BAD("glft_A", "%g must be in [1e-6, 1e9)", p->glft_A);
+            BAD("glft_A", "%s must be in [1e-6, 1e9)", MM__G(p->glft_A));
         if (!(p->glft_sigma >= 0 && p->glft_sigma < 1e6))
-            BAD("glft_sigma", "%g must be in [0, 1e6)", p->glft_sigma);
+            BAD("glft_sigma", "%s must be in [0, 1e6)", MM__G(p->glft_sigma));
         if (p->glft_Q < 1) BAD("glft_Q", "%d must be in [1, 2147483647]", p->glft_Q);
     }
     if (p->quote_size < 1 || p->quote_size > 100000000)
@@ -199,7 +200,7 @@ int mm_params_check(const mm_params *p, mm_error *err)
     if (p->queue_rule < 0 || p->queue_rule > 2)
         BAD("queue", "%d is not risk-averse (0), power (1) or log (2)", p->queue_rule);
     if (!(p->queue_n > 0 && p->queue_n <= 100))
-        BAD("queue_n", "%g must be in (0, 100]", p->queue_n);
+        BAD("queue_n", "%s must be in (0, 100]", MM__G(p->queue_n));
     if (p->trade_through_only != 0 && p->trade_through_only != 1)
         BAD("trade_through_only", "must be 0 or 1");
     if (p->post_only != 0 && p->post_only != 1) BAD("post_only", "must be 0 or 1");
@@ -224,13 +225,13 @@ int mm_params_check(const mm_params *p, mm_error *err)
             "%d is not constant (0), exponential (1), lognormal (2) or empirical (3)",
             p->latency_dist);
     if (!(p->latency_sigma >= 0 && p->latency_sigma <= 5))
-        BAD("latency_sigma", "%g must be in [0, 5]", p->latency_sigma);
+        BAD("latency_sigma", "%s must be in [0, 5]", MM__G(p->latency_sigma));
     if (p->queue_join != MM_JOIN_BACK && p->queue_join != MM_JOIN_UNIFORM)
         BAD("queue_join", "%d is not back (0) or uniform (1)", p->queue_join);
     if (p->cancel_draw != MM_CANCEL_ROUND && p->cancel_draw != MM_CANCEL_BINOMIAL)
         BAD("cancel_draw", "%d is not round (0) or binomial (1)", p->cancel_draw);
     if (!(p->trade_reach >= 0 && p->trade_reach <= 1))
-        BAD("trade_reach", "%g must be in [0, 1]", p->trade_reach);
+        BAD("trade_reach", "%s must be in [0, 1]", MM__G(p->trade_reach));
     if (p->stress_latency < 1 || p->stress_latency > 1000)
         BAD("stress_latency", "%d must be in [1, 1000]", p->stress_latency);
     if (p->stress_latency > 1) {
@@ -239,13 +240,13 @@ int mm_params_check(const mm_params *p, mm_error *err)
             BAD("stress_latency", "%d x the latencies exceeds 1 h", p->stress_latency);
     }
     if (!(p->stress_vol >= 0 && p->stress_vol <= 100))
-        BAD("stress_vol", "%g must be in [0, 100]", p->stress_vol);
+        BAD("stress_vol", "%s must be in [0, 100]", MM__G(p->stress_vol));
     if (!(p->stress_liquidity >= 0.01 && p->stress_liquidity <= 100))
-        BAD("stress_liquidity", "%g must be in [0.01, 100]", p->stress_liquidity);
+        BAD("stress_liquidity", "%s must be in [0.01, 100]", MM__G(p->stress_liquidity));
     if (!(fabs(p->maker_fee_bps) < 1e4))
-        BAD("maker_fee_bps", "%g must be within +-1e4 bps", p->maker_fee_bps);
+        BAD("maker_fee_bps", "%s must be within +-1e4 bps", MM__G(p->maker_fee_bps));
     if (!(fabs(p->taker_fee_bps) < 1e4))
-        BAD("taker_fee_bps", "%g must be within +-1e4 bps", p->taker_fee_bps);
+        BAD("taker_fee_bps", "%s must be within +-1e4 bps", MM__G(p->taker_fee_bps));
     return 0;
 }
 

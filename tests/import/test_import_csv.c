@@ -67,6 +67,22 @@ Test(csv, quotes_and_trades_map_by_header_name)
     mm_ticks_free(&t);
 }
 
+/* Issue 27: a spreadsheet's export starts with a UTF-8 byte order mark; the header's first name
+ * ("time") was read as "\xEF\xBB\xBFtime" and the map did not find it. The same file, same tape. */
+Test(csv, a_byte_order_mark_before_the_header_is_skipped)
+{
+    mm_ticks t, b;
+    mm_error e = {0};
+    cr_assert_eq(import(write_text("a.csv", GOOD), MAP, "s", 0, &t, &e), 0, "%s", e.msg);
+    char bom[sizeof GOOD + 3] = "\xEF\xBB\xBF";
+    strcat(bom, GOOD);
+    cr_assert_eq(import(write_text("bom.csv", bom), MAP, "s", 0, &b, &e), 0, "%s", e.msg);
+    cr_assert_eq(b.n, t.n);
+    cr_assert_eq(b.inst.fingerprint, t.inst.fingerprint);
+    mm_ticks_free(&t);
+    mm_ticks_free(&b);
+}
+
 Test(csv, numbered_columns_iso_times_and_tabs)
 {
     const char *p = write_text("b.tsv", "2024-08-08T23:54:16.493Z\t61800.2\t2.5\t61800.3\t1\n"

@@ -35,11 +35,12 @@ typedef struct mm__lines {
  * "PATH: why". */
 int mm__lines_open(mm__lines *r, const char *path, mm_error *err);
 
-/* Next line, without its "\n" or "\r\n", NUL-terminated in place (valid until the next call).
- * Returns 1 with *line and *len, 0 at the end, or a negative code with err "PATH:LINE: why" (a
- * truncated or corrupt gzip stream, a read error, a line over 256 MiB) or "PATH: trailing data
- * after the end of the gzip stream ..." (bytes after the last gzip member that are not another
- * member). */
+/* Next line, without its "\n" or "\r\n", NUL-terminated in place (valid until the next call);
+ * the first line without a UTF-8 byte order mark (EF BB BF) before it, as spreadsheet programs
+ * write one before a CSV header. Returns 1 with *line and *len, 0 at the end, or a negative code
+ * with err "PATH:LINE: why" (a truncated or corrupt gzip stream, a read error, a line over 256 MiB)
+ * or "PATH: trailing data after the end of the gzip stream ..." (bytes after the last gzip member
+ * that are not another member). */
 int mm__lines_next(mm__lines *r, char **line, size_t *len, mm_error *err);
 
 void mm__lines_close(mm__lines *r);

@@ -214,6 +214,7 @@ int mm__lines_next(mm__lines *r, char **line, size_t *len, mm_error *err)
         r->bytes += (int64_t)n + (nl ? 1 : 0);
         if (n && s[n - 1] == '\r') n--;
         s[n] = 0;
+        if (r->lineno == 0 && n >= 3 && !memcmp(s, "\xEF\xBB\xBF", 3)) s += 3, n -= 3;
         r->lineno++;
         *line = s;
         *len = n;
