@@ -106,6 +106,7 @@ MM_HD void mm__guard_of(const mm_state *st, int64_t *lo, int64_t *hi, int64_t *l
 #define MM_KIND_TIME 4
 MM_HD uint8_t mm__guard_kind(const mm_derived *d)
 {
+    if (!(d->caps & MM_CAP_SKIP)) return 0; /* the key table: steps every event (mm_step_c) */
     if (d->time_varying) return (uint8_t)(d->fair_micro ? 0 : MM_KIND_TIME);
     return (uint8_t)(!d->fair_micro ? 1 : d->cross_join ? 2 : MM_KIND_BAND);
 }

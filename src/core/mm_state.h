@@ -27,6 +27,15 @@
 #define MM_QEXP_MAX 700.0
 
 /* Per-combination constants derived from mm_params (mm__derive). */
+/* Kernel capabilities (docs/architecture.md, "Adding a rule"): the fast kernels that implement a
+ * key's value, beyond the reference (mm_step_c), which implements every value. MM_CAP_SKIP: the
+ * batched kernel may skip events for it (the skip test, docs/model.md 8); MM_CAP_LANES: the lanes
+ * kernel's vector step (sim_lanes.h) computes it; MM_CAP_SHARE: combinations that differ only in
+ * inv_limit may share one state (it draws nothing from its stream key). The CUDA engine runs
+ * mm_step_c itself (mm_thread.h), so it implements every value the reference does. A key or value
+ * a kernel has not opted into in params_keys.c is computed by the reference alone. */
+enum { MM_CAP_SKIP = 1, MM_CAP_LANES = 2, MM_CAP_SHARE = 4, MM_CAP_ALL = 7 };
+
 typedef struct mm_derived {
     double hs0, hs1;      /* half spread = hs0 + hs1 * tau, ticks */
     double sk0, sk1;      /* skew per lot = sk0 + sk1 * tau, ticks/lot */
@@ -47,6 +56,10 @@ typedef struct mm_derived {
     double lat_sigma;     /* lognormal: sigma of ln(latency) */
     uint64_t reach32;     /* trade_reach as a 32-bit threshold (mm_prob32; 2^32: always) */
     int32_t cancel_binom; /* 1: cancel_draw = binomial */
+    /* The fast kernels that implement every value of the combination's parameters (MM_CAP_*,
+     * mm__params_caps: the key table decides, src/core/params_keys.c); the routing reads nothing
+     * else. */
+    uint32_t caps;
     double maker_rate,
         taker_rate; /* fee per (tick x lot) of notional, money: bps * 1e-4 * tick * lot */
     double money;   /* tick_size * lot_size */

@@ -169,9 +169,15 @@ MM_HD void mm__fill(mm_state *st, const mm_event *ev, const mm_derived *d, int s
 MM_HD double mm__qshare(double a, double b, int rule, double n)
 {
     MM_HD_ASSERT(a >= 1.0 && b >= 0.0);
-    if (rule == MM_QUEUE_LOG) {
+    switch ((enum mm_queue_rule)rule) { /* no default: a new rule is a compile error here */
+    case MM_QUEUE_RISK_AVERSE:
+        return 0.0; /* no cancel was ahead of us (the caller does not ask) */
+    case MM_QUEUE_LOG: {
         double fa = mm_det_log(1.0 + a), fb = b > 0 ? mm_det_log(1.0 + b) : 0.0;
         return fa / (fa + fb);
+    }
+    case MM_QUEUE_POWER:
+        break;
     }
     if (b <= 0) return 1.0;
     double la = n * mm_det_log(a), lb = n * mm_det_log(b);

@@ -8,15 +8,23 @@
 #include <string.h>
 
 #include "mm_internal.h"
+#include "mm_state.h"
 
-enum { T_I32, T_I64, T_F64, T_ENUM };
+enum key_type { T_I32, T_I64, T_F64, T_ENUM };
 
 typedef struct key_desc {
     const char *name;
-    int type;
+    enum key_type type;
     size_t off;
     const char *const *names; /* T_ENUM: value names by index, NULL-terminated */
     const char *help;
+    /* The fast kernels that implement the key (MM_CAP_*, mm_internal.h): for a number, every
+     * value but `neutral`, which every kernel implements (when has_neutral; otherwise every
+     * value); for an enum, vcaps[v] for value v. 0: the reference alone. */
+    unsigned caps;
+    const unsigned *vcaps;
+    int has_neutral;
+    double neutral;
 } key_desc;
 
 static const char *const STRATS[] = {"fixed", "as", "glft", NULL};
@@ -28,46 +36,71 @@ static const char *const LATDIST[] = {"constant", "exponential", "lognormal", "e
 static const char *const JOIN[] = {"back", "uniform", NULL};
 static const char *const CANCELDRAW[] = {"round", "binomial", NULL};
 
+/* The capabilities of each enum value, in the order of its names (a value added to the names
+ * without one here is the reference's alone: the arrays are sized by the names). A value that
+ * draws a random number (docs/model.md 3.3) cannot share a state and is not in the lanes kernel. */
+enum { ALL = MM_CAP_ALL, SKIP = MM_CAP_SKIP, NOLANES = MM_CAP_SKIP | MM_CAP_SHARE };
+static const unsigned STRATS_CAPS[sizeof STRATS / sizeof *STRATS - 1] = {ALL, ALL, ALL};
+static const unsigned QUEUES_CAPS[sizeof QUEUES / sizeof *QUEUES - 1] = {ALL, ALL, ALL};
+static const unsigned FAIRS_CAPS[sizeof FAIRS / sizeof *FAIRS - 1] = {ALL, ALL};
+static const unsigned FILLVOL_CAPS[sizeof FILLVOL / sizeof *FILLVOL - 1] = {ALL, ALL};
+static const unsigned CROSS_CAPS[sizeof CROSS / sizeof *CROSS - 1] = {ALL, ALL};
+static const unsigned LATDIST_CAPS[sizeof LATDIST / sizeof *LATDIST - 1] = {ALL, SKIP, SKIP, SKIP};
+static const unsigned JOIN_CAPS[sizeof JOIN / sizeof *JOIN - 1] = {ALL, SKIP};
+static const unsigned CANCELDRAW_CAPS[sizeof CANCELDRAW / sizeof *CANCELDRAW - 1] = {ALL, SKIP};
+
+/* K: a number every kernel implements; KN: a number whose value `neutral` every kernel implements
+ * and any other value only the kernels `caps`; KE: an enum, its values' capabilities in vcaps. */
 #define K(n, t, f, names, help)                                                                    \
     {                                                                                              \
-        n, t, offsetof(mm_params, f), names, help                                                  \
+        n, t, offsetof(mm_params, f), names, help, ALL, NULL, 0, 0                                 \
+    }
+#define KN(n, t, f, help, neutral, caps)                                                           \
+    {                                                                                              \
+        n, t, offsetof(mm_params, f), NULL, help, caps, NULL, 1, neutral                           \
+    }
+#define KE(n, f, names, help)                                                                      \
+    {                                                                                              \
+        n, T_ENUM, offsetof(mm_params, f), names, help, 0, names##_CAPS, 0, 0                      \
     }
 static const key_desc KEYS[] = {
-    K("strategy", T_ENUM, strategy, STRATS, "fixed | as | glft"),
+    KE("strategy", strategy, STRATS, "fixed | as | glft"),
     K("spread", T_F64, spread_ticks, NULL, "fixed: distance from fair to each quote, ticks"),
     K("skew", T_F64, skew_ticks, NULL, "fixed: quote shift per lot of inventory, ticks/lot"),
-    K("fair", T_ENUM, fair_micro, FAIRS, "fair price: mid | micro (microprice)"),
+    KE("fair", fair_micro, FAIRS, "fair price: mid | micro (microprice)"),
     K("size", T_I32, quote_size, NULL, "quote size, lots"),
     K("inv_limit", T_I32, inv_limit, NULL, "inventory limit |q|, lots"),
     K("requote", T_I32, requote_ticks, NULL, "requote threshold, ticks"),
-    K("queue", T_ENUM, queue_rule, QUEUES, "cancel split rule: risk-averse | power | log"),
+    KE("queue", queue_rule, QUEUES, "cancel split rule: risk-averse | power | log"),
     K("queue_n", T_F64, queue_n, NULL, "exponent of the power rule"),
     K("trade_through_only", T_I32, trade_through_only, NULL,
       "1: fill only on trades through our price"),
     K("post_only", T_I32, post_only, NULL, "1: reject orders that would cross on arrival; 0: take"),
-    K("fill_volume", T_ENUM, fill_volume, FILLVOL,
-      "trade-through and cross fills: bounded (by the market's size) | unbounded"),
-    K("cross_rule", T_ENUM, cross_rule, CROSS,
-      "a quote that would cross: join (best price on its side) | reject (send as is)"),
+    KE("fill_volume", fill_volume, FILLVOL,
+       "trade-through and cross fills: bounded (by the market's size) | unbounded"),
+    KE("cross_rule", cross_rule, CROSS,
+       "a quote that would cross: join (best price on its side) | reject (send as is)"),
     K("reject_backoff_ns", T_I64, reject_backoff_ns, NULL,
       "after a reject, no new order on that side for this long, ns"),
-    K("max_orders_per_s", T_I32, max_orders_per_s, NULL, "new orders per second, 0: no limit"),
+    KN("max_orders_per_s", T_I32, max_orders_per_s, "new orders per second, 0: no limit", 0,
+       NOLANES),
     K("close_penalty_ticks", T_I32, close_penalty_ticks, NULL,
       "pnl_close: ticks beyond the touch for the part past the displayed size"),
     K("latency_ns", T_I64, latency_ns, NULL, "order-entry latency, ns"),
     K("feed_latency_ns", T_I64, feed_latency_ns, NULL, "market-data latency, ns"),
     K("response_ns", T_I64, response_ns, NULL,
       "exchange-to-strategy latency of order responses and fill reports, ns"),
-    K("latency_dist", T_ENUM, latency_dist, LATDIST,
-      "entry and response latencies drawn per order / message: constant | exponential (mean) | "
-      "lognormal (median) | empirical (a measured sample + the latency)"),
+    KE("latency_dist", latency_dist, LATDIST,
+       "entry and response latencies drawn per order / message: constant | exponential (mean) | "
+       "lognormal (median) | empirical (a measured sample + the latency)"),
     K("latency_sigma", T_F64, latency_sigma, NULL, "lognormal latency: sigma of its logarithm"),
-    K("queue_join", T_ENUM, queue_join, JOIN,
-      "a new order at the best joins: back (behind all shown) | uniform (a random place)"),
-    K("cancel_draw", T_ENUM, cancel_draw, CANCELDRAW,
-      "cancels ahead of us: round (dec x share, rounded) | binomial (each lot with prob. share)"),
-    K("trade_reach", T_F64, trade_reach, NULL,
-      "probability that a trade at our price reaches our queue (else hidden liquidity took it)"),
+    KE("queue_join", queue_join, JOIN,
+       "a new order at the best joins: back (behind all shown) | uniform (a random place)"),
+    KE("cancel_draw", cancel_draw, CANCELDRAW,
+       "cancels ahead of us: round (dec x share, rounded) | binomial (each lot with prob. share)"),
+    KN("trade_reach", T_F64, trade_reach,
+       "probability that a trade at our price reaches our queue (else hidden liquidity took it)", 1,
+       SKIP),
     K("stress_latency", T_I32, stress_latency, NULL,
       "stress: latency_ns, feed_latency_ns and response_ns multiplied by this, 1..1000"),
     K("stress_vol", T_F64, stress_vol, NULL,
@@ -112,7 +145,7 @@ int mm_params_key_kind(const char *key, const char *const **enum_names)
         case T_I32:
         case T_I64:
             return MM_KEY_INT;
-        default:
+        case T_F64:
             return MM_KEY_REAL;
         }
     }
@@ -132,7 +165,7 @@ int mm_params_get_num(const mm_params *p, const char *key, double *out)
         case T_I64:
             *out = (double)*(const int64_t *)base;
             break;
-        default:
+        case T_F64:
             *out = *(const double *)base;
             break;
         }
@@ -224,7 +257,7 @@ int mm_params_set(mm_params *p, const char *key, const char *value, mm_error *er
         }
         return 0;
     }
-    default: {
+    case T_F64: {
         if (!is_decimal(value, 0))
             return mm__errf(err, MM_EUSAGE, "%s: '%s' is not a decimal number", key, value);
         double v = strtod(value, &end);
@@ -233,6 +266,7 @@ int mm_params_set(mm_params *p, const char *key, const char *value, mm_error *er
         return 0;
     }
     }
+    return MM_EUSAGE; /* not reached: every type is a case above */
 }
 
 int mm_params_get(const mm_params *p, const char *key, char *buf, size_t cap)
@@ -254,11 +288,54 @@ int mm_params_get(const mm_params *p, const char *key, char *buf, size_t cap)
         case T_I64:
             snprintf(buf, cap, "%lld", (long long)*(const int64_t *)base);
             break;
-        default:
+        case T_F64:
             snprintf(buf, cap, "%.17g", *(const double *)base);
             break;
         }
         return 0;
     }
     return MM_EUSAGE;
+}
+
+/* ---- kernel capabilities (mm_internal.h) ---- */
+
+static double key_value(const key_desc *k, const mm_params *p)
+{
+    const char *base = (const char *)p + k->off;
+    switch (k->type) {
+    case T_ENUM:
+    case T_I32:
+        return *(const int32_t *)base;
+    case T_I64:
+        return (double)*(const int64_t *)base;
+    case T_F64:
+        return *(const double *)base;
+    }
+    return 0; /* not reached */
+}
+
+static unsigned caps_of(const key_desc *k, double v)
+{
+    if (k->type == T_ENUM) {
+        int n = 0;
+        while (k->names[n])
+            n++;
+        return v >= 0 && v < n && v == (int)v ? k->vcaps[(int)v] : 0;
+    }
+    return k->has_neutral && v == k->neutral ? MM_CAP_ALL : k->caps;
+}
+
+unsigned mm__params_key_caps(int key_index, double v)
+{
+    if (key_index < 0 || key_index >= NKEYS) return 0;
+    return caps_of(&KEYS[key_index], v);
+}
+
+unsigned mm__params_caps(const mm_params *p)
+{
+    unsigned c = MM_CAP_ALL;
+    for (int i = 0; i < NKEYS; i++)
+        c &= caps_of(&KEYS[i], key_value(&KEYS[i], p));
+    /* The lanes kernel and the shared states run inside the skip kernel: without it, neither. */
+    return c & MM_CAP_SKIP ? c : 0;
 }

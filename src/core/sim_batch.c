@@ -95,7 +95,7 @@ void mm__guards_free(mm__guards *g)
 
 int mm__lanes_ok(const mm_derived *d)
 {
-    return share_draws_none(d) && d->rate == 0;
+    return (d->caps & MM_CAP_LANES) != 0;
 }
 
 const char *mm__batch_isa_name(int isa)

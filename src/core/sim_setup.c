@@ -255,7 +255,7 @@ void mm__derive(const mm_params *p, const mm_instrument *inst, mm_derived *d)
     memset(d, 0, sizeof *d);
     d->size = p->quote_size;
     d->limit = p->inv_limit;
-    switch (p->strategy) {
+    switch ((enum mm_strategy)p->strategy) { /* no default: a new strategy is a compile error */
     case MM_STRAT_AS: {
         double g = p->as_gamma, s2 = p->as_sigma * p->as_sigma;
         double c =
@@ -283,7 +283,7 @@ void mm__derive(const mm_params *p, const mm_instrument *inst, mm_derived *d)
         if (qlim < d->limit) d->limit = (int32_t)qlim;
         break;
     }
-    default:
+    case MM_STRAT_FIXED:
         d->hs0 = p->spread_ticks;
         d->sk0 = p->skew_ticks;
         break;
@@ -310,6 +310,7 @@ void mm__derive(const mm_params *p, const mm_instrument *inst, mm_derived *d)
     d->join_uniform = p->queue_join == MM_JOIN_UNIFORM;
     d->reach32 = mm_prob32(p->trade_reach);
     d->cancel_binom = p->cancel_draw == MM_CANCEL_BINOMIAL;
+    d->caps = mm__params_caps(p);
     d->money = inst->tick_size * inst->lot_size;
     d->maker_rate = p->maker_fee_bps * 1e-4 * d->money;
     d->taker_rate = p->taker_fee_bps * 1e-4 * d->money;

@@ -30,13 +30,11 @@
  * the leaders whose states agree again (share_park); when it returns, every member takes its
  * leader's state (share_unpark_all). */
 
-/* No random number drawn by a combination with constants d (section 3.3): its state does not
- * depend on its stream key. */
-static inline int share_draws_none(const mm_derived *d)
+/* A combination with constants d may share a state (the key table says so, MM_CAP_SHARE: its
+ * values draw no random number, section 3.3, so its state does not depend on its stream key). */
+static inline int share_ok(const mm_derived *d)
 {
-    int lat = d->lat_dist == MM_LAT_CONSTANT ||
-              (d->lat_dist != MM_LAT_EMPIRICAL && d->entry_ns == 0 && d->resp_ns == 0);
-    return lat && !d->join_uniform && d->reach32 > UINT32_MAX && !d->cancel_binom;
+    return (d->caps & MM_CAP_SHARE) != 0;
 }
 
 /* What two combinations must agree on to share: the constants without the limit, the state
@@ -346,7 +344,7 @@ static int64_t share_merge(const mm_derived *d, mm_state *st, const mm__guards *
             parked++;
             continue;
         }
-        if (!share_draws_none(&d[j])) continue;
+        if (!share_ok(&d[j])) continue;
         if (first) { /* the constants' hash, once per kernel call */
             memcpy(&ic.d, &d[j], sizeof ic.d);
             ic.d.limit = 0;

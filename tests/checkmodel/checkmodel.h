@@ -71,6 +71,9 @@ extern uint64_t ck_seed;
 #define CK_TS_GRID_NS 100000 /* the coarse clock of some perturbed tapes, ns */
 uint32_t ck_rnd(void);
 void ck_random_params(mm_params *p);
+/* 0 when ck_random_params draws every key of the key table; else -1 after naming each it does not
+ * draw. */
+int ck_check_keys(void);
 /* Execution randomness off (section 3.3): a combination that draws no random number. */
 void ck_no_draws(mm_params *p);
 void ck_wide_params(mm_params *p);

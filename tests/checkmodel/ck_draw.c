@@ -2,6 +2,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "checkmodel.h"
 #include "mm_rng.h"
@@ -43,13 +44,88 @@ static int64_t wide_i(int64_t lo, int64_t hi)
     return x < lo ? lo : x > hi ? hi : x;
 }
 
+/* A value of enum key `key`, uniform over every value the key table lists: a value added to the
+ * table is drawn the day it is added (and its kernels checked against the reference). */
+static int32_t ck_enum(const char *key)
+{
+    const char *const *names = NULL;
+    if (mm_params_key_kind(key, &names) != MM_KEY_ENUM || !names) {
+        fprintf(stderr, "checkmodel: %s is not an enum key of the key table\n", key);
+        abort();
+    }
+    uint32_t n = 0;
+    while (names[n])
+        n++;
+    return (int32_t)(ck_rnd() % n);
+}
+
+/* Every key ck_random_params draws. ck_check_keys refuses a key table with a key not listed here,
+ * so a key added to the model is drawn (a line below) before checkmodel passes again. */
+static const char *const DRAWN[] = {"strategy",
+                                    "spread",
+                                    "skew",
+                                    "fair",
+                                    "size",
+                                    "inv_limit",
+                                    "requote",
+                                    "queue",
+                                    "queue_n",
+                                    "trade_through_only",
+                                    "post_only",
+                                    "fill_volume",
+                                    "cross_rule",
+                                    "reject_backoff_ns",
+                                    "max_orders_per_s",
+                                    "close_penalty_ticks",
+                                    "latency_ns",
+                                    "feed_latency_ns",
+                                    "response_ns",
+                                    "latency_dist",
+                                    "latency_sigma",
+                                    "queue_join",
+                                    "cancel_draw",
+                                    "trade_reach",
+                                    "stress_latency",
+                                    "stress_vol",
+                                    "stress_liquidity",
+                                    "maker_fee_bps",
+                                    "taker_fee_bps",
+                                    "as_gamma",
+                                    "as_k",
+                                    "as_sigma",
+                                    "as_horizon",
+                                    "glft_gamma",
+                                    "glft_k",
+                                    "glft_A",
+                                    "glft_sigma",
+                                    "glft_Q"};
+
+int ck_check_keys(void)
+{
+    int bad = 0;
+    for (int i = 0; i < mm_params_key_count(); i++) {
+        const char *k = mm_params_key_name(i, NULL);
+        int found = 0;
+        for (size_t j = 0; j < sizeof DRAWN / sizeof DRAWN[0]; j++)
+            found |= !strcmp(DRAWN[j], k);
+        if (!found) {
+            fprintf(stderr,
+                    "checkmodel: key %s of the key table is never drawn: draw it in "
+                    "tests/checkmodel/ck_draw.c (ck_random_params) and list it in DRAWN\n",
+                    k);
+            bad = 1;
+        }
+    }
+    return bad ? -1 : 0;
+}
+
 void ck_random_params(mm_params *p)
 {
     mm_params_defaults(p);
-    p->strategy = (int32_t)(ck_rnd() % 3);
+    p->strategy = ck_enum("strategy");
     p->spread_ticks = (double)(ck_rnd() % 6) + (ck_rnd() % 2 ? 0.5 : 0.0);
     p->skew_ticks = (ck_rnd() % 3) * 0.25;
-    p->fair_micro = (int32_t)(ck_rnd() % 2);
+    p->fair_micro = ck_enum("fair");
     p->as_gamma = 0.01 + rndu();
     p->as_k = 0.5 + 2 * rndu();
     p->as_sigma = 0.5 + 3 * rndu();
@@ -62,13 +138,13 @@ void ck_random_params(mm_params *p)
     p->quote_size = 1 + (int32_t)(ck_rnd() % 5);
     p->inv_limit = p->quote_size * (1 + (int32_t)(ck_rnd() % 8));
     p->requote_ticks = 1 + (int32_t)(ck_rnd() % 3);
-    p->queue_rule = (int32_t)(ck_rnd() % 3);
+    p->queue_rule = ck_enum("queue");
     p->queue_n =
         ck_rnd() % 4 ? 0.5 + 2.5 * rndu() : 100 * (1 - rndu()); /* steep rules too, up to n = 100 */
     p->trade_through_only = ck_rnd() % 5 == 0;
     p->post_only = ck_rnd() % 3 != 0;
-    p->fill_volume = ck_rnd() % 4 == 0 ? MM_FILL_UNBOUNDED : MM_FILL_BOUNDED;
-    p->cross_rule = ck_rnd() % 3 == 0 ? MM_CROSS_REJECT : MM_CROSS_JOIN;
+    p->fill_volume = ck_enum("fill_volume");
+    p->cross_rule = ck_enum("cross_rule");
     p->reject_backoff_ns = ck_rnd() % 2 ? 0 : (int64_t)(ck_rnd() % 3000000);
     /* Order-rate limits that bind on the generated tapes (tens of events per second) one time in
      * two: the held orders, the bucket and the wake time of the skip test. */
@@ -89,11 +165,15 @@ void ck_random_params(mm_params *p)
         p->response_ns -= p->response_ns % CK_TS_GRID_NS;
     }
     /* Execution randomness (section 3.3) one time in two each. */
-    p->latency_dist = ck_rnd() % 2 ? MM_LAT_CONSTANT : (int32_t)(1 + ck_rnd() % 3);
+    p->latency_dist = ck_rnd() % 2 ? MM_LAT_CONSTANT : ck_enum("latency_dist");
     p->latency_sigma = 2 * rndu();
-    p->queue_join = ck_rnd() % 2 ? MM_JOIN_BACK : MM_JOIN_UNIFORM;
+    p->queue_join = ck_enum("queue_join");
     p->trade_reach = ck_rnd() % 2 ? 1 : rndu();
-    p->cancel_draw = ck_rnd() % 2 ? MM_CANCEL_ROUND : MM_CANCEL_BINOMIAL;
+    p->cancel_draw = ck_enum("cancel_draw");
+    /* The stresses stay 1: stress_vol and stress_liquidity change only a synthetic day
+     * (docs/montecarlo.md), and stress_latency only scales latency_ns, feed_latency_ns and
+     * response_ns, which a checkmodel run draws directly (it is refused with the recorded latencies
+     * half the tapes have). */
     p->maker_fee_bps = (double)((int)(ck_rnd() % 5) - 2) * 0.5;
     p->taker_fee_bps = (double)(ck_rnd() % 5);
 }
@@ -159,16 +239,28 @@ int ck_gen_tape(mm_ticks *t, uint64_t seed, int64_t events)
  */
 void ck_perturb(mm_ticks *t)
 {
-    /* A coarse clock one time in two (timestamps rounded down to CK_TS_GRID_NS: many events share
-     * one, and latencies on the grid land exactly at an event), and bursts of events at one
-     * timestamp. */
-    int grid = ck_rnd() % 2;
+    /* A coarse clock one time in two (timestamps rounded down to CK_TS_GRID_NS, or to 1 ms, or to 1
+     * s as some feeds print them: many events share one, and latencies on the grid land exactly at
+     * an event), and bursts of events at one timestamp. */
+    static const int64_t GRIDS[] = {CK_TS_GRID_NS, 1000000, 1000000000};
+    int64_t grid = ck_rnd() % 2 ? GRIDS[ck_rnd() % 3] : 0;
     for (int64_t i = 0; i < t->n && grid; i++)
-        t->ts_ns[i] -= t->ts_ns[i] % CK_TS_GRID_NS;
+        t->ts_ns[i] -= t->ts_ns[i] % grid;
     for (int64_t i = 1; i < t->n; i++) {
         if (ck_rnd() % 50 == 0) t->ts_ns[i] = t->ts_ns[i - 1];
         uint32_t r = ck_rnd() % 1000;
-        if (r < 30 && t->trade_sz[i] > 0) {
+        if (r >= 900 && t->trade_sz[i] > 0 && t->trade_side[i] != 0 && i + 1 < t->n) {
+            /* A trade printed before its depth change (Binance: the trade is its own row): the
+             * row keeps the previous book and the trade is at its best; the drop comes next row
+             * (docs/model.md 4.4, traded volume). */
+            t->bid_px[i] = t->bid_px[i - 1];
+            t->bid_sz[i] = t->bid_sz[i - 1];
+            t->ask_px[i] = t->ask_px[i - 1];
+            t->ask_sz[i] = t->ask_sz[i - 1];
+            int32_t best = t->trade_side[i] < 0 ? t->bid_px[i] : t->ask_px[i];
+            int32_t shown = t->trade_side[i] < 0 ? t->bid_sz[i] : t->ask_sz[i];
+            if (shown > 0) t->trade_px[i] = best;
+        } else if (r < 30 && t->trade_sz[i] > 0) {
             int32_t k = 1 + (int32_t)(ck_rnd() % 3);
             t->trade_px[i] += t->trade_side[i] > 0 ? k : -k; /* through the touch */
         } else if (r < 45) {
