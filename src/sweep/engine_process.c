@@ -309,4 +309,4 @@ out:
     return rc;
 }
 
-const mm__engine mm__engine_process = {"process", MM__ENGINE_FORKS, run_process};
+const mm__engine mm__engine_process = {"process", MM__ENGINE_FORKS, run_process, 4};

@@ -107,6 +107,10 @@ typedef struct mm__engine {
      * MM_EINTERRUPTED (a stop: the chunks emitted so far are journaled) or an error recorded in
      * err. */
     int (*run)(mm__run *r, int workers, mm_error *err);
+    /* Chunk results the engine holds per worker besides the one it computes, waiting to be
+     * journaled (the process engine's shared ring, the threads engine's window): what the memory
+     * check (mem_budget.c) counts. */
+    int held;
 } mm__engine;
 
 extern const mm__engine mm__engine_serial, mm__engine_threads, mm__engine_process, mm__engine_mpi,
