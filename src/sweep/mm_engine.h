@@ -44,8 +44,10 @@ typedef struct mm__run {
     const char *jpath; /* "<out>.journal" */
     double t0;
     int64_t done_chunks; /* chunks emitted so far */
-    /* Chunks an engine recomputed after a worker died (mm_sweep_report.chunks_rerun). */
-    int64_t rerun;
+    /* Chunks an engine recomputed after a worker died (mm_sweep_report.chunks_rerun), and workers
+     * it killed for making no progress, their chunks rerun on fresh workers
+     * (mm_sweep_report.stalls). */
+    int64_t rerun, stalls;
     int64_t combos_total; /* sum over chunks of count */
     int64_t events_total; /* sum over chunks of count x tape events, for updates/s */
     /* Progress (mm_sweep_opts.progress): what the emitted chunks hold, and the throttle's state. */

@@ -43,6 +43,7 @@ void mm_sweep_opts_defaults(mm_sweep_opts *o)
     o->objective = "pnl";
     o->progress_interval_s = 0.5;
     o->paths = 1;
+    o->stall_s = 600;
     mm_sim_config_defaults(&o->sim);
 }
 
@@ -213,6 +214,9 @@ int mm_sweep_run(const mm_grid *g, const mm_sweep_opts *o, const char *out_path,
     assert(!((engine->flags & MM__ENGINE_FORKS) && (engine->flags & MM__ENGINE_NO_FORK)));
     if (o->workers < 0 || o->workers > 4096)
         return mm__errf(err, MM_EUSAGE, "workers: %d must be in [0, 4096]", o->workers);
+    if (!(o->stall_s == 0 || (o->stall_s >= 0.1 && o->stall_s <= 604800)))
+        return mm__errf(err, MM_EUSAGE,
+                        "stall_s: %g must be 0 (no limit) or in [0.1, 604800] seconds", o->stall_s);
     if (o->paths < 1 || o->paths > MM_SWEEP_PATHS_MAX)
         return mm__errf(err, MM_EUSAGE, "paths: %" PRId64 " must be in [1, %d]", o->paths,
                         MM_SWEEP_PATHS_MAX);
@@ -457,6 +461,7 @@ int mm_sweep_run(const mm_grid *g, const mm_sweep_opts *o, const char *out_path,
         mm__errf(err, rc, "%s: fsync: %s", r.jpath, strerror(-rc));
     progress(&r, 1);
     rep->chunks_saved = r.j.records;
+    rep->stalls = r.stalls;
     if (rc) goto out;
     rep->wall_s = now() - r.t0;
     rep->combos = g->n_combos;
