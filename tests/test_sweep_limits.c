@@ -411,6 +411,10 @@ Test(stall, a_stopped_worker_is_killed_and_its_chunk_rerun_on_a_fresh_worker, .t
     uint64_t h = 0;
     cr_assert_eq(mm_results_hash(tu_path("stalled.h5"), &h, &e), 0, "%s", e.msg);
     cr_assert_eq(h, ref);
+    mm_results_reader *rd = NULL;
+    cr_assert_eq(mm_results_open(tu_path("stalled.h5"), &rd, &e), 0, "%s", e.msg);
+    cr_assert_eq(mm_results_describe(rd)->meta.stalls, 1, "the attribute stalls");
+    mm_results_close(rd);
     mm_grid_free(g);
 }
 
@@ -520,6 +524,14 @@ Test(stall, the_cli_warns_on_stderr_and_the_table_verifies_as_the_undisturbed_on
     const char *a3[] = {"mmsim", "verify", out, NULL};
     cr_assert_eq(tu_run(a3, &v, NULL), 0);
     cr_assert(strstr(v, want), "%s vs %s", v, want);
+    /* The results record the stall (attribute stalls), and show says so. */
+    char *sh = NULL;
+    const char *a4[] = {"mmsim", "show", out, NULL};
+    cr_assert_eq(tu_run(a4, &sh, NULL), 0);
+    cr_assert(strstr(sh, "\nstalls    1 worker killed for making no progress, its chunk rerun on "
+                         "a fresh worker"),
+              "%s", sh);
+    free(sh);
     free(o1);
     free(o2);
     free(err);

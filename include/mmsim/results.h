@@ -47,6 +47,9 @@ typedef struct mm_results_meta {
     const uint64_t *input_fingerprints;
     int64_t markout_ns[MM_MARKOUTS];
     const char *objective; /* metric the index sorts by, descending ("pnl" if NULL) */
+    /* Workers the process engine killed for making no progress, their chunks rerun on fresh
+     * workers (mm_sweep_report.stalls); 0 when the file does not record it. */
+    int64_t stalls;
 } mm_results_meta;
 
 typedef struct mm_results_writer mm_results_writer;
