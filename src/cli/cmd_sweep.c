@@ -70,7 +70,15 @@ static const char HELP[] =
     "  --quiet             no progress on stderr\n"
     "  --progress          progress on stderr even when it is not a terminal (one line each)\n"
     "  --no-verify         skip the input fingerprint checks\n"
-    "  -h, --help          this help\n";
+    "  -h, --help          this help\n"
+    "\n"
+    "Before any work the memory the run needs (the grid, each worker's chunks, a synthetic day "
+    "per\n"
+    "worker) is checked against physical memory, ulimit -v and -d and the cgroup's memory.max; a "
+    "run\n"
+    "that cannot fit is refused, naming what to lower (--workers, --chunk, --events of a "
+    "--synthetic\n"
+    "market) and how far (docs/sweep.md, \"Memory\").\n";
 
 typedef cli_sweep_config cfg;
 
