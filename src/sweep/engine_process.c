@@ -180,7 +180,9 @@ static void worker_main(mm__run *r, shm_view *v, long index, const test_hooks *h
             if (mm__run_cancelled(r)) break;
             c = atomic_fetch_add(&v->h->next, 1);
             if (c >= v->h->n_chunks) break;
-            atomic_store(&v->pid[c], me);
+            /* Only if unset: a fresh worker the parent handed c to keeps its pid there. */
+            int none = 0;
+            atomic_compare_exchange_strong(&v->pid[c], &none, me);
             int expect = C_TODO;
             if (!atomic_compare_exchange_strong(&v->state[c], &expect, C_CLAIMED))
                 continue; /* the parent took it */
