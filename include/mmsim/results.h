@@ -54,6 +54,9 @@ typedef struct mm_results_meta {
     int32_t n_side;
     const char *const *side_roles, *const *side_paths;
     const uint64_t *side_xxh3;
+    /* Workers the process engine killed for making no progress, their chunks rerun on fresh
+     * workers (mm_sweep_report.stalls); 0 when the file does not record it. */
+    int64_t stalls;
 } mm_results_meta;
 
 typedef struct mm_results_writer mm_results_writer;

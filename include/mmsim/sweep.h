@@ -167,6 +167,14 @@ typedef struct mm_sweep_opts {
     int32_t n_side;
     const char *const *side_roles, *const *side_paths;
     const uint64_t *side_xxh3;
+    /* Engine process: the seconds a worker may hold the chunk the run waits for without finishing
+     * it (docs/sweep.md, "Stalled workers"). Past it the worker is taken for stalled (a stopped
+     * process, a hung file system, or a chunk slower than the limit): it is killed, its chunk is
+     * computed again by a fresh worker and mm_sweep_report.stalls counts it; the table is the same.
+     * The same chunk stalling a second time fails the run (-ETIMEDOUT, the chunk named; the journal
+     * keeps what is done). 600 after mm_sweep_opts_defaults; 0: no limit (wait for ever); else in
+     * [0.1, 604800]. The other engines do not use it (a thread cannot be killed safely). */
+    double stall_s;
 } mm_sweep_opts;
 
 /* Path `path`'s day of synthetic market `market`, the tape at index `tape` of a sweep with master
@@ -189,6 +197,9 @@ typedef struct mm_sweep_report {
     double wall_s, combos_per_s, updates_per_s;
     uint64_t content_hash;
     int workers;
+    /* Engine process: workers killed for making no progress in mm_sweep_opts.stall_s seconds, each
+     * chunk computed again by a fresh worker. */
+    int64_t stalls;
 } mm_sweep_report;
 
 /* Run the grid and write the results table to out_path (atomically). The journal

@@ -86,6 +86,11 @@ static const char *const LIB_TO_FLAG[][2] = {
     {"with mm_sweep_opts.resume set to", "with --resume to"},
     {"the run to resume does not match", "--resume does not match"},
     {"the interrupted run: grid axis ", "the interrupted run: --grid "},
+    {"the synthetic market's mm_gen_params.events", "--events of the --synthetic market"},
+    {"mm_sweep_opts.workers", "--workers"},
+    {"mm_sweep_opts.chunk", "--chunk"},
+    {"mm_sweep_opts.paths", "--paths"},
+    {"mm_sweep_opts.stall_s", "--stall-s"},
 };
 
 /* Replace every `from` in buf (a string in a buffer of cap bytes) by `to`, truncating at cap. */

@@ -206,6 +206,11 @@ static void print_provenance(const show *s)
     printf("wall      %.3f s, %.6g combinations/s, %.6g updates/s\n", m->wall_s, m->combos_per_s,
            m->updates_per_s);
     printf("seed      %" PRIu64 "\n", m->seed);
+    if (m->stalls)
+        printf("stalls    %" PRId64 " worker%s killed for making no progress, %s chunk%s rerun on "
+               "a fresh worker (docs/sweep.md, \"Stalled workers\")\n",
+               m->stalls, m->stalls == 1 ? "" : "s", m->stalls == 1 ? "its" : "their",
+               m->stalls == 1 ? "" : "s");
     if (in->paths > 1)
         printf("paths     %" PRId64 " per combination: each row summarises them (docs/results.md, "
                "\"Monte Carlo\")%s\n",

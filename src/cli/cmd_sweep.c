@@ -49,6 +49,9 @@ static const char HELP[] =
     "  --workers N         processes or threads (default: number of cores; mpi: threads in each\n"
     "                      rank, default 1)\n"
     "  --chunk N           combinations per chunk (default: automatic, at most 256)\n"
+    "  --stall-s S         engine process: a worker that finishes nothing for S seconds is killed\n"
+    "                      and its chunk rerun once on a fresh worker (default 600; 0: wait for\n"
+    "                      ever); the threads engine cannot kill a thread and waits\n"
     "  --seed S            master seed (default 1)\n"
     "  --objective M       metric the best rows are ranked by: [min:|max:]METRIC (default pnl;\n"
     "                      without a prefix, min for max_drawdown, fees, rejects, rejects_per_s,\n"
@@ -67,7 +70,15 @@ static const char HELP[] =
     "  --quiet             no progress on stderr\n"
     "  --progress          progress on stderr even when it is not a terminal (one line each)\n"
     "  --no-verify         skip the input fingerprint checks\n"
-    "  -h, --help          this help\n";
+    "  -h, --help          this help\n"
+    "\n"
+    "Before any work the memory the run needs (the grid, each worker's chunks, a synthetic day "
+    "per\n"
+    "worker) is checked against physical memory, ulimit -v and -d and the cgroup's memory.max; a "
+    "run\n"
+    "that cannot fit is refused, naming what to lower (--workers, --chunk, --events of a "
+    "--synthetic\n"
+    "market) and how far (docs/sweep.md, \"Memory\").\n";
 
 typedef cli_sweep_config cfg;
 
@@ -144,7 +155,8 @@ int cmd_sweep(int argc, char **argv)
         O_PATHS,
         O_KEEP,
         O_SYNTH,
-        O_DEVICE
+        O_DEVICE,
+        O_STALL
     };
     static const struct option opts[] = {{"grid", 1, 0, O_GRID},
                                          {"set", 1, 0, O_SET},
@@ -154,6 +166,7 @@ int cmd_sweep(int argc, char **argv)
                                          {"engine", 1, 0, O_ENGINE},
                                          {"workers", 1, 0, O_WORKERS},
                                          {"chunk", 1, 0, O_CHUNK},
+                                         {"stall-s", 1, 0, O_STALL},
                                          {"seed", 1, 0, O_SEED},
                                          {"paths", 1, 0, O_PATHS},
                                          {"keep-paths", 0, 0, O_KEEP},
@@ -219,6 +232,9 @@ int cmd_sweep(int argc, char **argv)
             break;
         case O_CHUNK:
             r = cli_sweep_config_set_run(&c, "chunk", optarg);
+            break;
+        case O_STALL:
+            r = cli_sweep_config_set_run(&c, "stall_s", optarg);
             break;
         case O_SEED:
             r = cli_sweep_config_set_run(&c, "seed", optarg);
@@ -556,6 +572,11 @@ int cmd_sweep(int argc, char **argv)
             if (rep.chunks_rerun)
                 printf("recovered: %" PRId64 " chunks rerun after a worker died\n",
                        rep.chunks_rerun);
+            if (rep.stalls) /* said on stderr: something stopped a worker (docs/sweep.md) */
+                cli_err("%s: warning: %" PRId64 " worker%s finished nothing for %g s "
+                        "(--stall-s): killed, %s chunk%s rerun on a fresh worker",
+                        C, rep.stalls, rep.stalls == 1 ? "" : "s", o.stall_s,
+                        rep.stalls == 1 ? "its" : "their", rep.stalls == 1 ? "" : "s");
             if (multi) /* the multi-instrument policy (docs/sweep.md): said, not silent */
                 printf("tapes: every instrument of each input file, one tape each (--symbol X to "
                        "choose)\n");

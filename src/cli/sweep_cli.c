@@ -218,6 +218,13 @@ int sweep_run_settings(const char *C, const cli_sweep_config *c, mm_sweep_opts *
         if (cli_i64(C, "keep_paths", c->keep_paths, 0, 1, &v64)) return -1;
         o->keep_paths = (int)v64;
     }
+    if (c->stall_s) {
+        if (cli_f64(C, "stall_s", c->stall_s, 0, 604800, &o->stall_s)) return -1;
+        if (o->stall_s > 0 && o->stall_s < 0.1) {
+            cli_err("%s: stall_s: %s must be 0 (no limit) or at least 0.1 s", C, c->stall_s);
+            return -1;
+        }
+    }
     if (o->keep_paths && o->paths < 2) {
         cli_err("%s: keep_paths: stores each path's row, which needs --paths N with N >= 2", C);
         return -1;

@@ -67,7 +67,8 @@ typedef struct sbuf {
 void sb_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* The [run] settings given as text (engine, workers, chunk, seed, sample_ns, year_seconds,
- * markout_ns), parsed strictly into o. 0, or -1 after printing (a usage error). */
+ * markout_ns, paths, keep_paths, stall_s), parsed strictly into o. 0, or -1 after printing (a
+ * usage error). */
 int sweep_run_settings(const char *C, const cli_sweep_config *c, mm_sweep_opts *o);
 
 /* The objective as written ([min:|max:]METRIC), checked against the metric columns named from

@@ -175,4 +175,5 @@ static int run_cuda(mm__run *r, int workers, mm_error *err)
 
 /* Chunks as large as the GPU takes (MM__ENGINE_GPU_CHUNKS; workers = the devices); one process,
  * no fork (a CUDA context does not survive one). */
-const mm__engine mm__engine_cuda = {"cuda", MM__ENGINE_NO_FORK | MM__ENGINE_GPU_CHUNKS, run_cuda};
+const mm__engine mm__engine_cuda = {"cuda", MM__ENGINE_NO_FORK | MM__ENGINE_GPU_CHUNKS, run_cuda,
+                                    4};

@@ -441,4 +441,4 @@ static int run_mpi(mm__run *r, int workers, mm_error *err)
 }
 
 const mm__engine mm__engine_mpi = {
-    "mpi", MM__ENGINE_NO_FORK | MM__ENGINE_ONE_WORKER | MM__ENGINE_RANKS, run_mpi};
+    "mpi", MM__ENGINE_NO_FORK | MM__ENGINE_ONE_WORKER | MM__ENGINE_RANKS, run_mpi, 4 * DEPTH};

@@ -29,4 +29,4 @@ static int run_serial(mm__run *r, int workers, mm_error *err)
 }
 
 const mm__engine mm__engine_serial = {"serial", MM__ENGINE_ONE_WORKER | MM__ENGINE_BIG_CHUNKS,
-                                      run_serial};
+                                      run_serial, 0};

@@ -55,7 +55,7 @@ static int run_threads(mm__run *r, int workers, mm_error *err)
 }
 
 #if MM_HAVE_OPENMP
-const mm__engine mm__engine_threads = {"threads", 0, run_threads};
+const mm__engine mm__engine_threads = {"threads", 0, run_threads, 4};
 #else
-const mm__engine mm__engine_threads = {"threads", MM__ENGINE_ONE_WORKER, run_threads};
+const mm__engine mm__engine_threads = {"threads", MM__ENGINE_ONE_WORKER, run_threads, 4};
 #endif

@@ -44,8 +44,10 @@ typedef struct mm__run {
     const char *jpath; /* "<out>.journal" */
     double t0;
     int64_t done_chunks; /* chunks emitted so far */
-    /* Chunks an engine recomputed after a worker died (mm_sweep_report.chunks_rerun). */
-    int64_t rerun;
+    /* Chunks an engine recomputed after a worker died (mm_sweep_report.chunks_rerun), and workers
+     * it killed for making no progress, their chunks rerun on fresh workers
+     * (mm_sweep_report.stalls). */
+    int64_t rerun, stalls;
     int64_t combos_total; /* sum over chunks of count */
     int64_t events_total; /* sum over chunks of count x tape events, for updates/s */
     /* Progress (mm_sweep_opts.progress): what the emitted chunks hold, and the throttle's state. */
@@ -107,6 +109,10 @@ typedef struct mm__engine {
      * MM_EINTERRUPTED (a stop: the chunks emitted so far are journaled) or an error recorded in
      * err. */
     int (*run)(mm__run *r, int workers, mm_error *err);
+    /* Chunk results the engine holds per worker besides the one it computes, waiting to be
+     * journaled (the process engine's shared ring, the threads engine's window): what the memory
+     * check (mem_budget.c) counts. */
+    int held;
 } mm__engine;
 
 extern const mm__engine mm__engine_serial, mm__engine_threads, mm__engine_process, mm__engine_mpi,

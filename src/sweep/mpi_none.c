@@ -45,4 +45,4 @@ static int run_one(mm__run *r, int workers, mm_error *err)
 }
 
 const mm__engine mm__engine_mpi = {
-    "mpi", MM__ENGINE_NO_FORK | MM__ENGINE_ONE_WORKER | MM__ENGINE_RANKS, run_one};
+    "mpi", MM__ENGINE_NO_FORK | MM__ENGINE_ONE_WORKER | MM__ENGINE_RANKS, run_one, 4};

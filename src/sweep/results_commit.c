@@ -147,6 +147,7 @@ static int write_meta(mm_results_writer *w, const mm_results_meta *meta, const c
                       -1) ||
          mm__attr_put(d, "updates_per_s", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &meta->updates_per_s,
                       -1) ||
+         mm__attr_put(d, "stalls", H5T_STD_I64LE, H5T_NATIVE_INT64, &meta->stalls, -1) ||
          mm__attr_put_strs(d, "inputs", (const char *const *)inputs, ni) ||
          mm__attr_put(d, "input_fingerprints", H5T_STD_U64LE, H5T_NATIVE_UINT64, fps, ni) ||
          mm__attr_put(d, "markout_ns", H5T_STD_I64LE, H5T_NATIVE_INT64, w->markout_ns,

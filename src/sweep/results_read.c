@@ -329,6 +329,11 @@ static int read_meta(mm_results_reader *r, mm_error *err)
     for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++)
         if ((a = mm__attr_get(d, nums[i].name, nums[i].mt, nums[i].cls, nums[i].dst, 1)) != 0)
             return attr_err(p, nums[i].name, a, "must be a numeric scalar", err);
+    /* Written since the stall limit (mm_sweep_opts.stall_s); older files: 0. */
+    if ((a = mm__attr_get(d, "stalls", H5T_NATIVE_INT64, H5T_INTEGER, &m->stalls, 1)) == -1)
+        m->stalls = 0;
+    else if (a)
+        return attr_err(p, "stalls", a, "must be an integer scalar", err);
     int64_t n_combos;
     if ((a = mm__attr_get(d, "n_combos", H5T_NATIVE_INT64, H5T_INTEGER, &n_combos, 1)) != 0)
         return attr_err(p, "n_combos", a, "must be an integer scalar", err);

@@ -93,6 +93,7 @@ static int commit_results(mm__run *r, mm_results_writer *w, mm_sweep_report *rep
         meta.seed = r->o->seed;
         meta.engine = mm_sweep_engine_name(r->o->engine);
         meta.workers = rep->workers;
+        meta.stalls = r->stalls;
         meta.wall_s = rep->wall_s;
         meta.combos_per_s = rep->combos_per_s;
         meta.updates_per_s = rep->updates_per_s;

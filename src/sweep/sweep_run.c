@@ -27,6 +27,7 @@
 #include "mm_engine.h"
 #include "mm_grid_int.h"
 #include "mm_internal.h"
+#include "mm_mem_budget.h"
 #include "mm_stale_tmp.h"
 #include "mmsim/results.h"
 #include "mmsim/sweep.h"
@@ -42,6 +43,7 @@ void mm_sweep_opts_defaults(mm_sweep_opts *o)
     o->objective = "pnl";
     o->progress_interval_s = 0.5;
     o->paths = 1;
+    o->stall_s = 600;
     mm_sim_config_defaults(&o->sim);
 }
 
@@ -150,48 +152,12 @@ static int check_columns(const mm_sweep_opts *o, mm_error *err)
                     o->paths > 1 ? "Monte Carlo summary " : "", list);
 }
 
-/* Memory the run needs beyond its tapes, per combination: the done map (1 byte), the results
- * writer's row bitmap (1/8) and, at commit, the objective index's (key, row) pairs and the sort's
- * scratch (2 x 16 bytes); per chunk, its plan (16 bytes) and the process engine's state words (8).
- */
-#define BYTES_PER_COMBO 34
-#define BYTES_PER_CHUNK 24
 /* Monte Carlo limits: paths per combination, and (combination, path) runs one chunk computes at
  * once by default (each holds an mm_metrics, 168 bytes: 11 MB). */
 #define MM_SWEEP_PATHS_MAX 1000000
 #define MM_SWEEP_SLOTS_MAX 65536
 /* The largest automatic chunk (one path per combination). */
 #define MM_SWEEP_CHUNK_AUTO_MAX 1024
-
-static void fmt_bytes(double b, char *buf, size_t cap)
-{
-    const char *u[] = {"bytes", "KB", "MB", "GB", "TB", "PB"};
-    int i = 0;
-    while (b >= 1000 && i < 5)
-        b /= 1000, i++;
-    snprintf(buf, cap, i ? "%.1f %s" : "%.0f %s", b, u[i]);
-}
-
-/* The run's memory against the machine's: refused before anything is allocated when it cannot fit.
- */
-static int check_memory(const mm_grid *g, int64_t chunk, mm_error *err)
-{
-    double need = (double)g->n_combos * BYTES_PER_COMBO +
-                  ((double)g->n_combos / (double)chunk + 2.0 * g->axes[0].n) * BYTES_PER_CHUNK;
-    long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
-    double have = pages > 0 && psz > 0 ? (double)pages * (double)psz : 0;
-    if (have > 0 && need > have) {
-        char n[32], h[32];
-        fmt_bytes(need, n, sizeof n);
-        fmt_bytes(have, h, sizeof h);
-        return mm__errf(err, MM_EUSAGE,
-                        "grid: %" PRId64
-                        " combinations need %s of memory (%d bytes per combination for the journal "
-                        "map and the results index), more than this machine's %s",
-                        g->n_combos, n, BYTES_PER_COMBO, h);
-    }
-    return 0;
-}
 
 /* The disk a run keeping its paths needs beside its output: the journal (every combination's
  * record) and the table (its rows and /paths), against the free space of the output's file system.
@@ -220,8 +186,8 @@ static int check_disk(const mm_grid *g, const char *out, size_t rec_bytes, int64
     double have = (double)fs.f_bavail * (double)fs.f_frsize;
     if (need <= have) return 0;
     char n[32], h[32];
-    fmt_bytes(need, n, sizeof n);
-    fmt_bytes(have, h, sizeof h);
+    mm__fmt_bytes(need, n, sizeof n);
+    mm__fmt_bytes(have, h, sizeof h);
     return mm__errf(err, MM_EUSAGE,
                     "%s: the run needs about %s of disk for its journal and table, %s free there",
                     out, n, h);
@@ -248,6 +214,9 @@ int mm_sweep_run(const mm_grid *g, const mm_sweep_opts *o, const char *out_path,
     assert(!((engine->flags & MM__ENGINE_FORKS) && (engine->flags & MM__ENGINE_NO_FORK)));
     if (o->workers < 0 || o->workers > 4096)
         return mm__errf(err, MM_EUSAGE, "workers: %d must be in [0, 4096]", o->workers);
+    if (!(o->stall_s == 0 || (o->stall_s >= 0.1 && o->stall_s <= 604800)))
+        return mm__errf(err, MM_EUSAGE,
+                        "stall_s: %g must be 0 (no limit) or in [0.1, 604800] seconds", o->stall_s);
     if (o->paths < 1 || o->paths > MM_SWEEP_PATHS_MAX)
         return mm__errf(err, MM_EUSAGE, "paths: %" PRId64 " must be in [1, %d]", o->paths,
                         MM_SWEEP_PATHS_MAX);
@@ -327,10 +296,35 @@ int mm_sweep_run(const mm_grid *g, const mm_sweep_opts *o, const char *out_path,
                         "chunk: %" PRId64 " combinations x %" PRId64
                         " paths are more than %d runs in one chunk: give a smaller chunk (or 0)",
                         chunk_sz, o->paths, 16 * MM_SWEEP_SLOTS_MAX);
+    /* What one combination leaves in the journal (mm__run.rec_bytes). */
+    size_t rec_bytes = o->paths == 1
+                           ? sizeof(mm_metrics)
+                           : MM_RESULTS_SUMMARY_METRICS * sizeof(double) +
+                                 (o->keep_paths ? (size_t)o->paths * sizeof(mm_metrics) : 0);
+    /* The run's memory against the smallest of physical memory, RLIMIT_AS, RLIMIT_DATA and the
+     * cgroup's limit: refused before anything is allocated when it cannot fit. */
+    mm__mem_plan mp = {.n_combos = g->n_combos,
+                       .n_tapes = g->axes[0].n,
+                       .chunk = chunk_sz,
+                       .paths = o->paths,
+                       .keep_paths = o->keep_paths != 0,
+                       .rec_bytes = rec_bytes,
+                       .workers = workers,
+                       .held = engine->held,
+                       .forks = (engine->flags & MM__ENGINE_FORKS) != 0,
+                       .latency_table = o->sim.latency != NULL};
+    for (int32_t t = 0; o->synthetic && t < g->axes[0].n; t++) {
+        if (!o->synthetic[t]) continue;
+        int64_t ev = o->synthetic[t]->events;
+        mp.syn_sum += ev;
+        if (ev > mp.syn_max) mp.syn_max = ev;
+    }
+    mm__mem_limits lim;
+    mm__mem_limits_read(&lim, "/proc/self/cgroup", "/sys/fs/cgroup");
     /* The grid's combinations: on synthetic markets only, the stresses are theirs to take. */
     mm_sim_config gsim = o->sim;
     gsim.synthetic = n_syn == g->axes[0].n;
-    if ((rc = check_memory(g, chunk_sz, err)) || (rc = mm__synthetic_check(g, o, err)) ||
+    if ((rc = mm__mem_check(&mp, &lim, err)) || (rc = mm__synthetic_check(g, o, err)) ||
         (rc = mm__grid_check_combos(g, &gsim, err)))
         return rc;
     mm_sweep_opts oo = *o;
@@ -347,9 +341,7 @@ int mm_sweep_run(const mm_grid *g, const mm_sweep_opts *o, const char *out_path,
     r.sim.path = 0;
     r.paths = o->paths;
     r.keep_paths = o->keep_paths != 0;
-    r.rec_bytes = o->paths == 1 ? sizeof(mm_metrics)
-                                : MM_RESULTS_SUMMARY_METRICS * sizeof(double) +
-                                      (o->keep_paths ? (size_t)o->paths * sizeof(mm_metrics) : 0);
+    r.rec_bytes = rec_bytes;
     r.j.fd = -1;
     if (r.keep_paths && (rc = check_disk(g, out_path, r.rec_bytes, r.paths, 1, err))) return rc;
     r.n_tapes = g->axes[0].n;
@@ -374,7 +366,7 @@ int mm_sweep_run(const mm_grid *g, const mm_sweep_opts *o, const char *out_path,
     done = calloc((size_t)g->n_combos, 1);
     if (!done) {
         char n[32];
-        fmt_bytes((double)g->n_combos, n, sizeof n);
+        mm__fmt_bytes((double)g->n_combos, n, sizeof n);
         rc = mm__errf(err, -ENOMEM, "grid: cannot allocate the %s map of %" PRId64 " combinations",
                       n, g->n_combos);
         goto out;
@@ -469,6 +461,7 @@ int mm_sweep_run(const mm_grid *g, const mm_sweep_opts *o, const char *out_path,
         mm__errf(err, rc, "%s: fsync: %s", r.jpath, strerror(-rc));
     progress(&r, 1);
     rep->chunks_saved = r.j.records;
+    rep->stalls = r.stalls;
     if (rc) goto out;
     rep->wall_s = now() - r.t0;
     rep->combos = g->n_combos;
