@@ -94,8 +94,11 @@ int cli_key_strategy(const char *key)
 
 const char *cli_strategy_name(int s)
 {
-    static const char *const NAMES[] = {"fixed", "as", "glft"};
-    return s >= 0 && s < 3 ? NAMES[s] : "?";
+    const char *const *names = NULL; /* the key table's, so a strategy added there is named */
+    if (mm_params_key_kind("strategy", &names) != MM_KEY_ENUM || s < 0) return "?";
+    for (int i = 0; names[i]; i++)
+        if (i == s) return names[i];
+    return "?";
 }
 
 int cli_metric_smaller_is_better(const char *metric)

@@ -44,6 +44,10 @@ int mm__ticks_alloc_heap(mm_ticks *t, int64_t n);
 int mm__params_key_index(const char *key);
 void mm__params_copy_key(mm_params *dst, const mm_params *src, int key_index);
 
+/* MM_EUSAGE "KEY: V is not a (0), b (1) or c (2)" for the first enum key whose value is not one the
+ * key table lists; else 0. */
+int mm__params_check_enums(const mm_params *p, mm_error *err);
+
 /* The kernel capabilities (MM_CAP_*, mm_state.h) of p: the AND of those of each key's value. */
 unsigned mm__params_caps(const mm_params *p);
 /* The capabilities of key i's value v (its enum index, or its number): for tests and the docs. */

@@ -339,3 +339,26 @@ unsigned mm__params_caps(const mm_params *p)
     /* The lanes kernel and the shared states run inside the skip kernel: without it, neither. */
     return c & MM_CAP_SKIP ? c : 0;
 }
+
+int mm__params_check_enums(const mm_params *p, mm_error *err)
+{
+    for (int i = 0; i < NKEYS; i++) {
+        const key_desc *k = &KEYS[i];
+        if (k->type != T_ENUM) continue;
+        int32_t v = *(const int32_t *)((const char *)p + k->off), n = 0;
+        while (k->names[n])
+            n++;
+        if (v >= 0 && v < n) continue;
+        char list[256] = "";
+        for (int32_t j = 0; j < n; j++) {
+            size_t len = strlen(list);
+            snprintf(list + len, sizeof list - len, "%s%s (%d)",
+                     j == 0      ? ""
+                     : j + 1 < n ? ", "
+                                 : " or ",
+                     k->names[j], (int)j);
+        }
+        return mm__errf(err, MM_EUSAGE, "%s: %d is not %s", k->name, (int)v, list);
+    }
+    return 0;
+}

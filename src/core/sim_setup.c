@@ -163,13 +163,13 @@ int mm_sim_check_params(const mm_params *p, const mm_sim_config *c, mm_error *er
 
 int mm_params_check(const mm_params *p, mm_error *err)
 {
-    if (p->strategy < 0 || p->strategy > 2)
-        BAD("strategy", "%d is not fixed (0), as (1) or glft (2)", p->strategy);
+    /* Every enum key's value is one the key table lists (params_keys.c). */
+    int rc = mm__params_check_enums(p, err);
+    if (rc) return rc;
     if (!(p->spread_ticks >= 0 && p->spread_ticks < 1e6))
         BAD("spread", "%s must be in [0, 1e6) ticks", MM__G(p->spread_ticks));
     if (!(p->skew_ticks >= 0 && p->skew_ticks < 1e6))
         BAD("skew", "%s must be in [0, 1e6) ticks/lot", MM__G(p->skew_ticks));
-    if (p->fair_micro != 0 && p->fair_micro != 1) BAD("fair", "must be mid (0) or micro (1)");
     if (p->strategy == MM_STRAT_AS) {
         if (!(p->as_gamma >= 1e-6 && p->as_gamma < 1e6))
             BAD("as_gamma", "%s must be in [1e-6, 1e6)", MM__G(p->as_gamma));
@@ -197,17 +197,11 @@ int mm_params_check(const mm_params *p, mm_error *err)
         BAD("inv_limit", "%d must be in [size=%d, 1e9] lots", p->inv_limit, p->quote_size);
     if (p->requote_ticks < 1)
         BAD("requote", "%d must be in [1, 2147483647] ticks", p->requote_ticks);
-    if (p->queue_rule < 0 || p->queue_rule > 2)
-        BAD("queue", "%d is not risk-averse (0), power (1) or log (2)", p->queue_rule);
     if (!(p->queue_n > 0 && p->queue_n <= 100))
         BAD("queue_n", "%s must be in (0, 100]", MM__G(p->queue_n));
     if (p->trade_through_only != 0 && p->trade_through_only != 1)
         BAD("trade_through_only", "must be 0 or 1");
     if (p->post_only != 0 && p->post_only != 1) BAD("post_only", "must be 0 or 1");
-    if (p->fill_volume != MM_FILL_BOUNDED && p->fill_volume != MM_FILL_UNBOUNDED)
-        BAD("fill_volume", "%d is not bounded (0) or unbounded (1)", p->fill_volume);
-    if (p->cross_rule != MM_CROSS_JOIN && p->cross_rule != MM_CROSS_REJECT)
-        BAD("cross_rule", "%d is not join (0) or reject (1)", p->cross_rule);
     if (p->reject_backoff_ns < 0 || p->reject_backoff_ns > INT64_C(3600000000000))
         BAD("reject_backoff_ns", "%lld must be in [0, 1 h] ns", (long long)p->reject_backoff_ns);
     if (p->max_orders_per_s < 0 || p->max_orders_per_s > 1000000)
@@ -220,16 +214,8 @@ int mm_params_check(const mm_params *p, mm_error *err)
         BAD("feed_latency_ns", "%lld must be in [0, 1 h] ns", (long long)p->feed_latency_ns);
     if (p->response_ns < 0 || p->response_ns > INT64_C(3600000000000))
         BAD("response_ns", "%lld must be in [0, 1 h] ns", (long long)p->response_ns);
-    if (p->latency_dist < MM_LAT_CONSTANT || p->latency_dist > MM_LAT_EMPIRICAL)
-        BAD("latency_dist",
-            "%d is not constant (0), exponential (1), lognormal (2) or empirical (3)",
-            p->latency_dist);
     if (!(p->latency_sigma >= 0 && p->latency_sigma <= 5))
         BAD("latency_sigma", "%s must be in [0, 5]", MM__G(p->latency_sigma));
-    if (p->queue_join != MM_JOIN_BACK && p->queue_join != MM_JOIN_UNIFORM)
-        BAD("queue_join", "%d is not back (0) or uniform (1)", p->queue_join);
-    if (p->cancel_draw != MM_CANCEL_ROUND && p->cancel_draw != MM_CANCEL_BINOMIAL)
-        BAD("cancel_draw", "%d is not round (0) or binomial (1)", p->cancel_draw);
     if (!(p->trade_reach >= 0 && p->trade_reach <= 1))
         BAD("trade_reach", "%s must be in [0, 1]", MM__G(p->trade_reach));
     if (p->stress_latency < 1 || p->stress_latency > 1000)

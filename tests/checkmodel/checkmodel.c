@@ -367,6 +367,13 @@ static int check(int tapes, int combos)
         else
             printf("checkmodel: the lanes kernel is not chosen on this CPU (no AVX2)\n");
     }
+    char cov[1024];
+    int undrawn = ck_enum_coverage(cov, sizeof cov);
+    printf("checkmodel: enum values drawn (of the key table's): %s\n", cov);
+    if (undrawn && compared >= 200) { /* with as many draws, a value never drawn is a broken draw */
+        printf("checkmodel: %d enum values of the key table were never drawn\n", undrawn);
+        bad = 1;
+    }
     if (ok[0]) printf("checkmodel: %s == c, bit for bit\n", ok);
     if (differ[0]) printf("checkmodel: MISMATCH: %s != c\n", differ);
     printf("%d passed, %d failed\n", bad ? 0 : 1, bad ? 1 : 0);

@@ -74,6 +74,9 @@ void ck_random_params(mm_params *p);
 /* 0 when ck_random_params draws every key of the key table; else -1 after naming each it does not
  * draw. */
 int ck_check_keys(void);
+/* The enum values drawn so far, "strategy 3/3, queue 3/3, ..." into buf (cap bytes); returns how
+ * many values the key table lists that were never drawn. */
+int ck_enum_coverage(char *buf, size_t cap);
 /* Execution randomness off (section 3.3): a combination that draws no random number. */
 void ck_no_draws(mm_params *p);
 void ck_wide_params(mm_params *p);

@@ -46,6 +46,12 @@ static int64_t wide_i(int64_t lo, int64_t hi)
 
 /* A value of enum key `key`, uniform over every value the key table lists: a value added to the
  * table is drawn the day it is added (and its kernels checked against the reference). */
+#define CK_ENUMS 16
+static struct {
+    const char *key;
+    uint32_t n, seen; /* values in the table; bit v: value v was drawn */
+} enums[CK_ENUMS];
+
 static int32_t ck_enum(const char *key)
 {
     const char *const *names = NULL;
@@ -56,7 +62,30 @@ static int32_t ck_enum(const char *key)
     uint32_t n = 0;
     while (names[n])
         n++;
-    return (int32_t)(ck_rnd() % n);
+    int32_t v = (int32_t)(ck_rnd() % n);
+    for (int i = 0; i < CK_ENUMS; i++)
+        if (!enums[i].key || !strcmp(enums[i].key, key)) {
+            enums[i].key = key;
+            enums[i].n = n;
+            enums[i].seen |= v < 32 ? 1u << v : 0;
+            break;
+        }
+    return v;
+}
+
+int ck_enum_coverage(char *buf, size_t cap)
+{
+    int missing = 0;
+    size_t len = 0;
+    buf[0] = 0;
+    for (int i = 0; i < CK_ENUMS && enums[i].key; i++) {
+        int drawn = __builtin_popcount(enums[i].seen);
+        missing += (int)enums[i].n - drawn;
+        len += (size_t)snprintf(buf + len, len < cap ? cap - len : 0, "%s%s %d/%u", i ? ", " : "",
+                                enums[i].key, drawn, enums[i].n);
+        if (len >= cap) len = cap - 1;
+    }
+    return missing;
 }
 
 /* Every key ck_random_params draws. ck_check_keys refuses a key table with a key not listed here,
