@@ -94,6 +94,8 @@ int cli_check_inputs(const char *cmd, const char *flag, const char *out);
 void cli_signals_init(void);
 /* Add "<out>.tmp.<pid>" to what the handler removes (cli_check_output calls it). */
 void cli_output_tmp(const char *out);
+/* Free what cli_input and cli_output_tmp hold (main, when the command is done). */
+void cli_files_free(void);
 /* XXH3-64 (seed 0) of the whole file at path: 0, or a negative errno. */
 int cli_file_xxh3(const char *path, uint64_t *hash);
 

@@ -137,6 +137,22 @@ void cli_output_tmp(const char *out)
     n_tmps = n_tmps + 1;
 }
 
+void cli_files_free(void)
+{
+    sig_atomic_t n = n_tmps;
+    n_tmps = 0; /* the handler sees none from here on */
+    for (sig_atomic_t i = 0; i < n; i++) {
+        free(tmps[i]);
+        tmps[i] = NULL;
+    }
+    for (int i = 0; i < n_inputs; i++) {
+        free(inputs[i].name);
+        free(inputs[i].origin);
+    }
+    n_inputs = 0;
+    inputs_full = 0;
+}
+
 /* ---- the XXH3 of a file ---- */
 
 int cli_file_xxh3(const char *path, uint64_t *hash)

@@ -91,6 +91,7 @@ int main(int argc, char **argv)
 {
     cli_signals_init();
     int rc = dispatch(argc, argv);
+    cli_files_free();
     const char *cmd = argc > 1 && argv[1][0] != '-' ? argv[1] : NULL;
     return cli_close_stdout(cmd, rc);
 }
