@@ -1,8 +1,10 @@
 /* The files a command reads and writes (cli.h, "Inputs and outputs"): one list of inputs that
- * every output is checked against, the temporaries removed when a signal ends the command, and the
- * XXH3 of a whole file (the side inputs a results file records). */
+ * every output is checked against, the checks of an output before any work (never an input, never
+ * a file of another kind), the temporaries removed when a signal ends the command, and the XXH3 of
+ * a whole file (the side inputs a results file records). */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,7 +16,10 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include <hdf5.h>
+
 #include "cli.h"
+#include "mm_h5util.h"
 
 /* ---- inputs ---- */
 
@@ -84,6 +89,121 @@ int cli_check_inputs(const char *cmd, const char *flag, const char *out)
         cli_err("%s: %s %s: the output is the same file as the input %s; choose another output "
                 "file",
                 cmd, flag, out, name);
+    return -1;
+}
+
+/* ---- outputs: never an input, never a file of another kind ---- */
+
+int cli_check_output(const char *cmd, const char *flag, const char *out, const char *const *inputs,
+                     int n_inputs)
+{
+    if (!out || !*out) {
+        cli_err("%s: %s: empty path", cmd, flag);
+        return -1;
+    }
+    for (int i = 0; i < n_inputs; i++)
+        cli_input(inputs[i], NULL);
+    if (cli_check_inputs(cmd, flag, out)) return -1;
+    struct stat st;
+    if (stat(out, &st) == 0) {
+        if (S_ISDIR(st.st_mode)) {
+            cli_err("%s: %s %s: is a directory", cmd, flag, out);
+            return -1;
+        }
+        /* Outputs are written to a temporary file and renamed over the path: that would replace a
+         * device
+         * (/dev/full), a pipe or a socket by a plain file. */
+        if (!S_ISREG(st.st_mode)) {
+            cli_err("%s: %s %s: is not a regular file (a device, pipe or socket); refusing to "
+                    "replace it",
+                    cmd, flag, out);
+            return -1;
+        }
+        if (access(out, W_OK) != 0) {
+            cli_err("%s: %s %s: %s", cmd, flag, out, strerror(errno));
+            return -1;
+        }
+    }
+    /* The directory must exist and be writable: outputs are written to a temporary file beside
+     * them. */
+    size_t n = strlen(out);
+    char dir[PATH_MAX]; /* on the stack: this check cannot fail for lack of memory */
+    if (n >= sizeof dir) {
+        cli_err("%s: %s %s: %s", cmd, flag, out, strerror(ENAMETOOLONG));
+        return -1;
+    }
+    memcpy(dir, out, n + 1);
+    char *slash = strrchr(dir, '/');
+    if (!slash)
+        strcpy(dir, ".");
+    else if (slash == dir)
+        dir[1] = 0;
+    else
+        *slash = 0;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        cli_err("%s: %s %s: directory %s does not exist", cmd, flag, out, dir);
+        return -1;
+    }
+    if (access(dir, W_OK | X_OK) != 0) {
+        cli_err("%s: %s %s: directory %s: %s", cmd, flag, out, dir, strerror(errno));
+        return -1;
+    }
+    cli_output_tmp(out);
+    return 0;
+}
+
+int cli_check_h5_kind(const char *cmd, const char *flag, const char *out, const char *want_prefix,
+                      const char *what)
+{
+    struct stat st;
+    if (stat(out, &st) != 0 || !S_ISREG(st.st_mode)) return 0; /* absent: nothing to protect */
+    char tag[128] = "";
+    int is_h5 = 0;
+    if (st.st_size > 0) {
+        mm__h5quiet q;
+        mm__h5quiet_begin(&q);
+        hid_t f = -1;
+        mm_error gerr = {0};
+        int rc = mm__h5_open_ro(out, &f, &gerr);
+        mm__h5quiet_end(&q);
+        if (rc < 0) {
+            char buf[1024];
+            cli_err("%s: %s %s: cannot tell what it holds: %s", cmd, flag, out,
+                    cli_libmsg(gerr.msg, buf, sizeof buf));
+            return -1;
+        }
+        is_h5 = rc != MM__H5_NOT_HDF5; /* one HDF5 cannot open has no tag to read */
+        if (f >= 0) {
+            mm__h5quiet_begin(&q);
+            mm__attr_get_strbuf(f, "mmsim_format", tag,
+                                sizeof tag); /* "" when missing or not a string */
+            H5Fclose(f);
+            mm__h5quiet_end(&q);
+        }
+    }
+    if (!strncmp(tag, want_prefix, strlen(want_prefix))) return 0;
+    if (is_h5 && tag[0])
+        cli_err("%s: %s %s: is a %s file, not a %s; refusing to write into it", cmd, flag, out, tag,
+                what);
+    else if (is_h5)
+        cli_err("%s: %s %s: is an HDF5 file that is not a %s; refusing to write into it", cmd, flag,
+                out, what);
+    else
+        cli_err("%s: %s %s: exists and is not a %s (not HDF5); refusing to overwrite it", cmd, flag,
+                out, what);
+    return -1;
+}
+
+int cli_check_not_h5(const char *cmd, const char *flag, const char *out, const char *what)
+{
+    struct stat st;
+    if (stat(out, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) return 0;
+    mm__h5quiet q;
+    mm__h5quiet_begin(&q);
+    int is_h5 = MM_H5_IS_HDF5(out) > 0;
+    mm__h5quiet_end(&q);
+    if (!is_h5) return 0;
+    cli_err("%s: %s %s: is an HDF5 file; refusing to overwrite it with %s", cmd, flag, out, what);
     return -1;
 }
 

@@ -420,7 +420,7 @@ int cmd_sweep(int argc, char **argv)
     mm_grid *g = NULL;
     mm_error e = {0};
     if (mm_grid_new(&g, &e)) rc = sweep_oom(C, "the grid");
-    sbuf cf = {0};
+    mm__sbuf cf = {0};
     int multi = 0; /* a file without --symbol held several instruments: all are swept */
     if (rc == 0) rc = sweep_set_tapes(C, &c, g, &multi, &syn, &syn_ptr);
     o.synthetic = syn_ptr;
@@ -454,23 +454,23 @@ int cmd_sweep(int argc, char **argv)
     if (rc == 0) rc = sweep_check_strategy_keys(C, &c, g);
     /* The effective configuration, as INI: recorded in the results for reruns. */
     if (rc == 0) {
-        sb_printf(&cf, "[input]\nfiles = ");
+        mm__sb_printf(&cf, "[input]\nfiles = ");
         for (int f = 0; f < c.n_files; f++)
-            sb_printf(&cf, "%s%s", f ? ", " : "", c.files[f]);
-        sb_printf(&cf, "\n");
+            mm__sb_printf(&cf, "%s%s", f ? ", " : "", c.files[f]);
+        mm__sb_printf(&cf, "\n");
         if (c.n_symbols) {
-            sb_printf(&cf, "symbols = ");
+            mm__sb_printf(&cf, "symbols = ");
             for (int s = 0; s < c.n_symbols; s++)
-                sb_printf(&cf, "%s%s", s ? ", " : "", c.symbols[s]);
-            sb_printf(&cf, "\n");
+                mm__sb_printf(&cf, "%s%s", s ? ", " : "", c.symbols[s]);
+            mm__sb_printf(&cf, "\n");
         }
         for (int s = 0; s < c.n_synthetic; s++)
-            sb_printf(&cf, "%s%s%s", s ? ", " : "synthetic = ", c.synthetic[s],
-                      s + 1 == c.n_synthetic ? "\n" : "");
-        sb_printf(&cf, "\n[grid]\n");
+            mm__sb_printf(&cf, "%s%s%s", s ? ", " : "synthetic = ", c.synthetic[s],
+                          s + 1 == c.n_synthetic ? "\n" : "");
+        mm__sb_printf(&cf, "\n[grid]\n");
         for (int i = 0; i < c.n_grid; i++)
-            sb_printf(&cf, "%s = %s\n", c.grid[i].key, c.grid[i].val);
-        sb_printf(&cf, "\n[params]\n");
+            mm__sb_printf(&cf, "%s = %s\n", c.grid[i].key, c.grid[i].val);
+        mm__sb_printf(&cf, "\n[params]\n");
         for (int k = 0; k < mm_params_key_count(); k++) {
             const char *key = mm_params_key_name(k, NULL);
             int on_axis = 0;
@@ -479,21 +479,21 @@ int cmd_sweep(int argc, char **argv)
             if (on_axis) continue;
             char buf[64];
             mm_params_get(mm_grid_base(g), key, buf, sizeof buf);
-            sb_printf(&cf, "%s = %s\n", key, buf);
+            mm__sb_printf(&cf, "%s = %s\n", key, buf);
         }
-        sb_printf(&cf,
-                  "\n[run]\nengine = %s\nworkers = %d\nchunk = %" PRId64 "\nseed = %" PRIu64
-                  "\nobjective = %s\n",
-                  mm_sweep_engine_name(o.engine), o.workers, o.chunk, o.seed, obj_text);
-        sb_printf(&cf,
-                  "sample_ns = %" PRId64 "\nyear_seconds = %.17g\nmarkout_ns = %" PRId64 ",%" PRId64
-                  ",%" PRId64 "\n",
-                  o.sim.sample_ns, o.sim.year_s, o.sim.markout_ns[0], o.sim.markout_ns[1],
-                  o.sim.markout_ns[2]);
-        if (c.latency_series) sb_printf(&cf, "latency_series = %s\n", c.latency_series);
-        if (c.latency_samples) sb_printf(&cf, "latency_samples = %s\n", c.latency_samples);
+        mm__sb_printf(&cf,
+                      "\n[run]\nengine = %s\nworkers = %d\nchunk = %" PRId64 "\nseed = %" PRIu64
+                      "\nobjective = %s\n",
+                      mm_sweep_engine_name(o.engine), o.workers, o.chunk, o.seed, obj_text);
+        mm__sb_printf(&cf,
+                      "sample_ns = %" PRId64 "\nyear_seconds = %.17g\nmarkout_ns = %" PRId64
+                      ",%" PRId64 ",%" PRId64 "\n",
+                      o.sim.sample_ns, o.sim.year_s, o.sim.markout_ns[0], o.sim.markout_ns[1],
+                      o.sim.markout_ns[2]);
+        if (c.latency_series) mm__sb_printf(&cf, "latency_series = %s\n", c.latency_series);
+        if (c.latency_samples) mm__sb_printf(&cf, "latency_samples = %s\n", c.latency_samples);
         if (o.paths > 1)
-            sb_printf(&cf, "paths = %" PRId64 "\nkeep_paths = %d\n", o.paths, o.keep_paths);
+            mm__sb_printf(&cf, "paths = %" PRId64 "\nkeep_paths = %d\n", o.paths, o.keep_paths);
         if (cf.oom) rc = sweep_oom(C, "the configuration text");
         o.config_text = cf.p;
     }

@@ -13,23 +13,6 @@
 #include "recorded.h"
 #include "sweep_config.h"
 
-const char *cli_recorded_path(const char *p, const char *results_path, const char *data, char *buf,
-                              size_t cap)
-{
-    struct stat st;
-    if (data) {
-        const char *base = strrchr(p, '/');
-        snprintf(buf, cap, "%s/%s", data, base ? base + 1 : p);
-        return buf;
-    }
-    const char *slash = strrchr(results_path, '/');
-    if (p[0] != '/' && stat(p, &st) != 0 && slash) {
-        snprintf(buf, cap, "%.*s/%s", (int)(slash - results_path), results_path, p);
-        if (stat(buf, &st) == 0) return buf;
-    }
-    return p;
-}
-
 int cli_recorded_open(const char *C, const mm_results_info *in, const char *path, const char *data,
                       cli_recorded *r)
 {

@@ -232,32 +232,6 @@ int sweep_run_settings(const char *C, const cli_sweep_config *c, mm_sweep_opts *
     return 0;
 }
 
-void sb_printf(sbuf *b, const char *fmt, ...)
-{
-    va_list ap;
-    for (;;) {
-        va_start(ap, fmt);
-        int n = vsnprintf(b->p ? b->p + b->len : NULL, b->p ? b->cap - b->len : 0, fmt, ap);
-        va_end(ap);
-        if (n < 0) {
-            b->oom = 1;
-            return;
-        }
-        if (b->p && b->len + (size_t)n < b->cap) {
-            b->len += (size_t)n;
-            return;
-        }
-        size_t nc = (b->cap + (size_t)n + 1) * 2;
-        char *np = realloc(b->p, nc);
-        if (!np) {
-            b->oom = 1;
-            return;
-        }
-        b->p = np;
-        b->cap = nc;
-    }
-}
-
 /* "path#symbol", heap-allocated (NULL when out of memory). */
 static char *join_hash(const char *path, const char *sym)
 {

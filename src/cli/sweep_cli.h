@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mm_sbuf.h"
 #include "mmsim/sweep.h"
 #include "sweep_config.h"
 
@@ -57,14 +58,6 @@ typedef struct sweep_side {
 int sweep_side_inputs(const char *C, const cli_sweep_config *c, const char *const *configs,
                       int n_configs, sweep_side *s);
 void sweep_side_free(sweep_side *s);
-
-/* Append to a growing text buffer (the recorded configuration). */
-typedef struct sbuf {
-    char *p;
-    size_t len, cap;
-    int oom; /* a growth failed: the text is incomplete */
-} sbuf;
-void sb_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* The [run] settings given as text (engine, workers, chunk, seed, sample_ns, year_seconds,
  * markout_ns, paths, keep_paths, stall_s), parsed strictly into o. 0, or -1 after printing (a

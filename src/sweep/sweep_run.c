@@ -47,32 +47,6 @@ void mm_sweep_opts_defaults(mm_sweep_opts *o)
     mm_sim_config_defaults(&o->sim);
 }
 
-/* The engines, by enum mm_engine value. */
-static const mm__engine *const engines[] = {
-    [MM_ENGINE_PROCESS] = &mm__engine_process, [MM_ENGINE_THREADS] = &mm__engine_threads,
-    [MM_ENGINE_SERIAL] = &mm__engine_serial,   [MM_ENGINE_MPI] = &mm__engine_mpi,
-    [MM_ENGINE_CUDA] = &mm__engine_cuda,
-};
-#define N_ENGINES ((int)(sizeof engines / sizeof engines[0]))
-
-const mm__engine *mm__engine_get(int e)
-{
-    return e >= 0 && e < N_ENGINES ? engines[e] : NULL;
-}
-
-const char *mm_sweep_engine_name(int engine)
-{
-    const mm__engine *en = mm__engine_get(engine);
-    return en ? en->name : NULL;
-}
-
-int mm_sweep_engine_parse(const char *name)
-{
-    for (int e = 0; name && e < N_ENGINES; e++)
-        if (!strcmp(engines[e]->name, name)) return e;
-    return -1;
-}
-
 static double now(void)
 {
     struct timespec ts;
@@ -112,11 +86,6 @@ int mm__run_emit(mm__run *r, const mm__chunk *c, const void *m, mm_error *err)
     r->done_updates += (int64_t)c->count * r->paths * r->ticks[c->tape].n;
     progress(r, 0);
     return 0;
-}
-
-int mm__run_cancelled(const mm__run *r)
-{
-    return r->o->cancel && atomic_load_explicit(r->o->cancel, memory_order_relaxed) != 0;
 }
 
 /* ---- checks before any state ---- */
