@@ -167,24 +167,6 @@ int mm_as_run_path(const mm_as_params *p, uint64_t seed, int64_t id, int32_t pat
     return 0;
 }
 
-/* Ascending order for qsort; NaN (never produced for valid parameters) sorts last. */
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    if (isnan(x) || isnan(y)) return isnan(x) - isnan(y);
-    return (x > y) - (x < y);
-}
-
-/* Quantile p of the sorted x[0 .. n): linear between order statistics, h = (n - 1) p (numpy's
- * default "linear", Hyndman-Fan type 7). */
-static double quantile(const double *x, int64_t n, double p)
-{
-    double h = (double)(n - 1) * p;
-    int64_t lo = (int64_t)floor(h);
-    if (lo >= n - 1) return x[n - 1];
-    return x[lo] + (h - (double)lo) * (x[lo + 1] - x[lo]);
-}
-
 int mm_as_summarize(const mm_as_path_result *r, int64_t n, mm_as_summary *s, mm_error *err)
 {
     if (!r || !s) return mm__errf(err, -EINVAL, "mm_as_summarize: NULL argument");
@@ -225,10 +207,10 @@ int mm_as_summarize(const mm_as_path_result *r, int64_t n, mm_as_summary *s, mm_
     s->profit_std = sqrt(vp / dn);
     s->q_std = sqrt(vq / dn);
     s->profit_se = s->profit_std / sqrt(dn);
-    qsort(x, (size_t)n, sizeof *x, cmp_double);
-    s->profit_p5 = quantile(x, n, 0.05);
-    s->profit_p50 = quantile(x, n, 0.50);
-    s->profit_p95 = quantile(x, n, 0.95);
+    qsort(x, (size_t)n, sizeof *x, mm__cmp_f64);
+    s->profit_p5 = mm__quantile(x, n, 0.05);
+    s->profit_p50 = mm__quantile(x, n, 0.50);
+    s->profit_p95 = mm__quantile(x, n, 0.95);
     int64_t tail = (n + 19) / 20; /* ceil(n / 20) >= 1 */
     double ts = 0;
     for (int64_t i = 0; i < tail; i++)

@@ -44,6 +44,12 @@ int mm__ticks_alloc_heap(mm_ticks *t, int64_t n);
 int mm__params_key_index(const char *key);
 void mm__params_copy_key(mm_params *dst, const mm_params *src, int key_index);
 
+/* qsort's comparison of doubles, ascending, NaN last. */
+int mm__cmp_f64(const void *a, const void *b);
+/* Quantile p (in [0, 1]) of the ascending x[0 .. n), n >= 1: linear between order statistics, h =
+ * (n - 1) p (numpy's default "linear", Hyndman-Fan type 7). */
+double mm__quantile(const double *x, int64_t n, double p);
+
 /* MM_EUSAGE "KEY: V is not a (0), b (1) or c (2)" for the first enum key whose value is not one the
  * key table lists; else 0. */
 int mm__params_check_enums(const mm_params *p, mm_error *err);

@@ -17,13 +17,12 @@
 #include "mm_internal.h"
 #include "mm_shm.h"
 
-void *mm__shm_map(size_t bytes, int *rc)
+void *mm__shm_create(size_t bytes, const char *tag, int keep_name, char *name, size_t cap, int *rc)
 {
     static atomic_uint counter;
-    char name[64];
     int fd = -1;
     for (int attempt = 0; attempt < 16 && fd < 0; attempt++) {
-        snprintf(name, sizeof name, "/mmsim.%ld.%u", (long)getpid(), atomic_fetch_add(&counter, 1));
+        snprintf(name, cap, "/mmsim.%s%ld.%u", tag, (long)getpid(), atomic_fetch_add(&counter, 1));
         fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
         if (fd < 0 && errno != EEXIST) break;
     }
@@ -42,7 +41,7 @@ void *mm__shm_map(size_t bytes, int *rc)
         p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
         if (p == MAP_FAILED) saved = errno;
     }
-    shm_unlink(name);
+    if (!keep_name || p == MAP_FAILED) shm_unlink(name);
     close(fd);
     if (p == MAP_FAILED) {
         *rc = -saved;
@@ -50,6 +49,12 @@ void *mm__shm_map(size_t bytes, int *rc)
     }
     *rc = 0;
     return p;
+}
+
+void *mm__shm_map(size_t bytes, int *rc)
+{
+    char name[64];
+    return mm__shm_create(bytes, "", 0, name, sizeof name, rc);
 }
 
 int mm_ticks_alloc(mm_ticks *t, int64_t n, int kind)

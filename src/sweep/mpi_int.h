@@ -11,7 +11,6 @@ typedef struct mm__mpi_state {
     MPI_Comm comm; /* MPI_COMM_WORLD duplicated, errors returned (not fatal) */
     MPI_Comm node; /* the ranks of this node */
     int rank, size, node_rank, node_size;
-    unsigned segments; /* shared segments created so far (for unique names) */
 } mm__mpi_state;
 
 /* err = "rank PEER: MPI WHAT: <MPI's text>" (peer < 0: no rank), -EIO. Returns -EIO. */

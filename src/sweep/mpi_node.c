@@ -17,6 +17,7 @@
 
 #include "mm_engine.h"
 #include "mm_internal.h"
+#include "mm_shm.h"
 #include "mpi_int.h"
 
 int mm__mpi_fail(mm_error *err, int e, int peer, const char *what)
@@ -94,37 +95,6 @@ typedef struct tape_msg {
     mm_error err;
 } tape_msg;
 
-/* A named segment of `bytes`, mapped read-write, its pages reserved (as tickmem.c does: a full
- * /dev/shm is -ENOSPC here, not SIGBUS later). The name stays until every rank has mapped it. */
-static void *segment_create(mm__mpi_state *s, size_t bytes, char *name, size_t cap, int *rc)
-{
-    int fd = -1;
-    for (int attempt = 0; attempt < 16 && fd < 0; attempt++) {
-        snprintf(name, cap, "/mmsim.mpi.%ld.%u", (long)getpid(), s->segments++);
-        fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
-        if (fd < 0 && errno != EEXIST) break;
-    }
-    if (fd < 0) {
-        *rc = -errno;
-        return NULL;
-    }
-    void *p = MAP_FAILED;
-    int saved = 0;
-    if (ftruncate(fd, (off_t)bytes) != 0)
-        saved = errno;
-    else if ((saved = posix_fallocate(fd, 0, (off_t)bytes)) == 0 &&
-             (p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) == MAP_FAILED)
-        saved = errno;
-    close(fd);
-    if (p == MAP_FAILED) {
-        shm_unlink(name);
-        *rc = -saved;
-        return NULL;
-    }
-    *rc = 0;
-    return p;
-}
-
 int mm__mpi_load(mm__run *r, const char *path, const char *symbol, int flags, mm_ticks *out,
                  mm_error *err)
 {
@@ -139,7 +109,9 @@ int mm__mpi_load(mm__run *r, const char *path, const char *symbol, int flags, mm
         h->rc = mm_ticks_load(path, symbol, flags, &heap, &h->err);
         if (h->rc == 0) {
             int rc = 0;
-            base = segment_create(s, heap.mem_bytes, h->name, sizeof h->name, &rc);
+            /* A named segment (the name stays until every rank has mapped it), its pages reserved.
+             */
+            base = mm__shm_create(heap.mem_bytes, "mpi.", 1, h->name, sizeof h->name, &rc);
             if (base) {
                 memcpy(base, heap.mem_base, heap.mem_bytes);
                 h->n = heap.n;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mm_internal.h"
 #include "results_int.h"
 
 static const struct {
@@ -150,23 +151,6 @@ int mm_results_summary_metric(int i, const int64_t markout_ns[MM_MARKOUTS], char
     return MM_COL_F64;
 }
 
-static int cmp_f64(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    int nx = x != x, ny = y != y; /* NaN sorts last */
-    if (nx || ny) return nx - ny;
-    return (x > y) - (x < y);
-}
-
-/* Quantile q of the ascending s[0 .. n): linear between the two closest ranks. */
-static double quantile(const double *s, int64_t n, double q)
-{
-    double h = (double)(n - 1) * q;
-    int64_t j = (int64_t)floor(h);
-    if (j >= n - 1) return s[n - 1];
-    return s[j] + (h - (double)j) * (s[j + 1] - s[j]);
-}
-
 void mm_results_summarize(const mm_metrics *paths, int64_t n, double *out, double *scratch)
 {
     for (int b = 0; b < MM_RESULTS_METRICS; b++) {
@@ -191,11 +175,11 @@ void mm_results_summarize(const mm_metrics *paths, int64_t n, double *out, doubl
             scratch[p] = w ? paths[p].pnl_close : paths[p].pnl;
             loss += scratch[p] < 0;
         }
-        qsort(scratch, (size_t)n, sizeof *scratch, cmp_f64);
+        qsort(scratch, (size_t)n, sizeof *scratch, mm__cmp_f64);
         double *o = out + SUM_MOMENTS + 4 * w, tail = 0;
-        o[0] = quantile(scratch, n, 0.05);
-        o[1] = quantile(scratch, n, 0.5);
-        o[2] = quantile(scratch, n, 0.95);
+        o[0] = mm__quantile(scratch, n, 0.05);
+        o[1] = mm__quantile(scratch, n, 0.5);
+        o[2] = mm__quantile(scratch, n, 0.95);
         for (int64_t p = 0; p < k; p++)
             tail += scratch[p];
         o[3] = tail / (double)k;
