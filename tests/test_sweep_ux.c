@@ -297,3 +297,37 @@ Test(progress, the_line_says_done_total_rate_elapsed_eta)
     cr_assert(sweep_eta_s(0, 10, 5) < 0);
     cr_assert(sweep_eta_s(5, 10, 5) == 5);
 }
+
+/* ---- run --from on a Monte Carlo table ---- */
+
+TestSuite(run_from, .fini = tu_cleanup);
+
+Test(run_from, a_monte_carlo_row_without_path_says_path_0, .timeout = 120)
+{
+    const char *t = tu_path("t.h5");
+    const char *gen[] = {"mmsim", "gen", "--seed", "3", "--events", "3000", "-o", t, NULL};
+    cr_assert_eq(tu_run(gen, NULL, NULL), 0);
+    const char *mc = tu_path("mc.h5"), *one = tu_path("one.h5");
+    const char *sw[] = {
+        "mmsim",   "sweep", t,         "--grid", "spread=1:3", "--set", "latency_dist=exponential",
+        "--paths", "5",     "--quiet", "-o",     mc,           NULL};
+    cr_assert_eq(tu_run(sw, NULL, NULL), 0);
+    const char *sw1[] = {"mmsim", "sweep", t, "--grid", "spread=1:3", "--quiet", "-o", one, NULL};
+    cr_assert_eq(tu_run(sw1, NULL, NULL), 0);
+    char *err;
+    const char *r[] = {"mmsim", "run", "--from", mc, "--id", "2", NULL};
+    cr_assert_eq(tu_run(r, NULL, &err), 0, "%s", err);
+    char want[700];
+    snprintf(want, sizeof want, "mmsim: run: --from %s --id 2: path 0 of 5; --path N for another\n",
+             mc);
+    cr_assert(strstr(err, want), "%s", err);
+    free(err);
+    const char *rp[] = {"mmsim", "run", "--from", mc, "--id", "2", "--path", "4", NULL};
+    cr_assert_eq(tu_run(rp, NULL, &err), 0, "%s", err);
+    cr_assert_eq(strstr(err, "--path N for another"), NULL, "%s", err);
+    free(err);
+    const char *r1[] = {"mmsim", "run", "--from", one, "--id", "2", NULL};
+    cr_assert_eq(tu_run(r1, NULL, &err), 0, "%s", err);
+    cr_assert_eq(strstr(err, "--path N"), NULL, "%s", err);
+    free(err);
+}
