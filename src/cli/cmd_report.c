@@ -249,6 +249,18 @@ static void heatmap_section(rep_out *o, const report *s, const rep_grid *g)
                "; %" PRId64 " of %" PRId64 " rows. Outlined: the best cell (%s). Hover a cell "
                "for its value, row count and best row. Grey: no value.",
                g->matched, g->rows, s->go.ascending ? "smallest" : "largest");
+    if (rep_heatmap_diverging(g, s->metric))
+        rep_printf(o,
+                   " Blue: %s 0, red: %s, white: 0; each side shaded to its own extreme (the "
+                   "legend's halves).",
+                   s->go.ascending ? "below" : "above", s->go.ascending ? "above" : "below");
+    for (int a = 0; a < in->n_axes; a++) /* money of several tapes: maybe several currencies */
+        if (!strcmp(in->axes[a].key, "tape") && in->axes[a].n > 1 && a != s->go.x && a != s->go.y &&
+            !is_fixed(s, a) && !strncmp(rep_metric_unit(s->metric), "money", 5))
+            rep_printf(o,
+                       " Money is in each tape's price unit: the %" PRId32
+                       " tapes aggregated here may not share one (--fix tape=... for one).",
+                       in->axes[a].n);
     if (g->bx > 1 || g->by > 1)
         rep_printf(o,
                    " Long axes are grouped: %" PRId32 " x %" PRId32
