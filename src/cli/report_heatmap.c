@@ -18,9 +18,11 @@
 
 #include "report.h"
 
+/* Pixels: left and top margins, the legend's width and its title's height. */
 enum { ML = 160, MT = 16, LEGEND = 200, LEGEND_TITLE = 36 };
 
-/* The diverging scale's range: the cells' extent widened to include zero. */
+/* The colour scale: diverging or sequential, the direction (ascending: smallest is best), and its
+ * range, the cells' extent (widened to include zero when diverging). */
 typedef struct scale {
     int diverging, ascending;
     double lo, hi;
