@@ -4,13 +4,7 @@
 # with every core, the best combinations, and their HTML report (out/report.html, docs/report.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-tools/deps.sh
-# Headless Chromium for the report_chromium test (docs/report.md); CI (tools/deps.sh) runs without it.
-if ! dpkg-query -W -f='${Status}' chromium 2>/dev/null | grep -q "install ok installed"; then
-  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
-  $SUDO apt-get update -qq
-  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium
-fi
+tools/deps.sh  # also headless Chromium, for the report_chromium test (docs/report.md)
 [ -d build ] || meson setup build --buildtype=release
 ninja -C build
 mkdir -p out

@@ -14,6 +14,7 @@ PKGS=(gcc pkg-config meson ninja-build libhdf5-dev libxxhash-dev libcriterion-de
       libopenmpi-dev openmpi-bin python3 python3-h5py python3-numpy python3-pandas python3-xxhash
       clang clang-format libclang-rt-dev libomp-dev llvm  # clang: tools/fuzz.sh (libFuzzer), tools/tsan.sh (libomp + Archer)
       python3-numba)  # tools/bench-peer: the Numba peer of ../shared/bench (issue 14)
+PKGS+=(chromium)  # report_chromium: the report pages and the heatmap's pixels in headless Chromium (issue 29)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -112,9 +112,21 @@ typedef struct mm_sweep_progress {
     double elapsed_s;                  /* seconds since the tapes were loaded */
     int final;                         /* 1 on the last call, once the engine has stopped */
     int64_t updates_total;             /* event x combination updates planned (this run) */
+    /* Finished: the chunks computed, journaled or waiting for an earlier chunk to be journaled
+     * first (>= combos_done, updates_done). The process engine counts a chunk as soon as a worker
+     * finishes it; the other engines when they journal it. A progress display's rate and ETA
+     * should use these: chunks are journaled in order, so one slow chunk holds back the later
+     * ones' *_done. */
+    int64_t combos_finished, updates_finished;
 } mm_sweep_progress;
 
 typedef void (*mm_sweep_progress_fn)(const mm_sweep_progress *p, void *user);
+
+/* Automatic chunks (mm_sweep_opts.chunk = 0, docs/sweep.md "Engines"): at most this many
+ * combinations, and at most MM_SWEEP_CHUNK_AUTO_MAX_MC with paths > 1. Plain integer literals: the
+ * command line's help prints them (stringized). */
+#define MM_SWEEP_CHUNK_AUTO_MAX 1024
+#define MM_SWEEP_CHUNK_AUTO_MAX_MC 256
 
 /* mm_sweep_opts.device: every visible CUDA device. */
 #define MM_SWEEP_DEVICE_ALL (-1)

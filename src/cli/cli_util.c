@@ -153,17 +153,7 @@ void cli_unknown_option(const char *cmd, const char *help_cmd, const char *arg,
 
 const char *cli_fmt_shortest(double v, char *buf, size_t cap)
 {
-    /* An integer below 2^53 prints as one (60, not 6e+01; 5896800, not 5.8968e+06). */
-    if (v == floor(v) && fabs(v) < 9007199254740992.0) {
-        snprintf(buf, cap, "%.0f", v);
-        return buf;
-    }
-    for (int p = 1; p <= 17; p++) {
-        snprintf(buf, cap, "%.*g", p, v);
-        if (strtod(buf, NULL) == v) return buf;
-    }
-    snprintf(buf, cap, "%.17g", v); /* NaN: no form reads back equal */
-    return buf;
+    return mm__fmt_shortest(v, buf, cap); /* one rule for the library and the command line */
 }
 
 int cli_instrument_count(const char *path)

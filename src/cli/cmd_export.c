@@ -106,12 +106,13 @@ static int write_csv(mm_results_reader *r, const char *path, int comments, FILE 
             break;
         }
         for (int64_t i = 0; i < k; i++) {
+            char num[32]; /* numbers: the shortest text that reads back as the same double */
             fprintf(f, "%" PRId64, first + i);
             for (int a = 0; a < na; a++) {
                 const mm_results_axis *x = &in->axes[a];
                 int32_t v = idx[(size_t)i * (size_t)na + (size_t)a];
                 if (x->type == MM_COL_F64)
-                    fprintf(f, ",%.17g", x->f64[v]);
+                    fprintf(f, ",%s", cli_fmt_shortest(x->f64[v], num, sizeof num));
                 else if (x->type == MM_COL_I64)
                     fprintf(f, ",%" PRId64, x->i64[v]);
                 else {
@@ -124,7 +125,7 @@ static int write_csv(mm_results_reader *r, const char *path, int comments, FILE 
                 if (in->metric_types[j] == MM_COL_I64)
                     fprintf(f, ",%" PRId64, v->i64);
                 else
-                    fprintf(f, ",%.17g", v->f64);
+                    fprintf(f, ",%s", cli_fmt_shortest(v->f64, num, sizeof num));
             }
             fputc('\n', f);
         }

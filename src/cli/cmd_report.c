@@ -12,6 +12,9 @@
 #include "recorded.h"
 #include "report.h"
 
+/* The defaults, which the help prints (printf: one source for both). */
+enum { TOP_DEFAULT = 20, BINS_DEFAULT = 100, BUCKETS_DEFAULT = 500, DIST_DEFAULT = 5 };
+enum { SCATTER_DEFAULT = 5000 };
 static const char HELP[] =
     "usage: mmsim report results.h5 -o report.html [--x KEY] [--y KEY] [--metric M] [--asc]\n"
     "                    [--agg max|mean|min] [--fix key=value ...] [--top N] [--bins N]\n"
@@ -32,15 +35,15 @@ static const char HELP[] =
     "smallest is\n"
     "                     best]\n"
     "  --fix key=value    keep only rows whose axis `key` has this value (repeatable, AND)\n"
-    "  --top N            rows in the table [20]; 0 for none\n"
+    "  --top N            rows in the table [%d]; 0 for none\n"
     "  --bins N           cells per heatmap axis at most (1..500); longer axes group "
-    "consecutive values [100]\n"
+    "consecutive values [%d]\n"
     "  --curves N         rerun the best N rows (0..20) and draw their PnL, inventory and mid "
     "over time [0]\n"
-    "  --curve-buckets N  time buckets per curve, each keeping min, max and last [500]\n"
-    "  --dist K           Monte Carlo results: PnL distributions of the best K rows (0..100) [5]\n"
+    "  --curve-buckets N  time buckets per curve, each keeping min, max and last [%d]\n"
+    "  --dist K           Monte Carlo results: PnL distributions of the best K rows (0..100) [%d]\n"
     "  --scatter N        Monte Carlo results: mean vs p5 as points up to N rows (0..20000), a\n"
-    "                     density grid above [5000]\n"
+    "                     density grid above [%d]\n"
     "  -h, --help         this help\n";
 
 /* Metric columns of the table (the heatmap's metric is added when not among them). */
@@ -249,6 +252,18 @@ static void heatmap_section(rep_out *o, const report *s, const rep_grid *g)
                "; %" PRId64 " of %" PRId64 " rows. Outlined: the best cell (%s). Hover a cell "
                "for its value, row count and best row. Grey: no value.",
                g->matched, g->rows, s->go.ascending ? "smallest" : "largest");
+    if (rep_heatmap_diverging(g, s->metric))
+        rep_printf(o,
+                   " Blue: %s 0, red: %s, white: 0; each side shaded to its own extreme (the "
+                   "legend's halves).",
+                   s->go.ascending ? "below" : "above", s->go.ascending ? "above" : "below");
+    for (int a = 0; a < in->n_axes; a++) /* money of several tapes: maybe several currencies */
+        if (!strcmp(in->axes[a].key, "tape") && in->axes[a].n > 1 && a != s->go.x && a != s->go.y &&
+            !is_fixed(s, a) && !strncmp(rep_metric_unit(s->metric), "money", 5))
+            rep_printf(o,
+                       " Money is in each tape's price unit: the %" PRId32
+                       " tapes aggregated here may not share one (--fix tape=... for one).",
+                       in->axes[a].n);
     if (g->bx > 1 || g->by > 1)
         rep_printf(o,
                    " Long axes are grouped: %" PRId32 " x %" PRId32
@@ -397,11 +412,11 @@ int cmd_report(int argc, char **argv)
 {
     const char *C = "report";
     report s = {0};
-    s.top = 20;
-    s.go.max_bins = 100;
-    s.curve_buckets = 500;
-    s.dist = 5;
-    s.scatter = 5000;
+    s.top = TOP_DEFAULT;
+    s.go.max_bins = BINS_DEFAULT;
+    s.curve_buckets = BUCKETS_DEFAULT;
+    s.dist = DIST_DEFAULT;
+    s.scatter = SCATTER_DEFAULT;
     const char *x = NULL, *y = NULL, *metric = NULL, *agg = NULL;
     char **fixes = calloc((size_t)argc + 1, sizeof *fixes);
     int n_fixes = 0, c, rc = MM_EXIT_OK;
@@ -487,7 +502,7 @@ int cmd_report(int argc, char **argv)
             s.mc_flag = 1;
             break;
         case 'h':
-            fputs(HELP, stdout);
+            printf(HELP, TOP_DEFAULT, BINS_DEFAULT, BUCKETS_DEFAULT, DIST_DEFAULT, SCATTER_DEFAULT);
             free(fixes);
             return MM_EXIT_OK;
         case ':':

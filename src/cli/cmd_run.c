@@ -62,7 +62,9 @@ static void help(void)
         "                         by the importer; 5896800 = 252 x 6.5 h when it has none]\n"
         "  --markout-ns A,B,C     markout horizons [1000000000,10000000000,60000000000]\n"
         "  --seed S, --path P     the random streams' master seed [1] and path [0]: used only by\n"
-        "                         the random execution options (docs/model.md, 3.3)\n"
+        "                         the random execution options (docs/model.md, 3.3); with\n"
+        "                         --from on a Monte Carlo table, the row's path (without --path:\n"
+        "                         path 0, said on stderr)\n"
         "  --latency-samples F    measured latencies for --latency-dist empirical, CSV\n"
         "                         entry_ns,response_ns (docs/model.md, 3.3)\n"
         "  --latency-series F     recorded latencies, CSV ts_ns,entry_ns,response_ns: added to\n"
@@ -207,6 +209,7 @@ int cmd_run(int argc, char **argv)
     const char *data_dir = NULL;  /* --data DIR: where --from looks for the recorded inputs */
     const char *setting = NULL;   /* the first flag given of a setting that --from takes */
     int64_t from_id = -1;
+    int path_given = 0; /* --path: with --from on a Monte Carlo table, else path 0 is said */
     cli_recorded rec;
     memset(&rec, 0, sizeof rec);
     mm_metrics stored;
@@ -320,6 +323,7 @@ int cmd_run(int argc, char **argv)
                 goto out;
             }
             cfg.path = (int32_t)v;
+            path_given = 1;
             break;
         case O_CURVE_BUCKETS:
             if (cli_i64(C, "--curve-buckets", optarg, 1, 100000, &curve_buckets)) {
@@ -346,10 +350,11 @@ int cmd_run(int argc, char **argv)
         rc = MM_EXIT_USAGE;
         goto out;
     }
-    if (from_path && (rc = cli_run_from_setup(C, from_path, data_dir, from_id, argc - optind, given,
-                                              names, nk, symbol || lat_path || smp_path, setting,
-                                              cfg.path, &rec, &p, &stored, &stored_path, from_tape,
-                                              from_sym, &from_fp, cfg.markout_ns))) {
+    if (from_path &&
+        (rc = cli_run_from_setup(C, from_path, data_dir, from_id, argc - optind, given, names, nk,
+                                 symbol || lat_path || smp_path, setting,
+                                 path_given ? cfg.path : -1, &rec, &p, &stored, &stored_path,
+                                 from_tape, from_sym, &from_fp, cfg.markout_ns))) {
         goto out;
     }
     if (from_path) {

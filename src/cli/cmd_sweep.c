@@ -18,7 +18,9 @@
 #include "mmsim/sweep.h"
 #include "sweep_cli.h"
 #include "sweep_config.h"
+#include "sweep_progress.h"
 
+/* Printed with printf: the numbers come from the constants the code uses. */
 static const char HELP[] =
     "usage: mmsim sweep ticks.h5 [more.h5 ...] --grid key=spec [--grid ...] -o results.h5 "
     "[options]\n"
@@ -48,7 +50,8 @@ static const char HELP[] =
     "docs/cluster.md)\n"
     "  --workers N         processes or threads (default: number of cores; mpi: threads in each\n"
     "                      rank, default 1)\n"
-    "  --chunk N           combinations per chunk (default: automatic, at most 256)\n"
+    "  --chunk N           combinations per chunk, 1 to %d (default 0: automatic, at most %d,\n"
+    "                      or %d with --paths)\n"
     "  --stall-s S         engine process: a worker that finishes nothing for S seconds is killed\n"
     "                      and its chunk rerun once on a fresh worker (default 600; 0: wait for\n"
     "                      ever); the threads engine cannot kill a thread and waits\n"
@@ -68,7 +71,10 @@ static const char HELP[] =
     "  --resume            continue an interrupted run from its journal (results.h5.journal)\n"
     "  --replace           overwrite an existing results file (refused without it)\n"
     "  --quiet             no progress on stderr\n"
-    "  --progress          progress on stderr even when it is not a terminal (one line each)\n"
+    "  --progress-s N      a plain progress line on stderr every N seconds (default %d where\n"
+    "                      stderr is not a terminal: nohup, Slurm, 2> log; on a terminal one\n"
+    "                      line rewritten in place): done/total, rate, elapsed, ETA, paths\n"
+    "  --progress          a plain progress line at every update (twice a second at most)\n"
     "  --no-verify         skip the input fingerprint checks\n"
     "  -h, --help          this help\n"
     "\n"
@@ -126,11 +132,14 @@ int cmd_sweep(int argc, char **argv)
     cfg c;
     cli_sweep_config_init(&c);
     int quiet = 0, resume = 0, no_verify = 0, replace = 0, force_progress = 0, rc = MM_EXIT_OK;
+    double progress_s = -1;       /* --progress-s; -1: not given */
     const char *device = NULL;    /* --device N (engine cuda) */
     sweep_side side = {0};        /* the side inputs and their XXH3 */
     mm_latency_series lat = {0};  /* --latency-series */
     mm_latency_samples smp = {0}; /* --latency-samples */
-    mm_gen_params *syn = NULL;    /* --synthetic: the markets, by tape (sweep_set_tapes) */
+    sweep_progress_state ps;      /* the progress line (when ps_on) */
+    int ps_on = 0;
+    mm_gen_params *syn = NULL; /* --synthetic: the markets, by tape (sweep_set_tapes) */
     const mm_gen_params **syn_ptr = NULL;
     enum {
         O_GRID = 256,
@@ -156,7 +165,8 @@ int cmd_sweep(int argc, char **argv)
         O_KEEP,
         O_SYNTH,
         O_DEVICE,
-        O_STALL
+        O_STALL,
+        O_PROGRESS_S
     };
     static const struct option opts[] = {{"grid", 1, 0, O_GRID},
                                          {"set", 1, 0, O_SET},
@@ -183,6 +193,7 @@ int cmd_sweep(int argc, char **argv)
                                          {"latency-samples", 1, 0, O_SAMPLES},
                                          {"replace", 0, 0, O_REPLACE},
                                          {"progress", 0, 0, O_PROGRESS},
+                                         {"progress-s", 1, 0, O_PROGRESS_S},
                                          {"help", 0, 0, 'h'},
                                          {0, 0, 0, 0}};
     /* Two passes: the config files first (wherever --config appears, also abbreviated as getopt
@@ -281,11 +292,18 @@ int cmd_sweep(int argc, char **argv)
         case O_PROGRESS:
             force_progress = 1;
             break;
+        case O_PROGRESS_S:
+            if (cli_f64(C, "--progress-s", optarg, 0.1, 86400, &progress_s)) {
+                rc = MM_EXIT_USAGE;
+                goto out;
+            }
+            break;
         case O_NOVERIFY:
             no_verify = 1;
             break;
         case 'h':
-            fputs(HELP, stdout);
+            printf(HELP, SWEEP_CHUNK_MAX, MM_SWEEP_CHUNK_AUTO_MAX, MM_SWEEP_CHUNK_AUTO_MAX_MC,
+                   SWEEP_PROGRESS_S_DEFAULT);
             goto out;
         case ':':
             cli_err("%s: %s needs a value", C, argv[optind - 1]);
@@ -333,11 +351,19 @@ int cmd_sweep(int argc, char **argv)
 
     mm_sweep_opts o;
     mm_sweep_opts_defaults(&o);
-    sweep_progress_state ps = {0};
-    if (!quiet && (force_progress || isatty(2))) {
+    if (!quiet) {
+        /* A terminal: one line in place; --progress: a line per update; else (a log, or
+         * --progress-s N) a line every N seconds (sweep_progress.h). */
+        int tty = isatty(2) && progress_s < 0 && !force_progress;
+        double every = force_progress   ? 0
+                       : tty            ? 1
+                       : progress_s > 0 ? progress_s
+                                        : SWEEP_PROGRESS_S_DEFAULT;
+        sweep_progress_init(&ps, tty, every, 1);
+        ps_on = 1;
         o.progress = sweep_print_progress;
         o.progress_user = &ps;
-        ps.tty = isatty(2);
+        if (!tty && every > 0) o.progress_interval_s = 0; /* every chunk: the ETA's data */
     }
     o.resume = resume;
     int64_t dev = 0;
@@ -357,6 +383,7 @@ int cmd_sweep(int argc, char **argv)
         rc = MM_EXIT_USAGE;
         goto out;
     }
+    if (ps_on) ps.paths = o.paths;
     if (!c.engine && mpi_launched()) o.engine = MM_ENGINE_MPI;
     char obj_name[64], obj_text[80]; /* the indexed column; the objective as recorded */
     if (sweep_objective(C, c.objective ? c.objective : o.objective, o.sim.markout_ns, o.paths,
@@ -454,46 +481,7 @@ int cmd_sweep(int argc, char **argv)
     if (rc == 0) rc = sweep_check_strategy_keys(C, &c, g);
     /* The effective configuration, as INI: recorded in the results for reruns. */
     if (rc == 0) {
-        mm__sb_printf(&cf, "[input]\nfiles = ");
-        for (int f = 0; f < c.n_files; f++)
-            mm__sb_printf(&cf, "%s%s", f ? ", " : "", c.files[f]);
-        mm__sb_printf(&cf, "\n");
-        if (c.n_symbols) {
-            mm__sb_printf(&cf, "symbols = ");
-            for (int s = 0; s < c.n_symbols; s++)
-                mm__sb_printf(&cf, "%s%s", s ? ", " : "", c.symbols[s]);
-            mm__sb_printf(&cf, "\n");
-        }
-        for (int s = 0; s < c.n_synthetic; s++)
-            mm__sb_printf(&cf, "%s%s%s", s ? ", " : "synthetic = ", c.synthetic[s],
-                          s + 1 == c.n_synthetic ? "\n" : "");
-        mm__sb_printf(&cf, "\n[grid]\n");
-        for (int i = 0; i < c.n_grid; i++)
-            mm__sb_printf(&cf, "%s = %s\n", c.grid[i].key, c.grid[i].val);
-        mm__sb_printf(&cf, "\n[params]\n");
-        for (int k = 0; k < mm_params_key_count(); k++) {
-            const char *key = mm_params_key_name(k, NULL);
-            int on_axis = 0;
-            for (int i = 0; i < c.n_grid; i++)
-                on_axis |= !strcmp(c.grid[i].key, key);
-            if (on_axis) continue;
-            char buf[64];
-            mm_params_get(mm_grid_base(g), key, buf, sizeof buf);
-            mm__sb_printf(&cf, "%s = %s\n", key, buf);
-        }
-        mm__sb_printf(&cf,
-                      "\n[run]\nengine = %s\nworkers = %d\nchunk = %" PRId64 "\nseed = %" PRIu64
-                      "\nobjective = %s\n",
-                      mm_sweep_engine_name(o.engine), o.workers, o.chunk, o.seed, obj_text);
-        mm__sb_printf(&cf,
-                      "sample_ns = %" PRId64 "\nyear_seconds = %.17g\nmarkout_ns = %" PRId64
-                      ",%" PRId64 ",%" PRId64 "\n",
-                      o.sim.sample_ns, o.sim.year_s, o.sim.markout_ns[0], o.sim.markout_ns[1],
-                      o.sim.markout_ns[2]);
-        if (c.latency_series) mm__sb_printf(&cf, "latency_series = %s\n", c.latency_series);
-        if (c.latency_samples) mm__sb_printf(&cf, "latency_samples = %s\n", c.latency_samples);
-        if (o.paths > 1)
-            mm__sb_printf(&cf, "paths = %" PRId64 "\nkeep_paths = %d\n", o.paths, o.keep_paths);
+        sweep_config_text(&cf, &c, g, &o, obj_text);
         if (cf.oom) rc = sweep_oom(C, "the configuration text");
         o.config_text = cf.p;
     }
@@ -589,6 +577,7 @@ int cmd_sweep(int argc, char **argv)
      * shares rank 0's outcome leaves that to rank 0. */
     if (mpi_on) mm_sweep_mpi_finalize(rc && mpi_size > 1 && mpi_on == 1 ? rc : 0);
 out:
+    if (ps_on) sweep_progress_end(&ps);
     sweep_side_free(&side);
     mm_latency_free(&lat);
     mm_latency_samples_free(&smp);

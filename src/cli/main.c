@@ -34,6 +34,16 @@ static const char USAGE[] =
     "  -h, --help     this help; 'mmsim help <command>' or 'mmsim <command> --help' for a command\n"
     "  -V, --version  version, build options, the engines this build has\n"
     "\n"
+    "examples (each line reads what the lines above wrote; README.md \"Use\" has more):\n"
+    "  mmsim gen --seed 42 --events 200000 --symbol SYN -o syn.h5\n"
+    "  mmsim sweep syn.h5 --grid spread=0:10 --grid inv_limit=1,2,5,10 -o results.h5\n"
+    "  mmsim show results.h5 --top 10 --where 'pnl>0'\n"
+    "  mmsim report results.h5 -o report.html\n"
+    "  mmsim run --from results.h5 --id 7 --trace fills.csv\n"
+    "  mmsim sweep syn.h5 --grid spread=0:4 --set latency_dist=exponential \\\n"
+    "      --set latency_ns=100000 --paths 20 -o mc.h5\n"
+    "  mmsim run --from mc.h5 --id 2 --path 5\n"
+    "\n"
     "exit status: 0 ok, 1 runtime error (bad input file, I/O), 2 usage error (bad flag or "
     "value).\n";
 

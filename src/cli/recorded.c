@@ -223,7 +223,8 @@ int cli_run_from(const char *C, const char *results, const char *data, int64_t i
         return MM_EXIT_RUNTIME;
     }
     const mm_results_info *in = mm_results_describe(rd);
-    int rc = 0;
+    int rc = 0, said = path < 0; /* no --path: path 0, said on a Monte Carlo table */
+    if (path < 0) path = 0;
     int32_t *idx = calloc((size_t)(in->n_axes > 0 ? in->n_axes : 1), sizeof *idx);
     if (!idx) {
         cli_err("%s: out of memory", C);
@@ -262,6 +263,11 @@ int cli_run_from(const char *C, const char *results, const char *data, int64_t i
                     rec->has_day = 1;
             }
             *stored_path = in->paths == 1 ? 0 : in->has_paths ? path : -1;
+            if (said && in->paths > 1 && rc == 0)
+                fprintf(stderr,
+                        "mmsim: %s: --from %s --id %" PRId64 ": path 0 of %" PRId64
+                        "; --path N for another\n",
+                        C, results, id, in->paths);
             memcpy(markout_ns, in->meta.markout_ns, sizeof(int64_t) * MM_MARKOUTS);
         }
     }

@@ -85,7 +85,9 @@ int cli_recorded_same(const mm_metrics *a, const mm_metrics *b, int i);
 /* The first metric column whose values differ (NaN equals NaN), or -1. */
 int cli_recorded_differs(const mm_metrics *a, const mm_metrics *b);
 
-/* mmsim run --from RESULTS --id N: row id of the results file: its recorded settings into *rec
+/* mmsim run --from RESULTS --id N [--path P]: row id of the results file (path P of a Monte Carlo
+ * table; P < 0: no --path, path 0, which is said on stderr: "path 0 of 200; --path N for
+ * another"): its recorded settings into *rec
  * (cli_recorded_free), its parameters into *p, its stored metrics into *stored, and its tape's
  * path (resolved as cli_recorded_load does), symbol and recorded fingerprint. 0, or the exit status
  * after printing one line (an id outside the table: 2; an unreadable file or configuration: 1). */

@@ -56,6 +56,13 @@ void rep_page_end(rep_out *o);
 /* Colour of t as "#rrggbb" (8 bytes): sequential (viridis-like) for t in [0, 1], or diverging
  * (red, white at 0, blue) for t in [-1, 1]. */
 void rep_color(double t, int diverging, char out[8]);
+/* 1 for a metric column (or Monte Carlo summary of one, not its _std) whose sign is profit or
+ * loss: pnl, pnl_close, fees, sharpe, markout_*; the heatmap colours these on the diverging scale
+ * centred on zero. */
+int rep_metric_signed(const char *name);
+/* The unit of a metric column for the legend: "money: price units of the tape", "lots",
+ * "annualised", "per second", "share of paths" or "count". */
+const char *rep_metric_unit(const char *name);
 /* 1 when black text reads better than white on that colour. */
 int rep_color_light(const char *rgb);
 /* A number for display: "%.6g", "nan", "inf", "-inf". */
@@ -108,6 +115,9 @@ typedef struct rep_grid {
 int rep_grid_build(mm_results_reader *r, const rep_grid_opts *o, rep_grid *g, mm_error *err);
 void rep_grid_free(rep_grid *g);
 
+/* 1 when the heatmap of metric over g uses the diverging scale centred on zero (a signed metric,
+ * rep_metric_signed, or cells of both signs); else the sequential one. */
+int rep_heatmap_diverging(const rep_grid *g, const char *metric);
 /* The heatmap SVG (report_heatmap.c): metric_name names the metric in labels and titles. */
 void rep_heatmap(rep_out *o, const mm_results_info *in, const rep_grid_opts *go, const rep_grid *g,
                  const char *metric_name);

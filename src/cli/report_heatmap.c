@@ -1,14 +1,48 @@
 /* The heatmap as inline SVG: one <rect class="cell"> per cell with its value and parameters in a
- * <title> (the browser's hover text), value labels when cells are large enough, axis labels and
- * titles, the best cell outlined, and a colour scale. The first value of the y axis is at the
- * bottom, as on a plot. */
+ * <title> (the browser's hover text) and in data-v, value labels when cells are large enough, axis
+ * labels (the best cell's row and column always, in bold) and titles, the best cell outlined, and
+ * a colour scale with the metric's name and unit. The first value of the y axis is at the bottom,
+ * as on a plot.
+ *
+ * Colours (docs/report.md, "Colour scale"): a metric whose sign is profit or loss (pnl, sharpe,
+ * markouts, fees: rep_metric_signed), or any metric whose cells have both signs, is drawn on a
+ * diverging scale centred on zero: white at 0, blue for the good sign (above zero, or below it
+ * when smaller is better), red for the other, each side scaled to its own extreme so that the
+ * profitable region spans the whole blue ramp however large the losses are, and starting 15% into
+ * it so that a small profit and a small loss are told apart. Other metrics are sequential
+ * (viridis, the best end bright yellow). */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "report.h"
 
-enum { ML = 160, MT = 16, LEGEND = 130 };
+/* Pixels: left and top margins, the legend's width and its title's height. */
+enum { ML = 160, MT = 16, LEGEND = 200, LEGEND_TITLE = 36 };
+
+/* The colour scale: diverging or sequential, the direction (ascending: smallest is best), and its
+ * range, the cells' extent (widened to include zero when diverging). */
+typedef struct scale {
+    int diverging, ascending;
+    double lo, hi;
+} scale;
+
+int rep_heatmap_diverging(const rep_grid *g, const char *metric)
+{
+    return rep_metric_signed(metric) || (g->vmin < 0 && g->vmax > 0);
+}
+
+static scale scale_of(const rep_grid *g, const char *metric, int ascending)
+{
+    scale s = {0, ascending, g->vmin, g->vmax};
+    s.diverging = rep_heatmap_diverging(g, metric);
+    if (s.diverging) {
+        if (s.lo > 0) s.lo = 0;
+        if (s.hi < 0) s.hi = 0;
+    }
+    return s;
+}
 
 static int32_t clampi(int32_t v, int32_t lo, int32_t hi)
 {
@@ -39,16 +73,17 @@ static void cell_label(const mm_results_axis *a, int32_t b, int32_t k, int brief
     snprintf(buf, cap, "%s..%s", s1, s2);
 }
 
-/* Position in the colour map of value v: [-1, 1] when diverging, else [0, 1] with the best end at
- * 1 (bright). */
-static double scale_t(const rep_grid *g, double v, int diverging, int ascending)
+/* Position in the colour map of value v: [-1, 1] when diverging (0 only for 0; each sign from
+ * 0.15 to 1 of its side, scaled to that side's extreme; the good sign positive), else [0, 1] with
+ * the best end at 1 (bright). */
+static double scale_t(const scale *s, double v)
 {
-    if (diverging) {
-        double a = fabs(g->vmin) > fabs(g->vmax) ? fabs(g->vmin) : fabs(g->vmax);
-        return v / a;
+    if (s->diverging) {
+        double t = v > 0 ? 0.15 + 0.85 * v / s->hi : v < 0 ? -(0.15 + 0.85 * v / s->lo) : 0;
+        return s->ascending ? -t : t;
     }
-    double t = g->vmax > g->vmin ? (v - g->vmin) / (g->vmax - g->vmin) : 0.5;
-    return ascending ? 1 - t : t;
+    double t = s->hi > s->lo ? (v - s->lo) / (s->hi - s->lo) : 0.5;
+    return s->ascending ? 1 - t : t;
 }
 
 static void cell_title(rep_out *o, const mm_results_info *in, const rep_grid_opts *go,
@@ -94,16 +129,35 @@ static void cell_title(rep_out *o, const mm_results_info *in, const rep_grid_opt
     rep_printf(o, "</title>");
 }
 
-static void legend(rep_out *o, const rep_grid *g, int diverging, int ascending, int x0, int y0,
-                   int h)
+/* The value at fraction p (0 at the top, 1 at the bottom) of the legend's bar: linear from hi to
+ * lo; on a diverging scale with both signs, the top half from hi to 0 and the bottom half from 0
+ * to lo, as each side of the colours is scaled to its own extreme. */
+static double legend_value(const scale *s, double p)
 {
-    enum { STEPS = 32, BAR = 18 };
+    if (s->diverging && s->hi > 0 && s->lo < 0)
+        return p < 0.5 ? s->hi * (1 - 2 * p) : s->lo * (2 * p - 1);
+    return s->hi - (s->hi - s->lo) * p;
+}
+
+/* The colour scale at (x0, y0): the metric's name and unit, a bar of h pixels from the largest
+ * value (top) to the smallest with five values marked (0 among them on a diverging scale), and the
+ * best cell's value under it. */
+static void legend(rep_out *o, const rep_grid *g, const scale *s, const char *metric, int x0,
+                   int y0, int h)
+{
+    enum { STEPS = 48, BAR = 18 };
     if (g->best < 0) return;
+    rep_printf(o, "<g class=\"legend\"><text class=\"lbl\" x=\"%d\" y=\"%d\">", x0, y0 + 10);
+    rep_esc(o, metric);
+    rep_printf(o, "</text><text class=\"unit\" x=\"%d\" y=\"%d\">", x0, y0 + 25);
+    rep_esc(o, rep_metric_unit(metric));
+    rep_printf(o, "</text>\n");
+    y0 += LEGEND_TITLE;
     for (int k = 0; k < STEPS; k++) {
         /* k = 0 at the top: the largest value. */
-        double v = g->vmax - (g->vmax - g->vmin) * (k + 0.5) / STEPS;
+        double v = legend_value(s, (k + 0.5) / STEPS);
         char col[8];
-        rep_color(scale_t(g, v, diverging, ascending), diverging, col);
+        rep_color(scale_t(s, v), s->diverging, col);
         rep_printf(o, "<rect x=\"%d\" y=\"%.2f\" width=\"%d\" height=\"%.2f\" fill=\"%s\"/>", x0,
                    y0 + (double)h * k / STEPS, BAR, (double)h / STEPS + 0.3, col);
     }
@@ -111,16 +165,21 @@ static void legend(rep_out *o, const rep_grid *g, int diverging, int ascending, 
                "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" "
                "stroke=\"#888\"/>\n",
                x0, y0, BAR, h);
-    char a[64], b[64];
-    rep_num(g->vmax, a, sizeof a);
-    rep_num(g->vmin, b, sizeof b);
-    rep_printf(o, "<text x=\"%d\" y=\"%d\" dominant-baseline=\"middle\">%s</text>", x0 + BAR + 5,
-               y0 + 4, a);
-    rep_printf(o, "<text x=\"%d\" y=\"%d\" dominant-baseline=\"middle\">%s</text>\n", x0 + BAR + 5,
-               y0 + h - 4, b);
-    if (diverging && g->vmax > g->vmin)
-        rep_printf(o, "<text x=\"%d\" y=\"%.1f\" dominant-baseline=\"middle\">0</text>\n",
-                   x0 + BAR + 5, y0 + h * g->vmax / (g->vmax - g->vmin));
+    char a[64];
+    for (int k = 0; k <= 4; k++) { /* ticks at 0, 1/4, ... of the bar */
+        double y = y0 + h * k / 4.0;
+        rep_num(legend_value(s, k / 4.0), a, sizeof a);
+        rep_printf(o,
+                   "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#444\"/>"
+                   "<text x=\"%d\" y=\"%.1f\" dominant-baseline=\"middle\">%s</text>\n",
+                   x0 + BAR, x0 + BAR + 4, y, y, x0 + BAR + 7, y, a);
+    }
+    rep_num(g->cells[g->best].v, a, sizeof a);
+    rep_printf(o,
+               "<rect x=\"%d\" y=\"%d\" width=\"14\" height=\"14\" fill=\"none\" "
+               "stroke=\"#000\" stroke-width=\"2\"/><text x=\"%d\" y=\"%d\" "
+               "dominant-baseline=\"middle\">best cell: %s</text></g>\n",
+               x0 + 2, y0 + h + 12, x0 + BAR + 5, y0 + h + 19, a);
 }
 
 void rep_heatmap(rep_out *o, const mm_results_info *in, const rep_grid_opts *go, const rep_grid *g,
@@ -141,9 +200,14 @@ void rep_heatmap(rep_out *o, const mm_results_info *in, const rep_grid_opts *go,
     }
     /* Below the plot: the labels (turned: about 5 px down per character), then the axis title. */
     int32_t below = turn ? 24 + clampi(longest, 4, 24) * 5 : 40;
+    /* The legend: its title, a bar as tall as the plot (at least 130 px), the best cell's line. */
+    int32_t lh = ph - LEGEND_TITLE > 130 ? ph - LEGEND_TITLE : 130;
     int32_t H = MT + ph + below + 10, W = ML + pw + 24 + LEGEND;
-    if (H < MT + 170 + 10) H = MT + 170 + 10;
-    int diverging = g->vmin < 0 && g->vmax > 0;
+    if (H < MT + LEGEND_TITLE + lh + 40) H = MT + LEGEND_TITLE + lh + 40;
+    scale sc = scale_of(g, metric_name, go->ascending);
+    /* The best cell's column and row: always labelled, in bold. */
+    int32_t bi = g->best >= 0 ? (int32_t)(g->best % g->nx) : -1,
+            bj = g->best >= 0 ? (int32_t)(g->best / g->nx) : -1;
     rep_printf(o,
                "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"heatmap\" width=\"%d\" "
                "height=\"%d\" viewBox=\"0 0 %d %d\" data-nx=\"%d\" data-ny=\"%d\">\n",
@@ -152,13 +216,14 @@ void rep_heatmap(rep_out *o, const mm_results_info *in, const rep_grid_opts *go,
     for (int32_t j = 0; j < g->ny; j++) {
         for (int32_t i = 0; i < g->nx; i++) {
             const rep_cell *c = &g->cells[(size_t)j * (size_t)g->nx + (size_t)i];
-            char col[8] = "#e0e0e0";
-            if (!isnan(c->v)) rep_color(scale_t(g, c->v, diverging, go->ascending), diverging, col);
+            char col[8] = "#e0e0e0", dv[64];
+            if (!isnan(c->v)) rep_color(scale_t(&sc, c->v), sc.diverging, col);
+            rep_num(c->v, dv, sizeof dv);
             int32_t x = ML + i * cw, y = MT + (g->ny - 1 - j) * ch;
             rep_printf(o,
                        "<rect class=\"cell\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
-                       "fill=\"%s\">",
-                       x, y, cw, ch, col);
+                       "fill=\"%s\" data-v=\"%s\">",
+                       x, y, cw, ch, col, dv);
             cell_title(o, in, go, g, i, j, metric_name);
             rep_printf(o, "</rect>\n");
             if (values && !isnan(c->v)) {
@@ -172,6 +237,11 @@ void rep_heatmap(rep_out *o, const mm_results_info *in, const rep_grid_opts *go,
             }
         }
     }
+    /* The plot's frame: cells of value 0 are white on a diverging scale. */
+    rep_printf(o,
+               "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#bbb\" "
+               "pointer-events=\"none\"/>\n",
+               ML, MT, pw, ph);
     if (g->best >= 0) {
         int32_t i = (int32_t)(g->best % g->nx), j = (int32_t)(g->best / g->nx);
         int32_t x = ML + i * cw, y = MT + (g->ny - 1 - j) * ch;
@@ -187,16 +257,19 @@ void rep_heatmap(rep_out *o, const mm_results_info *in, const rep_grid_opts *go,
                        "stroke-width=\"2\" pointer-events=\"none\"/>\n",
                        x + cw * 0.5, y + ch * 0.5);
     }
-    for (int32_t i = 0; i < g->nx; i += step) {
+    for (int32_t i = 0; i < g->nx; i++) {
+        /* Every step-th label, and the best column's (its neighbours within a step give way). */
+        if (i != bi && (i % step || (bi >= 0 && abs(i - bi) < step))) continue;
         cell_label(ax, g->bx, i, 1, s, sizeof s);
         int32_t x = ML + i * cw + cw / 2, y = MT + ph + 14;
+        const char *cls = i == bi ? " class=\"bst\"" : "";
         if (turn)
             rep_printf(o,
-                       "<text x=\"%d\" y=\"%d\" text-anchor=\"end\" transform=\"rotate(-40 %d "
+                       "<text%s x=\"%d\" y=\"%d\" text-anchor=\"end\" transform=\"rotate(-40 %d "
                        "%d)\">",
-                       x, y, x, y);
+                       cls, x, y, x, y);
         else
-            rep_printf(o, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">", x, y);
+            rep_printf(o, "<text%s x=\"%d\" y=\"%d\" text-anchor=\"middle\">", cls, x, y);
         rep_esc(o, s);
         rep_printf(o, "</text>\n");
     }
@@ -206,12 +279,13 @@ void rep_heatmap(rep_out *o, const mm_results_info *in, const rep_grid_opts *go,
     rep_printf(o, "</text>\n");
     if (ay) {
         step = clampi((15 * g->ny + ph - 1) / ph, 1, g->ny);
-        for (int32_t j = 0; j < g->ny; j += step) {
+        for (int32_t j = 0; j < g->ny; j++) {
+            if (j != bj && (j % step || (bj >= 0 && abs(j - bj) < step))) continue;
             cell_label(ay, g->by, j, 1, s, sizeof s);
             rep_printf(o,
-                       "<text x=\"%d\" y=\"%d\" text-anchor=\"end\" "
+                       "<text%s x=\"%d\" y=\"%d\" text-anchor=\"end\" "
                        "dominant-baseline=\"middle\">",
-                       ML - 6, MT + (g->ny - 1 - j) * ch + ch / 2);
+                       j == bj ? " class=\"bst\"" : "", ML - 6, MT + (g->ny - 1 - j) * ch + ch / 2);
             rep_esc(o, s);
             rep_printf(o, "</text>\n");
         }
@@ -222,6 +296,6 @@ void rep_heatmap(rep_out *o, const mm_results_info *in, const rep_grid_opts *go,
         rep_esc(o, ay->key);
         rep_printf(o, "</text>\n");
     }
-    legend(o, g, diverging, go->ascending, ML + pw + 24, MT, ph > 160 ? ph : 160);
+    legend(o, g, &sc, metric_name, ML + pw + 24, MT, lh);
     rep_printf(o, "</svg>\n");
 }

@@ -101,6 +101,7 @@ static const char CSS[] =
     ".sub{color:#555;margin:0 0 12px}\n"
     "svg{display:block;max-width:100%;height:auto}svg text{font:12px sans-serif;fill:#222}\n"
     "svg text.lbl{font-size:13px;font-weight:600}svg text.v{font-size:10px}\n"
+    "svg text.bst{font-weight:700}svg text.unit{font-size:11px;fill:#555}\n"
     "rect.cell:hover{stroke:#000;stroke-width:1.5}\n"
     "table{border-collapse:collapse;font-size:13px}th,td{padding:3px 8px;border-bottom:1px solid "
     "#eee;text-align:right;white-space:nowrap}\n"
@@ -152,26 +153,78 @@ void rep_page_end(rep_out *o)
     rep_printf(o, "%s</body>\n</html>\n", SCRIPT);
 }
 
-/* Colour stops: viridis at 0, 0.25, 0.5, 0.75, 1; RdBu (ColorBrewer) from -1 through white to 1. */
+/* Colour stops, equally spaced: viridis at 0, 0.25, 0.5, 0.75, 1; RdBu, ColorBrewer's 9-class
+ * diverging scheme (marked colour-blind safe there: red and blue stay apart for the common
+ * red-green deficiencies), from -1 (dark red, losses) through near-white at 0 to 1 (dark blue,
+ * profits). */
 static const unsigned char VIRIDIS[5][3] = {
     {68, 1, 84}, {59, 82, 139}, {33, 145, 140}, {94, 201, 98}, {253, 231, 37}};
-static const unsigned char RDBU[5][3] = {
-    {178, 24, 43}, {239, 138, 98}, {247, 247, 247}, {103, 169, 207}, {33, 102, 172}};
+static const unsigned char RDBU[9][3] = {{178, 24, 43},   {214, 96, 77},   {244, 165, 130},
+                                         {253, 219, 199}, {247, 247, 247}, {209, 229, 240},
+                                         {146, 197, 222}, {67, 147, 195},  {33, 102, 172}};
 
 void rep_color(double t, int diverging, char out[8])
 {
     const unsigned char(*s)[3] = diverging ? RDBU : VIRIDIS;
+    int n = diverging ? 9 : 5;
     double u = diverging ? (t + 1) * 0.5 : t; /* [0, 1] */
     if (!(u >= 0)) u = 0;                     /* NaN too */
     if (u > 1) u = 1;
-    double p = u * 4;
+    double p = u * (n - 1);
     int k = (int)p;
-    if (k > 3) k = 3;
+    if (k > n - 2) k = n - 2;
     double f = p - k;
     int c[3];
     for (int j = 0; j < 3; j++)
         c[j] = (int)lround(s[k][j] + (s[k + 1][j] - s[k][j]) * f);
     snprintf(out, 8, "#%02x%02x%02x", c[0], c[1], c[2]);
+}
+
+/* The base column of a Monte Carlo summary ("pnl" for "pnl_p5", "sharpe" for "sharpe_mean"): the
+ * length of name without its summary suffix; *std set for "_std". */
+static size_t base_len(const char *name, int *std)
+{
+    static const char *const SUF[] = {"_mean", "_std", "_p50", "_p95", "_p5", "_cvar5"};
+    size_t n = strlen(name);
+    *std = 0;
+    for (size_t i = 0; i < sizeof SUF / sizeof SUF[0]; i++) {
+        size_t k = strlen(SUF[i]);
+        if (n > k && !strcmp(name + n - k, SUF[i])) {
+            *std = i == 1;
+            return n - k;
+        }
+    }
+    return n;
+}
+
+static int base_is(const char *name, size_t n, const char *base)
+{
+    return strlen(base) == n && !strncmp(name, base, n);
+}
+
+int rep_metric_signed(const char *name)
+{
+    int std;
+    size_t n = base_len(name, &std);
+    return !std &&
+           (base_is(name, n, "pnl") || base_is(name, n, "pnl_close") || base_is(name, n, "fees") ||
+            base_is(name, n, "sharpe") || !strncmp(name, "markout_", 8));
+}
+
+const char *rep_metric_unit(const char *name)
+{
+    int std;
+    size_t n = base_len(name, &std);
+    if (!strcmp(name, "p_loss")) return "share of paths";
+    if (base_is(name, n, "pnl") || base_is(name, n, "pnl_close") || base_is(name, n, "fees") ||
+        base_is(name, n, "max_drawdown") || !strncmp(name, "markout_", 8))
+        return "money: price units of the tape";
+    if (base_is(name, n, "sharpe")) return "annualised";
+    if (base_is(name, n, "volume") || base_is(name, n, "final_q") ||
+        base_is(name, n, "max_abs_q") || base_is(name, n, "mean_abs_q"))
+        return "lots";
+    if (n > 6 && !strncmp(name + n - 6, "_per_s", 6)) return "per second";
+    return "count";
 }
 
 int rep_color_light(const char *rgb)

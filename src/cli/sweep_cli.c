@@ -13,64 +13,6 @@
 #include "mmsim/results.h"
 #include "sweep_cli.h"
 
-/* "1.23e+09" as "1.23 G": counts of updates read better with a unit. */
-static void fmt_count(double v, char *buf, size_t cap)
-{
-    static const char *const U[] = {"", " k", " M", " G", " T", " P"};
-    int k = 0;
-    while (v >= 1000 && k < 5)
-        v /= 1000, k++;
-    snprintf(buf, cap, k ? "%.3g%s" : "%.0f%s", v, U[k]);
-}
-
-void sweep_progress_start(sweep_progress_state *s, int64_t combos, int tapes)
-{
-    fprintf(stderr, "sweep: %" PRId64 " combinations over %d tape%s: loading%s", combos, tapes,
-            tapes == 1 ? "" : "s", s->tty ? "" : "\n");
-}
-
-/* Progress on stderr: the work done (event x combination updates, the unit every engine's cost
- * is proportional to) out of the total, the combinations, a rate over the last PROGRESS_WINDOW_S
- * seconds and the ETA from that rate. On a terminal one line rewritten in place, ended by a
- * newline on the final call; otherwise (--progress) one line per call. The library throttles the
- * calls (mm_sweep_opts.progress_interval_s, 0.5 s by default) and makes a first one as soon as the
- * tapes are loaded. */
-void sweep_print_progress(const mm_sweep_progress *p, void *user)
-{
-    sweep_progress_state *s = user;
-    double el = p->elapsed_s;
-    /* Drop samples older than the window, but keep at least one to measure from. */
-    while (s->n > 1 && el - s->t[s->head] > PROGRESS_WINDOW_S)
-        s->head = (s->head + 1) % PROGRESS_SAMPLES, s->n--;
-    if (s->n == PROGRESS_SAMPLES) s->head = (s->head + 1) % PROGRESS_SAMPLES, s->n--;
-    double rate = 0;
-    if (s->n > 0 && el > s->t[s->head])
-        rate = (double)(p->updates_done - s->u[s->head]) / (el - s->t[s->head]);
-    int tail = (s->head + s->n) % PROGRESS_SAMPLES;
-    s->t[tail] = el;
-    s->u[tail] = p->updates_done;
-    s->n++;
-    double total = (double)p->updates_total, done = (double)p->updates_done;
-    char d[32], t[32], r[32], eta[48];
-    fmt_count(done, d, sizeof d);
-    fmt_count(total, t, sizeof t);
-    fmt_count(rate, r, sizeof r);
-    if (p->final)
-        snprintf(eta, sizeof eta, "%.1f s", el);
-    else if (rate > 0)
-        snprintf(eta, sizeof eta, "ETA %.0f s", (total - done) / rate);
-    else
-        snprintf(eta, sizeof eta, "ETA --");
-    fprintf(stderr,
-            "%ssweep: %5.1f%% (%s of %s updates), %" PRId64 "/%" PRId64
-            " combos, %s updates/s, %s%s",
-            s->tty ? "\r" : "", total > 0 ? 100.0 * done / total : 0.0, d, t, p->combos_done,
-            p->combos_total, r, eta,
-            !s->tty    ? "\n"
-            : p->final ? "   \n"
-                       : "   ");
-}
-
 /* " (did you mean KEY? see 'mmsim run --help' for the keys)" for an unknown model key. */
 void sweep_key_hint(const char *key, char *buf, size_t cap)
 {
@@ -203,7 +145,7 @@ int sweep_run_settings(const char *C, const cli_sweep_config *c, mm_sweep_opts *
         o->workers = (int)v64;
     }
     if (c->chunk) {
-        if (cli_i64(C, "chunk", c->chunk, 0, 1000000, &v64)) return -1;
+        if (cli_i64(C, "chunk", c->chunk, 0, SWEEP_CHUNK_MAX, &v64)) return -1;
         o->chunk = v64;
     }
     if (c->seed && cli_u64(C, "seed", c->seed, &o->seed)) return -1;
@@ -230,6 +172,52 @@ int sweep_run_settings(const char *C, const cli_sweep_config *c, mm_sweep_opts *
         return -1;
     }
     return 0;
+}
+
+void sweep_config_text(mm__sbuf *cf, const cli_sweep_config *c, const mm_grid *g,
+                       const mm_sweep_opts *o, const char *obj_text)
+{
+    mm__sb_printf(cf, "[input]\nfiles = ");
+    for (int f = 0; f < c->n_files; f++)
+        mm__sb_printf(cf, "%s%s", f ? ", " : "", c->files[f]);
+    mm__sb_printf(cf, "\n");
+    if (c->n_symbols) {
+        mm__sb_printf(cf, "symbols = ");
+        for (int s = 0; s < c->n_symbols; s++)
+            mm__sb_printf(cf, "%s%s", s ? ", " : "", c->symbols[s]);
+        mm__sb_printf(cf, "\n");
+    }
+    for (int s = 0; s < c->n_synthetic; s++)
+        mm__sb_printf(cf, "%s%s%s", s ? ", " : "synthetic = ", c->synthetic[s],
+                      s + 1 == c->n_synthetic ? "\n" : "");
+    mm__sb_printf(cf, "\n[grid]\n");
+    for (int i = 0; i < c->n_grid; i++)
+        mm__sb_printf(cf, "%s = %s\n", c->grid[i].key, c->grid[i].val);
+    mm__sb_printf(cf, "\n[params]\n");
+    for (int k = 0; k < mm_params_key_count(); k++) {
+        const char *key = mm_params_key_name(k, NULL);
+        int on_axis = 0;
+        for (int i = 0; i < c->n_grid; i++)
+            on_axis |= !strcmp(c->grid[i].key, key);
+        if (on_axis) continue;
+        char buf[64];
+        mm_params_get(mm_grid_base(g), key, buf, sizeof buf);
+        mm__sb_printf(cf, "%s = %s\n", key, buf);
+    }
+    mm__sb_printf(cf,
+                  "\n[run]\nengine = %s\nworkers = %d\nchunk = %" PRId64 "\nseed = %" PRIu64
+                  "\nobjective = %s\n",
+                  mm_sweep_engine_name(o->engine), o->workers, o->chunk, o->seed, obj_text);
+    char year[32];
+    mm__sb_printf(cf,
+                  "sample_ns = %" PRId64 "\nyear_seconds = %s\nmarkout_ns = %" PRId64 ",%" PRId64
+                  ",%" PRId64 "\n",
+                  o->sim.sample_ns, cli_fmt_shortest(o->sim.year_s, year, sizeof year),
+                  o->sim.markout_ns[0], o->sim.markout_ns[1], o->sim.markout_ns[2]);
+    if (c->latency_series) mm__sb_printf(cf, "latency_series = %s\n", c->latency_series);
+    if (c->latency_samples) mm__sb_printf(cf, "latency_samples = %s\n", c->latency_samples);
+    if (o->paths > 1)
+        mm__sb_printf(cf, "paths = %" PRId64 "\nkeep_paths = %d\n", o->paths, o->keep_paths);
 }
 
 /* "path#symbol", heap-allocated (NULL when out of memory). */

@@ -1,5 +1,6 @@
-/* The parts of `mmsim sweep` around the library's run: the progress line, the overwrite policy and
- * the checks of keys against the strategy (cmd_sweep.c is the flags and the run). */
+/* The parts of `mmsim sweep` around the library's run: the overwrite policy, the checks of keys
+ * against the strategy, the recorded configuration (cmd_sweep.c is the flags and the run;
+ * sweep_progress.c the progress line). */
 #ifndef MM_SWEEP_CLI_H
 #define MM_SWEEP_CLI_H
 
@@ -9,24 +10,6 @@
 #include "mm_sbuf.h"
 #include "mmsim/sweep.h"
 #include "sweep_config.h"
-
-/* The progress line's memory: the last samples of (seconds, updates done), for a rate over a moving
- * window rather than since the start (chunks differ in cost: low spreads fill more). */
-enum { PROGRESS_SAMPLES = 64 };
-#define PROGRESS_WINDOW_S 10.0
-typedef struct progress_state {
-    double t[PROGRESS_SAMPLES];
-    int64_t u[PROGRESS_SAMPLES];
-    int n, head; /* samples held; index of the oldest */
-    int tty;     /* 1: rewrite one line in place; 0: one line per call */
-} sweep_progress_state;
-
-/* The first progress line, before anything is loaded or checked by the library (a large tape
- * takes seconds to load and verify): "sweep: N combinations over T tapes: loading". */
-void sweep_progress_start(sweep_progress_state *s, int64_t combos, int tapes);
-
-/* An mm_sweep_progress_fn; user is a zeroed sweep_progress_state with tty set. */
-void sweep_print_progress(const mm_sweep_progress *p, void *user);
 
 /* " (did you mean KEY? see 'mmsim run --help' for the keys)" (or without the suggestion) for an
  * unknown model key, into buf. */
@@ -58,6 +41,14 @@ typedef struct sweep_side {
 int sweep_side_inputs(const char *C, const cli_sweep_config *c, const char *const *configs,
                       int n_configs, sweep_side *s);
 void sweep_side_free(sweep_side *s);
+
+/* The largest --chunk (a plain integer literal: the help prints it). */
+#define SWEEP_CHUNK_MAX 1000000
+
+/* The effective configuration as INI text (inputs, axes, every fixed parameter, run settings; the
+ * objective as recorded, obj_text), appended to cf: what the results record for reruns. */
+void sweep_config_text(mm__sbuf *cf, const cli_sweep_config *c, const mm_grid *g,
+                       const mm_sweep_opts *o, const char *obj_text);
 
 /* The [run] settings given as text (engine, workers, chunk, seed, sample_ns, year_seconds,
  * markout_ns, paths, keep_paths, stall_s), parsed strictly into o. 0, or -1 after printing (a

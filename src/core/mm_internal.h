@@ -24,6 +24,21 @@ const char *mm__fmt_g(double v, char buf[MM__G_LEN]);
  * only. The one check the CLI and the results queries share (params_keys.c). */
 int mm__is_decimal(const char *s, int integer);
 
+/* A grid range lo:hi:step in decimal (decimal.c, docs/sweep.md "Ranges"): value k is
+ * (lo + k x step) x 10^e exactly, lo and step integers over the common exponent e. */
+typedef struct mm__decimal_range {
+    int64_t lo, step;
+    int32_t e;
+} mm__decimal_range;
+/* From the bounds' text (strict decimals, mm__is_decimal): 0, or -1 when they do not fit 18
+ * significant digits over a common exponent (the caller then computes in binary). */
+int mm__decimal_range_init(const char *lo, const char *step, mm__decimal_range *r);
+/* Value k, the decimal converted to the nearest double once: 0, or -1 on overflow. */
+int mm__decimal_range_value(const mm__decimal_range *r, int64_t k, double *v);
+/* The shortest "%.Ng" text of v (N = 1..17) that reads back as exactly v; an integer below 2^53 as
+ * one ("60", not "6e+01"; -0 as "-0"). Returns buf. */
+const char *mm__fmt_shortest(double v, char *buf, size_t cap);
+
 /* 1 if s is a valid instrument symbol: [A-Za-z0-9._-]+, shorter than MM_SYMBOL_MAX. */
 int mm__valid_symbol(const char *s);
 

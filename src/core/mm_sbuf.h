@@ -1,5 +1,5 @@
-/* A growing text buffer (printf appends): the sweep's identity and the CLI's recorded configuration.
- * No I/O; allocation failure is remembered, not reported at once. */
+/* A growing text buffer (printf appends): the sweep's identity and the CLI's recorded
+ * configuration. No I/O; allocation failure is remembered, not reported at once. */
 #ifndef MM_SBUF_H
 #define MM_SBUF_H
 

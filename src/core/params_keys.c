@@ -288,9 +288,11 @@ int mm_params_get(const mm_params *p, const char *key, char *buf, size_t cap)
         case T_I64:
             snprintf(buf, cap, "%lld", (long long)*(const int64_t *)base);
             break;
-        case T_F64:
-            snprintf(buf, cap, "%.17g", *(const double *)base);
+        case T_F64: { /* the shortest text that reads back as the same double */
+            char t[32];
+            snprintf(buf, cap, "%s", mm__fmt_shortest(*(const double *)base, t, sizeof t));
             break;
+        }
         }
         return 0;
     }

@@ -413,6 +413,10 @@ static int run_process(mm__run *r, int workers, mm_error *err)
                 waited_from = now_ns();
                 continue;
             }
+            /* Chunks finished ahead of c (their records wait in the ring): progress counts
+             * them now, so one slow chunk does not hide the others' work. */
+            for (int64_t d = c + 1; d < c + k && d < r->n_chunks; d++)
+                if (atomic_load(&v.state[d]) == C_DONE) mm__run_finished(r, d);
             nap_ns(2000000);
         }
         if (rc) break;

@@ -171,13 +171,18 @@ int mm_grid_add_axis(mm_grid *g, const char *key, const char *spec, mm_error *er
     if (c1 && kind != MM_KEY_ENUM) {
         /* a:b:step, inclusive; values a + k step for k = 0 .. floor((b - a) / step + 1e-9); a:b
          * is a:b:1 (integer and real keys alike). Each bound is a complete decimal number, an
-         * integer axis's too (an empty bound or step is an error, not 0). */
+         * integer axis's too (an empty bound or step is an error, not 0). The count is computed
+         * in binary with that tolerance; each value in decimal from the text (a + k step exactly,
+         * then the nearest double: 0.1:0.3:0.1 gives 0.3, not 0.30000000000000004), or in binary
+         * when a and step do not fit 18 significant digits over one exponent (docs/sweep.md,
+         * "Ranges"). */
         char *b1 = strdup(spec);
         if (!b1) return mm__errf(err, -ENOMEM, "%s: out of memory", key);
         char *b2 = b1 + (c1 - spec) + 1, *b3 = strchr(b2, ':');
         b2[-1] = 0;
         double lo = 0, hi = 0, step = 0;
-        int ok = !b3 || !strchr(b3 + 1, ':');
+        mm__decimal_range dr;
+        int exact = 0, ok = !b3 || !strchr(b3 + 1, ':');
         if (b3)
             *b3++ = 0;
         else
@@ -188,6 +193,7 @@ int mm_grid_add_axis(mm_grid *g, const char *key, const char *spec, mm_error *er
             hi = strtod(b2, NULL);
             step = strtod(b3, NULL);
             ok = step > 0 && hi >= lo && isfinite(lo) && isfinite(hi) && isfinite(step);
+            exact = ok && mm__decimal_range_init(b1, b3, &dr) == 0;
         }
         free(b1);
         if (!ok) {
@@ -204,7 +210,8 @@ int mm_grid_add_axis(mm_grid *g, const char *key, const char *spec, mm_error *er
                             AXIS_MAX_VALUES);
         }
         for (int64_t k = 0; k < (int64_t)count && rc == 0; k++) {
-            double v = lo + (double)k * step;
+            double v;
+            if (!exact || mm__decimal_range_value(&dr, k, &v)) v = lo + (double)k * step;
             char buf[64];
             if (kind == MM_KEY_INT) {
                 if (v != floor(v)) {
@@ -214,7 +221,7 @@ int mm_grid_add_axis(mm_grid *g, const char *key, const char *spec, mm_error *er
                 }
                 snprintf(buf, sizeof buf, "%.0f", v);
             } else {
-                snprintf(buf, sizeof buf, "%.17g", v);
+                mm__fmt_shortest(v, buf, sizeof buf);
             }
             rc = add_value(&a, key, buf, 1, err);
         }

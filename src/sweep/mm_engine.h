@@ -52,6 +52,8 @@ typedef struct mm__run {
     int64_t events_total; /* sum over chunks of count x tape events, for updates/s */
     /* Progress (mm_sweep_opts.progress): what the emitted chunks hold, and the throttle's state. */
     int64_t done_combos, done_updates;
+    unsigned char *finished; /* [n_chunks]: 1 once computed (mm__run_finished) */
+    int64_t fin_combos, fin_updates;
     int64_t progress_calls;
     double progress_last; /* when progress was last reported (CLOCK_MONOTONIC seconds) */
     /* An engine with MM__ENGINE_RANKS (MPI): worker = 1 in a process that only computes the chunks
@@ -149,6 +151,11 @@ int mm__run_batch(const mm__run *r, const mm__tape *tp, const mm_sim_config *sim
 /* Record a finished chunk (c->count records of r->rec_bytes): call once per chunk, in chunk order.
  * Returns 0 or an error in err (journal). */
 int mm__run_emit(mm__run *r, const mm__chunk *c, const void *out, mm_error *err);
+
+/* Chunk index c is computed (its records may wait for earlier chunks before mm__run_emit): counted
+ * once into the progress's finished work, reported (throttled) when new. mm__run_emit calls it
+ * too. */
+void mm__run_finished(mm__run *r, int64_t c);
 
 /* Synthetic markets (synthetic.c). check: the stresses of the grid against its tapes (stress_vol
  * and stress_liquidity need every tape synthetic) and the generator's limits, MM_EUSAGE naming

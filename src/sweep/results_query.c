@@ -120,14 +120,8 @@ void mm_results_axis_format(const mm_results_axis *a, int32_t k, char *buf, size
         return;
     }
     if (a->type == MM_COL_F64) {
-        /* Shortest "%.Ng" (N from 15) that reads back as the same double. */
-        double v = a->f64[k];
         char t[32];
-        int prec = 15;
-        snprintf(t, sizeof t, "%.15g", v);
-        while (prec < 17 && strtod(t, NULL) != v && !isnan(v))
-            snprintf(t, sizeof t, "%.*g", ++prec, v);
-        snprintf(buf, cap, "%s", t);
+        snprintf(buf, cap, "%s", mm__fmt_shortest(a->f64[k], t, sizeof t));
     } else if (a->type == MM_COL_I64) {
         snprintf(buf, cap, "%" PRId64, a->i64[k]);
     } else {

@@ -72,9 +72,32 @@ static void progress(mm__run *r, int final)
     p.combos_total = r->combos_total;
     p.updates_done = r->done_updates;
     p.updates_total = r->events_total;
+    p.combos_finished = r->fin_combos;
+    p.updates_finished = r->fin_updates;
     p.elapsed_s = t - r->t0;
     p.final = final;
     o->progress(&p, o->progress_user);
+}
+
+/* The cost of chunk c: event x combination x path updates. */
+static int64_t chunk_updates(const mm__run *r, const mm__chunk *c)
+{
+    return (int64_t)c->count * r->paths * r->ticks[c->tape].n;
+}
+
+static void count_finished(mm__run *r, int64_t c)
+{
+    if (!r->finished || r->finished[c]) return;
+    r->finished[c] = 1;
+    r->fin_combos += r->chunks[c].count;
+    r->fin_updates += chunk_updates(r, &r->chunks[c]);
+}
+
+void mm__run_finished(mm__run *r, int64_t c)
+{
+    if (!r->finished || r->finished[c]) return;
+    count_finished(r, c);
+    progress(r, 0);
 }
 
 int mm__run_emit(mm__run *r, const mm__chunk *c, const void *m, mm_error *err)
@@ -83,7 +106,9 @@ int mm__run_emit(mm__run *r, const mm__chunk *c, const void *m, mm_error *err)
     if (rc) return mm__errf(err, rc, "%s: %s", r->jpath, strerror(-rc));
     r->done_chunks++;
     r->done_combos += c->count;
-    r->done_updates += (int64_t)c->count * r->paths * r->ticks[c->tape].n;
+    r->done_updates += chunk_updates(r, c);
+    assert(c >= r->chunks && c < r->chunks + r->n_chunks);
+    count_finished(r, c - r->chunks);
     progress(r, 0);
     return 0;
 }
@@ -125,8 +150,6 @@ static int check_columns(const mm_sweep_opts *o, mm_error *err)
  * once by default (each holds an mm_metrics, 168 bytes: 11 MB). */
 #define MM_SWEEP_PATHS_MAX 1000000
 #define MM_SWEEP_SLOTS_MAX 65536
-/* The largest automatic chunk (one path per combination). */
-#define MM_SWEEP_CHUNK_AUTO_MAX 1024
 
 /* The disk a run keeping its paths needs beside its output: the journal (every combination's
  * record) and the table (its rows and /paths), against the free space of the output's file system.
@@ -241,11 +264,11 @@ int mm_sweep_run(const mm_grid *g, const mm_sweep_opts *o, const char *out_path,
         int64_t per = g->n_combos / g->axes[0].n;
         /* Monte Carlo: a chunk's paths are stepped together, so the kernel's 64 slots need only
          * 64 / paths combinations; at most MM_SWEEP_SLOTS_MAX (combination, path) slots per chunk
-         * bound a worker's memory whatever paths is (and 256 combinations: paths draw, so they
-         * share no step). */
+         * bound a worker's memory whatever paths is (and MM_SWEEP_CHUNK_AUTO_MAX_MC combinations:
+         * paths draw, so they share no step). */
         int64_t lo = o->paths > 1 ? 64 / o->paths : 64,
                 hi = o->paths > 1 ? MM_SWEEP_SLOTS_MAX / o->paths : MM_SWEEP_CHUNK_AUTO_MAX;
-        if (o->paths > 1 && hi > 256) hi = 256;
+        if (o->paths > 1 && hi > MM_SWEEP_CHUNK_AUTO_MAX_MC) hi = MM_SWEEP_CHUNK_AUTO_MAX_MC;
         if (lo < 1) lo = 1;
         if (hi < 1) hi = 1;
         if (engine->flags & MM__ENGINE_GPU_CHUNKS) {
@@ -415,6 +438,10 @@ int mm_sweep_run(const mm_grid *g, const mm_sweep_opts *o, const char *out_path,
             i = k;
         }
         r.n_chunks = n;
+        if (!(r.finished = calloc((size_t)(n > 0 ? n : 1), 1))) {
+            rc = mm__errf(err, -ENOMEM, "out of memory");
+            goto out;
+        }
         for (int64_t c = 0; c < n; c++) {
             r.combos_total += r.chunks[c].count;
             r.events_total += (int64_t)r.chunks[c].count * r.paths * r.ticks[r.chunks[c].tape].n;
@@ -458,6 +485,7 @@ out:
     free(r.tapes);
     free(r.ticks);
     free(r.chunks);
+    free(r.finished);
     free(done);
     free(ident);
     free(jpath);

@@ -5,7 +5,8 @@
 # in the DOM), and a click on a table header sorts the table; screenshots are saved in WORKDIR. Pages: the
 # results fixture's report (defaults, and a fixed axis), a run's curve, a sweep's report with --curves, and
 # a Monte Carlo sweep's report (distribution rows, histograms, scatter points, density grid counted in the DOM).
-# Exit 77 (skipped) where Chromium is not installed: tools/bootstrap.sh installs it, CI does not.
+# The heatmap's colours are checked on pixels of a screenshot (check_pixels.py).
+# Exit 77 (skipped) where Chromium is not installed (tools/deps.sh installs it for CI).
 # Usage: check_chromium.sh MMSIM MKRESULTS WORKDIR
 set -u
 mmsim=$1 mkresults=$2 work=$3
@@ -92,4 +93,27 @@ grep -q '<body[^>]*data-mc="5 5 12 5 0"' "$work/mc-count.dom" ||
 grep -q '<body[^>]*data-mc="5 5 0 5 12"' "$work/mc-dense-count.dom" ||
   fail "density grid: want 12 rows counted: $(grep -o 'data-mc="[^"]*"' "$work/mc-dense-count.dom")"
 shot "$work/mc.html" "$work/mc.png" 2400
-echo "report_chromium: ok (screenshots $work/report.png, $work/day.png, $work/mc.png)"
+# Colours (issue 29): the mean of the fixture's pnl (-15..15 per row) has cells of both signs. A probe
+# script in a copy of the page writes, for the most profitable and the most losing cell (by data-v), the
+# page coordinates of a point a quarter in from the cell's corner (away from its value label and the best
+# cell's outline); the screenshot of that copy, taken at the same window size and scale, must be blue
+# there and red there (check_pixels.py reads the PNG).
+"$mmsim" report "$work/results.h5" -o "$work/colours.html" --agg mean >/dev/null || fail "mmsim report --agg mean"
+probe='<script>(function(){var c=[].slice.call(document.querySelectorAll("svg rect.cell"));\
+c=c.filter(function(e){return !isNaN(parseFloat(e.getAttribute("data-v")));});\
+c.sort(function(a,b){return parseFloat(a.getAttribute("data-v"))-parseFloat(b.getAttribute("data-v"));});\
+function p(e){var r=e.getBoundingClientRect();var x=Math.round(r.left+window.scrollX+r.width/4);\
+var y=Math.round(r.top+window.scrollY+r.height/4);return x+","+y+","+e.getAttribute("data-v");}\
+document.body.setAttribute("data-probe",p(c[c.length-1])+" "+p(c[0]));})();</script></body>'
+sed "s|</body>|$probe|" "$work/colours.html" >"$work/colours-probe.html"
+timeout 120 "$chromium" --headless --no-sandbox --disable-gpu --user-data-dir="$work/profile" \
+  --hide-scrollbars --force-device-scale-factor=1 --window-size=1300,900 --virtual-time-budget=2000 \
+  --dump-dom "file://$work/colours-probe.html" >"$work/colours.dom" 2>/dev/null || fail "chromium (probe)"
+points=$(sed -n 's/.*<body[^>]*data-probe="\([^"]*\)".*/\1/p' "$work/colours.dom")
+[ -n "$points" ] || fail "the colour probe did not run"
+timeout 120 "$chromium" --headless --no-sandbox --disable-gpu --user-data-dir="$work/profile" \
+  --hide-scrollbars --force-device-scale-factor=1 --window-size=1300,900 \
+  --screenshot="$work/colours.png" "file://$work/colours-probe.html" >/dev/null 2>&1
+[ -s "$work/colours.png" ] || fail "no screenshot $work/colours.png"
+/usr/bin/python3 "$(dirname "$0")/check_pixels.py" "$work/colours.png" "$points" || fail "heatmap colours"
+echo "report_chromium: ok (screenshots $work/report.png, $work/day.png, $work/mc.png, $work/colours.png)"

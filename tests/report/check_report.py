@@ -111,6 +111,40 @@ def num_attr(el, k):
     return float(el.get(k))
 
 
+def rgb(fill):
+    return tuple(int(fill[i:i + 2], 16) for i in (1, 3, 5))
+
+
+def check_colours(root, text, metric, unit, xkey, ykey):
+    """The diverging scale centred on zero (issue 29): each cell's data-v is its value, blue above
+    zero (b - r >= 20: even a small profit is told from white), red below, near-white at zero, the
+    most profitable cell dark blue and the most losing one dark red (each side scaled to its own
+    extreme); the legend names the metric and its unit, marks 0 and the best cell's value; the best
+    cell's row and column labels are bold (class bst)."""
+    cs = cells(root)
+    vs = [float(c.get("data-v")) for c in cs]
+    assert min(vs) < 0 < max(vs), (min(vs), max(vs))
+    for c, v in zip(cs, vs):
+        r, g, b = rgb(c.get("fill"))
+        if v > 0:
+            assert b - r >= 20, (v, c.get("fill"))
+        elif v < 0:
+            assert r - b >= 20, (v, c.get("fill"))
+        else:
+            assert c.get("fill") == "#f7f7f7", (v, c.get("fill"))
+    assert rgb(cs[vs.index(max(vs))].get("fill")) == (33, 102, 172)
+    assert rgb(cs[vs.index(min(vs))].get("fill")) == (178, 24, 43)
+    leg = [g for g in root.iter(SVG + "g") if g.get("class") == "legend"]
+    assert len(leg) == 1
+    words = [t.text for t in leg[0].iter(SVG + "text")]
+    assert words[0] == metric and words[1] == unit and "0" in words, words
+    assert words[-1] == "best cell: " + fmt(max(vs)), words
+    bold = [t.text for t in root.iter(SVG + "text") if t.get("class") == "bst"]
+    b = title(best_cell(root)).split("\n")[0]
+    assert b == "%s=%s, %s=%s" % (xkey, bold[0], ykey, bold[1]), (b, bold)
+    assert "Blue: above 0, red: below, white: 0" in text
+
+
 def check_mc(work):
     """Monte Carlo results (sweep --paths): the distribution and robustness views against the file."""
     tape, mc, mc_np = (os.path.join(work, n) for n in ("mcday.h5", "mc.h5", "mc-nopaths.h5"))
@@ -306,6 +340,16 @@ def main():
     assert len(cells(root)) == 9
     assert title(cells(root)[0]).startswith("rep=100..109, inv_limit=1..2\n"), title(cells(root)[0])
     assert int(re.search(r"over (\d+) rows", title(cells(root)[0])).group(1)) == 1200 // 10 // 5 * 4 * 2
+
+    # Colours: the mean of pnl (-15 .. 15 per row) has cells of both signs.
+    out6 = os.path.join(WORK, "colours.html")
+    r = run("report", res, "-o", out6, "--agg", "mean")
+    assert r.returncode == 0, r
+    root, text6 = page(out6)
+    check_colours(root, text6, "pnl", "money: price units of the tape", "rep", "inv_limit")
+    assert "the 2 tapes aggregated here may not share one" in text6
+    root, text = page(out3)  # max_drawdown, not signed and >= 0: the sequential scale, its unit
+    assert 'data-v="' in text and "Blue: above" not in text and ">money: price units of the tape<" in text
 
     # Bad input: one line naming the flag or file, exit 2 (usage) or 1 (the file), and no output.
     tick = os.path.join(WORK, "tiny.h5")
