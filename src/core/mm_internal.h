@@ -44,4 +44,9 @@ int mm__ticks_alloc_heap(mm_ticks *t, int64_t n);
 int mm__params_key_index(const char *key);
 void mm__params_copy_key(mm_params *dst, const mm_params *src, int key_index);
 
+/* The generator's parameters fitted by simulation (calibrate_fit.c): trade_size to the tape's lots
+ * per trade row and improve_frac to its mean spread, the others already in p. Returns 0 or an
+ * error of mm_gen_ticks. */
+int mm__calibrate_sim(const mm_facts *f, mm_gen_params *p, mm_error *err);
+
 #endif
