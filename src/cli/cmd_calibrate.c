@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -113,8 +114,14 @@ static int print_check(const char *C, const char *in, const mm_ticks *t, const m
     for (int k = 0; k < MM_FIT_FACTS; k++) {
         char off[32] = "-";
         if (r.real[k] != 0) snprintf(off, sizeof off, "%+.1f%%", 100 * (r.mean[k] / r.real[k] - 1));
-        printf("  %-22s %12.6g %13.6g +- %-10.3g %8s\n", mm_fit_fact_name((mm_fit_fact)k),
-               r.real[k], r.mean[k], r.sd[k], off);
+        /* Counts of a day (up to millions of lots) in full, the rest to 6 digits. */
+        const char *name = mm_fit_fact_name((mm_fit_fact)k);
+        if (fabs(r.real[k]) >= 1e5)
+            printf("  %-22s %12.0f %13.0f +- %-10.3g %8s\n", name, r.real[k], r.mean[k], r.sd[k],
+                   off);
+        else
+            printf("  %-22s %12.6g %13.6g +- %-10.3g %8s\n", name, r.real[k], r.mean[k], r.sd[k],
+                   off);
     }
     return MM_EXIT_OK;
 }

@@ -14,10 +14,10 @@
 #define MM__FIT_EVENTS (1 << 21) /* events per evaluation: K days of a fit day's length ... */
 #define MM__FIT_DAYS_MIN 4       /* ... K within [4, 48] */
 #define MM__FIT_DAYS_MAX 48
-#define MM__FIT_SIZE_DAYS 2       /* days behind each step of the trade size (a mean per trade) */
-#define MM__FIT_SPREAD_TOL 0.0025 /* the spread's root is found to 0.25% of the target ... */
-#define MM__FIT_SPREAD_EVALS 14   /* ... or after this many evaluations */
-#define MM__FIT_IMPROVE_MIN 1e-4  /* the least improve_frac tried */
+#define MM__FIT_SIZE_DAYS 2      /* days behind each step of the trade size (a mean per trade) */
+#define MM__FIT_SPREAD_TOL 0.01  /* the spread's root is found to 1% of the target ... */
+#define MM__FIT_SPREAD_EVALS 14  /* ... or after this many evaluations */
+#define MM__FIT_IMPROVE_MIN 1e-4 /* the least improve_frac tried */
 
 /* Sums over the days of one evaluation: the rows' spread (ticks) and rows, trade rows and lots. */
 typedef struct fit_sums {
@@ -67,8 +67,18 @@ static int fit_trade_size(mm_gen_params *p, double want, mm_error *err)
     return 0;
 }
 
-/* The mean spread (ticks) of p's fit days at improve_frac x. */
-static int spread_at(const mm_gen_params *p, double x, int days, double *out, mm_error *err)
+/* A mean spread s of 1..max ticks on a line: log((s - 1) / (max - s)), each difference taken as at
+ * least 1e-9. */
+static double mm__logit_spread(double s, int32_t max)
+{
+    double a = s - 1 > 1e-9 ? s - 1 : 1e-9, b = max - s > 1e-9 ? max - s : 1e-9;
+    return log(a / b);
+}
+
+/* The mean spread (ticks) of p's fit days at improve_frac x: *out, and in *h the root function
+ * of fit_improve, logit(spread) - logit(target). */
+static int spread_at(const mm_gen_params *p, double x, int days, double target, double *out,
+                     double *h, mm_error *err)
 {
     mm_gen_params d = *p;
     d.improve_frac = x;
@@ -76,36 +86,44 @@ static int spread_at(const mm_gen_params *p, double x, int days, double *out, mm
     int rc = run_days(&d, MM__FIT_SEED0, days, &s, err);
     if (rc) return rc;
     *out = s.rows > 0 ? s.spread / s.rows : 0;
+    *h = mm__logit_spread(*out, p->max_spread) - mm__logit_spread(target, p->max_spread);
     return 0;
 }
 
 /* improve_frac: the root of spread(x) = target for x in [lo, hi] (0 < lo < hi), spread(x) the
- * mean spread of the fit days (common seeds: the same days at every x, so spread(x) falls with x
- * but for the rare jump of a path). The spread goes roughly as 1 / x, so the root is sought in
- * log x, by Illinois false position; a target outside [spread(hi), spread(lo)] gives the bound. */
+ * mean spread of the fit days (common seeds, but any change of x sends some days down another
+ * path, so spread(x) is a noisy falling function). The spread is a birth-death chain on
+ * 1..max_spread that widens at the rate trades empty a touch and narrows at the rate x, so it
+ * sits near one bound or the other except over a narrow range of x, and logit(spread) =
+ * log((spread - 1) / (max_spread - spread)) is close to a straight line in log x. The root is
+ * sought as that of h = logit(spread(x)) - logit(target) in log x, by Illinois false position
+ * (regula falsi whose stale end's weight halves), until the spread is within MM__FIT_SPREAD_TOL of
+ * the target. A target outside (1, max_spread), or outside [spread(hi), spread(lo)], gives the
+ * bound. */
 static int fit_improve(mm_gen_params *p, double lo, double hi, int days, double target,
                        mm_error *err)
 {
-    double flo, fhi;
-    int rc = spread_at(p, lo, days, &flo, err);
-    if (!rc) rc = spread_at(p, hi, days, &fhi, err);
+    if (!(target > 1 + 1e-9 && target < p->max_spread - 1e-9)) {
+        p->improve_frac = target < p->max_spread - 1e-9 ? hi : lo;
+        return 0;
+    }
+    double slo, shi, flo, fhi;
+    int rc = spread_at(p, lo, days, target, &slo, &flo, err);
+    if (!rc) rc = spread_at(p, hi, days, target, &shi, &fhi, err);
     if (rc) return rc;
-    flo -= target;
-    fhi -= target;
-    if (fhi >= 0 || flo <= 0) {
-        p->improve_frac = fhi >= 0 ? hi : lo;
+    if (shi >= target || slo <= target) {
+        p->improve_frac = shi >= target ? hi : lo;
         return 0;
     }
     double a = log(lo), b = log(hi), x = 0.5 * (lo + hi);
     int side = 0; /* which end the last two steps moved: -1 lo, +1 hi */
     for (int it = 0; it < MM__FIT_SPREAD_EVALS; it++) {
         x = exp(b - fhi * (b - a) / (fhi - flo)); /* flo > 0 > fhi */
-        double fx;
-        rc = spread_at(p, x, days, &fx, err);
+        double sx, fx;
+        rc = spread_at(p, x, days, target, &sx, &fx, err);
         if (rc) return rc;
-        fx -= target;
-        if (fabs(fx) <= MM__FIT_SPREAD_TOL * target) break;
-        if (fx > 0) {
+        if (fabs(sx - target) <= MM__FIT_SPREAD_TOL * target) break;
+        if (sx > target) {
             a = log(x), flo = fx;
             if (side == -1) fhi *= 0.5; /* Illinois: the stale end's weight halves */
             side = -1;
@@ -146,7 +164,7 @@ int mm__calibrate_sim(const mm_facts *f, mm_gen_params *p, mm_error *err)
     int32_t m1 = trial.trade_size;
     if (!rc && want > 0) rc = fit_trade_size(&trial, want, err);
     if (!rc && trial.trade_size != m1) {
-        double a = 0.8 * trial.improve_frac, b = 1.25 * trial.improve_frac;
+        double a = 0.9 * trial.improve_frac, b = 1.1 * trial.improve_frac;
         if (b > hi) b = hi;
         rc = fit_improve(&trial, a, b, days, f->spread_mean, err);
         if (!rc && (trial.improve_frac == a || trial.improve_frac == b))
