@@ -1,6 +1,7 @@
 /* Units of the command line: time formatting and strict numbers (src/cli/cli_util.c), and the sweep
  * config reader (src/cli/sweep_config.c) on text in memory. */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,19 @@ Test(cli_units, fmt_time_covers_the_whole_int64_range)
     cr_assert_str_eq(buf, "1969-12-31T23:59:59.999999999Z");
     cli_fmt_time(0, buf, sizeof buf);
     cr_assert_str_eq(buf, "1970-01-01T00:00:00.000000000Z");
+}
+
+/* The sweep's summary rates (issue 28): a slow sweep's rate is not "0", an empty one's is "-". */
+Test(cli_units, rates_are_never_rounded_to_zero)
+{
+    char b[32];
+    cr_assert_str_eq(cli_fmt_rate(0.4, b, sizeof b), "0.4");
+    cr_assert_str_eq(cli_fmt_rate(0.000123456, b, sizeof b), "0.000123");
+    cr_assert_str_eq(cli_fmt_rate(99.94, b, sizeof b), "99.9");
+    cr_assert_str_eq(cli_fmt_rate(123456.7, b, sizeof b), "123457");
+    cr_assert_str_eq(cli_fmt_rate(0, b, sizeof b), "-");
+    cr_assert_str_eq(cli_fmt_rate(-1, b, sizeof b), "-");
+    cr_assert_str_eq(cli_fmt_rate(INFINITY, b, sizeof b), "-");
 }
 
 Test(cli_units, strict_numbers)

@@ -119,7 +119,9 @@ Test(gen, rejects_bad_parameters)
                               {"--symbol", "a/b", "symbol"},
                               {"--trade-frac", "0.95", "--trade-frac"},
                               {"--trade-persist", "1", "--trade-persist"},
-                              {"--trade-persist", "nan", "--trade-persist"}};
+                              {"--trade-persist", "nan", "--trade-persist"},
+                              {"--trade-size", "-1", "--trade-size"},
+                              {"--trade-size", "1000001", "--trade-size"}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const char *argv[] = {"mmsim", "gen",           cases[i][0], cases[i][1],
                               "-o",    tu_path("x.h5"), NULL};
@@ -174,6 +176,51 @@ Test(gen, trade_persist_runs_trades_on)
         p.trade_persist = bad[k];
         cr_assert_eq(mm_gen_ticks(&p, &t, &e), -EINVAL);
         cr_assert(strstr(e.msg, "trade-persist"), "%s", e.msg);
+    }
+}
+
+/* trade_size (docs/synthetic.md, step 4): a trade wants size(b0, trade_size), uniform on
+ * 1..2 trade_size - 1, and takes at most the displayed size; 0 is max(1, mean_queue / 5), the
+ * same bytes as before the parameter existed (the golden fingerprint of the defaults). The trades
+ * the queue does not cap (it held at least 19 lots) are uniform on 1..19: mean 10, sd 5.5, so
+ * over 15,000 of them the mean is 10 within 2% (about 4.5 standard errors). */
+Test(gen, trade_size_sets_the_mean_trade)
+{
+    mm_gen_params p;
+    mm_gen_defaults(&p);
+    p.seed = 2026;
+    p.events = 50000;
+    mm_ticks t = {0};
+    mm_error e = {0};
+    p.trade_size = 0;
+    cr_assert_eq(mm_gen_ticks(&p, &t, &e), 0, "%s", e.msg);
+    cr_assert_eq(mm_ticks_fingerprint(&t), UINT64_C(0xf773920afbd8c21e));
+    mm_ticks_free(&t);
+    p.trade_size = 10; /* the default's own size: max(1, 50 / 5) */
+    cr_assert_eq(mm_gen_ticks(&p, &t, &e), 0, "%s", e.msg);
+    cr_assert_eq(mm_ticks_fingerprint(&t), UINT64_C(0xf773920afbd8c21e));
+    mm_ticks_free(&t);
+    p.events = 200000;
+    p.mean_queue = 500;
+    p.trade_size = 10;
+    cr_assert_eq(mm_gen_ticks(&p, &t, &e), 0, "%s", e.msg);
+    double lots = 0, trades = 0;
+    for (int64_t i = 1; i < t.n; i++) {
+        /* Trades against a queue of at least 19 lots (the largest size wanted) are not capped. */
+        int32_t q = t.trade_side[i] > 0 ? t.ask_sz[i - 1] : t.bid_sz[i - 1];
+        if (t.trade_sz[i] == 0 || q < 19) continue;
+        cr_assert(t.trade_sz[i] <= 19, "row %ld: %d lots", (long)i, t.trade_sz[i]);
+        lots += t.trade_sz[i];
+        trades++;
+    }
+    cr_assert(trades > 15000 && fabs(lots / trades / 10 - 1) < 0.02, "%g lots per trade (%g)",
+              lots / trades, trades);
+    mm_ticks_free(&t);
+    const int32_t bad[] = {-1, 1000001};
+    for (int k = 0; k < 2; k++) {
+        p.trade_size = bad[k];
+        cr_assert_eq(mm_gen_ticks(&p, &t, &e), -EINVAL);
+        cr_assert(strstr(e.msg, "trade-size"), "%s", e.msg);
     }
 }
 

@@ -66,3 +66,27 @@ Test(detmath, log_and_exp_match_libm_within_4_ulp)
     cr_assert_eq(mm_det_log(1.0), 0.0);
     cr_assert_eq(mm_det_exp(0.0), 1.0);
 }
+
+/* docs/model.md 1.3's reference values, to the bit: a reimplementation of the steps written there
+ * must give these (libm need not: its exp(1) is 0x1.5bf0a8b145769p+1, one ulp below). */
+Test(detmath, reference_values_to_the_bit)
+{
+    static const struct {
+        double x, log_x;
+    } L[] = {{2.0, 0x1.62e42fefa39efp-1},
+             {0.1, -0x1.26bb1bbb55515p+1},
+             {1e-300, -0x1.5963447f87fb5p+9},
+             {123456.789, 0x1.77281cad8a844p+3}};
+    static const struct {
+        double x, exp_x;
+    } E[] = {{1.0, 0x1.5bf0a8b14576ap+1},
+             {-0.5, 0x1.368b2fc6f960ap-1},
+             {700.0, 0x1.d945df4f8ec8ep+1009},
+             {-700.0, 0x1.14f2b0fb9307fp-1010}};
+    for (int i = 0; i < 4; i++) {
+        cr_assert_eq(ulps(mm_det_log(L[i].x), L[i].log_x), 0, "log(%a) = %a", L[i].x,
+                     mm_det_log(L[i].x));
+        cr_assert_eq(ulps(mm_det_exp(E[i].x), E[i].exp_x), 0, "exp(%a) = %a", E[i].x,
+                     mm_det_exp(E[i].x));
+    }
+}

@@ -65,9 +65,10 @@ MM_API const char *mm_grid_axis_text(const mm_grid *g, int32_t m, int32_t i);
  * (mm_params_defaults() changed by mm_grid_set). Lives as long as the grid. */
 MM_API const mm_params *mm_grid_base(const mm_grid *g);
 
-/* Per-combination random stream key for stochastic models: Philox4x32-10 of (master seed; id low,
- * id high, 0x5eed, 0). Depends only on the master seed and the combination id, never on the engine,
- * the worker or the chunk that ran it. */
+/* A per-combination 64-bit seed: words 0 and 1 of Philox4x32-10 with key master_seed of the counter
+ * (id low, id high, 0x5eed, 0). Depends only on the master seed and the combination id, never on
+ * the engine, the worker or the chunk. The model does not use it: its draws come from the stream
+ * of (master seed, id, path), mm_stream_key in docs/model.md 3.3, one per path. */
 MM_API uint64_t mm_sweep_combo_seed(uint64_t master_seed, int64_t id);
 
 enum mm_engine {
@@ -83,8 +84,8 @@ enum mm_engine {
  * or a negative code (no driver, no device, a build without CUDA). */
 MM_API int mm_sweep_cuda_describe(char *buf, size_t cap);
 
-/* The name of engine e ("process", "threads", "serial"), or NULL when e is not an engine. Names are
- * what `mmsim sweep --engine` accepts and what the results table records. */
+/* The name of engine e ("process", "threads", "serial", "mpi", "cuda"), or NULL when e is not an
+ * engine. Names are what `mmsim sweep --engine` accepts and what the results table records. */
 MM_API const char *mm_sweep_engine_name(int e);
 
 /* The enum mm_engine value named name, or -1 (name unknown or NULL). */
@@ -132,8 +133,10 @@ typedef void (*mm_sweep_progress_fn)(const mm_sweep_progress *p, void *user);
 #define MM_SWEEP_DEVICE_ALL (-1)
 
 typedef struct mm_sweep_opts {
-    int engine;              /* enum mm_engine */
-    int workers;             /* processes or threads; 0 = number of online cores */
+    int engine; /* enum mm_engine */
+    /* Processes (engine process) or threads (threads); 0 = the number of online cores. Engine mpi:
+     * the OpenMP threads in each rank (0: 1); cuda and serial: not used. */
+    int workers;
     int64_t chunk;           /* combinations per chunk; 0 = automatic (docs/sweep.md) */
     uint64_t seed;           /* master seed */
     const char *objective;   /* metric for the index ("pnl") */
@@ -190,9 +193,10 @@ typedef struct mm_sweep_opts {
 } mm_sweep_opts;
 
 /* Path `path`'s day of synthetic market `market`, the tape at index `tape` of a sweep with master
- * seed `seed`, under the stresses (stress_vol multiplies vol_ticks; stress_liquidity divides
- * mean_queue, rounded half up, at least 1): the generator's parameters with the seed given by
- * docs/montecarlo.md section 10. Returns what mm_gen_ticks returns. */
+ * seed `seed`, under the stresses of docs/model.md 3.4 (stress_vol: every move is J' = round(J x
+ * stress_vol) ticks, 1..1000, instead of J = move_ticks, and vol_ticks scales by J' / J;
+ * stress_liquidity divides mean_queue, rounded half up, 1..1000000): the generator's parameters
+ * with the seed given by docs/montecarlo.md section 10. Returns what mm_gen_ticks returns. */
 MM_API int mm_sweep_synthetic_day(const mm_gen_params *market, uint64_t seed, int32_t tape,
                                   int32_t path, double stress_vol, double stress_liquidity,
                                   mm_ticks *out, mm_error *err);
@@ -206,9 +210,10 @@ typedef struct mm_sweep_report {
      * now (those of an interrupted earlier run included); chunks_total = records found at the start
      * + chunks planned. */
     int64_t chunks_total, chunks_saved;
-    double wall_s, combos_per_s, updates_per_s;
+    double wall_s, combos_per_s, updates_per_s; /* rates of the combinations computed in this run */
     uint64_t content_hash;
-    int workers;
+    int workers; /* what computed: processes, threads, devices (cuda), 1 (serial); mpi: the ranks
+                    that computed (all but rank 0, or 1 alone), not their threads */
     /* Engine process: workers killed for making no progress in mm_sweep_opts.stall_s seconds, each
      * chunk computed again by a fresh worker. */
     int64_t stalls;

@@ -152,6 +152,8 @@ typedef struct mm_gen_params {
                              the same side (self-exciting, sign-correlated flow: consecutive
                              trades' sides have lag-k autocorrelation trade_persist^k), in
                              [0, 0.999]; 0 (the default) gives the old tapes */
+    int32_t trade_size; /* mean size a trade wants, lots, 0..1000000 (it takes at most the displayed
+                           size); 0 (the default) is max(1, mean_queue / 5), the old tapes */
     char symbol[MM_SYMBOL_MAX];
 } mm_gen_params;
 
@@ -169,6 +171,7 @@ MM_API int mm_gen_ticks(const mm_gen_params *p, mm_ticks *out, mm_error *err);
 #define MM_FACTS_SPREADS 5 /* spread shares: 1, 2, 3, 4 and >= 5 ticks */
 typedef struct mm_facts {
     int64_t rows, trades, two_sided_rows;
+    int64_t trade_lots;                    /* traded volume: the sum of trade_sz over trade rows */
     double seconds;                        /* last time - first time */
     double events_per_s, trades_per_s;     /* (rows - 1) / seconds, trades / seconds */
     double spread_share[MM_FACTS_SPREADS]; /* share of two-sided rows with spread 1, 2, 3, 4, >=5 */
@@ -198,6 +201,39 @@ MM_API int mm_ticks_facts(const mm_ticks *t, mm_facts *f, mm_error *err);
  * mm_ticks_facts. */
 MM_API int mm_gen_calibrate(const mm_ticks *t, mm_gen_params *p, mm_facts *f, int *capped,
                             mm_error *err);
+
+/* The facts a fit is checked on (docs/synthetic.md, "The fit"). */
+typedef enum mm_fit_fact {
+    MM_FIT_EVENTS_PER_S,   /* (rows - 1) / seconds */
+    MM_FIT_TRADES,         /* trade rows */
+    MM_FIT_TRADE_LOTS,     /* traded volume, lots */
+    MM_FIT_LOTS_PER_TRADE, /* traded lots / trade rows */
+    MM_FIT_SPREAD_MEAN,    /* ticks, over two-sided rows */
+    MM_FIT_NEW_LEVEL,      /* new-level size, lots */
+    MM_FIT_VOL_10S,        /* RMS 10 s change of the mid, ticks */
+    MM_FIT_IMPACT_1S,      /* ticks */
+    MM_FIT_SIGN_CORR,      /* trade sign correlation at lag 1 */
+    MM_FIT_FACTS           /* how many */
+} mm_fit_fact;
+
+/* A fit checked: the tape's facts (`real`) beside their mean and sample standard deviation over
+ * the synthetic days of seeds 1..seeds, `events` events each. When events is below the tape's
+ * rows, the tape's counts (trades, traded lots) are scaled by events / rows. */
+typedef struct mm_gen_fit {
+    int seeds;
+    int64_t events;
+    double real[MM_FIT_FACTS], mean[MM_FIT_FACTS], sd[MM_FIT_FACTS];
+} mm_gen_fit;
+
+/* The fact's name as `mmsim calibrate` prints it ("spread_mean_ticks"); "?" if k is out of range.
+ */
+MM_API const char *mm_fit_fact_name(mm_fit_fact k);
+
+/* Check p (mm_gen_calibrate's fit of t, or any parameters) against t: generate the days of seeds
+ * 1..seeds (p's other fields, `events` events) and compare their facts with t's. seeds >= 2,
+ * events >= 2. Costs seeds x events generated events. Returns 0, -EINVAL or -ENOMEM. */
+MM_API int mm_gen_fit_check(const mm_ticks *t, const mm_gen_params *p, int seeds, int64_t events,
+                            mm_gen_fit *out, mm_error *err);
 
 /* Summary statistics of a tape (for `mmsim info`). Spreads over rows with both sides present. */
 typedef struct mm_ticks_stats {

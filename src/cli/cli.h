@@ -26,6 +26,11 @@ void cli_unknown_option(const char *cmd, const char *help_cmd, const char *arg,
  * 0.10000000000000001. Into buf (cap bytes), which it returns. */
 const char *cli_fmt_shortest(double v, char *buf, size_t cap);
 
+/* A rate (per second) for a summary line: "-" when it is 0 (nothing was computed: every chunk was
+ * resumed from the journal) or not finite; whole numbers from 100 up, 3 significant digits below
+ * (2 long combinations in 5 s are "0.4", which "%.0f" printed as "0"). Returns buf. */
+const char *cli_fmt_rate(double v, char *buf, size_t cap);
+
 /* The number of instruments of the tick file at path, or -1 when there is none (absent, empty, not
  * readable as a tick file). */
 int cli_instrument_count(const char *path);

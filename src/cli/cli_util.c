@@ -151,6 +151,17 @@ void cli_unknown_option(const char *cmd, const char *help_cmd, const char *arg,
         cli_err("%s: unknown option '%s' (see 'mmsim %s --help')", cmd, arg, help_cmd);
 }
 
+const char *cli_fmt_rate(double v, char *buf, size_t cap)
+{
+    if (!(v > 0) || !isfinite(v))
+        snprintf(buf, cap, "-");
+    else if (v >= 100)
+        snprintf(buf, cap, "%.0f", v);
+    else
+        snprintf(buf, cap, "%.3g", v);
+    return buf;
+}
+
 const char *cli_fmt_shortest(double v, char *buf, size_t cap)
 {
     return mm__fmt_shortest(v, buf, cap); /* one rule for the library and the command line */

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -11,20 +12,23 @@
 #include "cli.h"
 
 static const char HELP[] =
-    "usage: mmsim calibrate TICKS.h5 [--symbol S] -o market.ini [--facts]\n"
+    "usage: mmsim calibrate TICKS.h5 [--symbol S] -o market.ini [--facts] [--check-seeds N]\n"
     "\n"
     "Fit the synthetic market's parameters (docs/synthetic.md, \"Calibration\") to a tape: event\n"
     "and trade rates, the mid's volatility, the largest usual spread, the size of a new level,\n"
-    "the share of informed trades, the runs of one trade side, tick, lot, first price and time.\n"
-    "The INI file written is read by 'mmsim gen --config market.ini' (flags given to gen\n"
-    "override it). A tape of fewer than 1000 rows is fitted with a warning: the estimates\n"
-    "are rough.\n"
+    "the share of informed trades, the runs of one trade side, the size of a trade, tick, lot,\n"
+    "first price and time. The INI file written is read by 'mmsim gen --config market.ini'\n"
+    "(flags given to gen override it). A tape of fewer than 1000 rows is fitted with a\n"
+    "warning: the estimates are rough. Then the fit is checked: the tape's facts beside their\n"
+    "mean +- sd over the synthetic days of seeds 1..N (N = 20; the fit itself uses other seeds).\n"
     "\n"
     "  --symbol S        the instrument (needed when the file holds more than one)\n"
     "  -o, --output F    the INI file to write (replaced if it exists)\n"
     "  --facts           print the tape's stylised facts (rates, spreads, queues, volatility\n"
     "                    over 1/10/60 s, trade impact, trade sign correlation); -o is then\n"
     "                    optional\n"
+    "  --check-seeds N   synthetic days of the fit's check, 2..1000, or 0: no check (default\n"
+    "                    20); each has the tape's rows, or fewer when N x rows > 8000000\n"
     "  --no-verify       skip the fingerprint check of the tape\n"
     "  -h, --help        this help\n";
 
@@ -34,10 +38,16 @@ static const char HELP[] =
  * trades. */
 #define CALIBRATE_MIN_ROWS 1000
 
+/* The fit's check generates at most this many events (N days of the tape's rows, or shorter days):
+ * a second or so. */
+#define CALIBRATE_CHECK_EVENTS 8000000
+
 static void print_facts(const mm_ticks *t, const mm_facts *f)
 {
     printf("instrument %s: %" PRId64 " rows, %.1f s\n", t->inst.symbol, f->rows, f->seconds);
     printf("events_per_s %.4g\ntrades_per_s %.4g\n", f->events_per_s, f->trades_per_s);
+    printf("traded_lots %" PRId64 " (%.4g per trade)\n", f->trade_lots,
+           f->trades ? (double)f->trade_lots / (double)f->trades : 0.0);
     printf("spread_mean_ticks %.4g\nspread_p99_ticks %d\n", f->spread_mean, f->spread_p99);
     printf("spread_share 1:%.3f 2:%.3f 3:%.3f 4:%.3f 5+:%.3f\n", f->spread_share[0],
            f->spread_share[1], f->spread_share[2], f->spread_share[3], f->spread_share[4]);
@@ -75,6 +85,7 @@ static int write_ini(FILE *o, const char *in, const mm_gen_params *p, const mm_f
     fprintf(o, "move_ticks = %d\n", p->move_ticks);
     fprintf(o, "improve_frac = %s\n", cli_fmt_shortest(p->improve_frac, b, sizeof b));
     fprintf(o, "trade_persist = %s\n", cli_fmt_shortest(p->trade_persist, b, sizeof b));
+    fprintf(o, "trade_size = %d\n", p->trade_size);
     fprintf(o, "start_px = %d\nmax_spread = %d\nmean_queue = %d\n", p->start_px, p->max_spread,
             p->mean_queue);
     fprintf(o, "tick_size = %s\n", cli_fmt_shortest(p->tick_size, b, sizeof b));
@@ -82,15 +93,53 @@ static int write_ini(FILE *o, const char *in, const mm_gen_params *p, const mm_f
     return ferror(o) ? -1 : 0;
 }
 
+/* The fit's check (docs/synthetic.md, "The fit"): the tape's facts beside their mean +- sd over
+ * the synthetic days of seeds 1..seeds. Returns an exit status. */
+static int print_check(const char *C, const char *in, const mm_ticks *t, const mm_gen_params *p,
+                       int seeds)
+{
+    int64_t events = t->n;
+    if (events > CALIBRATE_CHECK_EVENTS / seeds) events = CALIBRATE_CHECK_EVENTS / seeds;
+    mm_gen_fit r;
+    mm_error e = {0};
+    if (mm_gen_fit_check(t, p, seeds, events, &r, &e)) {
+        cli_err("%s: %s: %s: fit check: %s", C, in, p->symbol, e.msg);
+        return MM_EXIT_RUNTIME;
+    }
+    printf("fit check: the tape beside %d synthetic days of the fit (seeds 1..%d, %" PRId64
+           " events each%s), mean +- sd over the days:\n",
+           seeds, seeds, events,
+           events < t->n ? ", fewer than the tape's rows: its trades and lots scaled to them" : "");
+    printf("  %-22s %12s %27s %8s\n", "fact", "real", "synthetic", "off");
+    for (int k = 0; k < MM_FIT_FACTS; k++) {
+        char off[32] = "-";
+        if (r.real[k] != 0) snprintf(off, sizeof off, "%+.1f%%", 100 * (r.mean[k] / r.real[k] - 1));
+        /* Counts of a day (up to millions of lots) in full, the rest to 6 digits. */
+        const char *name = mm_fit_fact_name((mm_fit_fact)k);
+        if (fabs(r.real[k]) >= 1e5)
+            printf("  %-22s %12.0f %13.0f +- %-10.3g %8s\n", name, r.real[k], r.mean[k], r.sd[k],
+                   off);
+        else
+            printf("  %-22s %12.6g %13.6g +- %-10.3g %8s\n", name, r.real[k], r.mean[k], r.sd[k],
+                   off);
+    }
+    return MM_EXIT_OK;
+}
+
 int cmd_calibrate(int argc, char **argv)
 {
     const char *C = "calibrate";
     const char *symbol = NULL, *out = NULL;
     int facts = 0, flags = 0;
-    enum { O_SYMBOL = 256, O_FACTS, O_NOVERIFY };
-    static const struct option opts[] = {{"symbol", 1, 0, O_SYMBOL},      {"output", 1, 0, 'o'},
-                                         {"facts", 0, 0, O_FACTS},        {"help", 0, 0, 'h'},
-                                         {"no-verify", 0, 0, O_NOVERIFY}, {0, 0, 0, 0}};
+    int64_t seeds = 20;
+    enum { O_SYMBOL = 256, O_FACTS, O_NOVERIFY, O_SEEDS };
+    static const struct option opts[] = {{"symbol", 1, 0, O_SYMBOL},
+                                         {"output", 1, 0, 'o'},
+                                         {"facts", 0, 0, O_FACTS},
+                                         {"help", 0, 0, 'h'},
+                                         {"no-verify", 0, 0, O_NOVERIFY},
+                                         {"check-seeds", 1, 0, O_SEEDS},
+                                         {0, 0, 0, 0}};
     int c;
     optind = 1;
     opterr = 0;
@@ -107,6 +156,15 @@ int cmd_calibrate(int argc, char **argv)
             break;
         case O_NOVERIFY:
             flags |= MM_LOAD_NO_VERIFY;
+            break;
+        case O_SEEDS:
+            if (cli_i64(C, "--check-seeds", optarg, 0, 1000, &seeds)) return MM_EXIT_USAGE;
+            if (seeds == 1) {
+                cli_err("%s: --check-seeds: 1 gives no spread over seeds; give 0 (no check) or "
+                        "2..1000",
+                        C);
+                return MM_EXIT_USAGE;
+            }
             break;
         case 'h':
             fputs(HELP, stdout);
@@ -145,20 +203,24 @@ int cmd_calibrate(int argc, char **argv)
         return MM_EXIT_RUNTIME;
     }
     if (facts) print_facts(&t, &f);
-    mm_ticks_free(&t);
-    if (!out) return MM_EXIT_OK;
+    if (!out) {
+        mm_ticks_free(&t);
+        return MM_EXIT_OK;
+    }
     /* All or nothing: a temporary beside the output, renamed over it once complete. */
     char tmp[4096];
     snprintf(tmp, sizeof tmp, "%s.tmp.%ld", out, (long)getpid());
     FILE *o = fopen(tmp, "w");
     if (!o) {
         cli_err("%s: -o %s: %s", C, out, strerror(errno));
+        mm_ticks_free(&t);
         return MM_EXIT_RUNTIME;
     }
     int bad = write_ini(o, in, &p, &f, capped);
     if (fclose(o) || bad || rename(tmp, out)) {
         cli_err("%s: -o %s: %s", C, out, strerror(errno ? errno : EIO));
         unlink(tmp);
+        mm_ticks_free(&t);
         return MM_EXIT_RUNTIME;
     }
     if (f.rows < CALIBRATE_MIN_ROWS)
@@ -166,9 +228,13 @@ int cmd_calibrate(int argc, char **argv)
                 "(docs/synthetic.md, \"Calibration\")",
                 C, in, p.symbol, f.rows, CALIBRATE_MIN_ROWS);
     printf("wrote %s: rate %.6g/s, vol %.4g ticks/sqrt(s), trade_frac %.4g, informed %.3g, "
-           "move_ticks %d, improve_frac %.3g, trade_persist %.4g, max_spread %d, mean_queue %d%s\n",
+           "move_ticks %d, improve_frac %.3g, trade_persist %.4g, trade_size %d, max_spread %d, "
+           "mean_queue %d%s\n",
            out, p.rate_hz, p.vol_ticks, p.trade_frac, p.informed, p.move_ticks, p.improve_frac,
-           p.trade_persist, p.max_spread, p.mean_queue,
+           p.trade_persist, p.trade_size, p.max_spread, p.mean_queue,
            capped ? " (vol capped: see the file)" : "");
-    return MM_EXIT_OK;
+    fflush(stdout);
+    rc = seeds ? print_check(C, in, &t, &p, (int)seeds) : MM_EXIT_OK;
+    mm_ticks_free(&t);
+    return rc;
 }

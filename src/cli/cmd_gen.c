@@ -35,6 +35,8 @@ static const char HELP[] =
     "                    tick (default 0.05)\n"
     "  --trade-persist P probability that the event right after a trade is another trade of the\n"
     "                    same side (runs of one sign; 0..0.999, default 0, the old tapes)\n"
+    "  --trade-size M    mean size a trade wants, lots (it takes at most the displayed size);\n"
+    "                    0..1000000, default 0: max(1, mean-queue / 5), the old tapes\n"
     "  --config F        read the parameters from an INI file (mmsim calibrate writes one): keys\n"
     "                    are the flags' names (rate, trade_frac, ...); flags override the file\n"
     "  --tick-size T     price units per tick (default 0.01); also --tick, as import says\n"
@@ -64,7 +66,8 @@ enum {
     O_JUMP,
     O_IMPROVE,
     O_DURATION,
-    O_PERSIST
+    O_PERSIST,
+    O_TSIZE
 };
 
 /* The parameters' config keys: the flags' names with '_' for '-' (either spelling is accepted). */
@@ -86,7 +89,8 @@ static const struct {
             {"informed", O_INFORMED},
             {"move_ticks", O_JUMP},
             {"improve_frac", O_IMPROVE},
-            {"trade_persist", O_PERSIST}};
+            {"trade_persist", O_PERSIST},
+            {"trade_size", O_TSIZE}};
 #define N_KEYS ((int)(sizeof KEYS / sizeof KEYS[0]))
 
 /* The flag's name of a key ("trade-frac" for O_TFRAC), in a static buffer. */
@@ -161,6 +165,10 @@ static int gen_set(const char *C, const char *flag, int key, const char *val, mm
         break;
     case O_PERSIST:
         if (cli_f64(C, flag, val, 0, 0.999, &p->trade_persist)) return -1;
+        break;
+    case O_TSIZE:
+        if (cli_i64(C, flag, val, 0, 1000000, &v)) return -1;
+        p->trade_size = (int32_t)v;
         break;
     case O_START:
         if (cli_i64(C, flag, val, 0, INT64_C(4102444800000000000), &p->start_ns)) return -1;
@@ -276,6 +284,7 @@ int cmd_gen(int argc, char **argv)
                                          {"improve-frac", 1, 0, O_IMPROVE},
                                          {"duration", 1, 0, O_DURATION},
                                          {"trade-persist", 1, 0, O_PERSIST},
+                                         {"trade-size", 1, 0, O_TSIZE},
                                          {0, 0, 0, 0}};
     /* The config file first, so that the flags override it. */
     for (int i = 1; i < argc; i++) {
@@ -311,7 +320,8 @@ int cmd_gen(int argc, char **argv)
         case O_INFORMED:
         case O_JUMP:
         case O_IMPROVE:
-        case O_PERSIST: {
+        case O_PERSIST:
+        case O_TSIZE: {
             events_flag |= c == O_EVENTS;
             char flag[64];
             snprintf(flag, sizeof flag, "--%s", gen_key_name(c));

@@ -544,16 +544,17 @@ int cmd_sweep(int argc, char **argv)
         } else if (r) {
             rc = cli_fail(&e);
         } else {
+            char cps[32], ups[32];
+            snprintf(ups, sizeof ups, "%.3g", rep.updates_per_s);
             printf("sweep: %" PRId64 " combinations (%d tape%s) in %.3f s with %d %s worker%s: "
-                   "%.0f combos/s, %.3g event x "
-                   "combo updates/s\n",
+                   "%s combos/s, %s event x combo updates/s\n",
                    rep.combos, mm_grid_axis_size(g, 0), mm_grid_axis_size(g, 0) == 1 ? "" : "s",
-                   rep.wall_s, mpi_on ? (mpi_size > 1 ? mpi_size - 1 : 1) : rep.workers,
+                   rep.wall_s, rep.workers, /* MPI: the ranks that compute (mm__mpi_workers) */
                    o.engine == MM_ENGINE_THREADS
                        ? "thread"
                        : mm_sweep_engine_name(o.engine), /* "2 thread workers", "2 mpi workers" */
-                   (mpi_on ? (mpi_size > 1 ? mpi_size - 1 : 1) : rep.workers) == 1 ? "" : "s",
-                   rep.combos_per_s, rep.updates_per_s);
+                   rep.workers == 1 ? "" : "s", cli_fmt_rate(rep.combos_per_s, cps, sizeof cps),
+                   rep.updates_per_s > 0 ? ups : "-");
             if (rep.chunks_resumed)
                 printf("resumed: %" PRId64 " combinations were already journaled\n",
                        rep.chunks_resumed);

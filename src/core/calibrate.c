@@ -84,7 +84,10 @@ int mm_ticks_facts(const mm_ticks *t, mm_facts *f, mm_error *err)
     int64_t j = 0, last_two = -1, jm = 0;
     int have_after = 0;
     for (int64_t i = 0; i < t->n; i++) {
-        if (t->trade_sz[i] > 0) f->trades++;
+        if (t->trade_sz[i] > 0) {
+            f->trades++;
+            f->trade_lots += t->trade_sz[i];
+        }
         if (!two_sided(t, i)) continue;
         int64_t s = (int64_t)t->ask_px[i] - t->bid_px[i];
         f->two_sided_rows++;
@@ -248,32 +251,6 @@ int mm_gen_calibrate(const mm_ticks *t, mm_gen_params *p, mm_facts *f, int *capp
     p->tick_size = t->inst.tick_size;
     p->lot_size = t->inst.lot_size;
     strcpy(p->symbol, t->inst.symbol);
-    /* improve_frac: the generator's spread is a birth-death chain (trades that empty a touch
-     * widen it by a tick, improvements narrow it by one), so the share of improving rows says
-     * little when real spreads move by many ticks at once. Instead, bisection (12 halvings of
-     * [0, hi], hi = min(0.5, 0.95 - trade_frac - p_move - 1e-9)) for the value whose synthetic tape
-     * (min(rows, 200000) events, seed 1) has the tape's mean spread; the mean spread falls as
-     * improve_frac grows. */
-    double p_move = p->vol_ticks * p->vol_ticks / (p->rate_hz * (double)(J * J));
-    double lo = 0, hi = 0.95 - p->trade_frac - p_move - 1e-9; /* 1e-9: the bound's rounding */
-    if (hi > 0.5) hi = 0.5;
-    if (hi < 0) hi = 0;
-    mm_gen_params trial = *p;
-    trial.events = t->n < 200000 ? t->n : 200000;
-    for (int it = 0; it < 12; it++) {
-        trial.improve_frac = 0.5 * (lo + hi);
-        mm_ticks g = {0};
-        rc = mm_gen_ticks(&trial, &g, err);
-        if (rc) return rc;
-        double sum = 0;
-        for (int64_t i = 0; i < g.n; i++)
-            sum += (double)g.ask_px[i] - g.bid_px[i];
-        free(g.mem_base); /* heap; core does not link the io layer's mm_ticks_free */
-        if (sum / (double)g.n > f->spread_mean)
-            lo = trial.improve_frac;
-        else
-            hi = trial.improve_frac;
-    }
-    p->improve_frac = 0.5 * (lo + hi);
-    return 0;
+    /* trade_size and improve_frac: by simulation (calibrate_fit.c). */
+    return mm__calibrate_sim(f, p, err);
 }

@@ -67,6 +67,8 @@ int mm_gen_ticks(const mm_gen_params *p, mm_ticks *out, mm_error *err)
         return mm__errf(err, -EINVAL, "improve-frac: must be in [0, 0.5]");
     if (!(p->trade_persist >= 0 && p->trade_persist <= 0.999))
         return mm__errf(err, -EINVAL, "trade-persist: must be in [0, 0.999]");
+    if (p->trade_size < 0 || p->trade_size > 1000000)
+        return mm__errf(err, -EINVAL, "trade-size: must be in 0..1000000 lots");
     if (p->move_ticks < 0 || p->move_ticks > 1000)
         return mm__errf(err, -EINVAL, "move-ticks: must be in 1..1000 ticks");
     const int32_t J = p->move_ticks ? p->move_ticks : 1;
@@ -97,7 +99,9 @@ int mm_gen_ticks(const mm_gen_params *p, mm_ticks *out, mm_error *err)
     const uint64_t th_informed = mm_prob32(p->informed);     /* 0: no trade is informed */
     const uint64_t th_persist = mm_prob32(p->trade_persist); /* 0: no trade runs on */
     const double mean_dt_ns = 1e9 / p->rate_hz;
-    const int32_t mean_trade = p->mean_queue / 5 > 0 ? p->mean_queue / 5 : 1;
+    const int32_t mean_trade = p->trade_size > 0       ? p->trade_size
+                               : p->mean_queue / 5 > 0 ? p->mean_queue / 5
+                                                       : 1;
     const int32_t mean_change = p->mean_queue / 2 > 0 ? p->mean_queue / 2 : 1;
 
     int64_t ts = p->start_ns;

@@ -74,4 +74,9 @@ unsigned mm__params_caps(const mm_params *p);
 /* The capabilities of key i's value v (its enum index, or its number): for tests and the docs. */
 unsigned mm__params_key_caps(int key_index, double v);
 
+/* The generator's parameters fitted by simulation (calibrate_fit.c): trade_size to the tape's lots
+ * per trade row and improve_frac to its mean spread, the others already in p. Returns 0 or an
+ * error of mm_gen_ticks. */
+int mm__calibrate_sim(const mm_facts *f, mm_gen_params *p, mm_error *err);
+
 #endif

@@ -75,12 +75,14 @@ MM_HD uint64_t mm_prob32(double p)
  * Philox4x32-10 with that key of the counter (a low 32 bits, a high 32 bits, b, purpose). */
 #define MM_RNG_KEY_TAG 0x4D435354u /* "MCST" */
 enum mm_rng_purpose {
-    MM_RNG_ENTRY = 1,    /* order-entry latency: a = the combination's order number */
-    MM_RNG_RESPONSE = 2, /* response latency: a = the message number */
-    MM_RNG_JOIN = 3,     /* queue position on joining a level: a = order number */
+    MM_RNG_ENTRY = 1,    /* order-entry latency: a = orders + cancels the state sent before */
+    MM_RNG_RESPONSE = 2, /* response latency: a = the state's message number (responses and fill
+                            reports, from 0) */
+    MM_RNG_JOIN = 3,     /* queue position on joining a level: a = event index, b = side */
     MM_RNG_CANCELS = 4,  /* cancels ahead of us: a = event index, b = side */
     MM_RNG_HIDDEN = 5,   /* a trade at our price reaching us: a = event index, b = side */
-    MM_RNG_DAY = 6,      /* a synthetic day's seed: id = the tape's index, a = b = 0 */
+    MM_RNG_DAY = 6,      /* a synthetic day's seed: stream (seed, id = the tape's index, path),
+                            a = b = 0 */
     MM_RNG_AS_MID = 16,  /* Avellaneda-Stoikov market: the mid's step, a = step index */
     MM_RNG_AS_FILL = 17  /* Avellaneda-Stoikov market: the fills, a = step index */
 };

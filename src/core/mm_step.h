@@ -466,6 +466,13 @@ MM_HD void mm__decide(mm_state *st, const mm_event *ev, const mm_derived *d, mm_
             int64_t dist = (int64_t)target[k] - o->px;
             if (dist < 0) dist = -dist;
             if (dist >= d->requote) {
+                /* Never a cancel alone: a side known to have a live order has room (size >= 1).
+                 * The order asked for at most the room its landing left (3.1), and once the
+                 * strategy knows that landing it knows every earlier fill (the channel is first in,
+                 * first out, 3.2), so its known position has room for the order's unfilled lots;
+                 * the fill that would use the last of it is learnt with the order's end
+                 * (done_ns). */
+                MM_HD_ASSERT(size > 0);
                 send_cancel = 1;
                 send_order = size > 0;
             }

@@ -88,7 +88,8 @@ enum {
     /* The engine must not fork (an MPI rank, a CUDA context): sweep_run.c checks that it is not
      * also marked MM__ENGINE_FORKS, and nothing else in a sweep forks. */
     MM__ENGINE_NO_FORK = 1u << 1,
-    /* The engine computes on one worker whatever --workers says (mm_sweep_report.workers is 1). */
+    /* The engine computes on one worker whatever --workers says (mm_sweep_report.workers is 1, or
+     * for an engine with MM__ENGINE_RANKS the ranks that compute, mm__mpi_workers). */
     MM__ENGINE_ONE_WORKER = 1u << 2,
     /* The engine has nothing to balance: the automatic chunk size is the largest
      * (MM_SWEEP_CHUNK_AUTO_MAX, 1,024), not about 4 chunks per core. */
@@ -128,8 +129,12 @@ int mm__cuda_probe(int device, mm_error *err);
 /* The MM__ENGINE_RANKS hooks (engine_mpi.c; without MPI, mpi_none.c: one process does everything).
  * begin: collective over the job's ranks; sets r->worker on every rank but 0. load: as
  * mm_ticks_load (same contract), collective over the ranks of a node: one rank reads the tape into
- * shared memory that the others map. end: releases what begin kept. */
+ * shared memory that the others map. end: releases what begin kept. workers: the ranks that
+ * compute the chunks (mm_sweep_report.workers, the results' `workers`): size - 1 when the job has
+ * more than one rank (rank 0 leads and computes nothing), else 1 (one process computes
+ * everything; its OpenMP threads are --workers, as in every rank). */
 int mm__mpi_begin(mm__run *r, mm_error *err);
+int mm__mpi_workers(const mm__run *r);
 int mm__mpi_load(mm__run *r, const char *path, const char *symbol, int flags, mm_ticks *out,
                  mm_error *err);
 void mm__mpi_end(mm__run *r);

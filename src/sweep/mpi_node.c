@@ -73,6 +73,12 @@ int mm__mpi_begin(mm__run *r, mm_error *err)
     return 0;
 }
 
+int mm__mpi_workers(const mm__run *r)
+{
+    const mm__mpi_state *s = r->engine_state;
+    return s && s->size > 1 ? s->size - 1 : 1;
+}
+
 void mm__mpi_end(mm__run *r)
 {
     mm__mpi_state *s = r->engine_state;

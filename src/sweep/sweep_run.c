@@ -348,6 +348,7 @@ int mm_sweep_run(const mm_grid *g, const mm_sweep_opts *o, const char *out_path,
      * loading. MPI: ranks but 0 (r.worker) compute what rank 0 sends; no journal, no output. */
     int ranks = (engine->flags & MM__ENGINE_RANKS) != 0;
     if (ranks && (rc = mm__mpi_begin(&r, err))) goto out;
+    if (ranks) rep->workers = mm__mpi_workers(&r); /* the ranks that compute, not 1 */
     if (!r.worker && (rc = mm__journal_precheck(jpath, out_path, o->resume, err))) goto out;
     r.ticks = calloc((size_t)r.n_tapes, sizeof *r.ticks);
     r.tapes = calloc((size_t)r.n_tapes, sizeof *r.tapes);

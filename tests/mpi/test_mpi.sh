@@ -48,6 +48,15 @@ check "mpirun -np 3 --engine mpi --workers 2 (OpenMP threads in each rank)" thre
 check "mpirun -np 1" one.out
 "$mmsim" sweep "${grid[@]}" --engine mpi -o nompi.h5 >nompi.out
 check "--engine mpi without mpirun (one process)" nompi.out
+# The results record the ranks that computed (issue 28: every MPI table said 1): 2 of 3 ranks (rank 0
+# leads), whatever the threads in each; 1 alone. The summary's rate is never a rounded "0".
+workers_of() { "$mmsim" show "$1" --top 1 | sed -n 's/^engine    mpi, \([0-9]*\) workers\{0,1\},.*/\1/p'; }
+for f in auto:2 threads:2 one:1 nompi:1; do
+  got=$(workers_of "${f%%:*}.h5")
+  [ "$got" = "${f##*:}" ] || fail "${f%%:*}.h5 records workers = '$got', want ${f##*:}"
+  ! grep -q ' 0 combos/s' "${f%%:*}.out" || fail "${f%%:*}.out: a rate of 0 combos/s"
+done
+echo "workers recorded: 2 ranks of 3, 1 alone"
 
 # Ranks that do not run the same sweep (here: another seed) are refused by rank 0.
 if "${mpi[@]}" -np 1 "$mmsim" sweep "${grid[@]}" -o mixed.h5 : -np 2 "$mmsim" sweep "${grid[@]}" --seed 2 \
