@@ -21,6 +21,12 @@ struct option;
  */
 void cli_unknown_option(const char *cmd, const char *help_cmd, const char *arg,
                         const struct option *opts);
+/* The end of every command's option loop (getopt_long with a leading ':' in its short options):
+ * missing_value (getopt returned ':') prints "mmsim: <cmd>: <flag> needs a value", anything else
+ * cli_unknown_option's line, for the option getopt just read (argv[optind - 1]). The caller exits
+ * MM_EXIT_USAGE. */
+void cli_opt_error(const char *cmd, const char *help_cmd, int missing_value, char **argv,
+                   const struct option *opts);
 
 /* The shortest "%.Ng" form of v (N = 1..17) that reads back as exactly v: 0.1, not
  * 0.10000000000000001. Into buf (cap bytes), which it returns. */

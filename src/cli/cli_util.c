@@ -124,6 +124,15 @@ const char *cli_libmsg(const char *msg, char *buf, size_t cap)
     return buf;
 }
 
+void cli_opt_error(const char *cmd, const char *help_cmd, int missing_value, char **argv,
+                   const struct option *opts)
+{
+    if (missing_value)
+        cli_err("%s: %s needs a value", cmd, argv[optind - 1]);
+    else
+        cli_unknown_option(cmd, help_cmd, argv[optind - 1], opts);
+}
+
 void cli_unknown_option(const char *cmd, const char *help_cmd, const char *arg,
                         const struct option *opts)
 {

@@ -253,11 +253,8 @@ int cmd_export(int argc, char **argv)
         case 'h':
             fputs(HELP, stdout);
             return MM_EXIT_OK;
-        case ':':
-            cli_err("%s: %s needs a value", C, argv[optind - 1]);
-            return MM_EXIT_USAGE;
-        default:
-            cli_unknown_option(C, "export", argv[optind - 1], opts);
+        default: /* ':' (a value missing) or an unknown option */
+            cli_opt_error(C, "export", c == ':', argv, opts);
             return MM_EXIT_USAGE;
         }
     }

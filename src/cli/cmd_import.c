@@ -285,11 +285,8 @@ int cmd_import(int argc, char **argv)
             fputs(HELP, stdout);
             rc_exit = MM_EXIT_OK;
             goto fail;
-        case ':':
-            cli_err("%s: %s needs a value", C, argv[optind - 1]);
-            goto fail;
-        default:
-            cli_unknown_option(C, "import", argv[optind - 1], opts);
+        default: /* ':' (a value missing) or an unknown option */
+            cli_opt_error(C, "import", c == ':', argv, opts);
             goto fail;
         }
     }

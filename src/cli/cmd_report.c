@@ -505,12 +505,8 @@ int cmd_report(int argc, char **argv)
             printf(HELP, TOP_DEFAULT, BINS_DEFAULT, BUCKETS_DEFAULT, DIST_DEFAULT, SCATTER_DEFAULT);
             free(fixes);
             return MM_EXIT_OK;
-        case ':':
-            cli_err("%s: %s needs a value", C, argv[optind - 1]);
-            rc = MM_EXIT_USAGE;
-            break;
-        default:
-            cli_unknown_option(C, "report", argv[optind - 1], opts);
+        default: /* ':' (a value missing) or an unknown option */
+            cli_opt_error(C, "report", c == ':', argv, opts);
             rc = MM_EXIT_USAGE;
             break;
         }

@@ -334,12 +334,8 @@ int cmd_run(int argc, char **argv)
         case 'h':
             help();
             goto out;
-        case ':':
-            cli_err("%s: %s needs a value", C, argv[optind - 1]);
-            rc = MM_EXIT_USAGE;
-            goto out;
-        default:
-            cli_unknown_option(C, "run", argv[optind - 1], opts);
+        default: /* ':' (a value missing) or an unknown option */
+            cli_opt_error(C, "run", c == ':', argv, opts);
             rc = MM_EXIT_USAGE;
             goto out;
         }

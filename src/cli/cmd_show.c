@@ -366,12 +366,8 @@ int cmd_show(int argc, char **argv)
             fputs(HELP, stdout);
             free(wargs);
             return MM_EXIT_OK;
-        case ':':
-            cli_err("%s: %s needs a value", C, argv[optind - 1]);
-            rc = MM_EXIT_USAGE;
-            break;
-        default:
-            cli_unknown_option(C, "show", argv[optind - 1], opts);
+        default: /* ':' (a value missing) or an unknown option */
+            cli_opt_error(C, "show", c == ':', argv, opts);
             rc = MM_EXIT_USAGE;
             break;
         }

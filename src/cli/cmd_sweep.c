@@ -305,12 +305,8 @@ int cmd_sweep(int argc, char **argv)
             printf(HELP, SWEEP_CHUNK_MAX, MM_SWEEP_CHUNK_AUTO_MAX, MM_SWEEP_CHUNK_AUTO_MAX_MC,
                    SWEEP_PROGRESS_S_DEFAULT);
             goto out;
-        case ':':
-            cli_err("%s: %s needs a value", C, argv[optind - 1]);
-            rc = MM_EXIT_USAGE;
-            goto out;
-        default:
-            cli_unknown_option(C, "sweep", argv[optind - 1], opts);
+        default: /* ':' (a value missing) or an unknown option */
+            cli_opt_error(C, "sweep", ch == ':', argv, opts);
             rc = MM_EXIT_USAGE;
             goto out;
         }
