@@ -90,3 +90,17 @@ Test(detmath, reference_values_to_the_bit)
                      mm_det_exp(E[i].x));
     }
 }
+
+Test(detmath, log1p_matches_libm_within_4_ulp_also_for_tiny_x)
+{
+    /* x = +-u 2^e, e in [-60, 1]: the series for -0.29 < x < 0.41, mm_det_log(1 + x) beyond. */
+    for (int i = 0; i < 200000; i++) {
+        mm_u32x4 r = mm_rng4(10, (uint32_t)i, 1, 0, 0);
+        double x = mm_u01(r.v[0], r.v[1]) * ldexp(1.0, (int)(r.v[2] % 62) - 60);
+        if (r.v[3] & 1) x = -x;
+        if (x <= -0.75) continue;
+        cr_assert_leq(ulps(mm_det_log1p(x), log1p(x)), 4, "log1p(%a): %a vs %a", x, mm_det_log1p(x),
+                      log1p(x));
+    }
+    cr_assert_eq(mm_det_log1p(0.0), 0.0);
+}

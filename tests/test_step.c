@@ -133,10 +133,10 @@ Test(draws, exponential_latencies_have_the_mean_and_lognormal_ones_the_median_an
 
 Test(draws, binomial_cancels_have_the_binomial_mean_and_variance)
 {
-    /* 100,000 draws each: inversion (n p < 30), the mirror for p > 1/2, and the normal
-     * approximation (n p >= 30). Mean n p, variance n p (1 - p); the sample mean within 4 standard
-     * errors sqrt(var / N), the sample variance within 3% (its relative sd is about sqrt(2 / N) =
-     * 0.45%). */
+    /* 100,000 draws each: inversion (n p < 30), the mirror for p > 1/2, and BTRD (n p >= 30;
+     * tests/test_binomial.c checks the whole law). Mean n p, variance n p (1 - p); the sample mean
+     * within 4 standard errors sqrt(var / N), the sample variance within 3% (its relative sd is
+     * about sqrt(2 / N) = 0.45%). */
     const struct {
         int64_t n;
         double p;

@@ -84,10 +84,10 @@ typedef struct mm_params {
     double trade_reach;  /* probability that a trade at our price reaches our queue, [0, 1] */
     int32_t cancel_draw; /* enum mm_cancel_draw */
     /* Stress scenarios (docs/model.md 3.4), 1 = none. stress_latency multiplies latency_ns,
-     * feed_latency_ns and response_ns, [1, 1000]; stress_vol multiplies a synthetic day's vol,
-     * [0, 100]; stress_liquidity divides its mean_queue, [0.01, 100]. The last two act on the
-     * market a sweep generates per path (mm_sim_config.synthetic); on a recorded tape they must be
-     * 1. */
+     * feed_latency_ns and response_ns, [1, 1000]; stress_vol multiplies a synthetic day's
+     * fair-price volatility, [0, 100]; stress_liquidity divides its mean_queue, [0.01, 100]. The
+     * last two act on the market a sweep generates per path (mm_sim_config.synthetic); on a
+     * recorded tape they must be 1. */
     int32_t stress_latency;
     double stress_vol, stress_liquidity;
 } mm_params;

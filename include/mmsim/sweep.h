@@ -193,10 +193,11 @@ typedef struct mm_sweep_opts {
 } mm_sweep_opts;
 
 /* Path `path`'s day of synthetic market `market`, the tape at index `tape` of a sweep with master
- * seed `seed`, under the stresses of docs/model.md 3.4 (stress_vol: every move is J' = round(J x
- * stress_vol) ticks, 1..1000, instead of J = move_ticks, and vol_ticks scales by J' / J;
- * stress_liquidity divides mean_queue, rounded half up, 1..1000000): the generator's parameters
- * with the seed given by docs/montecarlo.md section 10. Returns what mm_gen_ticks returns. */
+ * seed `seed`, under the stresses (stress_vol multiplies the fair price's volatility exactly:
+ * move_ticks, vol_ticks and informed as docs/model.md 3.4 says; stress_liquidity divides
+ * mean_queue, rounded half up, at least 1): the generator's parameters with the seed given by
+ * docs/montecarlo.md section 10. Returns what mm_gen_ticks returns, or MM_EUSAGE when move_ticks x
+ * stress_vol passes 1000 ticks. */
 MM_API int mm_sweep_synthetic_day(const mm_gen_params *market, uint64_t seed, int32_t tape,
                                   int32_t path, double stress_vol, double stress_liquidity,
                                   mm_ticks *out, mm_error *err);

@@ -41,6 +41,22 @@ MM_HD double mm_det_log(double x)
     return (double)e * ln2_hi + (2.0 * s * sum + (double)e * ln2_lo);
 }
 
+/* ln(1 + x), accurate also when x is small (where mm_det_log(1 + x) would lose the low bits of x in
+ * the sum 1 + x). Domain: x > -1 with 1 + x in mm_det_log's domain. For -0.29 < x < 0.41: 2
+ * atanh(s), s = x / (2 + x), |s| < 0.1716, the series of mm_det_log to s^23 (error below 1e-18);
+ * otherwise mm_det_log(1 + x), where |ln(1 + x)| > 0.34 keeps the rounding of 1 + x within an ulp.
+ */
+MM_HD double mm_det_log1p(double x)
+{
+    if (!(x > -0.29 && x < 0.41)) return mm_det_log(1.0 + x);
+    double s = x / (2.0 + x);
+    double s2 = s * s;
+    double sum = 1.0 / 23.0;
+    for (int k = 21; k >= 1; k -= 2)
+        sum = sum * s2 + 1.0 / (double)k;
+    return 2.0 * s * sum;
+}
+
 /* Exponential function: exp(x) = 2^n * exp(r), r = x - n ln2, Taylor series of exp(r). Domain: -700
  * <= x <= 700, so that n = round(x / ln2) is in [-1010, 1010] and 2^n is built as a normal double.
  * Outside it the exponent field overflows into the sign bit or underflows and the result is

@@ -87,6 +87,11 @@ enum mm_rng_purpose {
     MM_RNG_AS_FILL = 17  /* Avellaneda-Stoikov market: the fills, a = step index */
 };
 
+/* A draw that needs more than the four words of one block (a rejection sampler) takes its block j
+ * (j = 0, 1, ...) at the purpose word purpose + 256 j: block 0 is the draw's ordinary block, and
+ * the purposes above stay below 256, so no two draws share a block. */
+#define MM_RNG_BLOCK(purpose, j) ((uint32_t)(purpose) + ((uint32_t)(j) << 8))
+
 MM_HD uint64_t mm_stream_key(uint64_t seed, int64_t id, int32_t path)
 {
     mm_u32x4 r = mm_rng4(seed, (uint32_t)(uint64_t)id, (uint32_t)((uint64_t)id >> 32),

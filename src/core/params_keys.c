@@ -104,7 +104,8 @@ static const key_desc KEYS[] = {
     K("stress_latency", T_I32, stress_latency, NULL,
       "stress: latency_ns, feed_latency_ns and response_ns multiplied by this, 1..1000"),
     K("stress_vol", T_F64, stress_vol, NULL,
-      "stress: a synthetic day's volatility multiplied by this (synthetic markets only)"),
+      "stress: a synthetic day's fair-price volatility multiplied by this (synthetic markets "
+      "only)"),
     K("stress_liquidity", T_F64, stress_liquidity, NULL,
       "stress: a synthetic day's queue sizes divided by this (synthetic markets only)"),
     K("maker_fee_bps", T_F64, maker_fee_bps, NULL, "maker fee, bps of notional (negative: rebate)"),

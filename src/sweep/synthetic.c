@@ -12,27 +12,51 @@
 #include "mm_rng.h"
 #include "mmsim/results.h"
 
-/* The generator's parameters of path `path` of synthetic tape `tape` under the stresses of p. */
-static mm_gen_params day_params(const mm_gen_params *market, uint64_t seed, int32_t tape,
-                                int32_t path, double stress_vol, double stress_liquidity)
+/* The generator's parameters of path `path` of synthetic tape `tape` under the stresses
+ * (docs/model.md 3.4) into *out: 0, or MM_EUSAGE when a move of J x stress_vol ticks would pass
+ * 1000 ticks (the generator's largest move). */
+static int day_params(const mm_gen_params *market, uint64_t seed, int32_t tape, int32_t path,
+                      double stress_vol, double stress_liquidity, mm_gen_params *out, mm_error *err)
 {
     mm_gen_params g = *market;
     uint64_t key = mm_stream_key(seed, tape, path);
     mm_u32x4 w = mm_stream4(key, MM_RNG_DAY, 0, 0);
     g.seed = (uint64_t)w.v[0] | (uint64_t)w.v[1] << 32;
     if (stress_vol != 1) {
-        /* Every price move, random or informed, is J' = round(J x stress_vol) ticks instead of J,
-         * and vol scales by J' / J, so the move probability vol^2 / (rate J^2) is unchanged: the
-         * day's volatility is J' / J times the market's (stress_vol itself when J x stress_vol is
-         * whole). */
         int32_t j = market->move_ticks ? market->move_ticks : 1;
-        double js = floor((double)j * stress_vol + 0.5);
-        g.move_ticks = js < 1 ? 1 : js > 1000 ? 1000 : (int32_t)js;
-        g.vol_ticks = market->vol_ticks * (double)g.move_ticks / (double)j;
+        double js = (double)j * stress_vol; /* the stressed move, ticks */
+        if (!(js <= 1000))
+            return mm__errf(err, MM_EUSAGE,
+                            "stress_vol: %g x move_ticks %d is a move of %g ticks, more than 1000",
+                            stress_vol, (int)j, js);
+        if (js >= 1 && js == floor(js)) {
+            /* Whole: every move, random or informed, is J' = J x stress_vol ticks instead of J,
+             * and vol scales by J' / J, so the move probability vol^2 / (rate J^2) is unchanged:
+             * the fair price's variance over any horizon is stress_vol^2 times the market's. */
+            g.move_ticks = (int32_t)js;
+            g.vol_ticks = market->vol_ticks * (double)g.move_ticks / (double)j;
+        } else {
+            /* Fractional (or below 1 tick, or 0): moves of J' = ceil(J x stress_vol) ticks (at
+             * least 1), made rarer so that each kind's variance per second is stress_vol^2 times
+             * the market's. Random moves: vol' = vol x stress_vol, so rate x p_move' x J'^2 =
+             * vol'^2. Informed moves: their variance per second is lam J^2 (inf + g inf^2), g = 2
+             * b / (1 - b) (b = trade_persist: a run's informed moves go the same way;
+             * docs/synthetic.md step 2b), so inf' solves J'^2 (inf' + g inf'^2) = stress_vol^2
+             * J^2 (inf + g inf^2): inf' = 2 C / (1 + sqrt(1 + 4 g C)), C = (J stress_vol /
+             * J')^2 (inf + g inf^2). J' >= J stress_vol keeps both probabilities at most the
+             * market's. */
+            double jp = ceil(js) < 1 ? 1 : ceil(js);
+            double y = js / jp, b = market->trade_persist, inf = market->informed;
+            double gg = 2 * b / (1 - b), cc = y * y * (inf + gg * inf * inf);
+            g.move_ticks = (int32_t)jp;
+            g.vol_ticks = market->vol_ticks * stress_vol;
+            g.informed = 2 * cc / (1 + sqrt(1 + 4 * gg * cc));
+        }
     }
     double q = floor((double)market->mean_queue / stress_liquidity + 0.5);
     g.mean_queue = q < 1 ? 1 : q > 1000000 ? 1000000 : (int32_t)q;
-    return g;
+    *out = g;
+    return 0;
 }
 
 int mm_sweep_synthetic_day(const mm_gen_params *market, uint64_t seed, int32_t tape, int32_t path,
@@ -40,8 +64,9 @@ int mm_sweep_synthetic_day(const mm_gen_params *market, uint64_t seed, int32_t t
 {
     if (!market || !out || tape < 0 || path < 0)
         return mm__errf(err, -EINVAL, "mm_sweep_synthetic_day: bad argument");
-    mm_gen_params g = day_params(market, seed, tape, path, stress_vol, stress_liquidity);
-    int rc = mm_gen_ticks(&g, out, err);
+    mm_gen_params g;
+    int rc = day_params(market, seed, tape, path, stress_vol, stress_liquidity, &g, err);
+    if (rc == 0) rc = mm_gen_ticks(&g, out, err);
     if (rc == 0) out->inst.fingerprint = mm_ticks_fingerprint(out);
     return rc;
 }
@@ -51,11 +76,12 @@ int mm_sweep_synthetic_day(const mm_gen_params *market, uint64_t seed, int32_t t
 static int check_pair(const mm_gen_params *market, int32_t tape, double sv, double sl,
                       mm_error *err)
 {
-    mm_gen_params g = day_params(market, 1, tape, 0, sv, sl);
-    g.events = 0; /* the parameters are checked before any event is drawn */
-    mm_ticks t = {0};
+    mm_gen_params g;
     mm_error e = {0};
-    int rc = mm_gen_ticks(&g, &t, &e);
+    mm_ticks t = {0};
+    int rc = day_params(market, 1, tape, 0, sv, sl, &g, &e);
+    g.events = 0; /* the parameters are checked before any event is drawn */
+    if (rc == 0) rc = mm_gen_ticks(&g, &t, &e);
     mm_ticks_free(&t);
     if (rc)
         return mm__errf(err, MM_EUSAGE,
