@@ -159,12 +159,7 @@ MM_HD int64_t mm__tv_until(const mm_state *st, const mm_derived *d, const mm_eve
     for (int tries = 0; tries < 2; tries++, del *= 0.5) {
         double tl = tn - del;
         if (tl < 0) tl = 0;
-#ifdef MM_TIME_BUG /* checkmodel's own test (tests/checkmodel/ck_timebug.c): unproved, too long */
-        tl = tn - 2.0 * del;
-        if (tl < 0) tl = 0;
-#else
         if (!mm__tv_same(d, fair, kqd, tl, tn, t)) continue;
-#endif
         /* The latest ts whose time left is still >= tl: the least k = t_end - ts >= 0 with
          * (double)k x 1e-9 >= tl (non-decreasing in k), found from its estimate. */
         int64_t k = (int64_t)(tl * 1e9);
@@ -206,12 +201,6 @@ MM_HD void mm__band_of(const mm_state *st, const mm_derived *d, const mm_event *
     double mag = (lo < 0 ? -lo : lo) + (hs < 0 ? -hs : hs) + (shift < 0 ? -shift : shift) + 1.0;
     lo += 1e-9 * mag;
     hi -= 1e-9 * mag;
-#ifdef MM_BAND_BUG /* checkmodel's own test (tests/checkmodel/ck_bandbug.c): a band too wide */
-    lo -= 0.25;
-    *flo = lo;
-    *fhi = hi;
-    return;
-#endif
     if (!(lo <= f)) lo = f;
     if (!(hi >= f)) hi = f;
     mm__targets(lo, hs, shift, u);
@@ -264,9 +253,7 @@ MM_HD void mm__gate_of(const mm_event *ev, mm__gate *gt)
      * it fills only when the ask or a seller-initiated trade reaches its price (4.1-4.3). */
     gt->tbi = two_b ? (ev->pb > ev->b ? ev->pb : ev->b) : INT32_MAX;
     int64_t x = ev->as > 0 ? ev->a : INT32_MAX;
-#ifndef MM_SKIP_BUG /* checkmodel's own test (tests/checkmodel/ck_skipbug.c) breaks this bound */
     if (sell_trade && ev->tpx < x) x = ev->tpx;
-#endif
     gt->tbx = x;
     gt->tai = two_a ? (ev->pa < ev->a ? ev->pa : ev->a) : INT32_MIN;
     x = ev->bs > 0 ? ev->b : INT32_MIN;

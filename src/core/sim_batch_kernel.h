@@ -1,6 +1,7 @@
 /* The batched kernel's helpers (sim_batch.c includes them, then the kernel's text,
  * sim_batch_body.h, once per instruction set; checkmodel's own test of the shared states builds
- * one more copy with MM_SHARE_BUG): the guards of a position, kinds and the shared states. */
+ * one more copy against a patched sim_share.h, tests/checkmodel/planted.py): the guards of a
+ * position, kinds and the shared states. */
 #ifndef MM_SIM_BATCH_KERNEL_H
 #define MM_SIM_BATCH_KERNEL_H
 

@@ -70,10 +70,6 @@ MM_LANES_ATTR static void MM_LANES_T(group)(MM_LANES_T(run) * r, const int32_t *
     int32_t first = INT32_MAX, next = INT32_MAX; /* the group's first event; the next to join */
     for (int l = 0; l < nl; l++) {
         from[l] = at ? at[l] : 0;
-#ifdef MM_LOOSE_BUG
-        /* checkmodel's own test (tests/checkmodel/ck_loosebug.c): a loose leader joins late */
-        if (at && from[l] + 1 < r->w1 - r->w0) from[l]++;
-#endif
         if (from[l] < first) first = from[l];
     }
     for (int l = 0; l < nl; l++) {

@@ -427,10 +427,6 @@ static inline void share_sample(const mm__guards *g, const mm_derived *d, mm_sta
 /* A step from pre to post that its members may share: no fill, the known position unmoved. */
 static inline int share_clean(const mm_state *pre, const mm_state *post)
 {
-#ifdef MM_SHARE_BUG
-    /* checkmodel's own test (tests/checkmodel/ck_sharebug.c): a fill report taken in unseen */
-    return pre->fills[0] == post->fills[0] && pre->fills[1] == post->fills[1];
-#endif
     return pre->fills[0] == post->fills[0] && pre->fills[1] == post->fills[1] &&
            pre->kq == post->kq;
 }

@@ -1,9 +1,8 @@
 /* checkmodel's test of itself for kind 3's band (Meson test checkmodel_band_bug): the CUDA kernel's
  * per-thread function (mm_thread.h) compiled with the microprice band of a microprice combination
- * a quarter tick too wide below and unchecked (MM_BAND_BUG: the targets may have moved while it
- * skips). The checker must report it as differing from the reference. Built into
- * checkmodel_selftest only. */
-#define MM_BAND_BUG 1
+ * a quarter tick too wide below and unchecked (the targets may have moved while it skips; the
+ * planted bug "bandbug" of planted.py, whose patched headers this file is compiled against). The
+ * checker must report it as differing from the reference. Built into checkmodel_selftest only. */
 #include "checkmodel.h"
 #include "mm_thread.h"
 

@@ -1,7 +1,7 @@
 /* A copy of the lanes kernel, AVX2 build (sim_lanes.h), for checkmodel's injected-bug kernels: the
- * includer defines CK_LANES (the copy's name, e.g. lanes_sharebug) and its bug macro first, and
- * gets the registry's entry point ck_<CK_LANES>: -ENODEV where the AVX2 build or the CPU is
- * missing. */
+ * includer defines CK_LANES (the copy's name, e.g. lanes_sharebug) first, is compiled against its
+ * planted bug's patched headers (planted.py), and gets the registry's entry point ck_<CK_LANES>:
+ * -ENODEV where the AVX2 build or the CPU is missing. */
 #include <assert.h>
 #include <errno.h>
 

@@ -1,9 +1,9 @@
 /* checkmodel's own test of the batched kernel's shared states (Meson test checkmodel_share_bug): a
  * copy of the batched kernel (sim_batch_kernel.h + sim_batch_body.h) whose test of a clean step
- * looks at the fills only (MM_SHARE_BUG), so a leader's step that takes a fill report into its
+ * looks at the fills only (the planted bug "sharebug" of planted.py, whose patched
+ * headers this file is compiled against), so a leader's step that takes a fill report into its
  * known position leaves its members' known positions behind. The checker must report it as
  * differing from the reference. Built into checkmodel_selftest only. */
-#define MM_SHARE_BUG 1
 #include <assert.h>
 #include <errno.h>
 

@@ -1,9 +1,9 @@
 /* checkmodel's test of itself for the skip test (Meson test checkmodel_skip_bug): the CUDA
  * kernel's per-thread function (mm_thread.h) compiled with one bound of the skip test broken
- * (MM_SKIP_BUG: a buy inside the spread is taken as quiet even when a seller-initiated trade
+ * (the planted bug "skipbug" of planted.py, whose patched headers this file is compiled
+ * against: a buy inside the spread is taken as quiet even when a seller-initiated trade
  * reaches its price, so the trade's fill is skipped). The checker must report it as differing from
  * the reference. Built into checkmodel_selftest only. */
-#define MM_SKIP_BUG 1
 #include "checkmodel.h"
 #include "mm_thread.h"
 

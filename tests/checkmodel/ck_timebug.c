@@ -1,9 +1,9 @@
 /* checkmodel's test of itself for kind 4's time guard (Meson test checkmodel_time_bug): the CUDA
  * kernel's per-thread function (mm_thread.h) compiled with the time guard of a time-varying
- * strategy (AS with horizon 0) taken without proof and twice too long (MM_TIME_BUG: its targets may
- * have moved with the time left while it skips). The checker must report it as differing from the
- * reference. Built into checkmodel_selftest only. */
-#define MM_TIME_BUG 1
+ * strategy (AS with horizon 0) taken without proof and twice too long (the planted bug "timebug" of
+ * planted.py, whose patched headers this file is compiled against: its targets may have moved with
+ * the time left while it skips). The checker must report it as differing from the reference. Built
+ * into checkmodel_selftest only. */
 #include "checkmodel.h"
 #include "mm_thread.h"
 
