@@ -213,12 +213,14 @@ Test(calibrate, output_round_trips_through_gen_config)
     fclose(f);
     cr_assert_eq(n, 17, "keys in the INI: %d", n);
     const char *a1 = tu_path("a1.h5"), *a2 = tu_path("a2.h5"), *a3 = tu_path("a3.h5");
-    const char *byflags[40] = {"mmsim", "gen", "-o", a1};
+    const char *byflags[64] = {"mmsim", "gen", "-o", a1};
     int m = 4;
     for (int i = 0; i < n; i++) {
         byflags[m++] = args[i][0];
         byflags[m++] = args[i][1];
     }
+    cr_assert_leq(m + 3, 64,
+                  "room for --seed 77 and the NULL"); /* (was [40]: 17 keys overran it) */
     byflags[m] = NULL;
     char *fp1 = fingerprint_of(run_ok(byflags));
     const char *byfile[] = {"mmsim", "gen", "--config", ini, "-o", a2, NULL};
