@@ -7,32 +7,13 @@
 #include <string.h>
 
 #include "mmsim/mmsim.h"
+#include "testutil.h"
 
-/* A tape row: time (ms), bid px x size, ask px x size, trade px x size x side. */
-typedef struct row {
-    double ms;
-    int32_t b, bs, a, as, tpx, tsz, tside;
-} row;
+typedef tu_row row;
 
 static mm_ticks make_tape(const row *r, int n)
 {
-    mm_ticks t = {0};
-    cr_assert_eq(mm_ticks_alloc(&t, n, MM_MEM_HEAP), 0);
-    strcpy(t.inst.symbol, "HAND");
-    t.inst.tick_size = 0.01;
-    t.inst.lot_size = 1;
-    for (int i = 0; i < n; i++) {
-        t.ts_ns[i] = INT64_C(1000000000000) + (int64_t)(r[i].ms * 1e6);
-        t.bid_px[i] = r[i].bs ? r[i].b : MM_PX_NONE_BID;
-        t.bid_sz[i] = r[i].bs;
-        t.ask_px[i] = r[i].as ? r[i].a : MM_PX_NONE_ASK;
-        t.ask_sz[i] = r[i].as;
-        t.trade_px[i] = r[i].tpx;
-        t.trade_sz[i] = r[i].tsz;
-        t.trade_side[i] = (int8_t)r[i].tside;
-    }
-    t.inst.allow_crossed = 1;
-    return t;
+    return tu_rows_tape(r, n, "HAND", 0.01, 1);
 }
 
 #define MAXREC 512

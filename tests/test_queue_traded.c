@@ -10,31 +10,13 @@
 #include <string.h>
 
 #include "sim_tape.h"
+#include "testutil.h"
 
-/* A row: time (ms), bid px x size, ask px x size, trade px x size x side. */
-typedef struct row {
-    double ms;
-    int32_t b, bs, a, as, tpx, tsz, tside;
-} row;
+typedef tu_row row;
 
 static mm_ticks make_tape(const row *r, int n)
 {
-    mm_ticks t = {0};
-    cr_assert_eq(mm_ticks_alloc(&t, n, MM_MEM_HEAP), 0);
-    strcpy(t.inst.symbol, "QT");
-    t.inst.tick_size = 0.25;
-    t.inst.lot_size = 2;
-    for (int i = 0; i < n; i++) {
-        t.ts_ns[i] = INT64_C(1000000000000) + (int64_t)(r[i].ms * 1e6);
-        t.bid_px[i] = r[i].b;
-        t.bid_sz[i] = r[i].bs;
-        t.ask_px[i] = r[i].a;
-        t.ask_sz[i] = r[i].as;
-        t.trade_px[i] = r[i].tpx;
-        t.trade_sz[i] = r[i].tsz;
-        t.trade_side[i] = (int8_t)r[i].tside;
-    }
-    return t;
+    return tu_rows_tape(r, n, "QT", 0.25, 2);
 }
 
 typedef struct fills {

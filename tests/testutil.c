@@ -135,6 +135,27 @@ void tu_assert_same_ticks(const mm_ticks *a, const mm_ticks *b)
     cr_assert_eq(a->inst.lot_size, b->inst.lot_size);
 }
 
+mm_ticks tu_rows_tape(const tu_row *r, int n, const char *symbol, double tick, double lot)
+{
+    mm_ticks t = {0};
+    cr_assert_eq(mm_ticks_alloc(&t, n, MM_MEM_HEAP), 0);
+    snprintf(t.inst.symbol, sizeof t.inst.symbol, "%s", symbol);
+    t.inst.tick_size = tick;
+    t.inst.lot_size = lot;
+    for (int i = 0; i < n; i++) {
+        t.ts_ns[i] = INT64_C(1000000000000) + (int64_t)(r[i].ms * 1e6);
+        t.bid_px[i] = r[i].bs ? r[i].b : MM_PX_NONE_BID;
+        t.bid_sz[i] = r[i].bs;
+        t.ask_px[i] = r[i].as ? r[i].a : MM_PX_NONE_ASK;
+        t.ask_sz[i] = r[i].as;
+        t.trade_px[i] = r[i].tpx;
+        t.trade_sz[i] = r[i].tsz;
+        t.trade_side[i] = (int8_t)r[i].tside;
+    }
+    t.inst.allow_crossed = 1;
+    return t;
+}
+
 void tu_small_tape(mm_ticks *t, int64_t n, uint64_t seed)
 {
     mm_gen_params p;

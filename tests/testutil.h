@@ -28,6 +28,15 @@ const char *tu_shared_data(void);
  */
 void tu_assert_same_ticks(const mm_ticks *a, const mm_ticks *b);
 
+/* A hand-built tape row: time (ms after 1e12 ns), bid px x size, ask px x size (size 0: that side
+ * empty), trade px x size x side. */
+typedef struct tu_row {
+    double ms;
+    int32_t b, bs, a, as, tpx, tsz, tside;
+} tu_row;
+/* The tape of rows r[0 .. n) (heap; crossed rows allowed) of instrument symbol, tick and lot. */
+mm_ticks tu_rows_tape(const tu_row *r, int n, const char *symbol, double tick, double lot);
+
 /* A small valid synthetic tape (heap) of n rows. */
 void tu_small_tape(mm_ticks *t, int64_t n, uint64_t seed);
 

@@ -398,10 +398,11 @@ int cmd_rerun(int argc, char **argv)
                 cli_err("%s: note: the config file %s changed or moved since the sweep; the rerun "
                         "uses the configuration %s records",
                         C, in->meta.side_paths[k], path);
-        } else if (cli_recorded_side(C, in, path, ro.data, role, in->meta.side_paths[k], buf,
+        } else if (!strcmp(role, "synthetic") &&
+                   cli_recorded_side(C, in, path, ro.data, role, in->meta.side_paths[k], buf,
                                      sizeof buf)) {
             rc = MM_EXIT_RUNTIME;
-        }
+        } /* the latency files: found and checked once, below, where their paths are taken */
     }
     if (!rc && sc.latency_series &&
         cli_recorded_side(C, in, path, ro.data, "latency_series", sc.latency_series, lat,
