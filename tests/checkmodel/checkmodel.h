@@ -7,8 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mm_accel.h"
 #include "mmsim/mmsim.h"
-#include "sim_tape.h"
 
 /* The kernel registry: one ck_kernel per implementation of the model's step.
  *

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mm_accel.h"
 #include "mm_internal.h"
-#include "sim_tape.h"
 
 /* Combinations per pass over the tape: the shared states form only within a block, so it is as
  * large as the sweep's largest automatic chunk (512 -> 1,024: GOOG full model 0.92x, gen 0.89x the
@@ -85,11 +85,8 @@ void mm__guards_free(mm__guards *g)
 
 #include "sim_batch_kernel.h"
 
-#define MM_ADVANCE advance_default
-#define MM_ADVANCE_ATTR __attribute__((flatten))
+#define MM_ISA_ATTR /* the baseline: the compiler's default instruction set */
 #include "sim_batch_body.h"
-#undef MM_ADVANCE
-#undef MM_ADVANCE_ATTR
 
 /* ---- The lanes kernel (sim_lanes.h) ---- */
 
@@ -135,10 +132,10 @@ int mm__batch_isa_best(void)
 typedef void (*kernel_fn)(const mm__tape *, const mm_derived *, mm_state *, const mm__guards *,
                           int64_t, int64_t, int64_t);
 #if MM_X86_ISA
-static const kernel_fn SKIP[MM_ISA_COUNT] = {advance_default, mm__skip_avx2, mm__skip_avx512};
+static const kernel_fn SKIP[MM_ISA_COUNT] = {skip_advance, mm__skip_avx2, mm__skip_avx512};
 static const kernel_fn LANES[MM_ISA_COUNT] = {NULL, mm__lanes_avx2, mm__lanes_avx512};
 #else
-static const kernel_fn SKIP[MM_ISA_COUNT] = {advance_default, NULL, NULL};
+static const kernel_fn SKIP[MM_ISA_COUNT] = {skip_advance, NULL, NULL};
 static const kernel_fn LANES[MM_ISA_COUNT] = {NULL, NULL, NULL};
 #endif
 

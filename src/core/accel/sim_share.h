@@ -7,8 +7,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "mm_accel.h"
 #include "mm_internal.h"
-#include "sim_tape.h"
 
 /* ---- Shared states (docs/model.md section 8, "Shared states") ----
  *

@@ -1,11 +1,13 @@
 /* The batched kernel's text (included once per instruction set, by sim_batch.c for the baseline and
- * by sim_batch_avx2.c and sim_batch_avx512.c; each time defining
- * MM_ADVANCE, the function's name, and MM_ADVANCE_ATTR, its target attribute or nothing): the same
+ * by sim_batch_avx2.c and sim_batch_avx512.c, each defining MM_ISA_ATTR, the target attribute
+ * or nothing; the kernel is the static function skip_advance of that file): the same
  * operations in the same order every time (integers in the skip test; the step's floating point
  * with no contraction), so every version gives the same bits, and the baseline build is the
  * compiler's code for it as a plain function. tests/checkmodel checks each version. */
-MM_ADVANCE_ATTR static void MM_ADVANCE(const mm__tape *tp, const mm_derived *d, mm_state *st,
-                                       const mm__guards *g, int64_t m, int64_t i0, int64_t i1)
+__attribute__((flatten)) MM_ISA_ATTR static void skip_advance(const mm__tape *tp,
+                                                              const mm_derived *d, mm_state *st,
+                                                              const mm__guards *g, int64_t m,
+                                                              int64_t i0, int64_t i1)
 {
     const mm__tape_view *v = &tp->v;
     assert(i0 >= 0 && i0 <= i1 && i1 <= v->n && m >= 0 && m <= g->cap && m <= INT32_MAX);
