@@ -438,23 +438,19 @@ void mm__tape_free(mm__tape *tp)
     memset(tp, 0, sizeof *tp);
 }
 
+/* Each field's init in MM_STATE_FIELDS (mm_state.h). */
+#define MM_INIT_ZERO(l)
+#define MM_INIT_NEVER(l) l = MM_NEVER;
+#define MM_INIT_MIN(l) l = INT64_MIN;
+#define MM_INIT_T0(l) l = tp->t0;
+#define MM_INIT_ID(l) l = id;
+#define MM_INIT_PATH(l) l = path;
+#define MM_INIT_KEY(l) l = mm_stream_key(tp->seed, id, path);
+#define MM_INIT_FIELD(kind, f, init, role) MM_INIT_##init(st->f)
 void mm__state_init(mm_state *st, const mm__tape *tp, int64_t id, int32_t path)
 {
-    memset(st, 0, sizeof *st);
-    st->id = id;
-    st->path = path;
-    for (int k = 0; k < 2; k++) {
-        st->s[k].land_ns = MM_NEVER;
-        st->s[k].resp_ns = INT64_MIN;
-        st->s[k].done_ns = MM_NEVER;
-        st->s[k].rest_ns = INT64_MIN;
-    }
-    st->chan_ns = INT64_MIN;
-    st->key = mm_stream_key(tp->seed, id, path);
-    st->t_q = tp->t0;
-    st->wake_ns = MM_NEVER;
-    st->wait_ns[0] = st->wait_ns[1] = INT64_MIN;
-    st->tok_t = tp->t0; /* the bucket starts full (tok counted from its capacity) */
+    memset(st, 0, sizeof *st); /* ZERO, and the padding: equal states are equal bytes */
+    MM_STATE_FIELDS(MM_INIT_FIELD)
 }
 
 /* Section 7.1, pnl_close: the final position closed against the last row of the tape, walking no

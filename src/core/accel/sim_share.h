@@ -14,21 +14,20 @@
  *
  * Combinations of a block whose constants differ only in the inventory limit and that draw no
  * random number are a family. Two of a family whose states agree on every shared field (the
- * orders, actions in flight, responses, reports, pacing: all but their own, MM_SHARE_OWN; dead
- * fields aside, sim_share_dead.h) and
- * whose rooms clamped at the quote size agree (share_rooms) take the same branches in a step that
- * fills nothing and moves no known position: the limit enters a step only through those rooms, and
- * their own fields only through the rooms, the samples and the fills. So one of them (the leader)
- * steps and the others (members) are parked: no skip test, no step; each takes its own samples.
- * Their counters (orders, cancels, rejects, messages, held) move with the leader's: a member's is
- * the leader's plus an offset fixed when it was parked. When a leader's step fills or moves its
- * known position (share_clean fails), each member whose rooms after the step clamp as the
- * leader's do gets the leader's fills replayed on its own fields; every other member takes the
- * leader's state from before that step (keeping its own fields), steps itself, and joins the
- * leader again, or another member that stepped to the same state, or leads on its own
- * (share_split). At each window the kernel merges
- * the leaders whose states agree again (share_park); when it returns, every member takes its
- * leader's state (share_unpark_all). */
+ * orders, actions in flight, responses, reports, pacing: all but their own, role OWN in
+ * MM_STATE_FIELDS; dead fields aside, sim_share_dead.h) and whose rooms clamped at the quote size
+ * agree (share_rooms) take the same branches in a step that fills nothing and moves no known
+ * position: the limit enters a step only through those rooms, and their own fields only through the
+ * rooms, the samples and the fills. So one of them (the leader) steps and the others (members) are
+ * parked: no skip test, no step; each takes its own samples. Their counters (orders, cancels,
+ * rejects, messages, held) move with the leader's: a member's is the leader's plus an offset fixed
+ * when it was parked. When a leader's step fills or moves its known position (share_clean fails),
+ * each member whose rooms after the step clamp as the leader's do gets the leader's fills replayed
+ * on its own fields; every other member takes the leader's state from before that step (keeping its
+ * own fields), steps itself, and joins the leader again, or another member that stepped to the same
+ * state, or leads on its own (share_split). At each window the kernel merges the leaders whose
+ * states agree again (share_park); when it returns, every member takes its leader's state
+ * (share_unpark_all). */
 
 /* A combination with constants d may share a state (the key table says so, MM_CAP_SHARE: its
  * values draw no random number, section 3.3, so its state does not depend on its stream key). */
@@ -73,35 +72,8 @@ static inline void share_counters(const mm_state *s, int64_t c[MM_SHARE_NOFF])
     c[4] = s->held;
 }
 
-/* A state's own fields, which a member keeps (the known position too where the skew is zero). */
-#define MM_SHARE_OWN(X)                                                                            \
-    X(q);                                                                                          \
-    X(cash2);                                                                                      \
-    X(fees);                                                                                       \
-    X(volume);                                                                                     \
-    X(fills[0]);                                                                                   \
-    X(fills[1]);                                                                                   \
-    X(max_abs_q);                                                                                  \
-    X(twq);                                                                                        \
-    X(t_q);                                                                                        \
-    for (int k_ = 0; k_ < MM_MARKOUTS; k_++)                                                       \
-        X(mk2[k_]);                                                                                \
-    X(ovf_event);                                                                                  \
-    X(pnl_prev);                                                                                   \
-    X(ret_mean);                                                                                   \
-    X(ret_m2);                                                                                     \
-    X(pnl_peak);                                                                                   \
-    X(max_dd);                                                                                     \
-    X(n_ret);                                                                                      \
-    X(id);                                                                                         \
-    X(path);                                                                                       \
-    X(key);                                                                                        \
-    X(kq);                                                                                         \
-    X(orders);                                                                                     \
-    X(cancels);                                                                                    \
-    X(rejects);                                                                                    \
-    X(nmsg);                                                                                       \
-    X(held)
+/* A state's own fields, which a member keeps (the known position too where the skew is zero), are
+ * those of role OWN in mm_state.h's MM_STATE_FIELDS. */
 
 #include "sim_share_dead.h"
 
@@ -112,8 +84,8 @@ static inline void share_image(const mm_derived *d, const mm_state *s, mm__share
     memcpy(&img->d, d, sizeof img->d);
     img->d.limit = 0;
     memcpy(&img->s, s, sizeof img->s);
-#define MM_SHARE_ZERO(f) img->s.f = 0
-    MM_SHARE_OWN(MM_SHARE_ZERO);
+#define MM_SHARE_ZERO(kind, f, init, role) MM_STATE_IF_OWN(role, img->s.f = 0;)
+    MM_STATE_FIELDS(MM_SHARE_ZERO)
 #undef MM_SHARE_ZERO
     if (!share_no_skew(d)) img->s.kq = s->kq; /* the known position moves the targets */
     for (int k = 0; k < 2; k++)
@@ -229,8 +201,8 @@ static inline void share_take(mm_state *f, const mm_state *l, const int64_t *off
     mm_state own;
     memcpy(&own, f, sizeof own);
     memcpy(f, l, sizeof *f);
-#define MM_SHARE_KEEP(x) f->x = own.x
-    MM_SHARE_OWN(MM_SHARE_KEEP);
+#define MM_SHARE_KEEP(kind, x, init, role) MM_STATE_IF_OWN(role, f->x = own.x;)
+    MM_STATE_FIELDS(MM_SHARE_KEEP)
 #undef MM_SHARE_KEEP
     share_restore(f, &own, t);
     int64_t c[MM_SHARE_NOFF];
