@@ -96,10 +96,6 @@ typedef struct mm_side {
      * = when the report that this order is done (filled) is known (MM_NEVER: not done). */
     int64_t resp_ns, done_ns;
     int32_t acc, pad_;
-    /* The time of the landing at which this side's order last came to rest (INT64_MIN: never). No
-     * rule reads it: the batched kernels' shared states tell by it whether px, ahead and deep were
-     * written since a time (docs/model.md section 8, "Dead fields"). */
-    int64_t rest_ns;
 } mm_side;
 /* Fill reports in flight to the strategy (section 3.2): at most MM_REPORTS pending. */
 #define MM_REPORTS 8
@@ -162,7 +158,7 @@ typedef struct mm_state {
     X(I, s[k].deep, ZERO, SHARED) X(I, s[k].land_ns, NEVER, SHARED)                                \
     X(I, s[k].new_px, ZERO, SHARED) X(I, s[k].new_qty, ZERO, SHARED)                               \
     X(I, s[k].resp_ns, MIN, SHARED) X(I, s[k].done_ns, NEVER, SHARED) X(I, s[k].acc, ZERO, SHARED) \
-    X(I, s[k].pad_, ZERO, PAD) X(I, s[k].rest_ns, MIN, SHARED)
+    X(I, s[k].pad_, ZERO, PAD)
 #define MM_REPORT_FIELDS(X, j) X(I, rep_t[j], ZERO, SHARED) X(I, rep_q[j], ZERO, SHARED)
 #define MM_STATE_FIELDS(X)                                                                         \
     MM_SIDE_FIELDS(X, 0) MM_SIDE_FIELDS(X, 1)                                                      \

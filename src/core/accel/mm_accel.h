@@ -61,7 +61,12 @@ typedef struct mm__guards {
     mm__share_log *log;
     int32_t *logn, *logpos;
     int64_t *range;
-    int64_t *tlink;  /* per member: the time from which it shares its leader's state (share_link) */
+    int64_t *tlink; /* per member: the time from which it shares its leader's state (share_link) */
+    /* The kernels' own field of each combination j (not the model's: no rule reads it): rest[2 j +
+     * k], the time of the landing at which side k's order last came to rest in this kernel call
+     * (INT64_MIN: none). The shared states tell by it whether a leader wrote px, ahead and deep
+     * since a time (sim_share_dead.h; docs/model.md section 8, "Dead fields"). */
+    int64_t *rest;
     uint64_t *chash; /* per combination: the hash of its constants without the limit */
     uint8_t *live;   /* per position: 0 while parked (padded to 8 bytes, as need) */
     mm__share_key *key;

@@ -38,8 +38,9 @@ int mm__guards_alloc(mm__guards *g, int64_t cap)
     size_t log = guards_round(n * MM_SHARE_LOG * sizeof(mm__share_log));
     size_t range = guards_round(n * 4 * sizeof(int64_t));
     size_t tlink = guards_round(n * sizeof(int64_t));
-    size_t bytes =
-        11 * i32 + 2 * f64 + 2 * u8 + cnt + key + off + chash + evs + gts + log + range + tlink;
+    size_t rest = guards_round(n * 2 * sizeof(int64_t));
+    size_t bytes = 11 * i32 + 2 * f64 + 2 * u8 + cnt + key + off + chash + evs + gts + log + range +
+                   tlink + rest;
     char *b = aligned_alloc(64, bytes);
     if (!b) return -ENOMEM;
     memset(b, 0, bytes);
@@ -73,6 +74,8 @@ int mm__guards_alloc(mm__guards *g, int64_t cap)
     g->range = (int64_t *)(void *)b;
     b += range;
     g->tlink = (int64_t *)(void *)b;
+    b += tlink;
+    g->rest = (int64_t *)(void *)b;
     g->cap = (int64_t)n;
     return 0;
 }

@@ -107,20 +107,22 @@ __attribute__((flatten)) MM_ISA_ATTR static void skip_advance(const mm__tape *tp
                     w &= ~(UINT64_C(0xff) << (8 * b));
                     int64_t q = q8 + b, j = g->perm[q];
                     int kq = kind_at(beg, q);
+                    int64_t *rest = &g->rest[2 * j];
                     if (g->fhead[j] < 0) {
-                        mm_step_c(&st[j], &ev, &d[j], NULL);
+                        share_step(&st[j], rest, &ev, &d[j], NULL);
                         steps++;
                     } else { /* a leader: its members share the step unless it fills */
                         mm_state pre;
+                        int64_t prest[2] = {rest[0], rest[1]};
                         memcpy(&pre, &st[j], sizeof pre);
-                        mm_step_c(&st[j], &ev, &d[j], NULL);
+                        share_step(&st[j], rest, &ev, &d[j], NULL);
                         steps++;
                         if (!share_clean(&pre, &st[j])) {
                             ev_ns = ev;
                             ev_ns.n_samples = 0; /* taken above */
                             int64_t nl = 0;
-                            steps += share_split(g, d, st, (int32_t)j, &pre, &ev_ns, g->tmp, &nl,
-                                                 &shared, w1 - i, NULL);
+                            steps += share_split(g, d, st, (int32_t)j, &pre, prest, &ev_ns, g->tmp,
+                                                 &nl, &shared, w1 - i, NULL);
                             for (int64_t k = 0; k < nl; k++) {
                                 int32_t f = g->tmp[k], p = g->pos[f];
                                 guard_set(g, p, &st[f], &d[f], kind_at(beg, p), &ev, v, i + 1, w1,

@@ -40,7 +40,8 @@ typedef struct lanes_cst {
     int any_tv, any_micro, any_tto, any_cj, all_ra;
 } lanes_cst;
 
-LANES_INLINE void lanes_get(lanes_st *x, int l, const mm_state *s)
+/* Lane l from state s and its kernels' rest times (mm__guards.rest), and back. */
+LANES_INLINE void lanes_get(lanes_st *x, int l, const mm_state *s, const int64_t rest[2])
 {
     x->q[l] = s->q;
     x->cash2[l] = s->cash2;
@@ -65,7 +66,7 @@ LANES_INLINE void lanes_get(lanes_st *x, int l, const mm_state *s)
         x->done[k][l] = o->done_ns;
         x->acc[k][l] = o->acc;
         x->wait[k][l] = s->wait_ns[k];
-        x->rest[k][l] = o->rest_ns;
+        x->rest[k][l] = rest[k];
     }
     x->fees[l] = s->fees;
     x->pnl_prev[l] = s->pnl_prev;
@@ -75,7 +76,7 @@ LANES_INLINE void lanes_get(lanes_st *x, int l, const mm_state *s)
     x->max_dd[l] = s->max_dd;
 }
 
-LANES_INLINE void lanes_put(const lanes_st *x, int l, mm_state *s)
+LANES_INLINE void lanes_put(const lanes_st *x, int l, mm_state *s, int64_t rest[2])
 {
     s->q = x->q[l];
     s->cash2 = x->cash2[l];
@@ -100,7 +101,7 @@ LANES_INLINE void lanes_put(const lanes_st *x, int l, mm_state *s)
         o->done_ns = x->done[k][l];
         o->acc = (int32_t)x->acc[k][l];
         s->wait_ns[k] = x->wait[k][l];
-        o->rest_ns = x->rest[k][l];
+        rest[k] = x->rest[k][l];
     }
     s->fees = x->fees[l];
     s->pnl_prev = x->pnl_prev[l];

@@ -10,22 +10,27 @@ static void lanes_step1(const mm__guards *g, const mm_derived *d, mm_state *st, 
                         const mm_event *ev, int sampled, int32_t *loose, int64_t *nloose,
                         int64_t *shared, int64_t left)
 {
+    int64_t *rest = &g->rest[2 * (int64_t)j];
+    int64_t land0 = st[j].s[0].land_ns, land1 = st[j].s[1].land_ns;
     if (g->fhead[j] < 0) {
         lanes_step_c(&st[j], ev, &d[j], NULL);
+        share_rested(&st[j], rest, land0, land1, ev->ts);
         return;
     }
     if (!sampled && ev->n_samples) share_sample(g, d, st, j, ev);
     mm_state pre;
+    int64_t prest[2] = {rest[0], rest[1]};
     memcpy(&pre, &st[j], sizeof pre);
     /* The step records its fills for the members (the trace reads the state, never writes it). */
     mm__share_fills fl;
     fl.n = fl.over = 0;
     mm_trace_sink sink = {share_record, &fl, 1};
     lanes_step_c(&st[j], ev, &d[j], &sink);
+    share_rested(&st[j], rest, land0, land1, ev->ts);
     if (share_clean(&pre, &st[j])) return;
     mm_event ev_ns = *ev;
     ev_ns.n_samples = 0;
-    share_split(g, d, st, j, &pre, &ev_ns, loose, nloose, shared, left, &fl);
+    share_split(g, d, st, j, &pre, prest, &ev_ns, loose, nloose, shared, left, &fl);
 }
 
 /* What the groups of one window share: the window [w0, w1) (its events g->evs, their gates
@@ -84,7 +89,8 @@ MM_ISA_ATTR static void lanes_group(lanes_run *r, const int32_t *cj, const int32
         kind1[l] = kind == 1 ? -1 : 0;
         kind2[l] = k2 ? -1 : 0;
         other[l] = kind != 1 && !k2 ? -1 : 0;
-        if (from[l] == first) lanes_get(&x, l, sl); /* the others when they join */
+        if (from[l] == first)
+            lanes_get(&x, l, sl, &r->g->rest[2 * (int64_t)cj[l]]); /* the others when they join */
         c.hs0[l] = dl->hs0;
         c.hs1[l] = dl->hs1;
         c.sk0[l] = dl->sk0;
@@ -138,7 +144,7 @@ MM_ISA_ATTR static void lanes_group(lanes_run *r, const int32_t *cj, const int32
                     continue;
                 }
                 if (later[l]) { /* (the vectors stepped its lane with the others: read it now) */
-                    lanes_get(&x, l, &st[cj[l]]);
+                    lanes_get(&x, l, &st[cj[l]], &r->g->rest[2 * (int64_t)cj[l]]);
                     later[l] = 0;
                     vec[l] = -1;
                     nvec++;
@@ -184,9 +190,10 @@ MM_ISA_ATTR static void lanes_group(lanes_run *r, const int32_t *cj, const int32
         for (int l = 0; l < nl; l++) {
             if (!rare[l]) continue;
             mm_state *s = &st[cj[l]];
-            lanes_put(&x, l, s);
+            int64_t *rest = &r->g->rest[2 * (int64_t)cj[l]];
+            lanes_put(&x, l, s, rest);
             lanes_step1_at(r, cj[l], ev, 1, i);
-            lanes_get(&x, l, s);
+            lanes_get(&x, l, s, rest);
             r->scalar++;
             if (s->ovf_event) { /* from now on, mm_step_c alone */
                 vec[l] = 0;
@@ -202,7 +209,7 @@ MM_ISA_ATTR static void lanes_group(lanes_run *r, const int32_t *cj, const int32
         }
     }
     for (int l = 0; l < nl; l++)
-        if (vec[l]) lanes_put(&x, l, &st[cj[l]]);
+        if (vec[l]) lanes_put(&x, l, &st[cj[l]], &r->g->rest[2 * (int64_t)cj[l]]);
 }
 
 MM_ISA_ATTR static void lanes_advance(const mm__tape *tp, const mm_derived *d, mm_state *st,
