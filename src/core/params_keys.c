@@ -411,22 +411,20 @@ int mm__params_check_ranges(const mm_params *p, mm_error *err)
         const key_desc *k = &KEYS[i];
         if (k->type == T_ENUM || k->hand || (k->strat >= 0 && p->strategy != k->strat)) continue;
         const char *base = (const char *)p + k->off;
-        char vt[48];
-        int ok;
-        if (k->type ==
-            T_I64) { /* as integers: the bounds are exact doubles, the value may not be */
-            int64_t x = *(const int64_t *)base;
-            ok = x >= (int64_t)k->lo && x <= (int64_t)k->hi;
-            snprintf(vt, sizeof vt, "%lld", (long long)x);
-        } else {
-            double v = key_value(k, p);
-            ok = (k->lo_open ? v > k->lo : v >= k->lo) && (k->hi_open ? v < k->hi : v <= k->hi);
-            if (k->type == T_F64)
-                snprintf(vt, sizeof vt, "%s", MM__G(v));
-            else
-                snprintf(vt, sizeof vt, "%d", (int)v);
-        }
+        /* An int64 compared as an integer: the bounds are exact doubles, the value may not be. */
+        int64_t x = k->type == T_I64 ? *(const int64_t *)base : 0;
+        double v = key_value(k, p);
+        int ok = k->type == T_I64 ? x >= (int64_t)k->lo && x <= (int64_t)k->hi
+                                  : (k->lo_open ? v > k->lo : v >= k->lo) &&
+                                        (k->hi_open ? v < k->hi : v <= k->hi);
         if (ok) continue;
+        char vt[48]; /* the value as given */
+        if (k->type == T_I64)
+            snprintf(vt, sizeof vt, "%lld", (long long)x);
+        else if (k->type == T_F64)
+            snprintf(vt, sizeof vt, "%s", MM__G(v));
+        else
+            snprintf(vt, sizeof vt, "%d", (int)v);
         return mm__errf(err, MM_EUSAGE, "%s: %s must be %s", k->name, vt, k->range);
     }
     return 0;
