@@ -123,8 +123,10 @@ int mm__depth_validate(const mm_ticks *t, const char *file, mm_error *err)
             s->n--;
         } else if (sz > 0) {
             if (s->n == d->levels)
-                FAIL("px", k, "a %d-th %s level shown (the stream keeps %" PRId32 " levels a side)",
-                     d->levels + 1, side > 0 ? "bid" : "ask", d->levels);
+                FAIL("px", k,
+                     "%s %" PRId32 " would be a level beyond the %" PRId32
+                     " the stream keeps a side",
+                     side > 0 ? "bid" : "ask", px, d->levels);
             i = -i - 1;
             memmove(&s->px[i + 1], &s->px[i], (size_t)(s->n - i) * sizeof s->px[0]);
             memmove(&s->sz[i + 1], &s->sz[i], (size_t)(s->n - i) * sizeof s->sz[0]);
