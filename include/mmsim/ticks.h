@@ -61,7 +61,7 @@ enum mm_depth_cause {
                             tape, a level entering the window from beyond it, a resynchronisation) */
     MM_DEPTH_HIDE = 5,   /* the level leaves the view, sz = 0 (pushed beyond the window) */
 };
-#define MM_DEPTH_CAUSES 6       /* cause values are 1 .. MM_DEPTH_CAUSES - 1 */
+#define MM_DEPTH_CAUSES 6        /* cause values are 1 .. MM_DEPTH_CAUSES - 1 */
 #define MM_DEPTH_MAX_LEVELS 1000 /* most levels per side a depth stream may keep */
 
 /* The depth stream of a tape (docs/formats.md, "Depth"); levels == 0: none (an L1 tape). Columns

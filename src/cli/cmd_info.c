@@ -58,15 +58,15 @@ static void print_one(const mm_ticks *t, int verified)
                (double)s.mid2_max * 0.5 * t->inst.tick_size);
     }
     if (s.depth_levels > 0) {
-        printf("  depth          %" PRId32 " level%s per side, %" PRId64
-               " depth rows (add %" PRId64 ", cancel %" PRId64 ", trade %" PRId64 ", show %" PRId64
-               ", hide %" PRId64 ")",
+        printf("  depth          %" PRId32 " level%s per side, %" PRId64 " depth rows (add %" PRId64
+               ", cancel %" PRId64 ", trade %" PRId64 ", show %" PRId64 ", hide %" PRId64 ")",
                s.depth_levels, s.depth_levels == 1 ? "" : "s", s.depth_rows,
                s.depth_by_cause[MM_DEPTH_ADD], s.depth_by_cause[MM_DEPTH_CANCEL],
                s.depth_by_cause[MM_DEPTH_TRADE], s.depth_by_cause[MM_DEPTH_SHOW],
                s.depth_by_cause[MM_DEPTH_HIDE]);
         if (s.depth_ids)
-            printf("; order ids: %" PRId64 " of %" PRId64 " removals name the row their order joined",
+            printf("; order ids: %" PRId64 " of %" PRId64
+                   " removals name the row their order joined",
                    s.depth_joins_known, s.depth_removals);
         printf("\n");
     } else {

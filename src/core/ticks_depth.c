@@ -52,8 +52,9 @@ int mm__depth_validate(const mm_ticks *t, const char *file, mm_error *err)
                         " is not in 1..%d (%" PRId64 " depth rows)",
                         file, t->inst.symbol, d->levels, MM_DEPTH_MAX_LEVELS, d->n);
     if (d->ids != 0 && d->ids != 1)
-        return mm__errf(err, MM_EINVALID, "%s: instrument %s: depth attribute ids: %" PRId32
-                        " is not 0 or 1", file, t->inst.symbol, d->ids);
+        return mm__errf(err, MM_EINVALID,
+                        "%s: instrument %s: depth attribute ids: %" PRId32 " is not 0 or 1", file,
+                        t->inst.symbol, d->ids);
     if (d->n < 0)
         return mm__errf(err, MM_EINVALID, "%s: instrument %s: negative depth row count", file,
                         t->inst.symbol);
@@ -92,8 +93,9 @@ int mm__depth_validate(const mm_ticks *t, const char *file, mm_error *err)
         switch ((enum mm_depth_cause)cause) {
         case MM_DEPTH_ADD:
             if (sz <= before)
-                FAIL("sz", k, "an add takes %s %" PRId32 " from %" PRId32 " to %" PRId32
-                     " (must grow)", side > 0 ? "bid" : "ask", px, before, sz);
+                FAIL("sz", k,
+                     "an add takes %s %" PRId32 " from %" PRId32 " to %" PRId32 " (must grow)",
+                     side > 0 ? "bid" : "ask", px, before, sz);
             break;
         case MM_DEPTH_CANCEL:
         case MM_DEPTH_TRADE:

@@ -1,5 +1,6 @@
 /* Column layout of a tape: one block, columns in schema order, each 64-byte aligned; the depth
- * columns (when the tape has depth rows) after them, in the order row, join, px, sz, side, cause. */
+ * columns (when the tape has depth rows) after them, in the order row, join, px, sz, side, cause.
+ */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

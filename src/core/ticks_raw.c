@@ -18,9 +18,9 @@
 #define RAW_MAGIC "MMTAPE01"  /* a tape without depth: as before depth existed */
 #define RAW_MAGIC2 "MMTAPE02" /* a tape with depth: the depth section after the columns */
 #define RAW_HEADER 256
-#define RAW_ROW 33       /* bytes per row: ts_ns 8, six int32 columns, trade_side 1 */
+#define RAW_ROW 33        /* bytes per row: ts_ns 8, six int32 columns, trade_side 1 */
 #define RAW_DEPTH_HEAD 16 /* depth rows uint64, levels int32, ids int32 */
-#define RAW_DEPTH_ROW 26 /* bytes per depth row: row 8, join 8, px 4, sz 4, side 1, cause 1 */
+#define RAW_DEPTH_ROW 26  /* bytes per depth row: row 8, join 8, px 4, sz 4, side 1, cause 1 */
 
 /* The header, in file order (offsets in bytes). */
 typedef struct raw_header {
@@ -53,9 +53,9 @@ static void columns(const mm_ticks *t, const void *col[RAW_COLS], size_t size[RA
                     size_t count[RAW_COLS])
 {
     const mm_depth *d = &t->depth;
-    const void *c[RAW_COLS] = {t->ts_ns,    t->bid_px,     t->ask_px, t->bid_sz, t->ask_sz,
-                               t->trade_px, t->trade_sz,   t->trade_side, d->row, d->join,
-                               d->px,       d->sz,         d->side,       d->cause};
+    const void *c[RAW_COLS] = {t->ts_ns,    t->bid_px,   t->ask_px,     t->bid_sz, t->ask_sz,
+                               t->trade_px, t->trade_sz, t->trade_side, d->row,    d->join,
+                               d->px,       d->sz,       d->side,       d->cause};
     const size_t s[RAW_COLS] = {8, 4, 4, 4, 4, 4, 4, 1, 8, 8, 4, 4, 1, 1};
     memcpy(col, c, sizeof c);
     memcpy(size, s, sizeof s);
@@ -65,8 +65,8 @@ static void columns(const mm_ticks *t, const void *col[RAW_COLS], size_t size[RA
 
 /* The depth section's header, right after the tick columns (MMTAPE02 only). */
 typedef struct raw_depth_head {
-    uint64_t n;             /* depth rows */
-    int32_t levels, ids;    /* mm_depth.levels (>= 1), .ids */
+    uint64_t n;          /* depth rows */
+    int32_t levels, ids; /* mm_depth.levels (>= 1), .ids */
 } raw_depth_head;
 _Static_assert(sizeof(raw_depth_head) == RAW_DEPTH_HEAD, "raw tape depth header layout");
 
@@ -137,8 +137,7 @@ int mm_ticks_load_raw(const char *path, mm_ticks *out, mm_error *err)
     }
     if (sb.st_size < RAW_HEADER || fread(&h, sizeof h, 1, f) != 1 ||
         (memcmp(h.magic, RAW_MAGIC, 8) != 0 && memcmp(h.magic, RAW_MAGIC2, 8) != 0)) {
-        rc = mm__errf(err, MM_EFORMAT, "%s: not a raw tape (no MMTAPE01 or MMTAPE02 header)",
-                      path);
+        rc = mm__errf(err, MM_EFORMAT, "%s: not a raw tape (no MMTAPE01 or MMTAPE02 header)", path);
         goto done;
     }
     int depth = memcmp(h.magic, RAW_MAGIC2, 8) == 0;
@@ -150,9 +149,8 @@ int mm_ticks_load_raw(const char *path, mm_ticks *out, mm_error *err)
     raw_depth_head dh = {0, 0, 0};
     if (depth) {
         /* The depth header sits right after the tick columns; read it to learn the size. */
-        if ((uint64_t)sb.st_size < want + RAW_DEPTH_HEAD ||
-            fseeko(f, (off_t)want, SEEK_SET) != 0 || fread(&dh, sizeof dh, 1, f) != 1 ||
-            fseeko(f, RAW_HEADER, SEEK_SET) != 0) {
+        if ((uint64_t)sb.st_size < want + RAW_DEPTH_HEAD || fseeko(f, (off_t)want, SEEK_SET) != 0 ||
+            fread(&dh, sizeof dh, 1, f) != 1 || fseeko(f, RAW_HEADER, SEEK_SET) != 0) {
             rc = mm__errf(err, MM_EFORMAT,
                           "%s: header: %" PRIu64 " rows and a depth section need at least %" PRIu64
                           " bytes; the file has %lld (truncated or not a raw tape)",
@@ -177,8 +175,7 @@ int mm_ticks_load_raw(const char *path, mm_ticks *out, mm_error *err)
         rc = mm__errf(err, MM_EFORMAT,
                       "%s: header: %" PRIu64 " rows%s need %" PRIu64
                       " bytes; the file has %lld (truncated or not a raw tape)",
-                      path, h.n, depth ? " and their depth rows" : "", want,
-                      (long long)sb.st_size);
+                      path, h.n, depth ? " and their depth rows" : "", want, (long long)sb.st_size);
         goto done;
     }
     if (!field_ok(h.symbol, sizeof h.symbol) || !mm__valid_symbol(h.symbol)) {

@@ -59,8 +59,7 @@ static int write_column(hid_t grp, const char *name, int size, const void *buf, 
         goto out;
     ds = H5Dcreate2(grp, name, mm__int_col_type(size, 1), space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
     if (ds < 0) goto out;
-    if (n > 0 &&
-        H5Dwrite(ds, mm__int_col_type(size, 0), H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0)
+    if (n > 0 && H5Dwrite(ds, mm__int_col_type(size, 0), H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0)
         goto out;
     rc = 0;
 out:
@@ -115,8 +114,8 @@ static int write_group(hid_t file, const char *path, const mm_ticks *t, const mm
         goto out;
     }
     for (int i = 0; i < 8; i++) {
-        if (write_column(grp, MM__TICK_COLS[i].name, MM__TICK_COLS[i].size,
-                         mm__tick_col_ptr(t, i), t->n, o)) {
+        if (write_column(grp, MM__TICK_COLS[i].name, MM__TICK_COLS[i].size, mm__tick_col_ptr(t, i),
+                         t->n, o)) {
             mm__errf(err, MM_EHDF5, "%s: instrument %s: column %s: cannot write", path, sym,
                      MM__TICK_COLS[i].name);
             goto out;

@@ -155,17 +155,18 @@ static int open_column(hid_t grp, const char *kind, const mm__tick_col *c, const
                         c->name);
     *ds = H5Dopen2(grp, c->name, H5P_DEFAULT);
     if (*ds < 0)
-        return mm__errf(err, MM_EFORMAT, "%s: instrument %s: %s %s: not a dataset", path, sym,
-                        kind, c->name);
+        return mm__errf(err, MM_EFORMAT, "%s: instrument %s: %s %s: not a dataset", path, sym, kind,
+                        c->name);
     hid_t type = H5Dget_type(*ds);
     int ok = H5Tget_class(type) == H5T_INTEGER && (int)H5Tget_size(type) == c->size &&
              H5Tget_sign(type) == H5T_SGN_2;
     if (!ok) {
         int rc = mm__errf(
-            err, MM_EFORMAT, "%s: instrument %s: %s %s: wrong dtype (%s of %d bytes%s), expected int%d",
-            path, sym, kind, c->name, class_name(type), (int)H5Tget_size(type),
+            err, MM_EFORMAT,
+            "%s: instrument %s: %s %s: wrong dtype (%s of %d bytes%s), expected int%d", path, sym,
+            kind, c->name, class_name(type), (int)H5Tget_size(type),
             H5Tget_class(type) == H5T_INTEGER && H5Tget_sign(type) == H5T_SGN_NONE ? ", unsigned"
-                                                                                    : "",
+                                                                                   : "",
             c->size * 8);
         H5Tclose(type);
         return rc;
@@ -198,8 +199,8 @@ static int open_depth(hid_t grp, const char *path, const char *sym, mm_ticks *t,
     int8_t ids = 0;
     int a = attr_read_num(*dgrp, "levels", H5T_NATIVE_INT32, H5T_INTEGER, &levels);
     if (a != 0)
-        return mm__errf(err, MM_EFORMAT, "%s: instrument %s: depth attribute levels: %s", path,
-                        sym, a == -1 ? "missing" : "must be an integer scalar");
+        return mm__errf(err, MM_EFORMAT, "%s: instrument %s: depth attribute levels: %s", path, sym,
+                        a == -1 ? "missing" : "must be an integer scalar");
     a = attr_read_num(*dgrp, "ids", H5T_NATIVE_INT8, H5T_INTEGER, &ids);
     if (a != 0)
         return mm__errf(err, MM_EFORMAT, "%s: instrument %s: depth attribute ids: %s", path, sym,
@@ -214,7 +215,8 @@ static int open_depth(hid_t grp, const char *path, const char *sym, mm_ticks *t,
     t->depth.ids = ids;
     for (int i = 0; i < 6; i++) {
         int64_t dim = 0;
-        int rc = open_column(*dgrp, "depth column", &MM__DEPTH_COLS[i], path, sym, &ds[i], &dim, err);
+        int rc =
+            open_column(*dgrp, "depth column", &MM__DEPTH_COLS[i], path, sym, &ds[i], &dim, err);
         if (rc) return rc;
         if (i == 0)
             *m = dim;

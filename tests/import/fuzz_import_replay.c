@@ -109,12 +109,8 @@ int main(int argc, char **argv)
     const struct {
         const char *p;
         size_t n;
-    } seeds[6] = {{LOB, sizeof LOB - 1},
-                  {LOB2, sizeof LOB2 - 1},
-                  {BIN, sizeof BIN - 1},
-                  {CSV, sizeof CSV - 1},
-                  {LATS, sizeof LATS - 1},
-                  {LATM, sizeof LATM - 1}};
+    } seeds[6] = {{LOB, sizeof LOB - 1}, {LOB2, sizeof LOB2 - 1}, {BIN, sizeof BIN - 1},
+                  {CSV, sizeof CSV - 1}, {LATS, sizeof LATS - 1}, {LATM, sizeof LATM - 1}};
     static uint8_t buf[8192];
     long runs = 0;
     for (int s = 0; s < 6; s++) {

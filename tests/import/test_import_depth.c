@@ -14,7 +14,13 @@
 
 TestSuite(depth, .fini = tu_cleanup);
 
-enum { A = MM_DEPTH_ADD, C = MM_DEPTH_CANCEL, T = MM_DEPTH_TRADE, S = MM_DEPTH_SHOW, H = MM_DEPTH_HIDE };
+enum {
+    A = MM_DEPTH_ADD,
+    C = MM_DEPTH_CANCEL,
+    T = MM_DEPTH_TRADE,
+    S = MM_DEPTH_SHOW,
+    H = MM_DEPTH_HIDE
+};
 
 /* An expected depth row: tape row, side, price ticks, size after lots, cause, join. */
 typedef struct xrow {
@@ -29,11 +35,12 @@ static void expect_rows(const mm_ticks *t, const xrow *x, int n)
 {
     for (int k = 0; k < n && k < t->depth.n; k++) {
         const mm_depth *d = &t->depth;
-        cr_assert(d->row[k] == x[k].row && d->side[k] == x[k].side && d->px[k] == x[k].px &&
-                      d->sz[k] == x[k].sz && d->cause[k] == x[k].cause && d->join[k] == x[k].join,
-                  "depth row %d: got (%ld, %d, %d, %d, %d, %ld), expected (%ld, %d, %d, %d, %d, %ld)",
-                  k, (long)d->row[k], d->side[k], d->px[k], d->sz[k], d->cause[k], (long)d->join[k],
-                  (long)x[k].row, x[k].side, x[k].px, x[k].sz, x[k].cause, (long)x[k].join);
+        cr_assert(
+            d->row[k] == x[k].row && d->side[k] == x[k].side && d->px[k] == x[k].px &&
+                d->sz[k] == x[k].sz && d->cause[k] == x[k].cause && d->join[k] == x[k].join,
+            "depth row %d: got (%ld, %d, %d, %d, %d, %ld), expected (%ld, %d, %d, %d, %d, %ld)", k,
+            (long)d->row[k], d->side[k], d->px[k], d->sz[k], d->cause[k], (long)d->join[k],
+            (long)x[k].row, x[k].side, x[k].px, x[k].sz, x[k].cause, (long)x[k].join);
     }
     cr_assert_eq(t->depth.n, n, "%ld depth rows, expected %d", (long)t->depth.n, n);
 }
@@ -52,14 +59,14 @@ static const char *write_lines(const char *name, const char *const *lines, int n
 /* ---- LOBSTER, two levels, by hand ---- */
 
 static const char *const MSG[] = {
-    "34200.1,1,10,100,1000000,1",  /* 0: add id 10, bid 100.00 x 100 (the first row: shown) */
-    "34200.2,1,11,30,1000100,1",   /* 1: add id 11, a new best bid 100.01 x 30; 99.99 leaves */
-    "34200.3,2,10,40,1000000,1",   /* 2: partial cancel of id 10: 100 -> 60 */
-    "34200.4,4,11,30,1000100,1",   /* 3: execution of id 11: 100.01 empties; 99.99 comes back */
-    "34200.5,3,99,50,1000200,-1",  /* 4: delete of id 99 (before the file): ask 100.02 empties */
-    "34200.6,5,0,5,1000250,-1",    /* 5: hidden execution: the book does not change */
-    "34200.7,1,12,10,1000000,1",   /* 6: add id 12 behind: 60 -> 70 */
-    "34200.8,3,12,10,1000000,1",   /* 7: delete id 12: 70 -> 60 */
+    "34200.1,1,10,100,1000000,1", /* 0: add id 10, bid 100.00 x 100 (the first row: shown) */
+    "34200.2,1,11,30,1000100,1",  /* 1: add id 11, a new best bid 100.01 x 30; 99.99 leaves */
+    "34200.3,2,10,40,1000000,1",  /* 2: partial cancel of id 10: 100 -> 60 */
+    "34200.4,4,11,30,1000100,1",  /* 3: execution of id 11: 100.01 empties; 99.99 comes back */
+    "34200.5,3,99,50,1000200,-1", /* 4: delete of id 99 (before the file): ask 100.02 empties */
+    "34200.6,5,0,5,1000250,-1",   /* 5: hidden execution: the book does not change */
+    "34200.7,1,12,10,1000000,1",  /* 6: add id 12 behind: 60 -> 70 */
+    "34200.8,3,12,10,1000000,1",  /* 7: delete id 12: 70 -> 60 */
 };
 static const char *const OB[] = {
     "1000200,50,1000000,100,1000300,70,999900,40", "1000200,50,1000100,30,1000300,70,1000000,100",
@@ -92,14 +99,13 @@ Test(depth, lobster_keeps_every_level_with_the_order_that_joined)
     const xrow x[] = {
         {0, 1, 10000, 100, S, -1}, {0, 1, 9999, 40, S, -1}, /* the first row: all shown */
         {0, -1, 10002, 50, S, -1}, {0, -1, 10003, 70, S, -1},
-        {1, 1, 9999, 0, H, -1},                             /* pushed beyond level 2 first */
-        {1, 1, 10001, 30, A, 1},                            /* then the new level */
-        {2, 1, 10000, 60, C, 0},                            /* id 10 joined at row 0 */
-        {3, 1, 10001, 0, T, 1},                             /* id 11's execution empties it */
-        {3, 1, 9999, 40, S, -1},                            /* and 99.99 comes into view */
-        {4, -1, 10002, 0, C, -1},                           /* id 99: before the file */
-        {4, -1, 10004, 20, S, -1},
-        {6, 1, 10000, 70, A, 6},
+        {1, 1, 9999, 0, H, -1},   /* pushed beyond level 2 first */
+        {1, 1, 10001, 30, A, 1},  /* then the new level */
+        {2, 1, 10000, 60, C, 0},  /* id 10 joined at row 0 */
+        {3, 1, 10001, 0, T, 1},   /* id 11's execution empties it */
+        {3, 1, 9999, 40, S, -1},  /* and 99.99 comes into view */
+        {4, -1, 10002, 0, C, -1}, /* id 99: before the file */
+        {4, -1, 10004, 20, S, -1}, {6, 1, 10000, 70, A, 6},
         {7, 1, 10000, 60, C, 6},
     };
     expect_rows(&t, x, (int)(sizeof x / sizeof x[0]));
@@ -115,11 +121,10 @@ Test(depth, lobster_with_one_level_kept_hides_and_shows_the_window)
     cr_assert_eq(import_lob(MSG, OB, 8, 1, 0, &t, &e), 0, "%s", e.msg);
     cr_assert_eq(t.depth.levels, 1);
     const xrow x[] = {
-        {0, 1, 10000, 100, S, -1}, {0, -1, 10002, 50, S, -1},
-        {1, 1, 10000, 0, H, -1},   {1, 1, 10001, 30, A, 1}, /* row 2's cancel is beyond: none */
-        {3, 1, 10001, 0, T, 1},    {3, 1, 10000, 60, S, -1},
-        {4, -1, 10002, 0, C, -1},  {4, -1, 10003, 70, S, -1},
-        {6, 1, 10000, 70, A, 6},   {7, 1, 10000, 60, C, 6},
+        {0, 1, 10000, 100, S, -1}, {0, -1, 10002, 50, S, -1}, {1, 1, 10000, 0, H, -1},
+        {1, 1, 10001, 30, A, 1}, /* row 2's cancel is beyond: none */
+        {3, 1, 10001, 0, T, 1},    {3, 1, 10000, 60, S, -1},  {4, -1, 10002, 0, C, -1},
+        {4, -1, 10003, 70, S, -1}, {6, 1, 10000, 70, A, 6},   {7, 1, 10000, 60, C, 6},
     };
     expect_rows(&t, x, (int)(sizeof x / sizeof x[0]));
     mm_ticks_free(&t);
@@ -211,11 +216,11 @@ Test(depth, amzn_fixture_first_rows_by_hand)
     mm_ticks t;
     mm_import_report rep;
     mm_error e = {0};
-    cr_assert_eq(mm_import_lobster(
-                     fixture("lobster/AMZN_2012-06-21_34200000_36000000_message_1.csv.gz"),
-                     fixture("lobster/AMZN_2012-06-21_34200000_36000000_orderbook_1.csv.gz"), &o,
-                     &t, &rep, &e),
-                 0, "%s", e.msg);
+    cr_assert_eq(
+        mm_import_lobster(fixture("lobster/AMZN_2012-06-21_34200000_36000000_message_1.csv.gz"),
+                          fixture("lobster/AMZN_2012-06-21_34200000_36000000_orderbook_1.csv.gz"),
+                          &o, &t, &rep, &e),
+        0, "%s", e.msg);
     /* Messages: 0 hidden execution (book 22318 x 100 / 22395 x 100); 1 add id 11885113 of 21 at
      * 22381 (a new best bid, 22318 leaves the one level kept); 2 its execution (22381 empties,
      * 22375 x 100 comes into view); 3 execution of id 11534792, never added in the file, 26 at
@@ -282,11 +287,11 @@ Test(depth, amzn_fixture_depth_top_is_the_tape_top_at_every_row)
     o.date = "2012-06-21";
     mm_ticks t;
     mm_error e = {0};
-    cr_assert_eq(mm_import_lobster(
-                     fixture("lobster/AMZN_2012-06-21_34200000_36000000_message_1.csv.gz"),
-                     fixture("lobster/AMZN_2012-06-21_34200000_36000000_orderbook_1.csv.gz"), &o,
-                     &t, NULL, &e),
-                 0, "%s", e.msg);
+    cr_assert_eq(
+        mm_import_lobster(fixture("lobster/AMZN_2012-06-21_34200000_36000000_message_1.csv.gz"),
+                          fixture("lobster/AMZN_2012-06-21_34200000_36000000_orderbook_1.csv.gz"),
+                          &o, &t, NULL, &e),
+        0, "%s", e.msg);
     assert_top_follows(&t, 1);
     mm_ticks_free(&t);
 }
@@ -344,11 +349,11 @@ Test(depth, binance_trade_and_its_drop_are_one_removal)
     cr_assert_eq(t.depth.levels, 2);
     cr_assert_eq(t.depth.ids, 0);
     const xrow x[] = {
-        {0, 1, 100, 1000, S, -1},  {0, 1, 99, 2000, S, -1},  {0, -1, 102, 2000, S, -1},
-        {0, -1, 103, 1000, S, -1}, {1, 1, 99, 0, H, -1},     {1, 1, 101, 500, A, -1},
+        {0, 1, 100, 1000, S, -1},  {0, 1, 99, 2000, S, -1},   {0, -1, 102, 2000, S, -1},
+        {0, -1, 103, 1000, S, -1}, {1, 1, 99, 0, H, -1},      {1, 1, 101, 500, A, -1},
         {3, -1, 102, 1900, T, -1}, {5, -1, 102, 1600, T, -1}, {5, -1, 102, 1500, C, -1},
-        {6, 1, 101, 0, C, -1},     {6, 1, 99, 2000, S, -1},
-        {8, 1, 100, 600, T, -1},   {8, 1, 100, 1200, A, -1},
+        {6, 1, 101, 0, C, -1},     {6, 1, 99, 2000, S, -1},   {8, 1, 100, 600, T, -1},
+        {8, 1, 100, 1200, A, -1},
     };
     expect_rows(&t, x, (int)(sizeof x / sizeof x[0]));
     cr_assert_eq(rep.depth_rows, 13);
@@ -382,9 +387,9 @@ Test(depth, binance_fixture_top_follows_and_trades_are_removals)
     o.lot = "0.000001";
     mm_ticks t;
     mm_error e = {0};
-    cr_assert_eq(mm_import_binance(fixture("binance/spot_btcusdt_20240808_first4000.gz"), &o, &t,
-                                   NULL, &e),
-                 0, "%s", e.msg);
+    cr_assert_eq(
+        mm_import_binance(fixture("binance/spot_btcusdt_20240808_first4000.gz"), &o, &t, NULL, &e),
+        0, "%s", e.msg);
     cr_assert_eq(t.depth.levels, 20);
     /* The stream starts at the snapshot's row with 20 levels a side shown. */
     int64_t r0 = t.depth.row[0];
@@ -513,8 +518,9 @@ Test(depth, info_shows_levels_and_depth_rows)
 {
     const char *m = write_lines("m.csv", MSG, 8), *o = write_lines("o.csv", OB, 8);
     const char *h5 = tu_path("x.h5");
-    const char *a[] = {"mmsim", "import", "lobster", "--message", m,  "--orderbook", o,
-                       "--date", "2012-06-21", "--symbol", "FIX", "-o",          h5, NULL};
+    const char *a[] = {"mmsim",       "import", "lobster", "--message",  m,
+                       "--orderbook", o,        "--date",  "2012-06-21", "--symbol",
+                       "FIX",         "-o",     h5,        NULL};
     char *out = NULL, *err = NULL;
     cr_assert_eq(tu_run(a, &out, &err), 0, "%s", err);
     cr_assert(strstr(out, "depth: 2 levels per side, 13 depth rows\n"), "%s", out);

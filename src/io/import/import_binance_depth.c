@@ -122,13 +122,11 @@ static void window(bdepth *d, const l2 *k)
         int64_t live = bid ? k->live_b : k->live_a;
         if (bid)
             for (int64_t i = k->best_b; i >= 0 && n < d->K && n < live; i--) {
-                if (k->bq[i] > 0)
-                    d->npx[1][n] = (int32_t)(k->base + i), d->nsz[1][n++] = k->bq[i];
+                if (k->bq[i] > 0) d->npx[1][n] = (int32_t)(k->base + i), d->nsz[1][n++] = k->bq[i];
             }
         else
             for (int64_t i = k->best_a; i < k->range && n < d->K && n < live; i++) {
-                if (k->aq[i] > 0)
-                    d->npx[0][n] = (int32_t)(k->base + i), d->nsz[0][n++] = k->aq[i];
+                if (k->aq[i] > 0) d->npx[0][n] = (int32_t)(k->base + i), d->nsz[0][n++] = k->aq[i];
             }
         d->nn[bid] = n;
     }
@@ -162,9 +160,8 @@ static int change_rows(bdepth *d, int bid, int32_t px, int32_t was, int32_t now,
     if (t > 0 && mm__imp_depth_push(d->out, row, side, px, was - t, MM_DEPTH_TRADE, -1))
         return -ENOMEM;
     was -= t;
-    if (now != was &&
-        mm__imp_depth_push(d->out, row, side, px, now, now > was ? MM_DEPTH_ADD : MM_DEPTH_CANCEL,
-                           -1))
+    if (now != was && mm__imp_depth_push(d->out, row, side, px, now,
+                                         now > was ? MM_DEPTH_ADD : MM_DEPTH_CANCEL, -1))
         return -ENOMEM;
     return 0;
 }
@@ -194,7 +191,8 @@ static int side_rows(bdepth *d, const l2 *k, int bid, int64_t row)
                 int32_t p = op[i], was = os[i++], now = dense(k, bid, p);
                 if (pass != LEAVE) continue;
                 if (now == 0 || now != was) rc = change_rows(d, bid, p, was, now, row);
-                if (!rc && now > 0 && mm__imp_depth_push(d->out, row, side, p, 0, MM_DEPTH_HIDE, -1))
+                if (!rc && now > 0 &&
+                    mm__imp_depth_push(d->out, row, side, p, 0, MM_DEPTH_HIDE, -1))
                     rc = -ENOMEM; /* still there, beyond the K-th */
             } else if (only_n) {
                 int32_t p = np[j], now = ns[j++];

@@ -77,7 +77,7 @@ static void l2_top(const l2 *k, mm__imp_row *r)
 typedef struct emit {
     mm__imp_tape *tape;
     struct bdepth *dep; /* the depth stream once it has started, else NULL */
-    mm__imp_row top; /* current top of book (last book row) */
+    mm__imp_row top;    /* current top of book (last book row) */
     int64_t last_ns;
     const trade_ev *tr;
     int64_t ntr, k;

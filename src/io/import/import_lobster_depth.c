@@ -1,9 +1,9 @@
 /* LOBSTER importer: the depth stream (docs/import-lobster.md, "Depth"; docs/formats.md, "Depth").
  *
- * Tape row i gets the changes of the kept levels (the best K of each side) from orderbook row i-1 to
- * orderbook row i. The cross-check (import_lobster.c) has already tied the two rows to message i,
- * so the change at the message's price is exactly its size: an add (type 1), a cancel (2, 3) or a
- * trade (4, a visible execution). Every other change of what is shown is the window moving: a
+ * Tape row i gets the changes of the kept levels (the best K of each side) from orderbook row i-1
+ * to orderbook row i. The cross-check (import_lobster.c) has already tied the two rows to message
+ * i, so the change at the message's price is exactly its size: an add (type 1), a cancel (2, 3) or
+ * a trade (4, a visible execution). Every other change of what is shown is the window moving: a
  * level pushed beyond the K-th by a new better one is hidden, a level from beyond it comes into
  * view when one inside is emptied. Rows that were not cross-checked (the first row, the row after a
  * line skipped by skip_bad) show the book as it is: each changed level is hidden and shown again.
@@ -140,18 +140,23 @@ enum { LEAVE = 0, CHANGE = 1, ENTER = 2 };
 /* One side's rows, in three passes over the merged levels (best first) so that the count of shown
  * levels never passes K: levels leaving the window, levels changing in it, levels entering it.
  * m: the message when it is checked and on this side, else NULL; join: its order's joining row. */
-static int side_rows(lob_depth *d, const lob_side *b, const lob_side *a, int side,
-                     const lob_msg *m, int64_t join, int64_t row)
+static int side_rows(lob_depth *d, const lob_side *b, const lob_side *a, int side, const lob_msg *m,
+                     int64_t join, int64_t row)
 {
     int nb = b ? (b->n < d->K ? b->n : d->K) : 0, na = a->n < d->K ? a->n : d->K;
     int removal = m && m->type >= 2 && m->type <= 4;
-    int cause = !m ? 0 : m->type == 1 ? MM_DEPTH_ADD : m->type == 4 ? MM_DEPTH_TRADE : MM_DEPTH_CANCEL;
+    int cause = !m             ? 0
+                : m->type == 1 ? MM_DEPTH_ADD
+                : m->type == 4 ? MM_DEPTH_TRADE
+                               : MM_DEPTH_CANCEL;
     for (int pass = LEAVE; pass <= ENTER; pass++) {
         int i = 0, j = 0;
         while (i < nb || j < na) {
             int rc = 0;
-            int only_b = j >= na || (i < nb && (side > 0 ? b->px[i] > a->px[j] : b->px[i] < a->px[j]));
-            int only_a = !only_b && (i >= nb || (side > 0 ? a->px[j] > b->px[i] : a->px[j] < b->px[i]));
+            int only_b =
+                j >= na || (i < nb && (side > 0 ? b->px[i] > a->px[j] : b->px[i] < a->px[j]));
+            int only_a =
+                !only_b && (i >= nb || (side > 0 ? a->px[j] > b->px[i] : a->px[j] < b->px[i]));
             if (only_b) {
                 int64_t p = b->px[i++];
                 if (pass != LEAVE) continue;
