@@ -23,62 +23,84 @@
 
 #define EMPTY INT64_MIN
 
-static size_t slot_of(const lob_depth *d, int64_t id)
+/* The orders in the book: an open-addressing table (linear probing, at most half full) of the
+ * orders added in the file and not yet wholly removed, so it holds about the book's own orders (a
+ * few thousand on the sample days) and stays in cache. */
+static size_t home(const lob_depth *d, int64_t id)
 {
     uint64_t x = (uint64_t)id + UINT64_C(0x9e3779b97f4a7c15); /* splitmix64's finaliser */
     x = (x ^ (x >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
     x = (x ^ (x >> 27)) * UINT64_C(0x94d049bb133111eb);
     x ^= x >> 31;
-    size_t i = (size_t)x & (d->cap - 1);
-    while (d->val[i] != EMPTY && d->key[i] != id)
+    return (size_t)x & (d->cap - 1);
+}
+
+static size_t slot_of(const lob_depth *d, int64_t id)
+{
+    size_t i = home(d, id);
+    while (d->slot[i].row != EMPTY && d->slot[i].id != id)
         i = (i + 1) & (d->cap - 1);
     return i;
 }
 
 static int table_alloc(lob_depth *d, size_t cap)
 {
-    d->key = malloc(cap * sizeof *d->key);
-    d->val = malloc(cap * sizeof *d->val);
-    if (!d->key || !d->val) return -ENOMEM;
+    d->slot = malloc(cap * sizeof *d->slot);
+    if (!d->slot) return -ENOMEM;
     for (size_t i = 0; i < cap; i++)
-        d->val[i] = EMPTY;
+        d->slot[i].row = EMPTY;
     d->cap = cap;
     d->used = 0;
     return 0;
 }
 
-/* The order `id` joined at tape row `row` (a later add of the same id replaces it). */
-static int order_put(lob_depth *d, int64_t id, int64_t row)
+/* The order `id` of `size` shares joined at tape row `row` (a later add of the same id replaces
+ * it). */
+static int order_put(lob_depth *d, int64_t id, int64_t row, int64_t size)
 {
     if (2 * (d->used + 1) > d->cap) {
-        int64_t *ok = d->key, *ov = d->val;
+        lob_order *old = d->slot;
         size_t oc = d->cap;
         if (table_alloc(d, 2 * oc)) {
-            free(d->key);
-            free(d->val);
-            d->key = ok, d->val = ov, d->cap = oc;
+            d->slot = old, d->cap = oc;
             return -ENOMEM;
         }
         for (size_t i = 0; i < oc; i++) {
-            if (ov[i] == EMPTY) continue;
-            size_t j = slot_of(d, ok[i]);
-            d->key[j] = ok[i], d->val[j] = ov[i];
+            if (old[i].row == EMPTY) continue;
+            d->slot[slot_of(d, old[i].id)] = old[i];
             d->used++;
         }
-        free(ok);
-        free(ov);
+        free(old);
     }
     size_t i = slot_of(d, id);
-    if (d->val[i] == EMPTY) d->used++;
-    d->key[i] = id;
-    d->val[i] = row;
+    if (d->slot[i].row == EMPTY) d->used++;
+    d->slot[i] = (lob_order){id, row, size};
     return 0;
 }
 
-static int64_t order_join(const lob_depth *d, int64_t id)
+/* The row at which order `id` joined (EMPTY: unknown); `size` shares of it leave (all of it when
+ * whole), and an order wholly gone leaves the table (backward-shift deletion: the entries after it
+ * in its run move up when their home allows, so no tombstones are needed). */
+static int64_t order_remove(lob_depth *d, int64_t id, int64_t size, int whole)
 {
-    size_t i = slot_of(d, id);
-    return d->val[i];
+    size_t i = slot_of(d, id), mask = d->cap - 1;
+    int64_t row = d->slot[i].row;
+    if (row == EMPTY) return EMPTY;
+    d->slot[i].left -= size;
+    if (!whole && d->slot[i].left > 0) return row;
+    for (size_t j = i;;) {
+        j = (j + 1) & mask;
+        if (d->slot[j].row == EMPTY) break;
+        size_t k = home(d, d->slot[j].id);
+        /* slot[j] may move to i when its home is not in the cyclic range (i, j]. */
+        if (i <= j ? (k <= i || k > j) : (k <= i && k > j)) {
+            d->slot[i] = d->slot[j];
+            i = j;
+        }
+    }
+    d->slot[i].row = EMPTY;
+    d->used--;
+    return row;
 }
 
 int mm__lob_depth_init(lob_depth *d, int K, int64_t tick_units, int64_t lot_shares,
@@ -95,8 +117,7 @@ int mm__lob_depth_init(lob_depth *d, int K, int64_t tick_units, int64_t lot_shar
 
 void mm__lob_depth_free(lob_depth *d)
 {
-    free(d->key);
-    free(d->val);
+    free(d->slot);
     memset(d, 0, sizeof *d);
 }
 
@@ -119,6 +140,17 @@ static int check_units(const lob_depth *d, lob_ctx *c, const lob_side *s, const 
                             c->opath, c->oline, name, k + 1, s->sz[k], d->lot_shares, d->K);
     }
     return 0;
+}
+
+/* The kept levels of b (NULL: none yet) and a are the same. */
+static int same_kept(const lob_depth *d, const lob_side *b, const lob_side *a)
+{
+    if (!b) return 0;
+    int nb = b->n < d->K ? b->n : d->K, na = a->n < d->K ? a->n : d->K;
+    if (nb != na) return 0;
+    for (int k = 0; k < na; k++)
+        if (b->px[k] != a->px[k] || b->sz[k] != a->sz[k]) return 0;
+    return 1;
 }
 
 static int in_side(const lob_side *s, int64_t px)
@@ -196,16 +228,21 @@ int mm__lob_depth_row(lob_depth *d, lob_ctx *c, const lob_book *before, const lo
         d->out->ids = 1;
         d->started = 1;
     }
-    int rc = check_units(d, c, &after->bid, "bid");
-    if (!rc) rc = check_units(d, c, &after->ask, "ask");
-    if (rc) return rc;
     int64_t join = -1;
-    if (m->type >= 2 && m->type <= 4) join = order_join(d, m->id);
+    if (m->type >= 2 && m->type <= 4) join = order_remove(d, m->id, m->size, m->type == 3);
     if (join == EMPTY) join = -1;
     const lob_msg *mb = checked && m->dir == 1 ? m : NULL, *ma = checked && m->dir == -1 ? m : NULL;
-    if ((rc = side_rows(d, before ? &before->bid : NULL, &after->bid, 1, mb, join, row)) ||
-        (rc = side_rows(d, before ? &before->ask : NULL, &after->ask, -1, ma, join, row)))
-        return -ENOMEM;
-    if (m->type == 1 && order_put(d, m->id, row)) return -ENOMEM;
+    /* A side whose kept levels did not change has no rows (and its units were checked before): the
+     * side a message is not on, and every side of a message beyond the kept levels. */
+    int rc = 0;
+    if (!same_kept(d, before ? &before->bid : NULL, &after->bid) &&
+        ((rc = check_units(d, c, &after->bid, "bid")) ||
+         (rc = side_rows(d, before ? &before->bid : NULL, &after->bid, 1, mb, join, row))))
+        return rc;
+    if (!same_kept(d, before ? &before->ask : NULL, &after->ask) &&
+        ((rc = check_units(d, c, &after->ask, "ask")) ||
+         (rc = side_rows(d, before ? &before->ask : NULL, &after->ask, -1, ma, join, row))))
+        return rc;
+    if (m->type == 1 && order_put(d, m->id, row, m->size)) return -ENOMEM;
     return 0;
 }

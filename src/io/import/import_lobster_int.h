@@ -38,11 +38,16 @@ typedef struct lob_ctx {
 
 /* The depth stream of an import (import_lobster_depth.c): the levels kept, the units, and the
  * order ids seen (id -> the tape row of its type-1 message) in an open-addressing table. */
+typedef struct lob_order {
+    int64_t id, row; /* row INT64_MIN: an empty slot */
+    int64_t left;    /* shares not yet removed */
+} lob_order;
+
 typedef struct lob_depth {
     int K;       /* levels per side kept (at most the file's, fixed at the first row); 0: none */
     int started; /* the first row was seen */
     int64_t tick_units, lot_shares;
-    int64_t *key, *val; /* val INT64_MIN: an empty slot */
+    lob_order *slot; /* id -> the row of its add; a power of two, at most half full */
     size_t cap, used;
     mm__imp_depth *out;
 } lob_depth;
