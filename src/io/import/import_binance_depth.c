@@ -36,7 +36,7 @@ typedef struct bdepth {
     mm__imp_depth *out;
     int32_t *wpx[2], *wsz[2], wn[2]; /* the window shown, best first: [1] bid, [0] ask */
     int32_t *npx[2], *nsz[2], nn[2]; /* the window after the current diff */
-    change *log;                     /* the current diff's changes (first value per level) */
+    change *log;                     /* the current diff's changes, in order */
     int64_t nlog, clog;
     pending *pend;
     int64_t npend, cpend;
@@ -93,8 +93,7 @@ static int grow(void **p, int64_t *cap, int64_t need, size_t elem)
 
 int mm__bdepth_log(bdepth *d, int bid, int32_t px, int32_t old)
 {
-    for (int64_t i = 0; i < d->nlog; i++)
-        if (d->log[i].px == px && d->log[i].bid == bid) return 0; /* the first value counts */
+    /* A level set twice in one diff is logged twice; before() reads the first entry. */
     if (grow((void **)&d->log, &d->clog, d->nlog + 1, sizeof *d->log)) return -ENOMEM;
     d->log[d->nlog++] = (change){px, old, (int8_t)bid};
     return 0;
@@ -166,7 +165,7 @@ static int change_rows(bdepth *d, int bid, int32_t px, int32_t was, int32_t now,
     return 0;
 }
 
-/* The quantity of the level before the current diff. */
+/* The quantity of the level before the current diff: its first logged value, else its own. */
 static int32_t before(const bdepth *d, const l2 *k, int bid, int32_t px)
 {
     for (int64_t i = 0; i < d->nlog; i++)
