@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """Interop with h5py, following docs/formats.md only: read a tick file mmsim wrote and recompute its
-fingerprint; write a tick file with h5py (and python3-xxhash) that `mmsim info` accepts and verifies.
+fingerprint; write a tick file with h5py (and python3-xxhash) that `mmsim info` accepts and verifies;
+the same for the depth stream (a LOBSTER import's depth group read and hashed, one written by hand).
 Then docs/results.md: its pandas line, run exactly as written there, gives the tape and enum axes as
 names (HDF5 enums) and the same values as `mmsim export --comments` read with pandas; on a file from
 before the enums (fixtures/results-int32.h5) it gives the int32 indexes.
@@ -20,12 +21,80 @@ COLS = [("ts_ns", np.int64), ("bid_px", np.int32), ("ask_px", np.int32), ("bid_s
         ("ask_sz", np.int32), ("trade_px", np.int32), ("trade_sz", np.int32), ("trade_side", np.int8)]
 
 
-def fingerprint(cols):
+DEPTH = [("row", np.int64), ("join", np.int64), ("px", np.int32), ("sz", np.int32), ("side", np.int8),
+         ("cause", np.int8)]
+
+
+def fingerprint(cols, depth=None):
+    """docs/formats.md, "Fingerprint": the depth part only for a tape with a depth group."""
     h = xxhash.xxh3_64()
     h.update(np.int64(len(cols["ts_ns"])).astype("<i8").tobytes())
     for name, dt in COLS:
         h.update(np.ascontiguousarray(cols[name], dtype=np.dtype(dt).newbyteorder("<")).tobytes())
+    if depth is not None:
+        h.update(np.int64(len(depth["row"])).astype("<i8").tobytes())
+        h.update(np.array([depth["levels"], depth["ids"]], "<i4").tobytes())
+        for name, dt in DEPTH:
+            h.update(np.ascontiguousarray(depth[name], dtype=np.dtype(dt).newbyteorder("<")).tobytes())
     return h.intdigest()
+
+
+def depth_interop(mmsim, work):
+    """A LOBSTER import with depth read as docs/formats.md "Depth" says, its fingerprint recomputed; then a
+    depth group written with h5py alone, accepted and verified by mmsim info, and one that breaks a rule."""
+    msg = ["34200.1,1,10,100,1000000,1", "34200.2,1,11,30,1000100,1", "34200.3,2,10,40,1000000,1",
+           "34200.4,4,11,30,1000100,1"]
+    ob = ["1000200,50,1000000,100,1000300,70,999900,40", "1000200,50,1000100,30,1000300,70,1000000,100",
+          "1000200,50,1000100,30,1000300,70,1000000,60", "1000200,50,1000000,60,1000300,70,999900,40"]
+    m, o, h5 = (os.path.join(work, x) for x in ("m.csv", "o.csv", "depth.h5"))
+    open(m, "w").write("\n".join(msg) + "\n")
+    open(o, "w").write("\n".join(ob) + "\n")
+    if os.path.exists(h5):
+        os.remove(h5)
+    subprocess.run([mmsim, "import", "lobster", "--message", m, "--orderbook", o, "--date", "2012-06-21",
+                    "--symbol", "FIX", "-o", h5], check=True, stdout=subprocess.DEVNULL)
+    with h5py.File(h5, "r") as f:
+        g = f["ticks/FIX"]
+        d = g["depth"]
+        depth = pd.DataFrame({k: d[k][:] for k in d})  # the documented lines
+        depth["ts_ns"] = g["ts_ns"][:][depth["row"]]
+        assert int(d.attrs["levels"]) == 2 and int(d.attrs["ids"]) == 1, dict(d.attrs)
+        for name, dt in DEPTH:
+            assert d[name].dtype == np.dtype(dt), (name, d[name].dtype)
+        assert list(depth["cause"]) == [4, 4, 4, 4, 5, 1, 2, 3, 4], list(depth["cause"])
+        assert list(depth["join"]) == [-1, -1, -1, -1, -1, 1, 0, 1, -1], list(depth["join"])
+        assert (depth["ts_ns"][5] == g["ts_ns"][1]), depth
+        cols = {name: g[name][:] for name, _ in COLS}
+        dep = {name: d[name][:] for name, _ in DEPTH}
+        dep.update(levels=int(d.attrs["levels"]), ids=int(d.attrs["ids"]))
+        assert int(g.attrs["fingerprint"]) == fingerprint(cols, dep), "depth fingerprint from docs differs"
+    # Written with h5py: the same tape, its depth kept at one level (rows by hand).
+    own = os.path.join(work, "depth_h5py.h5")
+    one = {"row": [0, 0, 1, 1, 3, 3], "join": [-1] * 6, "px": [10000, 10002, 10000, 10001, 10001, 10000],
+           "sz": [100, 50, 0, 30, 0, 60], "side": [1, -1, 1, 1, 1, 1], "cause": [4, 4, 5, 1, 3, 4]}
+    dep = {name: np.array(one[name], dt) for name, dt in DEPTH}
+    dep.update(levels=1, ids=0)
+    with h5py.File(own, "w") as f:
+        f.attrs["mmsim_format"] = "mmsim-ticks/1"
+        g = f.create_group("ticks/OWN")
+        for name, dt in COLS:
+            g.create_dataset(name, data=cols[name].astype(dt))
+        g.attrs.update(symbol="OWN", tick_size=0.01, lot_size=1.0, allow_crossed=np.int8(0))
+        d = g.create_group("depth")
+        d.attrs["levels"] = np.int32(1)
+        d.attrs["ids"] = np.int8(0)
+        for name, dt in DEPTH:
+            d.create_dataset(name, data=dep[name])
+        g.attrs["fingerprint"] = np.uint64(fingerprint(cols, dep))
+    r = subprocess.run([mmsim, "info", own], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert "(verified)" in r.stdout and "1 level per side, 6 depth rows" in r.stdout, r.stdout
+    with h5py.File(own, "a") as f:
+        f["ticks/OWN/depth/cause"][3] = 2  # the new level 100.01 "cancelled" to 30
+    r = subprocess.run([mmsim, "info", own, "--no-verify"], capture_output=True, text=True)
+    assert r.returncode == 1, (r.returncode, r.stdout)
+    assert r.stderr.strip() == ("mmsim: %s: instrument OWN: depth column sz: depth row 3: a cancel takes bid "
+                                "10001 from 0 to 30 (the level is not shown)" % own), r.stderr
 
 
 def documented_pandas_line(results_md):
@@ -140,7 +209,8 @@ def main():
     r = subprocess.run([mmsim, "info", dst], capture_output=True, text=True)
     assert r.returncode == 1 and "fingerprint mismatch" in r.stderr, (r.returncode, r.stderr)
     results_as_names(mmsim, work, sys.argv[3], sys.argv[4])
-    print("2 passed, 0 failed")
+    depth_interop(mmsim, work)
+    print("3 passed, 0 failed")
 
 
 if __name__ == "__main__":

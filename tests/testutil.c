@@ -129,6 +129,17 @@ void tu_assert_same_ticks(const mm_ticks *a, const mm_ticks *b)
         cr_assert_eq(a->trade_sz[i], b->trade_sz[i]);
         cr_assert_eq(a->trade_side[i], b->trade_side[i]);
     }
+    cr_assert_eq(a->depth.levels, b->depth.levels);
+    cr_assert_eq(a->depth.ids, b->depth.ids);
+    cr_assert_eq(a->depth.n, b->depth.n);
+    for (int64_t k = 0; k < a->depth.n; k++) {
+        cr_assert_eq(a->depth.row[k], b->depth.row[k], "depth row %ld", (long)k);
+        cr_assert_eq(a->depth.join[k], b->depth.join[k]);
+        cr_assert_eq(a->depth.px[k], b->depth.px[k]);
+        cr_assert_eq(a->depth.sz[k], b->depth.sz[k]);
+        cr_assert_eq(a->depth.side[k], b->depth.side[k]);
+        cr_assert_eq(a->depth.cause[k], b->depth.cause[k]);
+    }
     cr_assert_eq(a->inst.fingerprint, b->inst.fingerprint);
     cr_assert_str_eq(a->inst.symbol, b->inst.symbol);
     cr_assert_eq(a->inst.tick_size, b->inst.tick_size);

@@ -32,6 +32,10 @@ typedef struct mm_import_opts {
                            (mm_instrument.year_s),      (0, 1e12]; 0 = the format's: LOBSTER 252 x 6.5 h,
                            Binance 365 x 24 h, CSV none */
     int skip_bad;       /* 1: skip malformed lines (counted in the report) instead of failing */
+    int depth_levels;   /* LOBSTER and Binance: levels per side kept in the tape's depth stream
+                           (docs/formats.md "Depth"), 1 .. MM_DEPTH_MAX_LEVELS; 0: none (the L1
+                           tape alone, as before depth existed); -1 (mm_import_opts_init): the
+                           format's default, LOBSTER every level of the file, Binance 20 */
     /* LOBSTER */
     const char *date;   /* trading day YYYY-MM-DD (America/New_York) */
     int subtick_reject; /* 1: a trade price between ticks is an error (default: rounded, counted) */
@@ -55,6 +59,8 @@ typedef struct mm_import_report {
     int64_t trades;            /* rows carrying a trade */
     int64_t trade_volume_lots; /* sum of trade sizes, lots */
     int64_t skipped;           /* lines skipped by skip_bad */
+    int depth_levels;          /* levels per side in the tape's depth stream (0: none) */
+    int64_t depth_rows;        /* rows of the depth stream */
     char first_skipped[256];   /* the message for the first skipped line ("" if none) */
     /* LOBSTER */
     int levels;              /* price levels per side in the orderbook file */
@@ -72,7 +78,7 @@ typedef struct mm_import_report {
     int64_t clock_offset_ns;     /* median of (exchange time - receive time) */
 } mm_import_report;
 
-/* Defaults: all zero, csv_delim ',', csv_time "ns". */
+/* Defaults: all zero, csv_delim ',', csv_time "ns", depth_levels -1 (the format's default). */
 MM_API void mm_import_opts_init(mm_import_opts *o);
 
 /* LOBSTER: `message` and `orderbook` are the two files of one day (any number of levels). Tick

@@ -12,6 +12,13 @@
  *
  * Every column of a loaded tape sits in one memory block, each column 64-byte aligned; the block is
  * either heap memory or a POSIX shared-memory segment that forked children inherit read-only.
+ *
+ * Depth (optional, docs/formats.md "Depth"): beside the rows, a stream of changes of the shown
+ * levels of the book, in tape order: depth row k changes one price level of one side at tape row
+ * row[k] (its time is ts_ns[row[k]]), to the size sz[k] (0: the level is no longer shown), for the
+ * reason cause[k]. Replaying the stream from an empty book gives, after the depth rows of tape row
+ * i, the best `levels` levels per side known after event i. Sources with order ids add, for each
+ * removal, the tape row at which the removed order joined the book (join[k]; -1: unknown).
  */
 #ifndef MMSIM_TICKS_H
 #define MMSIM_TICKS_H
@@ -42,6 +49,35 @@ typedef struct mm_instrument {
                       0: not recorded. LOBSTER: 252 x 6.5 h; Binance: 365 x 24 h */
 } mm_instrument;
 
+/* Why a depth row changed its level (mm_depth.cause). ADD, CANCEL and TRADE are changes of the
+ * book; SHOW and HIDE are changes of what is shown of it (the window of `levels` best levels per
+ * side): the level was there before and is still there after, only its size becomes known or
+ * unknown. */
+enum mm_depth_cause {
+    MM_DEPTH_ADD = 1,    /* size added: a new order, or a level's size grew (sz > before) */
+    MM_DEPTH_CANCEL = 2, /* size removed without a trade (0 <= sz < before) */
+    MM_DEPTH_TRADE = 3,  /* size removed by a trade at this level (0 <= sz < before) */
+    MM_DEPTH_SHOW = 4,   /* the level comes into view with size sz > 0 (the first book of the
+                            tape, a level entering the window from beyond it, a resynchronisation) */
+    MM_DEPTH_HIDE = 5,   /* the level leaves the view, sz = 0 (pushed beyond the window) */
+};
+#define MM_DEPTH_CAUSES 6        /* cause values are 1 .. MM_DEPTH_CAUSES - 1 */
+#define MM_DEPTH_MAX_LEVELS 1000 /* most levels per side a depth stream may keep */
+
+/* The depth stream of a tape (docs/formats.md, "Depth"); levels == 0: none (an L1 tape). Columns
+ * of n rows, in the tape's memory block: row int64 (tape row, non-decreasing), join int64 (for
+ * ids == 1: an ADD's own row, a removal's joining row or -1 when the order joined before the file
+ * or beyond the window; else -1), px int32 ticks, sz int32 lots (the level's size after the
+ * change), side int8 (+1 bid, -1 ask), cause int8 (enum mm_depth_cause). 26 bytes a row. */
+typedef struct mm_depth {
+    int64_t n;
+    int32_t levels; /* levels per side kept, 1 .. MM_DEPTH_MAX_LEVELS; 0: no depth stream */
+    int32_t ids;    /* 1: join carries order-level facts (LOBSTER); 0: aggregated levels */
+    int64_t *row, *join;
+    int32_t *px, *sz;
+    int8_t *side, *cause;
+} mm_depth;
+
 /* A tape: columns of n rows. Owned memory is released with mm_ticks_free(). */
 typedef struct mm_ticks {
     mm_instrument inst;
@@ -50,6 +86,7 @@ typedef struct mm_ticks {
     int32_t *bid_px, *ask_px, *bid_sz, *ask_sz;
     int32_t *trade_px, *trade_sz;
     int8_t *trade_side;
+    mm_depth depth; /* levels 0: none */
     /* Storage (internal): base of the block holding all columns, its size, how it was obtained. */
     void *mem_base;
     size_t mem_bytes;
@@ -65,6 +102,11 @@ enum mm_mem_kind { MM_MEM_HEAP = 1, MM_MEM_SHM = 2 };
  * too small) or another -errno. */
 MM_API int mm_ticks_alloc(mm_ticks *t, int64_t n, int kind);
 
+/* The same with room for depth_n depth rows after the columns (in the same block, so a shared
+ * tape shares its depth); t->depth.levels and .ids are left 0 for the caller to set (a tape with
+ * depth has levels >= 1). depth_n 0 allocates exactly what mm_ticks_alloc does. */
+MM_API int mm_ticks_alloc_depth(mm_ticks *t, int64_t n, int64_t depth_n, int kind);
+
 /* Make a shared-memory tape read-only (mprotect). Children forked afterwards inherit it read-only.
  */
 MM_API int mm_ticks_seal(mm_ticks *t);
@@ -74,7 +116,9 @@ MM_API void mm_ticks_free(mm_ticks *t);
 
 /* XXH3-64 (seed 0) over: the row count as 8 little-endian bytes, then each column's n values as
  * little-endian bytes, in the order ts_ns, bid_px, ask_px, bid_sz, ask_sz, trade_px, trade_sz,
- * trade_side. */
+ * trade_side; then, only for a tape with depth (depth.levels > 0), the depth row count (8 bytes),
+ * levels and ids (4 bytes each) and the depth columns row, join, px, sz, side, cause. A tape
+ * without depth hashes as it did before depth existed. */
 MM_API uint64_t mm_ticks_fingerprint(const mm_ticks *t);
 
 /* Check every validation rule (see docs/formats.md). `file` is only used for the message.
@@ -247,6 +291,11 @@ typedef struct mm_ticks_stats {
      * (0 for an empty tape): latencies below it cannot change a run. */
     int64_t ts_resolution_ns;
     int64_t same_ts_rows; /* rows with the timestamp of the row before (one print split in rows) */
+    /* Depth (0 without): levels per side, whether order ids are known, rows, rows by cause
+     * (index enum mm_depth_cause), removals (cancel, trade) and those of them whose order's
+     * joining row is known. */
+    int32_t depth_levels, depth_ids;
+    int64_t depth_rows, depth_by_cause[MM_DEPTH_CAUSES], depth_removals, depth_joins_known;
 } mm_ticks_stats;
 
 MM_API void mm_ticks_summarize(const mm_ticks *t, mm_ticks_stats *s);

@@ -34,11 +34,14 @@ static const char HELP[] =
     "  --skip-bad        skip malformed lines (counted and reported) instead of failing\n"
     "  --replace         replace the instrument if the file already holds it\n"
     "  --compress N      gzip level 0..9 for the columns (default 0: none)\n"
+    "  --depth-levels N  lobster, binance: levels per side kept in the depth stream (docs/\n"
+    "                    formats.md 'Depth'), 0..1000; 0: none, the level-1 tape alone (default:\n"
+    "                    lobster every level of the file, binance 20)\n"
     "  -h, --help        this help\n"
     "lobster (docs/import-lobster.md):\n"
     "  --message M       the *_message_N.csv[.gz] file\n"
-    "  --orderbook O     the *_orderbook_N.csv[.gz] file (any number of levels; level 1 is "
-    "stored)\n"
+    "  --orderbook O     the *_orderbook_N.csv[.gz] file (any number of levels, all kept as\n"
+    "                    depth with the message file's order ids)\n"
     "  --date D          trading day, YYYY-MM-DD; times are New York local time\n"
     "                    (--symbol, --date and --orderbook default to what LOBSTER's file name\n"
     "                    says: AMZN_2012-06-21_34200000_57600000_message_1.csv)\n"
@@ -90,6 +93,9 @@ static void print_report(const char *fmt, const mm_ticks *t, const mm_import_rep
         printf("csv: %" PRId64 " crossed or locked rows kept (allow_crossed set)\n",
                r->crossed_rows);
     }
+    if (r->depth_levels > 0)
+        printf("depth: %d levels per side, %" PRId64 " depth rows\n", r->depth_levels,
+               r->depth_rows);
     char first[1024];
     if (r->skipped)
         printf("skipped %" PRId64 " bad lines; first: %s\n", r->skipped,
@@ -161,7 +167,8 @@ int cmd_import(int argc, char **argv)
         O_CROSSED,
         O_MARKET,
         O_NOSNAP,
-        O_YEAR
+        O_YEAR,
+        O_DEPTH
     };
     static const struct option opts[] = {{"symbol", 1, 0, O_SYMBOL},
                                          {"output", 1, 0, 'o'},
@@ -186,6 +193,7 @@ int cmd_import(int argc, char **argv)
                                          {"market", 1, 0, O_MARKET},
                                          {"no-snapshot", 0, 0, O_NOSNAP},
                                          {"year-seconds", 1, 0, O_YEAR},
+                                         {"depth-levels", 1, 0, O_DEPTH},
                                          {"help", 0, 0, 'h'},
                                          {0, 0, 0, 0}};
     int c;
@@ -212,6 +220,10 @@ int cmd_import(int argc, char **argv)
             break;
         case O_SKIPBAD:
             o.skip_bad = 1;
+            break;
+        case O_DEPTH:
+            if (cli_i64(C, "--depth-levels", optarg, 0, MM_DEPTH_MAX_LEVELS, &v)) goto fail;
+            o.depth_levels = (int)v;
             break;
         case O_REPLACE:
             wo.replace = 1;
@@ -347,6 +359,12 @@ int cmd_import(int argc, char **argv)
     if (is_lob && n_in) {
         cli_err("%s lobster: -i/--input: not a lobster option (the files are --message and "
                 "--orderbook)",
+                C);
+        goto fail;
+    }
+    if (is_csv && o.depth_levels != -1) {
+        cli_err("%s csv: --depth-levels is a lobster and binance option (a CSV of quotes has no "
+                "depth)",
                 C);
         goto fail;
     }

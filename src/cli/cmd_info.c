@@ -12,7 +12,9 @@ static const char HELP[] =
     "\n"
     "Print, for each instrument: rows, time span, tick/lot size, source, fingerprint (verified "
     "against\n"
-    "the content), spread, mid and trade statistics. Validates every row (docs/formats.md).\n"
+    "the content), spread, mid, depth (levels per side and depth rows by cause) and trade "
+    "statistics.\n"
+    "Validates every row (docs/formats.md).\n"
     "\n"
     "  --symbol X     only this instrument\n"
     "  --list         the instruments' symbols only, one a line (no validation, no statistics)\n"
@@ -54,6 +56,21 @@ static void print_one(const mm_ticks *t, int verified)
         printf("  mid            min %.10g, max %.10g (price units)\n",
                (double)s.mid2_min * 0.5 * t->inst.tick_size,
                (double)s.mid2_max * 0.5 * t->inst.tick_size);
+    }
+    if (s.depth_levels > 0) {
+        printf("  depth          %" PRId32 " level%s per side, %" PRId64 " depth rows (add %" PRId64
+               ", cancel %" PRId64 ", trade %" PRId64 ", show %" PRId64 ", hide %" PRId64 ")",
+               s.depth_levels, s.depth_levels == 1 ? "" : "s", s.depth_rows,
+               s.depth_by_cause[MM_DEPTH_ADD], s.depth_by_cause[MM_DEPTH_CANCEL],
+               s.depth_by_cause[MM_DEPTH_TRADE], s.depth_by_cause[MM_DEPTH_SHOW],
+               s.depth_by_cause[MM_DEPTH_HIDE]);
+        if (s.depth_ids)
+            printf("; order ids: %" PRId64 " of %" PRId64
+                   " removals name the row their order joined",
+                   s.depth_joins_known, s.depth_removals);
+        printf("\n");
+    } else {
+        printf("  depth          none (level 1 only)\n");
     }
     printf("  trades         %" PRId64 " (buyer-initiated %" PRId64 ", seller-initiated %" PRId64
            "), volume %" PRId64 " lots",

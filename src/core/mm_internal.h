@@ -45,14 +45,25 @@ int mm__valid_symbol(const char *s);
 /* Column alignment of every tape block, bytes. */
 #define MM_COL_ALIGN 64
 
-/* Bytes of the single block that holds n rows of all columns, each column MM_COL_ALIGN-aligned. */
-size_t mm__ticks_block_bytes(int64_t n);
+/* Bytes of the single block that holds n rows of all columns and depth_n depth rows, each column
+ * MM_COL_ALIGN-aligned (depth_n 0: the tick columns alone). */
+size_t mm__ticks_block_bytes(int64_t n, int64_t depth_n);
 
-/* Point t's column pointers into `base` (MM_COL_ALIGN-aligned, mm__ticks_block_bytes(n) bytes). */
-void mm__ticks_bind(mm_ticks *t, void *base, int64_t n);
+/* Point t's column pointers (and t->depth's, with t->depth.n = depth_n) into `base`
+ * (MM_COL_ALIGN-aligned, mm__ticks_block_bytes(n, depth_n) bytes). depth.levels and .ids are not
+ * touched. */
+void mm__ticks_bind(mm_ticks *t, void *base, int64_t n, int64_t depth_n);
 
-/* Heap allocation of a zeroed block for n rows (core code uses this; shared memory lives in io). */
+/* Heap allocation of a zeroed block for n rows (core code uses this; shared memory lives in io),
+ * and with room for depth_n depth rows. */
 int mm__ticks_alloc_heap(mm_ticks *t, int64_t n);
+int mm__ticks_alloc_heap_depth(mm_ticks *t, int64_t n, int64_t depth_n);
+
+/* The depth rules of docs/formats.md ("Depth"), called by mm_ticks_validate: 0 or MM_EINVALID
+ * naming file, instrument, depth column and depth row. Allocates nothing. */
+int mm__depth_validate(const mm_ticks *t, const char *file, mm_error *err);
+/* The depth fields of s (mm_ticks_summarize). */
+void mm__depth_summarize(const mm_ticks *t, mm_ticks_stats *s);
 
 /* Parameter keys by index (params_keys.c): index of a key (-1 if unknown), and a copy of that one
  * field. */

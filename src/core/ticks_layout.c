@@ -1,4 +1,6 @@
-/* Column layout of a tape: one block, columns in schema order, each 64-byte aligned. */
+/* Column layout of a tape: one block, columns in schema order, each 64-byte aligned; the depth
+ * columns (when the tape has depth rows) after them, in the order row, join, px, sz, side, cause.
+ */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,14 +12,23 @@ static size_t round_up(size_t x)
     return (x + MM_COL_ALIGN - 1) & ~(size_t)(MM_COL_ALIGN - 1);
 }
 
-size_t mm__ticks_block_bytes(int64_t n)
+/* Bytes of the depth columns of m rows (none for m = 0: an L1 tape's block is as it always was). */
+static size_t depth_bytes(int64_t m)
+{
+    size_t rows = (size_t)m;
+    if (m <= 0) return 0;
+    return 2 * round_up(rows * 8 + 1) + 2 * round_up(rows * 4 + 1) + 2 * round_up(rows + 1);
+}
+
+size_t mm__ticks_block_bytes(int64_t n, int64_t depth_n)
 {
     size_t rows = (size_t)n;
     /* One int64 column, six int32 columns, one int8 column; at least one alignment unit each. */
-    return round_up(rows * 8 + 1) + 6 * round_up(rows * 4 + 1) + round_up(rows + 1);
+    return round_up(rows * 8 + 1) + 6 * round_up(rows * 4 + 1) + round_up(rows + 1) +
+           depth_bytes(depth_n);
 }
 
-void mm__ticks_bind(mm_ticks *t, void *base, int64_t n)
+void mm__ticks_bind(mm_ticks *t, void *base, int64_t n, int64_t depth_n)
 {
     char *p = base;
     size_t rows = (size_t)n;
@@ -31,18 +42,42 @@ void mm__ticks_bind(mm_ticks *t, void *base, int64_t n)
         p += round_up(rows * 4 + 1);
     }
     t->trade_side = (int8_t *)p;
+    p += round_up(rows + 1);
+    mm_depth *d = &t->depth;
+    d->n = depth_n > 0 ? depth_n : 0;
+    d->row = d->join = NULL;
+    d->px = d->sz = NULL;
+    d->side = d->cause = NULL;
+    if (depth_n <= 0) return;
+    size_t m = (size_t)depth_n;
+    d->row = (int64_t *)p;
+    p += round_up(m * 8 + 1);
+    d->join = (int64_t *)p;
+    p += round_up(m * 8 + 1);
+    d->px = (int32_t *)p;
+    p += round_up(m * 4 + 1);
+    d->sz = (int32_t *)p;
+    p += round_up(m * 4 + 1);
+    d->side = (int8_t *)p;
+    p += round_up(m + 1);
+    d->cause = (int8_t *)p;
 }
 
-int mm__ticks_alloc_heap(mm_ticks *t, int64_t n)
+int mm__ticks_alloc_heap_depth(mm_ticks *t, int64_t n, int64_t depth_n)
 {
-    if (n < 0) return -EINVAL;
-    size_t bytes = mm__ticks_block_bytes(n);
+    if (n < 0 || depth_n < 0) return -EINVAL;
+    size_t bytes = mm__ticks_block_bytes(n, depth_n);
     void *base = aligned_alloc(MM_COL_ALIGN, bytes);
     if (!base) return -ENOMEM;
     memset(base, 0, bytes);
-    mm__ticks_bind(t, base, n);
+    mm__ticks_bind(t, base, n, depth_n);
     t->mem_base = base;
     t->mem_bytes = bytes;
     t->mem_kind = MM_MEM_HEAP;
     return 0;
+}
+
+int mm__ticks_alloc_heap(mm_ticks *t, int64_t n)
+{
+    return mm__ticks_alloc_heap_depth(t, n, 0);
 }

@@ -15,13 +15,16 @@
 #error "the raw tape format is little-endian: this host is not"
 #endif
 
-#define RAW_MAGIC "MMTAPE01"
+#define RAW_MAGIC "MMTAPE01"  /* a tape without depth: as before depth existed */
+#define RAW_MAGIC2 "MMTAPE02" /* a tape with depth: the depth section after the columns */
 #define RAW_HEADER 256
-#define RAW_ROW 33 /* bytes per row: ts_ns 8, six int32 columns, trade_side 1 */
+#define RAW_ROW 33        /* bytes per row: ts_ns 8, six int32 columns, trade_side 1 */
+#define RAW_DEPTH_HEAD 16 /* depth rows uint64, levels int32, ids int32 */
+#define RAW_DEPTH_ROW 26  /* bytes per depth row: row 8, join 8, px 4, sz 4, side 1, cause 1 */
 
 /* The header, in file order (offsets in bytes). */
 typedef struct raw_header {
-    char magic[8];               /* 0: "MMTAPE01" */
+    char magic[8];               /* 0: "MMTAPE01", or "MMTAPE02" with depth */
     uint64_t n;                  /* 8: rows */
     double tick_size, lot_size;  /* 16, 24 */
     double year_s;               /* 32: 0 = not recorded */
@@ -43,22 +46,37 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n)
 
 #define FNV0 UINT64_C(0xcbf29ce484222325)
 
-/* The columns in file order: base pointer and element size. */
-static void columns(const mm_ticks *t, const void *col[8], size_t size[8])
+/* The columns in file order: base pointer, element size and count (the 8 tick columns, then the
+ * 6 depth columns: 14 in all). */
+#define RAW_COLS 14
+static void columns(const mm_ticks *t, const void *col[RAW_COLS], size_t size[RAW_COLS],
+                    size_t count[RAW_COLS])
 {
-    const void *c[8] = {t->ts_ns,  t->bid_px,   t->ask_px,   t->bid_sz,
-                        t->ask_sz, t->trade_px, t->trade_sz, t->trade_side};
-    const size_t s[8] = {8, 4, 4, 4, 4, 4, 4, 1};
+    const mm_depth *d = &t->depth;
+    const void *c[RAW_COLS] = {t->ts_ns,    t->bid_px,   t->ask_px,     t->bid_sz, t->ask_sz,
+                               t->trade_px, t->trade_sz, t->trade_side, d->row,    d->join,
+                               d->px,       d->sz,       d->side,       d->cause};
+    const size_t s[RAW_COLS] = {8, 4, 4, 4, 4, 4, 4, 1, 8, 8, 4, 4, 1, 1};
     memcpy(col, c, sizeof c);
     memcpy(size, s, sizeof s);
+    for (int k = 0; k < RAW_COLS; k++)
+        count[k] = (size_t)(k < 8 ? t->n : d->n);
 }
+
+/* The depth section's header, right after the tick columns (MMTAPE02 only). */
+typedef struct raw_depth_head {
+    uint64_t n;          /* depth rows */
+    int32_t levels, ids; /* mm_depth.levels (>= 1), .ids */
+} raw_depth_head;
+_Static_assert(sizeof(raw_depth_head) == RAW_DEPTH_HEAD, "raw tape depth header layout");
 
 int mm_ticks_write_raw(FILE *f, const mm_ticks *t, mm_error *err)
 {
     if (!f || !t || t->n < 0) return mm__errf(err, -EINVAL, "mm_ticks_write_raw: bad argument");
     raw_header h;
     memset(&h, 0, sizeof h);
-    memcpy(h.magic, RAW_MAGIC, 8);
+    int depth = t->depth.levels > 0;
+    memcpy(h.magic, depth ? RAW_MAGIC2 : RAW_MAGIC, 8);
     h.n = (uint64_t)t->n;
     h.tick_size = t->inst.tick_size;
     h.lot_size = t->inst.lot_size;
@@ -67,16 +85,22 @@ int mm_ticks_write_raw(FILE *f, const mm_ticks *t, mm_error *err)
     h.allow_crossed = t->inst.allow_crossed;
     memcpy(h.symbol, t->inst.symbol, strnlen(t->inst.symbol, MM_SYMBOL_MAX - 1));
     memcpy(h.source, t->inst.source, strnlen(t->inst.source, MM_SOURCE_MAX - 1));
-    const void *col[8];
-    size_t size[8];
-    columns(t, col, size);
+    const void *col[RAW_COLS];
+    size_t size[RAW_COLS], count[RAW_COLS];
+    columns(t, col, size, count);
+    raw_depth_head dh = {(uint64_t)t->depth.n, t->depth.levels, t->depth.ids};
+    int ncols = depth ? RAW_COLS : 8;
     uint64_t sum = FNV0;
-    for (int k = 0; k < 8; k++)
-        sum = fnv(sum, col[k], size[k] * (size_t)t->n);
+    for (int k = 0; k < ncols; k++) {
+        if (k == 8) sum = fnv(sum, &dh, sizeof dh);
+        sum = fnv(sum, col[k], size[k] * count[k]);
+    }
     h.checksum = sum;
     if (fwrite(&h, sizeof h, 1, f) != 1) goto io;
-    for (int k = 0; k < 8; k++)
-        if (t->n > 0 && fwrite(col[k], size[k], (size_t)t->n, f) != (size_t)t->n) goto io;
+    for (int k = 0; k < ncols; k++) {
+        if (k == 8 && fwrite(&dh, sizeof dh, 1, f) != 1) goto io;
+        if (count[k] > 0 && fwrite(col[k], size[k], count[k], f) != count[k]) goto io;
+    }
     return 0;
 io:
     return mm__errf(err, errno ? -errno : -EIO, "writing the raw tape: %s",
@@ -112,19 +136,46 @@ int mm_ticks_load_raw(const char *path, mm_ticks *out, mm_error *err)
         goto done;
     }
     if (sb.st_size < RAW_HEADER || fread(&h, sizeof h, 1, f) != 1 ||
-        memcmp(h.magic, RAW_MAGIC, 8) != 0) {
-        rc = mm__errf(err, MM_EFORMAT, "%s: not a raw tape (no MMTAPE01 header)", path);
+        (memcmp(h.magic, RAW_MAGIC, 8) != 0 && memcmp(h.magic, RAW_MAGIC2, 8) != 0)) {
+        rc = mm__errf(err, MM_EFORMAT, "%s: not a raw tape (no MMTAPE01 or MMTAPE02 header)", path);
         goto done;
     }
-    if (h.n > (uint64_t)((INT64_MAX - RAW_HEADER) / RAW_ROW)) {
+    int depth = memcmp(h.magic, RAW_MAGIC2, 8) == 0;
+    if (h.n > (uint64_t)((INT64_MAX - RAW_HEADER - RAW_DEPTH_HEAD) / RAW_ROW)) {
         rc = mm__errf(err, MM_EFORMAT, "%s: header: %" PRIu64 " rows: not a raw tape", path, h.n);
         goto done;
     }
-    if ((uint64_t)sb.st_size != RAW_HEADER + h.n * RAW_ROW) {
+    uint64_t want = RAW_HEADER + h.n * RAW_ROW;
+    raw_depth_head dh = {0, 0, 0};
+    if (depth) {
+        /* The depth header sits right after the tick columns; read it to learn the size. */
+        if ((uint64_t)sb.st_size < want + RAW_DEPTH_HEAD || fseeko(f, (off_t)want, SEEK_SET) != 0 ||
+            fread(&dh, sizeof dh, 1, f) != 1 || fseeko(f, RAW_HEADER, SEEK_SET) != 0) {
+            rc = mm__errf(err, MM_EFORMAT,
+                          "%s: header: %" PRIu64 " rows and a depth section need at least %" PRIu64
+                          " bytes; the file has %lld (truncated or not a raw tape)",
+                          path, h.n, want + RAW_DEPTH_HEAD, (long long)sb.st_size);
+            goto done;
+        }
+        if (dh.n > (uint64_t)(INT64_MAX - want - RAW_DEPTH_HEAD) / RAW_DEPTH_ROW) {
+            rc = mm__errf(err, MM_EFORMAT, "%s: depth header: %" PRIu64 " rows: not a raw tape",
+                          path, dh.n);
+            goto done;
+        }
+        if (dh.levels < 1 || dh.levels > MM_DEPTH_MAX_LEVELS || (dh.ids != 0 && dh.ids != 1)) {
+            rc = mm__errf(err, MM_EFORMAT,
+                          "%s: depth header: levels %" PRId32 " (1..%d), ids %" PRId32
+                          " (0 or 1): corrupt",
+                          path, dh.levels, MM_DEPTH_MAX_LEVELS, dh.ids);
+            goto done;
+        }
+        want += RAW_DEPTH_HEAD + dh.n * RAW_DEPTH_ROW;
+    }
+    if ((uint64_t)sb.st_size != want) {
         rc = mm__errf(err, MM_EFORMAT,
-                      "%s: header: %" PRIu64 " rows need %" PRIu64
+                      "%s: header: %" PRIu64 " rows%s need %" PRIu64
                       " bytes; the file has %lld (truncated or not a raw tape)",
-                      path, h.n, RAW_HEADER + h.n * RAW_ROW, (long long)sb.st_size);
+                      path, h.n, depth ? " and their depth rows" : "", want, (long long)sb.st_size);
         goto done;
     }
     if (!field_ok(h.symbol, sizeof h.symbol) || !mm__valid_symbol(h.symbol)) {
@@ -144,19 +195,29 @@ int mm_ticks_load_raw(const char *path, mm_ticks *out, mm_error *err)
                       path, h.year_s);
         goto done;
     }
-    if ((rc = mm__ticks_alloc_heap(out, (int64_t)h.n))) {
+    if ((rc = mm__ticks_alloc_heap_depth(out, (int64_t)h.n, (int64_t)dh.n))) {
         rc = mm__errf(err, rc, "%s: cannot allocate %" PRIu64 " rows", path, h.n);
         goto done;
     }
-    const void *col[8];
-    size_t size[8];
-    columns(out, col, size);
+    out->depth.levels = dh.levels;
+    out->depth.ids = dh.ids;
+    const void *col[RAW_COLS];
+    size_t size[RAW_COLS], count[RAW_COLS];
+    columns(out, col, size, count);
     uint64_t sum = FNV0;
-    for (int k = 0; k < 8 && rc == 0; k++) {
-        if (h.n > 0 && fread((void *)col[k], size[k], (size_t)h.n, f) != (size_t)h.n)
+    for (int k = 0; k < (depth ? RAW_COLS : 8) && rc == 0; k++) {
+        raw_depth_head again;
+        if (k == 8) {
+            if (fread(&again, sizeof again, 1, f) != 1) {
+                rc = mm__errf(err, MM_EFORMAT, "%s: short read (truncated)", path);
+                break;
+            }
+            sum = fnv(sum, &again, sizeof again);
+        }
+        if (count[k] > 0 && fread((void *)col[k], size[k], count[k], f) != count[k])
             rc = mm__errf(err, MM_EFORMAT, "%s: short read (truncated)", path);
         else
-            sum = fnv(sum, col[k], size[k] * (size_t)h.n);
+            sum = fnv(sum, col[k], size[k] * count[k]);
     }
     if (rc == 0 && sum != h.checksum)
         rc = mm__errf(err, MM_ECHECKSUM,

@@ -7,6 +7,7 @@ void mm_ticks_summarize(const mm_ticks *t, mm_ticks_stats *s)
 {
     *s = (mm_ticks_stats){0};
     s->rows = t->n;
+    mm__depth_summarize(t, s);
     if (t->n == 0) return;
     s->t_first_ns = t->ts_ns[0];
     s->t_last_ns = t->ts_ns[t->n - 1];

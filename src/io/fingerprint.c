@@ -27,5 +27,20 @@ uint64_t mm_ticks_fingerprint(const mm_ticks *t)
     for (int i = 0; i < 6; i++)
         XXH3_64bits_update(&st, c32[i], rows * 4);
     XXH3_64bits_update(&st, t->trade_side, rows);
+    const mm_depth *d = &t->depth;
+    if (d->levels > 0) {
+        /* Only a tape with depth hashes more: every L1 tape keeps the fingerprint it had. */
+        uint64_t m = (uint64_t)d->n;
+        int32_t head[2] = {d->levels, d->ids};
+        XXH3_64bits_update(&st, &m, sizeof m);
+        XXH3_64bits_update(&st, head, sizeof head);
+        size_t drows = (size_t)d->n;
+        XXH3_64bits_update(&st, d->row, drows * 8);
+        XXH3_64bits_update(&st, d->join, drows * 8);
+        XXH3_64bits_update(&st, d->px, drows * 4);
+        XXH3_64bits_update(&st, d->sz, drows * 4);
+        XXH3_64bits_update(&st, d->side, drows);
+        XXH3_64bits_update(&st, d->cause, drows);
+    }
     return XXH3_64bits_digest(&st);
 }

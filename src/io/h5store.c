@@ -4,7 +4,8 @@
  *   /ticks/<SYMBOL>/       group, attributes symbol, source, tick_size, lot_size, fingerprint,
  * allow_crossed, year_seconds (when recorded) /ticks/<SYMBOL>/ts_ns  int64 [n], and bid_px ask_px
  * bid_sz ask_sz trade_px trade_sz (int32 [n]), trade_side (int8 [n]); chunked, optionally shuffle +
- * deflate.
+ * deflate. A tape with depth adds the group /ticks/<SYMBOL>/depth (attributes levels, ids; columns
+ * row join px sz side cause, [m] each).
  *
  * This file writes (mm_ticks_write); h5store_read.c reads (mm_ticks_list, mm_ticks_load).
  *
@@ -41,11 +42,13 @@
  *
  * Cost: memory for the file once more while writing (the driver's buffer, written out as it is). */
 
-static int write_column(hid_t grp, const mm_ticks *t, int i, const mm_write_opts *o)
+/* One column of n rows: `name`, `size` bytes an element, from buf. */
+static int write_column(hid_t grp, const char *name, int size, const void *buf, int64_t n,
+                        const mm_write_opts *o)
 {
-    hsize_t dims = (hsize_t)t->n, maxdims = H5S_UNLIMITED;
+    hsize_t dims = (hsize_t)n, maxdims = H5S_UNLIMITED;
     hsize_t chunk = (hsize_t)(o->chunk_rows > 0 ? o->chunk_rows : 65536);
-    if (t->n > 0 && chunk > (hsize_t)t->n) chunk = (hsize_t)t->n;
+    if (n > 0 && chunk > (hsize_t)n) chunk = (hsize_t)n;
     int rc = -1;
     hid_t space = H5Screate_simple(1, &dims, &maxdims);
     hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
@@ -54,11 +57,9 @@ static int write_column(hid_t grp, const mm_ticks *t, int i, const mm_write_opts
     if (o->compress_level > 0 &&
         (H5Pset_shuffle(dcpl) < 0 || H5Pset_deflate(dcpl, (unsigned)o->compress_level) < 0))
         goto out;
-    ds = H5Dcreate2(grp, MM__TICK_COLS[i].name, mm__tick_col_type(i, 1), space, H5P_DEFAULT, dcpl,
-                    H5P_DEFAULT);
+    ds = H5Dcreate2(grp, name, mm__int_col_type(size, 1), space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
     if (ds < 0) goto out;
-    if (t->n > 0 && H5Dwrite(ds, mm__tick_col_type(i, 0), H5S_ALL, H5S_ALL, H5P_DEFAULT,
-                             mm__tick_col_ptr(t, i)) < 0)
+    if (n > 0 && H5Dwrite(ds, mm__int_col_type(size, 0), H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0)
         goto out;
     rc = 0;
 out:
@@ -71,7 +72,7 @@ out:
 static int write_group(hid_t file, const char *path, const mm_ticks *t, const mm_write_opts *o,
                        mm_error *err)
 {
-    hid_t ticks = -1, grp = -1;
+    hid_t ticks = -1, grp = -1, dgrp = -1;
     const char *sym = t->inst.symbol;
     int rc = MM_EHDF5;
     if (H5Lexists(file, "ticks", H5P_DEFAULT) > 0)
@@ -113,14 +114,35 @@ static int write_group(hid_t file, const char *path, const mm_ticks *t, const mm
         goto out;
     }
     for (int i = 0; i < 8; i++) {
-        if (write_column(grp, t, i, o)) {
+        if (write_column(grp, MM__TICK_COLS[i].name, MM__TICK_COLS[i].size, mm__tick_col_ptr(t, i),
+                         t->n, o)) {
             mm__errf(err, MM_EHDF5, "%s: instrument %s: column %s: cannot write", path, sym,
                      MM__TICK_COLS[i].name);
             goto out;
         }
     }
+    /* The depth stream, only for a tape that has one: an L1 tape's group is as before. */
+    if (t->depth.levels > 0) {
+        int8_t ids = (int8_t)t->depth.ids;
+        dgrp = H5Gcreate2(grp, MM__DEPTH_GROUP, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        if (dgrp < 0 ||
+            mm__attr_put(dgrp, "levels", H5T_STD_I32LE, H5T_NATIVE_INT32, &t->depth.levels, -1) ||
+            mm__attr_put(dgrp, "ids", H5T_STD_I8LE, H5T_NATIVE_INT8, &ids, -1)) {
+            mm__errf(err, MM_EHDF5, "%s: instrument %s: cannot create group depth", path, sym);
+            goto out;
+        }
+        for (int i = 0; i < 6; i++) {
+            if (write_column(dgrp, MM__DEPTH_COLS[i].name, MM__DEPTH_COLS[i].size,
+                             mm__depth_col_ptr(t, i), t->depth.n, o)) {
+                mm__errf(err, MM_EHDF5, "%s: instrument %s: depth column %s: cannot write", path,
+                         sym, MM__DEPTH_COLS[i].name);
+                goto out;
+            }
+        }
+    }
     rc = 0;
 out:
+    if (dgrp >= 0) H5Gclose(dgrp);
     if (grp >= 0) H5Gclose(grp);
     if (ticks >= 0) H5Gclose(ticks);
     return rc;
@@ -195,12 +217,13 @@ static int build_image(const char *path, int exists, off_t old_size, const mm_ti
     ssize_t n = -1;
     hid_t file = -1;
     image_owner own = {NULL, 0, 0};
-    /* Size the in-memory file once, to about its final size: 33 bytes a row for whole chunks (the
-     * last chunk is stored whole), the old file, 1 MiB of metadata. The driver zeroes every step it
-     * grows by, so a step too small would double the memory touched. */
+    /* Size the in-memory file once, to about its final size: 33 bytes a row and 26 a depth row for
+     * whole chunks (the last chunk is stored whole), the old file, 1 MiB of metadata. The driver
+     * zeroes every step it grows by, so a step too small would double the memory touched. */
     size_t chunk = (size_t)(o->chunk_rows > 0 ? o->chunk_rows : 65536);
     size_t rows = t->n > 0 ? ((size_t)t->n + chunk - 1) / chunk * chunk : 0;
-    size_t incr = rows * 33 + (size_t)(exists ? old_size : 0) + ((size_t)1 << 20);
+    size_t drows = t->depth.n > 0 ? ((size_t)t->depth.n + chunk - 1) / chunk * chunk : 0;
+    size_t incr = rows * 33 + drows * 26 + (size_t)(exists ? old_size : 0) + ((size_t)1 << 20);
     H5FD_file_image_callbacks_t cb = {img_malloc,     img_memcpy,     img_realloc, img_free,
                                       img_udata_copy, img_udata_free, &own};
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);

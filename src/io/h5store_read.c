@@ -144,6 +144,91 @@ static const char *class_name(hid_t type)
     }
 }
 
+/* Open column c of grp (`kind`: "column" or "depth column", as the messages name it) and check it:
+ * a dataset, an integer of exactly c's size, signed, one-dimensional. *ds is open on success (the
+ * caller closes it, also on failure when it is >= 0); *dim its length. */
+static int open_column(hid_t grp, const char *kind, const mm__tick_col *c, const char *path,
+                       const char *sym, hid_t *ds, int64_t *dim, mm_error *err)
+{
+    if (H5Lexists(grp, c->name, H5P_DEFAULT) <= 0)
+        return mm__errf(err, MM_EFORMAT, "%s: instrument %s: %s %s: missing", path, sym, kind,
+                        c->name);
+    *ds = H5Dopen2(grp, c->name, H5P_DEFAULT);
+    if (*ds < 0)
+        return mm__errf(err, MM_EFORMAT, "%s: instrument %s: %s %s: not a dataset", path, sym, kind,
+                        c->name);
+    hid_t type = H5Dget_type(*ds);
+    int ok = H5Tget_class(type) == H5T_INTEGER && (int)H5Tget_size(type) == c->size &&
+             H5Tget_sign(type) == H5T_SGN_2;
+    if (!ok) {
+        int rc = mm__errf(
+            err, MM_EFORMAT,
+            "%s: instrument %s: %s %s: wrong dtype (%s of %d bytes%s), expected int%d", path, sym,
+            kind, c->name, class_name(type), (int)H5Tget_size(type),
+            H5Tget_class(type) == H5T_INTEGER && H5Tget_sign(type) == H5T_SGN_NONE ? ", unsigned"
+                                                                                   : "",
+            c->size * 8);
+        H5Tclose(type);
+        return rc;
+    }
+    H5Tclose(type);
+    hid_t space = H5Dget_space(*ds);
+    int nd = H5Sget_simple_extent_ndims(space);
+    hsize_t d = 0;
+    if (nd == 1) H5Sget_simple_extent_dims(space, &d, NULL);
+    H5Sclose(space);
+    if (nd != 1)
+        return mm__errf(err, MM_EFORMAT,
+                        "%s: instrument %s: %s %s: must be one-dimensional (has %d dimensions)",
+                        path, sym, kind, c->name, nd);
+    *dim = (int64_t)d;
+    return 0;
+}
+
+/* The depth subgroup of an instrument, when there is one (docs/formats.md, "Depth"): its
+ * attributes into t->depth (levels, ids), its columns opened into ds[6], their length into *m. No
+ * subgroup: *m = 0, levels 0. */
+static int open_depth(hid_t grp, const char *path, const char *sym, mm_ticks *t, hid_t *dgrp,
+                      hid_t ds[6], int64_t *m, mm_error *err)
+{
+    *m = 0;
+    if (H5Lexists(grp, MM__DEPTH_GROUP, H5P_DEFAULT) <= 0) return 0;
+    if ((*dgrp = H5Gopen2(grp, MM__DEPTH_GROUP, H5P_DEFAULT)) < 0)
+        return mm__errf(err, MM_EFORMAT, "%s: instrument %s: depth: not a group", path, sym);
+    int32_t levels = 0;
+    int8_t ids = 0;
+    int a = attr_read_num(*dgrp, "levels", H5T_NATIVE_INT32, H5T_INTEGER, &levels);
+    if (a != 0)
+        return mm__errf(err, MM_EFORMAT, "%s: instrument %s: depth attribute levels: %s", path, sym,
+                        a == -1 ? "missing" : "must be an integer scalar");
+    a = attr_read_num(*dgrp, "ids", H5T_NATIVE_INT8, H5T_INTEGER, &ids);
+    if (a != 0)
+        return mm__errf(err, MM_EFORMAT, "%s: instrument %s: depth attribute ids: %s", path, sym,
+                        a == -1 ? "missing" : "must be an integer scalar");
+    /* Out of range values are the validation's (MM_EINVALID), but levels 0 would read as "no
+     * depth": refused here. */
+    if (levels < 1 || levels > MM_DEPTH_MAX_LEVELS)
+        return mm__errf(err, MM_EFORMAT,
+                        "%s: instrument %s: depth attribute levels: %" PRId32 " is not in 1..%d",
+                        path, sym, levels, MM_DEPTH_MAX_LEVELS);
+    t->depth.levels = levels;
+    t->depth.ids = ids;
+    for (int i = 0; i < 6; i++) {
+        int64_t dim = 0;
+        int rc =
+            open_column(*dgrp, "depth column", &MM__DEPTH_COLS[i], path, sym, &ds[i], &dim, err);
+        if (rc) return rc;
+        if (i == 0)
+            *m = dim;
+        else if (dim != *m)
+            return mm__errf(err, MM_EFORMAT,
+                            "%s: instrument %s: depth column %s: length %" PRId64
+                            " differs from depth column row's length %" PRId64,
+                            path, sym, MM__DEPTH_COLS[i].name, dim, *m);
+    }
+    return 0;
+}
+
 static int load_group(hid_t file, const char *path, const char *sym, int flags, mm_ticks *out,
                       mm_error *err)
 {
@@ -154,12 +239,14 @@ static int load_group(hid_t file, const char *path, const char *sym, int flags, 
     hid_t grp = H5Gopen2(file, gname, H5P_DEFAULT);
     if (grp < 0)
         return mm__errf(err, MM_EFORMAT, "%s: instrument %s: /%s is not a group", path, sym, gname);
-    hid_t ds[8];
+    hid_t ds[8], dds[6], dgrp = -1;
     for (int i = 0; i < 8; i++)
         ds[i] = -1;
+    for (int i = 0; i < 6; i++)
+        dds[i] = -1;
     mm_ticks t = {0};
     int rc = 0;
-    int64_t n = -1;
+    int64_t n = -1, m = 0;
 
     snprintf(t.inst.symbol, sizeof t.inst.symbol, "%s", sym);
     int a;
@@ -220,45 +307,9 @@ static int load_group(hid_t file, const char *path, const char *sym, int flags, 
     have_fp = a == 0;
 
     for (int i = 0; i < 8; i++) {
-        if (H5Lexists(grp, MM__TICK_COLS[i].name, H5P_DEFAULT) <= 0) {
-            rc = mm__errf(err, MM_EFORMAT, "%s: instrument %s: column %s: missing", path, sym,
-                          MM__TICK_COLS[i].name);
+        int64_t dim = 0;
+        if ((rc = open_column(grp, "column", &MM__TICK_COLS[i], path, sym, &ds[i], &dim, err)))
             goto out;
-        }
-        ds[i] = H5Dopen2(grp, MM__TICK_COLS[i].name, H5P_DEFAULT);
-        if (ds[i] < 0) {
-            rc = mm__errf(err, MM_EFORMAT, "%s: instrument %s: column %s: not a dataset", path, sym,
-                          MM__TICK_COLS[i].name);
-            goto out;
-        }
-        hid_t type = H5Dget_type(ds[i]);
-        int ok = H5Tget_class(type) == H5T_INTEGER &&
-                 (int)H5Tget_size(type) == MM__TICK_COLS[i].size && H5Tget_sign(type) == H5T_SGN_2;
-        if (!ok) {
-            rc = mm__errf(
-                err, MM_EFORMAT,
-                "%s: instrument %s: column %s: wrong dtype (%s of %d bytes%s), expected int%d",
-                path, sym, MM__TICK_COLS[i].name, class_name(type), (int)H5Tget_size(type),
-                H5Tget_class(type) == H5T_INTEGER && H5Tget_sign(type) == H5T_SGN_NONE
-                    ? ", unsigned"
-                    : "",
-                MM__TICK_COLS[i].size * 8);
-            H5Tclose(type);
-            goto out;
-        }
-        H5Tclose(type);
-        hid_t space = H5Dget_space(ds[i]);
-        int nd = H5Sget_simple_extent_ndims(space);
-        hsize_t dim = 0;
-        if (nd == 1) H5Sget_simple_extent_dims(space, &dim, NULL);
-        H5Sclose(space);
-        if (nd != 1) {
-            rc = mm__errf(
-                err, MM_EFORMAT,
-                "%s: instrument %s: column %s: must be one-dimensional (has %d dimensions)", path,
-                sym, MM__TICK_COLS[i].name, nd);
-            goto out;
-        }
         if (i == 0)
             n = (int64_t)dim;
         else if ((int64_t)dim != n) {
@@ -269,6 +320,7 @@ static int load_group(hid_t file, const char *path, const char *sym, int flags, 
             goto out;
         }
     }
+    if ((rc = open_depth(grp, path, sym, &t, &dgrp, dds, &m, err))) goto out;
     if (!have_fp && !(flags & MM_LOAD_NO_VERIFY)) {
         rc = mm__errf(err, MM_EFORMAT,
                       "%s: instrument %s: attribute fingerprint: missing (skip the check with "
@@ -276,13 +328,16 @@ static int load_group(hid_t file, const char *path, const char *sym, int flags, 
                       path, sym);
         goto out;
     }
-    rc = mm_ticks_alloc(&t, n, (flags & MM_LOAD_SHM) ? MM_MEM_SHM : MM_MEM_HEAP);
+    int32_t levels = t.depth.levels, ids = t.depth.ids; /* the allocation rebinds t.depth */
+    rc = mm_ticks_alloc_depth(&t, n, m, (flags & MM_LOAD_SHM) ? MM_MEM_SHM : MM_MEM_HEAP);
+    t.depth.levels = levels;
+    t.depth.ids = ids;
     if (rc) {
         if (flags & MM_LOAD_SHM)
             mm__errf(err, rc,
                      "%s: instrument %s: cannot allocate %zu bytes of shared memory (/dev/shm) for "
                      "%" PRId64 " rows: %s",
-                     path, sym, mm__ticks_block_bytes(n), n, mm_strerror(rc));
+                     path, sym, mm__ticks_block_bytes(n, m), n, mm_strerror(rc));
         else
             mm__errf(err, rc, "%s: instrument %s: cannot allocate %" PRId64 " rows: %s", path, sym,
                      n, mm_strerror(rc));
@@ -293,6 +348,14 @@ static int load_group(hid_t file, const char *path, const char *sym, int flags, 
                     mm__tick_col_ptr(&t, i)) < 0) {
             rc = mm__errf(err, MM_EHDF5, "%s: instrument %s: column %s: read error", path, sym,
                           MM__TICK_COLS[i].name);
+            goto out;
+        }
+    }
+    for (int i = 0; i < 6 && m > 0; i++) {
+        if (H5Dread(dds[i], mm__int_col_type(MM__DEPTH_COLS[i].size, 0), H5S_ALL, H5S_ALL,
+                    H5P_DEFAULT, mm__depth_col_ptr(&t, i)) < 0) {
+            rc = mm__errf(err, MM_EHDF5, "%s: instrument %s: depth column %s: read error", path,
+                          sym, MM__DEPTH_COLS[i].name);
             goto out;
         }
     }
@@ -316,6 +379,9 @@ static int load_group(hid_t file, const char *path, const char *sym, int flags, 
         goto out;
     }
 out:
+    for (int i = 5; i >= 0; i--)
+        if (dds[i] >= 0) H5Dclose(dds[i]);
+    if (dgrp >= 0) H5Gclose(dgrp);
     for (int i = 7; i >= 0; i--)
         if (ds[i] >= 0) H5Dclose(ds[i]);
     H5Gclose(grp);

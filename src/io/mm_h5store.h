@@ -1,5 +1,6 @@
 /* Internals of the HDF5 tick store shared by its writer (h5store.c) and its reader
- * (h5store_read.c): the format tag and the eight columns (docs/formats.md). */
+ * (h5store_read.c): the format tag, the eight columns and the depth stream's six
+ * (docs/formats.md). */
 #ifndef MM_H5STORE_H
 #define MM_H5STORE_H
 
@@ -40,6 +41,45 @@ static inline void *mm__tick_col_ptr(const mm_ticks *t, int i)
         return t->trade_sz;
     default:
         return t->trade_side;
+    }
+}
+
+/* The depth stream (docs/formats.md, "Depth"): the subgroup /ticks/<SYMBOL>/depth, its attributes
+ * levels (int32) and ids (int8), and its six columns in file and fingerprint order. */
+#define MM__DEPTH_GROUP "depth"
+static const mm__tick_col MM__DEPTH_COLS[6] = {
+    {"row", 8, 1}, {"join", 8, 1}, {"px", 4, 1}, {"sz", 4, 1}, {"side", 1, 1}, {"cause", 1, 1},
+};
+
+static inline void *mm__depth_col_ptr(const mm_ticks *t, int i)
+{
+    switch (i) {
+    case 0:
+        return t->depth.row;
+    case 1:
+        return t->depth.join;
+    case 2:
+        return t->depth.px;
+    case 3:
+        return t->depth.sz;
+    case 4:
+        return t->depth.side;
+    default:
+        return t->depth.cause;
+    }
+}
+
+/* The HDF5 type of an integer column of `size` bytes: in the file (little-endian, what
+ * docs/formats.md fixes) or in memory. */
+static inline hid_t mm__int_col_type(int size, int in_file)
+{
+    switch (size) {
+    case 8:
+        return in_file ? H5T_STD_I64LE : H5T_NATIVE_INT64;
+    case 4:
+        return in_file ? H5T_STD_I32LE : H5T_NATIVE_INT32;
+    default:
+        return in_file ? H5T_STD_I8LE : H5T_NATIVE_INT8;
     }
 }
 

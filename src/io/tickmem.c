@@ -59,14 +59,20 @@ void *mm__shm_map(size_t bytes, int *rc)
 
 int mm_ticks_alloc(mm_ticks *t, int64_t n, int kind)
 {
-    if (!t || n < 0 || n > INT64_C(1) << 40) return -EINVAL;
-    if (kind == MM_MEM_HEAP) return mm__ticks_alloc_heap(t, n);
+    return mm_ticks_alloc_depth(t, n, 0, kind);
+}
+
+int mm_ticks_alloc_depth(mm_ticks *t, int64_t n, int64_t depth_n, int kind)
+{
+    if (!t || n < 0 || n > INT64_C(1) << 40 || depth_n < 0 || depth_n > INT64_C(1) << 40)
+        return -EINVAL;
+    if (kind == MM_MEM_HEAP) return mm__ticks_alloc_heap_depth(t, n, depth_n);
     if (kind != MM_MEM_SHM) return -EINVAL;
-    size_t bytes = mm__ticks_block_bytes(n);
+    size_t bytes = mm__ticks_block_bytes(n, depth_n);
     int rc;
     void *base = mm__shm_map(bytes, &rc);
     if (!base) return rc;
-    mm__ticks_bind(t, base, n);
+    mm__ticks_bind(t, base, n, depth_n);
     t->mem_base = base;
     t->mem_bytes = bytes;
     t->mem_kind = MM_MEM_SHM;

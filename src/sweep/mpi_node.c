@@ -97,7 +97,8 @@ typedef struct tape_msg {
     int64_t n;
     uint64_t bytes;
     mm_instrument inst;
-    char name[64]; /* the shared segment */
+    mm_depth depth; /* rows, levels and ids (its pointers are the first rank's: not used) */
+    char name[64];  /* the shared segment */
     mm_error err;
 } tape_msg;
 
@@ -121,6 +122,7 @@ int mm__mpi_load(mm__run *r, const char *path, const char *symbol, int flags, mm
             if (base) {
                 memcpy(base, heap.mem_base, heap.mem_bytes);
                 h->n = heap.n;
+                h->depth = heap.depth; /* its pointers are rebound below */
                 h->bytes = heap.mem_bytes;
                 h->inst = heap.inst;
                 if (mprotect(base, heap.mem_bytes, PROT_READ) != 0) rc = -errno;
@@ -172,7 +174,9 @@ int mm__mpi_load(mm__run *r, const char *path, const char *symbol, int flags, mm
     }
     memset(out, 0, sizeof *out);
     out->inst = h->inst;
-    mm__ticks_bind(out, base, h->n);
+    out->depth.levels = h->depth.levels;
+    out->depth.ids = h->depth.ids;
+    mm__ticks_bind(out, base, h->n, h->depth.n);
     out->mem_base = base;
     out->mem_bytes = (size_t)h->bytes;
     out->mem_kind = MM_MEM_SHM; /* mm_ticks_free unmaps it */

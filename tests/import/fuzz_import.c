@@ -2,8 +2,10 @@
  *
  * The first input byte picks the format; the rest is the file content (for LOBSTER, the message
  * file and the orderbook file separated by the first 0x00 byte). Inputs are handed to the importers
- * through memfd files. Every call must either succeed with a valid tape or fail with a one-line
- * message that starts with the file's path; anything else aborts.
+ * through memfd files. Every call must either succeed with a valid tape (its depth stream
+ * included: the validation replays it) or fail with a one-line message that starts with the file's
+ * path; anything else aborts. The last byte's bits pick skip_bad (bit 0) and the depth levels kept
+ * (bits 1-2).
  *
  * With clang: meson builds `fuzz_import` (-fsanitize=fuzzer,address) next to this file; run
  *   build/tests/import/fuzz_import -max_total_time=60
@@ -50,6 +52,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     mm_import_opts_init(&o);
     o.symbol = "TST";
     o.skip_bad = size > 0 && (data[size - 1] & 1);
+    /* The depth stream (LOBSTER, Binance): bits 1-2 of the last byte pick the levels kept: the
+     * format's default, 1, 2 or none. */
+    static const int depth_levels[4] = {-1, 1, 2, 0};
+    o.depth_levels = depth_levels[size > 0 ? (data[size - 1] >> 1) & 3 : 0];
     mm_ticks t;
     mm_import_report rep;
     mm_error e = {0};

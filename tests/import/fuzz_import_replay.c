@@ -20,6 +20,18 @@ static const char LOB[] =
     "\0"
     "1000100,50,1000000,100\n1000100,80,1000000,100\n1000100,80,1000000,60\n"
     "1000100,80,1000000,60\n9999999999,0,1000000,60\n9999999999,0,1000000,60\n";
+/* Two levels a side, order ids that join, cancel, trade and come from before the file (the depth
+ * stream's rows of tests/import/test_import_depth.c). */
+static const char LOB2[] =
+    "\0"
+    "34200.1,1,10,100,1000000,1\n34200.2,1,11,30,1000100,1\n34200.3,2,10,40,1000000,1\n"
+    "34200.4,4,11,30,1000100,1\n34200.5,3,99,50,1000200,-1\n34200.6,5,0,5,1000250,-1\n"
+    "34200.7,1,12,10,1000000,1\n34200.8,3,12,10,1000000,1\n"
+    "\0"
+    "1000200,50,1000000,100,1000300,70,999900,40\n1000200,50,1000100,30,1000300,70,1000000,100\n"
+    "1000200,50,1000100,30,1000300,70,1000000,60\n1000200,50,1000000,60,1000300,70,999900,40\n"
+    "1000300,70,1000000,60,1000400,20,999900,40\n1000300,70,1000000,60,1000400,20,999900,40\n"
+    "1000300,70,1000000,70,1000400,20,999900,40\n1000300,70,1000000,60,1000400,20,999900,40\n";
 static const char BIN[] = "\1"
                           "1000 "
                           "{\"lastUpdateId\":100,\"E\":1000,\"T\":1000,\"bids\":[[\"10.0\",\"1."
@@ -97,14 +109,11 @@ int main(int argc, char **argv)
     const struct {
         const char *p;
         size_t n;
-    } seeds[5] = {{LOB, sizeof LOB - 1},
-                  {BIN, sizeof BIN - 1},
-                  {CSV, sizeof CSV - 1},
-                  {LATS, sizeof LATS - 1},
-                  {LATM, sizeof LATM - 1}};
+    } seeds[6] = {{LOB, sizeof LOB - 1}, {LOB2, sizeof LOB2 - 1}, {BIN, sizeof BIN - 1},
+                  {CSV, sizeof CSV - 1}, {LATS, sizeof LATS - 1}, {LATM, sizeof LATM - 1}};
     static uint8_t buf[8192];
     long runs = 0;
-    for (int s = 0; s < 5; s++) {
+    for (int s = 0; s < 6; s++) {
         /* the unmodified seed first: it must import */
         memcpy(buf, seeds[s].p, seeds[s].n);
         LLVMFuzzerTestOneInput(buf, seeds[s].n);

@@ -56,6 +56,7 @@ int mm_import_binance_files(const char *const *captures, int n, const mm_import_
     if (rc) return rc;
     if (o->market && strcmp(o->market, "spot") && strcmp(o->market, "usdm"))
         return mm__errf(err, MM_EUSAGE, "market: '%s' is not spot or usdm", o->market);
+    if ((b.depth_levels = mm__import_depth_levels(o, 20, err)) < 0) return b.depth_levels;
     b.paths = captures;
     b.o = o;
     b.err = err;

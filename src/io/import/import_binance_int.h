@@ -76,6 +76,7 @@ typedef struct bn {
     int32_t px_min, px_max;
     int32_t min_f, max_f; /* where the lowest and highest prices were seen */
     int64_t min_line, max_line;
+    int depth_levels; /* levels per side of the depth stream (0: none) */
 } bn;
 
 #define PATH(b, f) ((b)->paths[(f)])
@@ -97,6 +98,40 @@ int mm__binance_check_times(bn *b, int64_t off);
 
 /* Receive time + offset, in ms, within [0, INT64_MAX / 10^6]. */
 int64_t mm__binance_est_ms(int64_t recv_ns, int64_t off);
+
+/* ---- the L2 book (import_binance_replay.c) ---- */
+
+struct bdepth;
+
+/* The L2 book: dense quantities by price tick over [base, base + range), best levels tracked,
+ * occupied levels counted. With --skip-gaps, levels set by the current diff carry its stamp (bs,
+ * as; NULL otherwise), so that a crossed book after a skipped gap can drop the stale side. With a
+ * depth stream (dep), every change is logged for it (mm__bdepth_log). */
+typedef struct l2 {
+    int32_t base;
+    int64_t range;
+    int32_t *bq, *aq;
+    uint32_t *bs, *as;
+    int64_t best_b, best_a; /* indices, -1 / range when the side is empty */
+    int64_t live_b, live_a; /* occupied levels */
+    struct bdepth *dep;
+} l2;
+
+/* ---- the depth stream (import_binance_depth.c) ---- */
+
+/* Set up the depth stream of K levels per side (0: none) into out. Returns NULL with *rc = 0 for
+ * K = 0, else the state or NULL with *rc = -ENOMEM. */
+struct bdepth *mm__bdepth_new(int K, mm__imp_depth *out, int *rc);
+void mm__bdepth_free(struct bdepth *d);
+/* The level (bid: side 1, ask: 0) at px had quantity old before the current diff changed it. */
+int mm__bdepth_log(struct bdepth *d, int bid, int32_t px, int32_t old);
+/* A trade of qty lots at px (trade_side +1 buyer-initiated: it took the ask) was printed. */
+int mm__bdepth_trade(struct bdepth *d, int8_t trade_side, int32_t px, int32_t qty);
+/* The book k is the snapshot, at tape row `row`: the window's levels are shown. Starts the stream.
+ */
+int mm__bdepth_start(struct bdepth *d, const l2 *k, int64_t row);
+/* A diff was applied to k (its changes logged) and its tape row is `row`: the window's changes. */
+int mm__bdepth_diff(struct bdepth *d, const l2 *k, int64_t row);
 
 /* ---- replay (import_binance_replay.c) ---- */
 

@@ -34,20 +34,13 @@ static int cmp_tr(const void *x, const void *y)
     return (a->line > b->line) - (a->line < b->line);
 }
 
-/* The L2 book: dense quantities by price tick over [base, base + range), best levels tracked.
- * With --skip-gaps, levels set by the current diff carry its stamp (bs, as; NULL otherwise), so
- * that a crossed book after a skipped gap can drop the stale side. */
-typedef struct l2 {
-    int32_t base;
-    int64_t range;
-    int32_t *bq, *aq;
-    uint32_t *bs, *as;
-    int64_t best_b, best_a; /* indices, -1 / range when the side is empty */
-} l2;
-
-static void l2_set(l2 *k, int bid, int32_t px, int32_t qty, uint32_t stamp)
+/* Set a level; 0 or -ENOMEM (the depth stream's log). */
+static int l2_set(l2 *k, int bid, int32_t px, int32_t qty, uint32_t stamp)
 {
     int64_t i = (int64_t)px - k->base;
+    int32_t old = bid ? k->bq[i] : k->aq[i];
+    if ((old > 0) != (qty > 0)) *(bid ? &k->live_b : &k->live_a) += qty > 0 ? 1 : -1;
+    if (k->dep && old != qty && mm__bdepth_log(k->dep, bid, px, old)) return -ENOMEM;
     if (bid) {
         k->bq[i] = qty;
         if (k->bs) k->bs[i] = stamp;
@@ -65,6 +58,7 @@ static void l2_set(l2 *k, int bid, int32_t px, int32_t qty, uint32_t stamp)
             while (k->best_a < k->range && k->aq[k->best_a] == 0)
                 k->best_a++;
     }
+    return 0;
 }
 
 static void l2_top(const l2 *k, mm__imp_row *r)
@@ -82,7 +76,8 @@ static void l2_top(const l2 *k, mm__imp_row *r)
 
 typedef struct emit {
     mm__imp_tape *tape;
-    mm__imp_row top; /* current top of book (last book row) */
+    struct bdepth *dep; /* the depth stream once it has started, else NULL */
+    mm__imp_row top;    /* current top of book (last book row) */
     int64_t last_ns;
     const trade_ev *tr;
     int64_t ntr, k;
@@ -106,6 +101,7 @@ static int flush_trades(emit *em, int64_t t_ms)
         r.trade_sz = v->qty;
         r.trade_side = v->side;
         if (mm__imp_tape_push(em->tape, &r)) return -ENOMEM;
+        if (em->dep && mm__bdepth_trade(em->dep, v->side, v->px, v->qty)) return -ENOMEM;
         em->last_ns = r.ts_ns;
     }
     return 0;
@@ -312,7 +308,8 @@ int mm__binance_replay(bn *b, mm_import_report *rep, mm__imp_tape *tape)
                             PATH(b, b->tk[i].f), b->tk[i].line, b->tk[i].u, PATH(b, b->tk[i - 1].f),
                             b->tk[i - 1].line);
     int rc = 0;
-    rp r = {{tape, {0}, INT64_MIN, b->tr, b->ntr, 0, 0, 0}, 0, INT64_MIN, 0};
+    rp r = {{tape, NULL, {0}, INT64_MIN, b->tr, b->ntr, 0, 0, 0}, 0, INT64_MIN, 0};
+    struct bdepth *dep = NULL;
     if ((rc = mm__binance_clock_offset(b, &r.off)) < 0) goto nomem;
     rep->clock_offset_ns = r.off;
     if ((rc = mm__binance_check_times(b, r.off))) return rc;
@@ -376,6 +373,7 @@ int mm__binance_replay(bn *b, mm_import_report *rep, mm__imp_tape *tape)
         const lvl *l = &b->lv[b->snap_off + b->snap_nb + i];
         if (l->qty > 0) l2_set(&k, 0, l->px, l->qty, 0);
     }
+    if (!(dep = mm__bdepth_new(b->depth_levels, &tape->depth, &rc)) && rc) goto nomem;
     /* Before the snapshot, depth diffs cannot be applied (no L2 state yet), but bookTickers are the
      * exchange's own L1: they are rows, and trades after the first of them carry it. USD-M diffs
      * with u < lastUpdateId precede the snapshot, spot ones with u <= lastUpdateId. */
@@ -402,6 +400,11 @@ int mm__binance_replay(bn *b, mm_import_report *rep, mm__imp_tape *tape)
     r.em.have_top = 1;
     top.ts_ns = snap_t * 1000000;
     if (mm__imp_tape_push(tape, &top)) goto nomem;
+    if (dep) {
+        /* The depth stream starts with the snapshot's book, at its row. */
+        if (mm__bdepth_start(dep, &k, tape->n - 1)) goto nomem;
+        k.dep = r.em.dep = dep;
+    }
     if (ti < b->ntk && b->tk[ti].u == b->snap_id) {
         rep->ticker_checks++;
         if ((rc = ticker_check(b, &b->tk[ti++], &top, "snapshot"))) goto out;
@@ -431,7 +434,7 @@ int mm__binance_replay(bn *b, mm_import_report *rep, mm__imp_tape *tape)
         stamp++;
         for (int32_t i = 0; i < v->nb + v->na; i++) {
             const lvl *l = &b->lv[v->off + i];
-            l2_set(&k, i < v->nb, l->px, l->qty, stamp);
+            if (l2_set(&k, i < v->nb, l->px, l->qty, stamp)) goto nomem;
         }
         while (k.best_b >= 0 && k.best_a < k.range && k.best_b >= k.best_a) {
             /* Crossed: only possible from stale levels after a skipped gap; drop the side not just
@@ -442,11 +445,11 @@ int mm__binance_replay(bn *b, mm_import_report *rep, mm__imp_tape *tape)
                               PATH(b, v->f), v->line, v->u);
                 goto out;
             }
-            if (k.as[k.best_a] != stamp)
-                l2_set(&k, 0, (int32_t)(k.base + k.best_a), 0, stamp);
-            else if (k.bs[k.best_b] != stamp)
-                l2_set(&k, 1, (int32_t)(k.base + k.best_b), 0, stamp);
-            else {
+            if (k.as[k.best_a] != stamp) {
+                if (l2_set(&k, 0, (int32_t)(k.base + k.best_a), 0, stamp)) goto nomem;
+            } else if (k.bs[k.best_b] != stamp) {
+                if (l2_set(&k, 1, (int32_t)(k.base + k.best_b), 0, stamp)) goto nomem;
+            } else {
                 rc = mm__errf(err, MM_EINVALID,
                               "%s:%" PRId64 ": depthUpdate u=%" PRId64 " crosses the book",
                               PATH(b, v->f), v->line, v->u);
@@ -456,6 +459,7 @@ int mm__binance_replay(bn *b, mm_import_report *rep, mm__imp_tape *tape)
         l2_top(&k, &top);
         rep->depth_updates++;
         if (book_row(&r.em, t_ms, &top)) goto nomem;
+        if (dep && mm__bdepth_diff(dep, &k, tape->n - 1)) goto nomem;
         if (ti < b->ntk && b->tk[ti].u == v->u) {
             /* After a skipped gap the book may be stale: counted, not compared. */
             rep->ticker_checks++;
@@ -471,6 +475,7 @@ trades:
 nomem:
     rc = mm__errf(err, -ENOMEM, "%s: out of memory", PATH(b, 0));
 out:
+    mm__bdepth_free(dep);
     free(k.bq);
     free(k.aq);
     free(k.bs);

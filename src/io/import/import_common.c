@@ -11,6 +11,7 @@ void mm_import_opts_init(mm_import_opts *o)
     memset(o, 0, sizeof *o);
     o->csv_delim = ',';
     o->csv_time = "ns";
+    o->depth_levels = -1;
 }
 
 int mm__import_setup(const mm_import_opts *o, const char *def_tick, const char *def_lot,
@@ -53,9 +54,21 @@ void mm__import_skip(mm_import_report *rep, const mm_error *e)
     }
 }
 
+int mm__import_depth_levels(const mm_import_opts *o, int def, mm_error *err)
+{
+    int v = o->depth_levels;
+    if (v == -1) return def;
+    if (v < 0 || v > MM_DEPTH_MAX_LEVELS)
+        return mm__errf(err, MM_EUSAGE, "depth-levels: %d is not in 0..%d (0: no depth stream)", v,
+                        MM_DEPTH_MAX_LEVELS);
+    return v;
+}
+
 void mm__import_totals(mm_import_report *rep, const mm_ticks *t)
 {
     rep->rows = t->n;
+    rep->depth_levels = t->depth.levels;
+    rep->depth_rows = t->depth.n;
     rep->trades = 0;
     rep->trade_volume_lots = 0;
     for (int64_t i = 0; i < t->n; i++) {

@@ -138,18 +138,33 @@ typedef struct mm__imp_row {
     int8_t trade_side;
 } mm__imp_row;
 
+/* Growable depth rows (mm_depth's columns); levels 0: the tape has no depth stream. */
+typedef struct mm__imp_depth {
+    int64_t n, cap;
+    int32_t levels, ids;
+    int64_t *row, *join;
+    int32_t *px, *sz;
+    int8_t *side, *cause;
+} mm__imp_depth;
+
 typedef struct mm__imp_tape {
     int64_t n, cap;
     int64_t *ts_ns;
     int32_t *bid_px, *ask_px, *bid_sz, *ask_sz, *trade_px, *trade_sz;
     int8_t *trade_side;
+    mm__imp_depth depth; /* moved into the tape's mm_depth by mm__imp_tape_finish */
 } mm__imp_tape;
 
 /* Append one row. Returns 0 or -ENOMEM. */
 int mm__imp_tape_push(mm__imp_tape *t, const mm__imp_row *r);
 
-/* Move the rows into a heap mm_ticks (64-byte aligned columns) with the given instrument; frees t.
- */
+/* Append one depth row: tape row `row`, side +1 bid / -1 ask, price px ticks, size after sz lots,
+ * cause (enum mm_depth_cause), join (-1 or the joining row). Returns 0 or -ENOMEM. */
+int mm__imp_depth_push(mm__imp_depth *d, int64_t row, int side, int32_t px, int32_t sz, int cause,
+                       int64_t join);
+
+/* Move the rows (and the depth rows, with t->depth.levels and .ids) into a heap mm_ticks (64-byte
+ * aligned columns) with the given instrument; frees t. */
 int mm__imp_tape_finish(mm__imp_tape *t, const mm_instrument *inst, mm_ticks *out, mm_error *err);
 
 void mm__imp_tape_free(mm__imp_tape *t);
@@ -161,6 +176,11 @@ void mm__imp_tape_free(mm__imp_tape *t);
 int mm__import_setup(const mm_import_opts *o, const char *def_tick, const char *def_lot,
                      double def_year_s, mm__dec *tick, mm__dec *lot, mm_instrument *inst,
                      mm_error *err);
+
+/* The depth levels an import keeps: o->depth_levels, or def for -1 (the format's default).
+ * Returns the levels (0: none) or MM_EUSAGE "depth-levels: ..." for a value outside
+ * -1..MM_DEPTH_MAX_LEVELS. */
+int mm__import_depth_levels(const mm_import_opts *o, int def, mm_error *err);
 
 /* Record a skipped line in the report (first message kept). */
 void mm__import_skip(mm_import_report *rep, const mm_error *e);

@@ -1,7 +1,8 @@
 /* LOBSTER importer: a message file and an orderbook file of one day -> one tick tape
  * (docs/import-lobster.md).
  *
- * Row i of the tape is the book of orderbook row i (top level only) after message i, at the
+ * Row i of the tape is the book of orderbook row i (its top level; the levels kept are the depth
+ * stream's, import_lobster_depth.c) after message i, at the
  * message's time, carrying the trade of message i when it is an execution (types 4, 5) or a cross
  * trade (type 6). The two files are read in lockstep and checked against each other: every message
  * must change the orderbook row exactly as its type, price and size say, wherever the price is
@@ -12,35 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "import_internal.h"
+#include "import_lobster_int.h"
 #include "mm_internal.h"
-
-#define LOB_MAX_LEVELS 200
-#define LOB_EMPTY 9999999999LL /* price of an unoccupied level: -this for bids, +this for asks */
-
-typedef struct lob_msg {
-    int64_t ns_of_day;
-    int type;
-    int64_t id, size, price;
-    int dir;
-} lob_msg;
-
-/* One side of an orderbook row, best level first; n occupied levels. */
-typedef struct lob_side {
-    int n;
-    int64_t px[LOB_MAX_LEVELS], sz[LOB_MAX_LEVELS];
-} lob_side;
-
-typedef struct lob_book {
-    lob_side ask, bid;
-} lob_book;
-
-typedef struct lob_ctx {
-    const char *mpath, *opath;
-    int64_t mline, oline;
-    int levels;
-    mm_error *err;
-} lob_ctx;
 
 /* Next comma-separated field of s[*i..n) as a signed integer. Returns 0 or -1. */
 static int field_int(const char *s, size_t n, size_t *i, int64_t *v)
@@ -356,25 +330,34 @@ int mm_import_lobster(const char *message, const char *orderbook, const mm_impor
         return mm__errf(err, MM_EUSAGE, "lot: '%s' must be a whole number of shares", ls);
     const char *base = strrchr(message, '/');
     snprintf(inst.source, sizeof inst.source, "lobster %s", base ? base + 1 : message);
+    int K = mm__import_depth_levels(o, LOB_MAX_LEVELS, err);
+    if (K < 0) return K;
 
     mm__lines ml, ol;
     mm__imp_tape tape = {0};
+    lob_depth depth;
     lob_book *books = malloc(2 * sizeof *books);
-    if (!books) return mm__errf(err, -ENOMEM, "import lobster: out of memory");
+    if (!books || mm__lob_depth_init(&depth, K, tick_units, lot_shares, &tape.depth)) {
+        free(books);
+        mm__lob_depth_free(&depth);
+        return mm__errf(err, -ENOMEM, "import lobster: out of memory");
+    }
     rc = mm__lines_open(&ml, message, err);
     if (rc) {
         free(books);
+        mm__lob_depth_free(&depth);
         return rc;
     }
     rc = mm__lines_open(&ol, orderbook, err);
     if (rc) {
         mm__lines_close(&ml);
         free(books);
+        mm__lob_depth_free(&depth);
         return rc;
     }
     lob_ctx c = {message, orderbook, 0, 0, 0, err};
     mm_error lerr = {0};
-    int have_prev = 0, cur = 0;
+    int have_prev = 0, have_book = 0, cur = 0;
     int64_t last_ns = INT64_MIN;
     for (;;) {
         char *ms, *os;
@@ -426,6 +409,12 @@ int mm_import_lobster(const char *message, const char *orderbook, const mm_impor
         }
         rep->msg_by_type[m.type]++;
         if (have_prev && (rc = cross_check(&c, &m, &books[cur ^ 1], b))) goto done;
+        /* The depth rows of this row (none without a depth stream). */
+        if ((rc = mm__lob_depth_row(&depth, &c, have_book ? &books[cur ^ 1] : NULL, b, &m,
+                                    have_prev, tape.n))) {
+            if (rc == -ENOMEM) mm__errf(err, rc, "import lobster: out of memory");
+            goto done;
+        }
         /* One tape row. */
         mm__imp_row r = {0};
         if (mm__ny_to_utc_ns(y, mo, d, m.ns_of_day, &r.ts_ns)) {
@@ -495,7 +484,7 @@ int mm_import_lobster(const char *message, const char *orderbook, const mm_impor
             goto done;
         }
         last_ns = m.ns_of_day;
-        have_prev = 1;
+        have_prev = have_book = 1;
         cur ^= 1;
         continue;
     badlot:
@@ -521,5 +510,6 @@ done:
     mm__lines_close(&ml);
     mm__lines_close(&ol);
     free(books);
+    mm__lob_depth_free(&depth);
     return rc;
 }
