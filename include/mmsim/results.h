@@ -151,6 +151,36 @@ MM_API int mm_results_write_mc(mm_results_writer *w, int64_t first, int64_t n,
                                const int32_t *axis_idx, const double *s, const mm_metrics *m,
                                mm_error *err);
 
+/* ---- time blocks (docs/results.md, "/blocks") ----
+ * A sweep run with blocks (mm_sweep_opts.blocks or .block_ns) records, for every combination, its
+ * state at the end of each of n_blocks time blocks of its tape: /blocks [n_rows][n_blocks] of
+ * these records (row r = combination r, block b in time order) and /block_end_ns [n_tapes]
+ * [n_blocks], the exchange time each block of each tape ends at (the block holds the events with
+ * ts_ns <= that time and after the previous block's end). The last block ends at the tape's last
+ * event, so its pnl, q, fills and fees equal the row's pnl, final_q, fills_bid + fills_ask and
+ * fees bit for bit. */
+typedef struct mm_results_block {
+    double pnl;    /* marked to the last mid at the block's end, after fees; money (cumulative) */
+    int64_t q;     /* position at the block's end, lots */
+    int64_t fills; /* fill events (both sides) since the start of the tape */
+    double fees;   /* fees paid since the start of the tape; money */
+} mm_results_block;
+#define MM_RESULTS_BLOCKS_MAX 4096
+
+/* Give a table being written its blocks: n_blocks in [1, MM_RESULTS_BLOCKS_MAX], block_ns (0:
+ * equal spans of each tape; > 0: the fixed length asked for, recorded as an attribute), and
+ * end_ns [n_tapes][n_blocks] (non-decreasing per tape). Creates /blocks and /block_end_ns. Call
+ * once, after mm_results_create (not on a Monte Carlo table), before any row is written. Then every
+ * row's blocks must be written (mm_results_write_blocks) before the commit, which also covers them
+ * in the content hash. Returns 0, -EINVAL or MM_EHDF5. */
+MM_API int mm_results_add_blocks(mm_results_writer *w, int32_t n_blocks, int64_t block_ns,
+                                 int32_t n_tapes, const int64_t *end_ns, mm_error *err);
+
+/* Write the blocks of rows [first, first + n): b holds n x n_blocks records, row-major. Each row
+ * once (-EINVAL otherwise, nothing written). */
+MM_API int mm_results_write_blocks(mm_results_writer *w, int64_t first, int64_t n,
+                                   const mm_results_block *b, mm_error *err);
+
 /* One value of a metric column: f64 or i64 as the column's type says. */
 typedef union mm_results_value {
     double f64;
@@ -178,6 +208,11 @@ typedef struct mm_results_info {
     const int *metric_types; /* MM_COL_F64 or MM_COL_I64 */
     int64_t paths;           /* paths per combination: 1, or the Monte Carlo table's */
     int has_paths;           /* 1 when the file holds /paths (--keep-paths) */
+    /* Time blocks (mm_results_block): 0 when the file has none; block_ns as recorded (0: equal
+     * spans); block_end_ns [block_tapes][n_blocks], block_tapes = the tape axis' size. */
+    int32_t n_blocks, block_tapes;
+    int64_t block_ns;
+    const int64_t *block_end_ns;
 } mm_results_info;
 
 /* Open and check a results file (format tag, table columns and types, axes, attributes). Errors
@@ -202,6 +237,11 @@ MM_API int mm_results_read_values(mm_results_reader *r, int64_t first, int64_t n
  * has no /paths. */
 MM_API int mm_results_read_paths(mm_results_reader *r, int64_t first, int64_t n, mm_metrics *m,
                                  mm_error *err);
+
+/* The blocks of rows [first, first + n) into b (n x info->n_blocks records, row-major);
+ * MM_ENOTFOUND when the file has no blocks. */
+MM_API int mm_results_read_blocks(mm_results_reader *r, int64_t first, int64_t n,
+                                  mm_results_block *b, mm_error *err);
 
 /* Entries [first, first + n) of /index/<objective> (row numbers, best first). MM_ENOTFOUND when the
  * file has no index for that objective. */

@@ -41,6 +41,8 @@ void mm__results_writer_free(mm_results_writer *w)
     if (w->rtype >= 0) H5Tclose(w->rtype);
     if (w->pds >= 0) H5Dclose(w->pds);
     if (w->ptype >= 0) H5Tclose(w->ptype);
+    if (w->bds >= 0) H5Dclose(w->bds);
+    if (w->btype >= 0) H5Tclose(w->btype);
     if (w->file >= 0) H5Fclose(w->file);
     mm__h5quiet_end(&q);
     if (w->tmp) unlink(w->tmp);
@@ -55,6 +57,7 @@ void mm__results_writer_free(mm_results_writer *w)
     mm__rlayout_free(&w->lay);
     mm__rlayout_free(&w->play);
     free(w->pbuf);
+    free(w->bwritten);
     free(w->written);
     free(w->buf);
     free(w->tmp);
@@ -233,6 +236,7 @@ int mm__results_commit_hash(mm_results_writer *w, const mm_results_meta *meta, u
                           w->path, miss, count);
         }
     }
+    if (rc == 0) rc = mm__blocks_commit_check(w, err);
     mm__h5quiet q;
     mm__h5quiet_begin(&q);
     uint64_t hash = 0;
@@ -247,11 +251,25 @@ int mm__results_commit_hash(mm_results_writer *w, const mm_results_meta *meta, u
         else
             hash = mm__hash_pair(hash, hp);
     }
+    if (rc == 0 && w->bds >= 0) {
+        /* With /blocks, the content hash also covers them (docs/results.md). */
+        uint64_t hb = 0;
+        rc = mm__blocks_hash(w->bds, w->btype, w->n_blocks, w->n_rows, &hb);
+        if (rc)
+            mm__errf(err, rc, "%s: cannot read /blocks back: %s", w->path, mm_strerror(rc));
+        else
+            hash = mm__hash_pair(hash, hb);
+    }
     if (rc == 0) rc = write_meta(w, meta, w->lay.cols[obj_col].name, hash, err);
     /* Flush first: a flush that fails (a full disk) leaves every ID valid, and
      * mm__results_writer_free closes them safely. */
     if (rc == 0 && H5Fflush(w->file, H5F_SCOPE_LOCAL) < 0)
         rc = mm__errf(err, MM_EHDF5, "%s: cannot write %s", w->path, w->tmp);
+    if (rc == 0 && w->bds >= 0) {
+        herr_t a = H5Dclose(w->bds);
+        w->bds = -1;
+        if (a < 0) rc = mm__errf(err, MM_EHDF5, "%s: error closing %s", w->path, w->tmp);
+    }
     if (rc == 0 && w->pds >= 0) {
         herr_t a = H5Dclose(w->pds);
         w->pds = -1;

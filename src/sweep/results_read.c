@@ -55,6 +55,8 @@ void mm_results_close(mm_results_reader *r)
     if (r->mtype >= 0) H5Tclose(r->mtype);
     if (r->ptype >= 0) H5Tclose(r->ptype);
     if (r->pds >= 0) H5Dclose(r->pds);
+    if (r->bds >= 0) H5Dclose(r->bds);
+    if (r->btype >= 0) H5Tclose(r->btype);
     if (r->results >= 0) H5Dclose(r->results);
     if (r->file >= 0) H5Fclose(r->file);
     mm__h5quiet_end(&q);
@@ -84,6 +86,7 @@ void mm_results_close(mm_results_reader *r)
     free(r->in_paths);
     free(r->in_syms);
     free(r->fps);
+    free(r->bend);
     free(r->config);
     free(r->engine);
     free(r->version);
@@ -453,7 +456,7 @@ int mm_results_open(const char *path, mm_results_reader **out, mm_error *err)
         free(r);
         return mm__errf(err, -ENOMEM, "%s: out of memory", path);
     }
-    r->file = r->results = r->mtype = r->pds = r->ptype = -1;
+    r->file = r->results = r->mtype = r->pds = r->ptype = r->bds = r->btype = -1;
     mm__h5quiet q;
     mm__h5quiet_begin(&q);
     int rc = 0, a;
@@ -519,7 +522,8 @@ int mm_results_open(const char *path, mm_results_reader **out, mm_error *err)
     }
     memcpy(r->info.meta.markout_ns, mk, sizeof mk);
     if ((rc = read_columns(r, mk, summary, err)) != 0 || (rc = read_meta(r, err)) != 0 ||
-        (summary && (rc = open_paths(r, mk, err)) != 0))
+        (summary && (rc = open_paths(r, mk, err)) != 0) ||
+        (rc = mm__results_open_blocks(r, err)) != 0)
         goto out;
     if ((rc = mm__results_mtype(r->results, &r->lay, r->axes, path, &r->mtype, err)) != 0) goto out;
     if (!(r->buf = malloc((size_t)MM_RESULTS_BLOCK * r->lay.row_bytes)))
