@@ -275,5 +275,10 @@ void rep_robust_free(rep_robust *rb);
 
 /* The command (cmd_report.c), dispatched from main.c. */
 int cmd_report(int argc, char **argv);
+/* mmsim select (cmd_select.c), and its text of a trial's axis values ("spread=3 inv_limit=10"),
+ * which the report's selection page uses too. */
+int cmd_select(int argc, char **argv);
+struct mm_results_info;
+void cli_select_trial_text(const struct mm_results_info *in, int64_t n, char *buf, size_t cap);
 
 #endif
