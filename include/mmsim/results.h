@@ -57,6 +57,10 @@ typedef struct mm_results_meta {
     /* Workers the process engine killed for making no progress, their chunks rerun on fresh
      * workers (mm_sweep_report.stalls); 0 when the file does not record it. */
     int64_t stalls;
+    /* Each input tape's span, last minus first timestamp, ns (attribute input_span_ns): what an
+     * annualised Sharpe ratio was measured over (docs/results.md, "When sharpe means something").
+     * NULL: not recorded (a file from before it, or a writer that does not give it). */
+    const int64_t *input_span_ns;
 } mm_results_meta;
 
 typedef struct mm_results_writer mm_results_writer;
@@ -213,6 +217,9 @@ typedef struct mm_results_info {
     int32_t n_blocks, block_tapes;
     int64_t block_ns;
     const int64_t *block_end_ns;
+    /* Rows without a fill (fills_bid + fills_ask = 0; on a Monte Carlo table their means), as the
+     * commit counted them (attribute n_no_fill); -1 in a file written before it. */
+    int64_t n_no_fill;
 } mm_results_info;
 
 /* Open and check a results file (format tag, table columns and types, axes, attributes). Errors
@@ -323,12 +330,18 @@ typedef struct mm_results_query {
     const mm_results_cond *cond; /* n_cond filters on metrics, ANDed with the axis filters; may be
                                     NULL when n_cond is 0 */
     int32_t n_cond;
+    /* 0 (the default): rows without a fill (mm_results_row_idle) are set aside, never ranked, and
+     * counted in mm_results_top_info.set_aside: a row that never traded is no strategy, and its
+     * pnl of 0 would rank above every one that takes risk. 1: ranked like the others. */
+    int keep_idle;
 } mm_results_query;
 
 typedef struct mm_results_top_info {
-    int64_t n;       /* rows returned: min(k, matched) */
-    int64_t matched; /* rows passing the filters (n_rows without filters) */
-    int from_index;  /* 1 when the rows came from /index/<objective> (see mm_results_top) */
+    int64_t n;         /* rows returned: min(k, matched) */
+    int64_t matched;   /* rows passing the filters (n_rows without filters) */
+    int from_index;    /* 1 when the rows came from /index/<objective> (see mm_results_top) */
+    int64_t set_aside; /* rows passing the filters but set aside for having no fill (not in
+                          matched) */
 } mm_results_top_info;
 
 /* The best min(k, matched) rows of r by q, best first (mm_results_rank_key order): ids[i] is the
@@ -344,6 +357,10 @@ typedef struct mm_results_top_info {
 MM_API int mm_results_top(mm_results_reader *r, const mm_results_query *q, int64_t *ids,
                           int32_t *axis_idx, mm_metrics *m, mm_results_top_info *info,
                           mm_error *err);
+
+/* 1 when the row of metric values v (info->n_metrics of them) has no fill: fills_bid and fills_ask
+ * (their _mean on a Monte Carlo table) both 0. 0 when the table has no such columns. */
+MM_API int mm_results_row_idle(const mm_results_info *info, const mm_results_value *v);
 
 /* mm_results_top for any table: metric numbers index info->metric_names (q->metric, q->cond), and
  * v (may be NULL) receives min(k, n_rows) x n_metrics values. */

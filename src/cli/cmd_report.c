@@ -140,7 +140,7 @@ static int pick_axis(const report *s, int other, int multi)
 static int top_table(rep_out *o, report *s)
 {
     const mm_results_info *in = s->in;
-    mm_results_query q = {s->go.metric, s->go.ascending, s->fix, s->go.n_fix, s->top, NULL, 0};
+    mm_results_query q = {s->go.metric, s->go.ascending, s->fix, s->go.n_fix, s->top, NULL, 0, 0};
     if (q.k > in->n_rows) q.k = in->n_rows;
     size_t room = (size_t)(q.k > 0 ? q.k : 1), na = (size_t)(in->n_axes > 0 ? in->n_axes : 1);
     int64_t *ids = calloc(room, sizeof *ids);
@@ -316,7 +316,7 @@ static int write_page(report *s, const rep_grid *g)
 static int run_curves(report *s)
 {
     const mm_results_info *in = s->in;
-    mm_results_query q = {s->go.metric, s->go.ascending, s->fix, s->go.n_fix, s->curves, NULL, 0};
+    mm_results_query q = {s->go.metric, s->go.ascending, s->fix, s->go.n_fix, s->curves, NULL, 0, 0};
     size_t room = (size_t)s->curves, na = (size_t)(in->n_axes > 0 ? in->n_axes : 1);
     int64_t *ids = calloc(room, sizeof *ids);
     int32_t *idx = calloc(room * na, sizeof *idx);

@@ -65,6 +65,36 @@ void mm__results_writer_free(mm_results_writer *w)
     free(w);
 }
 
+/* The index's block function, which also counts the rows without a fill (fills_bid and fills_ask,
+ * or their means, both 0: attribute n_no_fill). */
+typedef struct idle_ctx {
+    mm__index_ctx ix;
+    size_t off_b, off_a;
+    int type, have;
+    int64_t idle;
+} idle_ctx;
+
+static int index_idle_block(const unsigned char *rows, int64_t first, int64_t n, void *user)
+{
+    idle_ctx *c = user;
+    int rc = mm__index_block(rows, first, n, &c->ix);
+    for (int64_t i = 0; c->have && i < n; i++) {
+        const unsigned char *r = rows + (size_t)i * c->ix.row_bytes;
+        if (c->type == MM_COL_I64) {
+            int64_t b, a;
+            memcpy(&b, r + c->off_b, 8);
+            memcpy(&a, r + c->off_a, 8);
+            c->idle += b == 0 && a == 0;
+        } else {
+            double b, a;
+            memcpy(&b, r + c->off_b, 8);
+            memcpy(&a, r + c->off_a, 8);
+            c->idle += b == 0 && a == 0;
+        }
+    }
+    return rc;
+}
+
 /* Stream the table once for the content hash and the objective's (key, row) pairs; sort them and
  * write /index/<objective> (int64, contiguous). */
 static int build_index_and_hash(mm_results_writer *w, int obj_col, uint64_t *hash, mm_error *err)
@@ -78,10 +108,23 @@ static int build_index_and_hash(mm_results_writer *w, int obj_col, uint64_t *has
                       w->n_rows);
         goto out;
     }
-    mm__index_ctx c = {pairs, w->lay.row_bytes, w->lay.cols[obj_col].off,
-                       w->lay.cols[obj_col].type};
+    idle_ctx c = {{pairs, w->lay.row_bytes, w->lay.cols[obj_col].off, w->lay.cols[obj_col].type},
+                  0,
+                  0,
+                  0,
+                  0,
+                  0};
+    int cb = mm__rlayout_find(&w->lay, w->paths > 1 ? "fills_bid_mean" : "fills_bid"),
+        ca = mm__rlayout_find(&w->lay, w->paths > 1 ? "fills_ask_mean" : "fills_ask");
+    if (cb >= 0 && ca >= 0) {
+        c.have = 1;
+        c.off_b = w->lay.cols[cb].off;
+        c.off_a = w->lay.cols[ca].off;
+        c.type = w->lay.cols[cb].type;
+    }
     rc = mm__results_stream(w->results, w->rtype, w->lay.row_bytes, w->n_rows, hash,
-                            mm__index_block, &c);
+                            index_idle_block, &c);
+    w->n_no_fill = c.idle;
     if (rc) {
         mm__errf(err, rc, "%s: cannot read the table back: %s", w->path, mm_strerror(rc));
         goto out;
@@ -157,7 +200,11 @@ static int write_meta(mm_results_writer *w, const mm_results_meta *meta, const c
                       MM_MARKOUTS) ||
          mm__attr_put_str(d, "objective", objective) ||
          mm__attr_put(d, "n_combos", H5T_STD_I64LE, H5T_NATIVE_INT64, &n, -1) ||
-         mm__attr_put(d, "content_hash", H5T_STD_U64LE, H5T_NATIVE_UINT64, &hash, -1)))
+         mm__attr_put(d, "content_hash", H5T_STD_U64LE, H5T_NATIVE_UINT64, &hash, -1) ||
+         mm__attr_put(d, "n_no_fill", H5T_STD_I64LE, H5T_NATIVE_INT64, &w->n_no_fill, -1)))
+        rc = mm__errf(err, MM_EHDF5, "%s: cannot write the attributes of /results", w->path);
+    if (rc == 0 && meta->input_span_ns && ni > 0 &&
+        mm__attr_put(d, "input_span_ns", H5T_STD_I64LE, H5T_NATIVE_INT64, meta->input_span_ns, ni))
         rc = mm__errf(err, MM_EHDF5, "%s: cannot write the attributes of /results", w->path);
     if (rc == 0 && meta->n_side > 0 &&
         (mm__attr_put_strs(d, "side_input_roles", meta->side_roles, meta->n_side) ||

@@ -87,6 +87,7 @@ void mm_results_close(mm_results_reader *r)
     free(r->in_syms);
     free(r->fps);
     free(r->bend);
+    free(r->spans);
     free(r->config);
     free(r->engine);
     free(r->version);
@@ -332,6 +333,11 @@ static int read_meta(mm_results_reader *r, mm_error *err)
     for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++)
         if ((a = mm__attr_get(d, nums[i].name, nums[i].mt, nums[i].cls, nums[i].dst, 1)) != 0)
             return attr_err(p, nums[i].name, a, "must be a numeric scalar", err);
+    if ((a = mm__attr_get(d, "n_no_fill", H5T_NATIVE_INT64, H5T_INTEGER, &r->info.n_no_fill, 1)) ==
+        -1)
+        r->info.n_no_fill = -1; /* (a file from before the count) */
+    else if (a)
+        return attr_err(p, "n_no_fill", a, "must be an integer scalar", err);
     /* Written since the stall limit (mm_sweep_opts.stall_s); older files: 0. */
     if ((a = mm__attr_get(d, "stalls", H5T_NATIVE_INT64, H5T_INTEGER, &m->stalls, 1)) == -1)
         m->stalls = 0;
@@ -358,6 +364,13 @@ static int read_meta(mm_results_reader *r, mm_error *err)
         0)
         return attr_err(p, "input_fingerprints", a, "must hold one unsigned integer per input",
                         err);
+    /* Written since issue 32 (the Sharpe flag); older files: none. */
+    if (!(r->spans = calloc((size_t)ni + 1, sizeof *r->spans)))
+        return mm__errf(err, -ENOMEM, "%s: out of memory", p);
+    if ((a = mm__attr_get(d, "input_span_ns", H5T_NATIVE_INT64, H5T_INTEGER, r->spans, ni)) == 0)
+        m->input_span_ns = r->spans;
+    else if (a != -1)
+        return attr_err(p, "input_span_ns", a, "must hold one integer per input", err);
     /* "path#symbol": symbols never hold '#', so the last one splits. */
     for (int32_t i = 0; i < ni; i++) {
         if (!(r->in_paths[i] = strdup(r->inputs[i])))

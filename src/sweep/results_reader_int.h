@@ -36,6 +36,7 @@ struct mm_results_reader {
     /* /blocks (bds < 0: none) and /block_end_ns (bend, info.block_tapes x info.n_blocks). */
     hid_t bds, btype;
     int64_t *bend;
+    int64_t *spans; /* input_span_ns (info.meta.input_span_ns when the file has it) */
 };
 
 /* /blocks and /block_end_ns, when the file has them (results_blocks.c): checked, into r->info. */

@@ -35,6 +35,7 @@ struct mm_results_writer {
     hid_t bds, btype;
     int32_t n_blocks;
     uint64_t *bwritten;
+    int64_t n_no_fill; /* rows without a fill, counted at commit (attribute n_no_fill) */
 };
 
 /* A property list of class cls with object timestamps off (same rows, same bytes). */

@@ -87,8 +87,9 @@ static int commit_results(mm__run *r, mm_results_writer *w, mm_sweep_report *rep
     const char **paths = calloc((size_t)nt, sizeof *paths),
                **syms = calloc((size_t)nt, sizeof *syms);
     uint64_t *fps = calloc((size_t)nt, sizeof *fps);
+    int64_t *spans = calloc((size_t)nt, sizeof *spans);
     char **pathbuf = calloc((size_t)nt, sizeof *pathbuf);
-    int rc = paths && syms && fps && pathbuf ? 0 : mm__errf(err, -ENOMEM, "out of memory");
+    int rc = paths && syms && fps && spans && pathbuf ? 0 : mm__errf(err, -ENOMEM, "out of memory");
     for (int32_t t = 0; t < nt && rc == 0; t++) {
         if (!(pathbuf[t] = strdup(g->axes[0].text[t]))) {
             rc = mm__errf(err, -ENOMEM, "out of memory");
@@ -99,6 +100,7 @@ static int commit_results(mm__run *r, mm_results_writer *w, mm_sweep_report *rep
         paths[t] = pathbuf[t];
         syms[t] = r->ticks[t].inst.symbol;
         fps[t] = r->ticks[t].inst.fingerprint;
+        spans[t] = r->tapes[t].t_end - r->tapes[t].t0;
     }
     if (rc) {
         mm_results_abort(w);
@@ -116,6 +118,7 @@ static int commit_results(mm__run *r, mm_results_writer *w, mm_sweep_report *rep
         meta.input_paths = paths;
         meta.input_symbols = syms;
         meta.input_fingerprints = fps;
+        meta.input_span_ns = spans;
         memcpy(meta.markout_ns, r->o->sim.markout_ns, sizeof meta.markout_ns);
         meta.objective = r->o->objective ? r->o->objective : "pnl";
         meta.n_side = r->o->n_side;
@@ -130,6 +133,7 @@ static int commit_results(mm__run *r, mm_results_writer *w, mm_sweep_report *rep
     free(paths);
     free(syms);
     free(fps);
+    free(spans);
     return rc;
 }
 
