@@ -66,6 +66,9 @@ typedef struct report {
     rep_dist d;  /* Monte Carlo views (paths > 1) */
     rep_robust rb;
     rep_topcurve *tc; /* curves of the best rows (--curves) */
+    /* The selection section (a file with time blocks): mm_select_run's result, or why not. */
+    mm_select_result *sel;
+    char sel_why[1024];
 } report;
 
 static void axis_list(const mm_results_info *in, char *buf, size_t cap)
@@ -172,6 +175,31 @@ static int top_table(rep_out *o, report *s)
     if (!have) cols[nc++] = s->go.metric;
     rep_printf(o, "<h2>Top %" PRId64 " of %" PRId64 " by %s (%s)</h2>\n", ti.n, ti.matched,
                s->metric, s->go.ascending ? "smallest first" : "largest first");
+    if (ti.set_aside > 0)
+        rep_printf(o,
+                   "<p class=\"note\" id=\"set-aside\" data-n=\"%" PRId64 "\">Set aside: %" PRId64
+                   " row%s with no fill (fills_bid + fills_ask = 0). A "
+                   "row that never trades is no strategy, and its pnl of 0 would rank above every "
+                   "row that takes risk.</p>\n",
+                   ti.set_aside, ti.set_aside, ti.set_aside == 1 ? "" : "s");
+    for (int32_t i = 0; in->paths == 1 && i < in->meta.n_inputs; i++) {
+        int64_t ns;
+        double sp;
+        int f = cli_sharpe_flags(in, i, &ns, &sp);
+        if (f <= 0) continue;
+        rep_printf(o, "<p class=\"note warn\" data-sharpe-flag=\"%s\">Warning: sharpe on ",
+                   cli_sharpe_flag_text(f));
+        rep_esc(o, in->meta.input_paths[i]);
+        rep_printf(o, "#");
+        rep_esc(o, in->meta.input_symbols[i] ? in->meta.input_symbols[i] : "");
+        rep_printf(o,
+                   " is annualised from %" PRId64 " samples over %.6g s (%s): read it as a rough "
+                   "number.</p>\n",
+                   ns, sp,
+                   f == 3   ? "shorter than one trading session of 6.5 h, fewer than 100 samples"
+                   : f == 1 ? "shorter than one trading session of 6.5 h"
+                            : "fewer than 100 samples");
+    }
     rep_printf(o, "<p class=\"note\">Click a column header to sort by it.</p>\n");
     rep_printf(o, "<div class=\"wide\"><table class=\"sortable\" id=\"top\">\n<thead><tr><th "
                   "class=\"n\">rank</th>"
@@ -298,6 +326,7 @@ static int write_page(report *s, const rep_grid *g)
         return MM_EXIT_RUNTIME;
     }
     if (s->tc) rep_topcurves_section(&o, s->in, s->tc, s->curves, s->metric);
+    if (s->in->n_blocks > 0) rep_select_section(&o, s->in, s->sel, s->sel_why);
     if (s->in->paths > 1) {
         if (s->dist > 0) rep_dist_section(&o, s->in, &s->d, &s->go);
         rep_robust_section(&o, s->in, &s->rb, s->dist > 0 ? &s->d : NULL, &s->go);
@@ -316,7 +345,8 @@ static int write_page(report *s, const rep_grid *g)
 static int run_curves(report *s)
 {
     const mm_results_info *in = s->in;
-    mm_results_query q = {s->go.metric, s->go.ascending, s->fix, s->go.n_fix, s->curves, NULL, 0, 0};
+    mm_results_query q = {
+        s->go.metric, s->go.ascending, s->fix, s->go.n_fix, s->curves, NULL, 0, 0};
     size_t room = (size_t)s->curves, na = (size_t)(in->n_axes > 0 ? in->n_axes : 1);
     int64_t *ids = calloc(room, sizeof *ids);
     int32_t *idx = calloc(room * na, sizeof *idx);
@@ -559,6 +589,21 @@ int cmd_report(int argc, char **argv)
         rc = cli_fail(&e);
         goto out;
     }
+    if (s.in->n_blocks > 0 && s.in->paths == 1) {
+        /* The selection section: its failure (e.g. fewer than two trials that fill) is said on
+         * the page, not an error of the report. */
+        mm_select_opts so;
+        mm_select_opts_defaults(&so);
+        so.stat = !strcmp(s.metric, "sharpe") ? MM_SELECT_SHARPE : MM_SELECT_PNL;
+        mm_error se = {0};
+        if (mm_select_run(s.path, &so, &s.sel, &se)) {
+            if (se.code != MM_EUSAGE) {
+                rc = cli_fail(&se);
+                goto out;
+            }
+            snprintf(s.sel_why, sizeof s.sel_why, "No selection: %s", se.msg);
+        }
+    }
     if (s.curves > 0 && run_curves(&s)) {
         rc = MM_EXIT_RUNTIME;
         goto out;
@@ -571,6 +616,7 @@ out:
     rep_grid_free(&g);
     rep_dist_free(&s.d);
     rep_robust_free(&s.rb);
+    mm_select_free(s.sel);
     rep_topcurves_free(s.tc, s.curves);
     free(s.fix);
     free(fixes);

@@ -275,6 +275,11 @@ void rep_robust_free(rep_robust *rb);
 
 /* The command (cmd_report.c), dispatched from main.c. */
 int cmd_report(int argc, char **argv);
+/* The selection section (report_select.c): mm_select_run's numbers drawn (out-of-sample curve,
+ * rank scatter, logit histogram); s NULL: a note saying why_not. */
+#include "mmsim/select.h"
+void rep_select_section(rep_out *o, const mm_results_info *in, const mm_select_result *s,
+                        const char *why_not);
 /* mmsim select (cmd_select.c), and its text of a trial's axis values ("spread=3 inv_limit=10"),
  * which the report's selection page uses too. */
 int cmd_select(int argc, char **argv);
