@@ -91,6 +91,10 @@ static const char *const LIB_TO_FLAG[][2] = {
     {"mm_sweep_opts.chunk", "--chunk"},
     {"mm_sweep_opts.paths", "--paths"},
     {"mm_sweep_opts.stall_s", "--stall-s"},
+    {"mm_sweep_opts.blocks = ", "--blocks "},
+    {"mm_sweep_opts.blocks", "--blocks"},
+    {"mm_select_opts.min_train", "--min-train"},
+    {"mm_select_opts.splits", "--splits"},
 };
 
 /* Replace every `from` in buf (a string in a buffer of cap bytes) by `to`, truncating at cap. */

@@ -68,10 +68,11 @@ static int run(mm_results_reader *rd, const char *path, const mm_select_opts *o,
 {
     const mm_results_info *in = mm_results_describe(rd);
     if (in->paths > 1)
-        return mm__errf(err, MM_EUSAGE,
-                        "%s: a Monte Carlo table (%" PRId64
-                        " paths): select works on replays of one path (sweep --blocks)",
-                        path, in->paths);
+        return mm__errf(
+            err, MM_EUSAGE,
+            "%s: a Monte Carlo table (%" PRId64
+            " paths): select works on replays of one path (a sweep with mm_sweep_opts.blocks)",
+            path, in->paths);
     int32_t nt = 1;
     if (in->n_axes > 0 && !strcmp(in->axes[0].key, "tape")) nt = in->axes[0].n;
     s->n_rows = in->n_rows;
@@ -80,14 +81,15 @@ static int run(mm_results_reader *rd, const char *path, const mm_select_opts *o,
     s->stat = o->stat;
     int by_tape = o->by_tape < 0 ? in->n_blocks == 0 : o->by_tape;
     if (!by_tape && in->n_blocks == 0)
-        return mm__errf(err, MM_EUSAGE,
-                        "%s: no time blocks (/blocks): sweep again with blocks (--blocks 16), or "
-                        "select over its tapes",
-                        path);
+        return mm__errf(
+            err, MM_EUSAGE,
+            "%s: no time blocks (/blocks): sweep again with mm_sweep_opts.blocks = 16, or "
+            "select over its tapes",
+            path);
     if (by_tape && nt < 2)
         return mm__errf(err, MM_EUSAGE,
                         "%s: no time blocks and one tape: nothing to select out of sample on "
-                        "(sweep again with --blocks 16)",
+                        "(sweep again with mm_sweep_opts.blocks = 16)",
                         path);
     s->by_tape = by_tape;
     s->n_blocks = by_tape ? 0 : in->n_blocks;
@@ -164,7 +166,8 @@ static int run(mm_results_reader *rd, const char *path, const mm_select_opts *o,
     s->min_train = o->min_train < 1 ? 1 : o->min_train;
     if (rc == 0 && s->min_train >= s->T)
         rc = mm__errf(err, MM_EUSAGE,
-                      "min_train: %" PRId64 " periods leave none of the %" PRId64 " to test on",
+                      "mm_select_opts.min_train: %" PRId64 " periods leave none of the %" PRId64
+                      " to test on",
                       s->min_train, s->T);
     if (rc == 0)
         rc = mm_select_walk_forward(s->perf, s->T, N, s->window, s->min_train, o->stat, s->chosen,
@@ -215,8 +218,8 @@ static int run(mm_results_reader *rd, const char *path, const mm_select_opts *o,
         int64_t nl = mm_select_n_splits(S);
         if (nl == 0 || S > s->T)
             rc = mm__errf(err, MM_EUSAGE,
-                          "splits: %" PRId32 " must be even, from 2 to %d and at most the %" PRId64
-                          " periods",
+                          "mm_select_opts.splits: %" PRId32
+                          " must be even, from 2 to %d and at most the %" PRId64 " periods",
                           S, MM_SELECT_SPLITS_MAX, s->T);
         else if (!(s->logits = malloc((size_t)nl * sizeof *s->logits)))
             rc = mm__errf(err, -ENOMEM, "out of memory");
