@@ -175,31 +175,7 @@ static int top_table(rep_out *o, report *s)
     if (!have) cols[nc++] = s->go.metric;
     rep_printf(o, "<h2>Top %" PRId64 " of %" PRId64 " by %s (%s)</h2>\n", ti.n, ti.matched,
                s->metric, s->go.ascending ? "smallest first" : "largest first");
-    if (ti.set_aside > 0)
-        rep_printf(o,
-                   "<p class=\"note\" id=\"set-aside\" data-n=\"%" PRId64 "\">Set aside: %" PRId64
-                   " row%s with no fill (fills_bid + fills_ask = 0). A "
-                   "row that never trades is no strategy, and its pnl of 0 would rank above every "
-                   "row that takes risk.</p>\n",
-                   ti.set_aside, ti.set_aside, ti.set_aside == 1 ? "" : "s");
-    for (int32_t i = 0; in->paths == 1 && i < in->meta.n_inputs; i++) {
-        int64_t ns;
-        double sp;
-        int f = cli_sharpe_flags(in, i, &ns, &sp);
-        if (f <= 0) continue;
-        rep_printf(o, "<p class=\"note warn\" data-sharpe-flag=\"%s\">Warning: sharpe on ",
-                   cli_sharpe_flag_text(f));
-        rep_esc(o, in->meta.input_paths[i]);
-        rep_printf(o, "#");
-        rep_esc(o, in->meta.input_symbols[i] ? in->meta.input_symbols[i] : "");
-        rep_printf(o,
-                   " is annualised from %" PRId64 " samples over %.6g s (%s): read it as a rough "
-                   "number.</p>\n",
-                   ns, sp,
-                   f == 3   ? "shorter than one trading session of 6.5 h, fewer than 100 samples"
-                   : f == 1 ? "shorter than one trading session of 6.5 h"
-                            : "fewer than 100 samples");
-    }
+    rep_top_notes(o, in, ti.set_aside);
     rep_printf(o, "<p class=\"note\">Click a column header to sort by it.</p>\n");
     rep_printf(o, "<div class=\"wide\"><table class=\"sortable\" id=\"top\">\n<thead><tr><th "
                   "class=\"n\">rank</th>"
@@ -589,20 +565,10 @@ int cmd_report(int argc, char **argv)
         rc = cli_fail(&e);
         goto out;
     }
-    if (s.in->n_blocks > 0 && s.in->paths == 1) {
-        /* The selection section: its failure (e.g. fewer than two trials that fill) is said on
-         * the page, not an error of the report. */
-        mm_select_opts so;
-        mm_select_opts_defaults(&so);
-        so.stat = !strcmp(s.metric, "sharpe") ? MM_SELECT_SHARPE : MM_SELECT_PNL;
-        mm_error se = {0};
-        if (mm_select_run(s.path, &so, &s.sel, &se)) {
-            if (se.code != MM_EUSAGE) {
-                rc = cli_fail(&se);
-                goto out;
-            }
-            snprintf(s.sel_why, sizeof s.sel_why, "No selection: %s", se.msg);
-        }
+    if (s.in->n_blocks > 0 && s.in->paths == 1 &&
+        rep_select_build(s.path, s.metric, &s.sel, s.sel_why, sizeof s.sel_why, &e)) {
+        rc = cli_fail(&e);
+        goto out;
     }
     if (s.curves > 0 && run_curves(&s)) {
         rc = MM_EXIT_RUNTIME;

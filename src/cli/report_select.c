@@ -194,3 +194,51 @@ void rep_select_section(rep_out *o, const mm_results_info *in, const mm_select_r
     }
     rep_printf(o, "</svg>\n");
 }
+
+void rep_top_notes(rep_out *o, const mm_results_info *in, int64_t set_aside)
+{
+    if (set_aside > 0)
+        rep_printf(o,
+                   "<p class=\"note\" id=\"set-aside\" data-n=\"%" PRId64 "\">Set aside: %" PRId64
+                   " row%s with no fill (fills_bid + fills_ask = 0). A "
+                   "row that never trades is no strategy, and its pnl of 0 would rank above every "
+                   "row that takes risk.</p>\n",
+                   set_aside, set_aside, set_aside == 1 ? "" : "s");
+    for (int32_t i = 0; in->paths == 1 && i < in->meta.n_inputs; i++) {
+        int64_t ns;
+        double sp;
+        int f = cli_sharpe_flags(in, i, &ns, &sp);
+        if (f <= 0) continue;
+        rep_printf(o, "<p class=\"note warn\" data-sharpe-flag=\"%s\">Warning: sharpe on ",
+                   cli_sharpe_flag_text(f));
+        rep_esc(o, in->meta.input_paths[i]);
+        rep_printf(o, "#");
+        rep_esc(o, in->meta.input_symbols[i] ? in->meta.input_symbols[i] : "");
+        rep_printf(o,
+                   " is annualised from %" PRId64 " samples over %.6g s (%s): read it as a rough "
+                   "number.</p>\n",
+                   ns, sp,
+                   f == 3   ? "shorter than one trading session of 6.5 h, fewer than 100 samples"
+                   : f == 1 ? "shorter than one trading session of 6.5 h"
+                            : "fewer than 100 samples");
+    }
+}
+
+int rep_select_build(const char *path, const char *metric, mm_select_result **out, char *why,
+                     size_t cap, mm_error *err)
+{
+    /* The selection section: a file it cannot judge (fewer than two trials that fill, ...) is said
+     * on the page, not an error of the report. */
+    mm_select_opts so;
+    mm_select_opts_defaults(&so);
+    so.stat = !strcmp(metric, "sharpe") ? MM_SELECT_SHARPE : MM_SELECT_PNL;
+    mm_error se = {0};
+    *out = NULL;
+    if (mm_select_run(path, &so, out, &se) == 0) return 0;
+    if (se.code != MM_EUSAGE) {
+        *err = se;
+        return se.code;
+    }
+    snprintf(why, cap, "No selection: %s", se.msg);
+    return 0;
+}
