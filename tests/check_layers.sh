@@ -1,7 +1,8 @@
 #!/bin/sh
 # The layers of src/ (docs/architecture.md): core <- io <- sweep <- cli, each folder including only its own
 # headers, those of the layers below it and the public ones (mmsim/...), by plain name through the include
-# directories Meson exports (never "../core/x.h"). cuda/ sits on core alone. Also the length of a file: no
+# directories Meson exports (never "../core/x.h"). cuda/ sits on core alone. Inside core, the model (src/core)
+# never includes a header of the fast kernels (src/core/accel): they include it. Also the length of a file: no
 # .c, .h, .cu or .cuh file in src/ or cuda/ (next to SRC_DIR) over 600 lines, unless one of its first 15 lines
 # says why, with the words "over 600 lines because". Usage: check_layers.sh SRC_DIR.
 # Prints each offending include as FILE:LINE: #include "..." (why), each long file as FILE: N lines (...), and
@@ -58,6 +59,22 @@ check core io sweep cli
 check io sweep cli
 check sweep cli
 check cli
+# The model never includes the machinery (docs/architecture.md, "The model and the fast kernels").
+model_vs_accel() {
+    accel=$(headers core/accel)
+    for f in $(find "$src/core" -path "$src/core/accel" -prune -o \( -name '*.c' -o -name '*.h' \) -print | sort); do
+        grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' "$f" | while IFS= read -r line; do
+            name=$(printf '%s\n' "$line" | sed 's/.*include[[:space:]]*"\([^"]*\)".*/\1/')
+            for h in $accel; do
+                if [ "$h" = "$(basename "$name")" ]; then
+                    echo "${f#"$src"/}:${line%%:*}: #include \"$name\" (the model includes a fast kernel's header)"
+                    echo x >>"$tmp"
+                fi
+            done
+        done
+    done
+}
+model_vs_accel
 check_length
 if [ -s "$tmp" ]; then
     echo "check_layers: $(wc -l <"$tmp") include(s) break the layering"

@@ -9,7 +9,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "sim_tape.h"
+#include "mm_accel.h"
 #include "testutil.h"
 
 typedef tu_row row;

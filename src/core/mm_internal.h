@@ -69,6 +69,15 @@ double mm__quantile(const double *x, int64_t n, double p);
  * key table lists; else 0. */
 int mm__params_check_enums(const mm_params *p, mm_error *err);
 
+/* MM_EUSAGE "KEY: V must be in [lo, hi) unit" for the first number outside its domain in the key
+ * table (keys of another strategy not checked; inv_limit's lower bound, the size, left to
+ * mm_params_check); else 0. */
+int mm__params_check_ranges(const mm_params *p, mm_error *err);
+/* Number key i's domain in the key table: [lo, hi] (lo_open, hi_open: the bound excluded), integer:
+ * an integer key. 0, or -1 for an enum key or an index out of range. */
+int mm__params_key_domain(int key_index, double *lo, double *hi, int *lo_open, int *hi_open,
+                          int *integer);
+
 /* The kernel capabilities (MM_CAP_*, mm_state.h) of p: the AND of those of each key's value. */
 unsigned mm__params_caps(const mm_params *p);
 /* The capabilities of key i's value v (its enum index, or its number): for tests and the docs. */

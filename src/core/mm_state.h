@@ -96,10 +96,6 @@ typedef struct mm_side {
      * = when the report that this order is done (filled) is known (MM_NEVER: not done). */
     int64_t resp_ns, done_ns;
     int32_t acc, pad_;
-    /* The time of the landing at which this side's order last came to rest (INT64_MIN: never). No
-     * rule reads it: the batched kernels' shared states tell by it whether px, ahead and deep were
-     * written since a time (docs/model.md section 8, "Dead fields"). */
-    int64_t rest_ns;
 } mm_side;
 /* Fill reports in flight to the strategy (section 3.2): at most MM_REPORTS pending. */
 #define MM_REPORTS 8
@@ -143,5 +139,61 @@ typedef struct mm_state {
     uint64_t key;
     int64_t nmsg;
 } mm_state;
+
+/* ---- Every field of mm_state, once ----
+ * MM_STATE_FIELDS(X) calls X(kind, field, init, role) for each scalar field and each array element
+ * of mm_state, in the struct's order. What is kept per field is generated from it: the state before
+ * the first event (mm__state_init), the fields a shared state's member keeps as its own
+ * (sim_share.h), checkmodel's whole-state compare and its first-mismatch printout. kind:  I an
+ * integer, D a double (compared exactly, bit for bit); field: the lvalue under a state (s[0].px,
+ * mk2[2]); init:  its value before the first event: ZERO, NEVER (MM_NEVER), MIN (INT64_MIN), T0
+ * (the tape's first time), ID, PATH (the combination's id and path), KEY (mm_stream_key(seed, id,
+ * path)); role:  SHARED (states that share agree on it, dead fields aside: sim_share_dead.h), OWN
+ * (each member of a shared state keeps its own: its accounts, samples, counters and keys), PAD. The
+ * sizes listed add up to sizeof(mm_state) (the assertion below): a field added to the struct and
+ * not to the table does not compile. */
+/* clang-format off */
+#define MM_SIDE_FIELDS(X, k)                                                                       \
+    X(I, s[k].px, ZERO, SHARED) X(I, s[k].qty, ZERO, SHARED) X(I, s[k].ahead, ZERO, SHARED)        \
+    X(I, s[k].deep, ZERO, SHARED) X(I, s[k].land_ns, NEVER, SHARED)                                \
+    X(I, s[k].new_px, ZERO, SHARED) X(I, s[k].new_qty, ZERO, SHARED)                               \
+    X(I, s[k].resp_ns, MIN, SHARED) X(I, s[k].done_ns, NEVER, SHARED) X(I, s[k].acc, ZERO, SHARED) \
+    X(I, s[k].pad_, ZERO, PAD)
+#define MM_REPORT_FIELDS(X, j) X(I, rep_t[j], ZERO, SHARED) X(I, rep_q[j], ZERO, SHARED)
+#define MM_STATE_FIELDS(X)                                                                         \
+    MM_SIDE_FIELDS(X, 0) MM_SIDE_FIELDS(X, 1)                                                      \
+    X(I, q, ZERO, OWN) X(I, cash2, ZERO, OWN) X(D, fees, ZERO, OWN) X(I, volume, ZERO, OWN)        \
+    X(I, fills[0], ZERO, OWN) X(I, fills[1], ZERO, OWN) X(I, orders, ZERO, OWN)                    \
+    X(I, cancels, ZERO, OWN) X(I, rejects, ZERO, OWN) X(I, max_abs_q, ZERO, OWN)                   \
+    X(D, twq, ZERO, OWN) X(I, t_q, T0, OWN)                                                        \
+    X(I, mk2[0], ZERO, OWN) X(I, mk2[1], ZERO, OWN) X(I, mk2[2], ZERO, OWN)                        \
+    X(I, ovf_event, ZERO, OWN)                                                                     \
+    X(D, pnl_prev, ZERO, OWN) X(D, ret_mean, ZERO, OWN) X(D, ret_m2, ZERO, OWN)                    \
+    X(D, pnl_peak, ZERO, OWN) X(D, max_dd, ZERO, OWN) X(I, n_ret, ZERO, OWN)                       \
+    X(I, id, ID, OWN) X(I, path, PATH, OWN)                                                        \
+    X(I, wait_ns[0], MIN, SHARED) X(I, wait_ns[1], MIN, SHARED) X(I, tok, ZERO, SHARED)            \
+    X(I, tok_t, T0, SHARED) X(I, held, ZERO, OWN) X(I, hold[0], ZERO, SHARED)                      \
+    X(I, hold[1], ZERO, SHARED) X(I, wake_ns, NEVER, SHARED)                                       \
+    X(I, kq, ZERO, OWN) X(I, chan_ns, MIN, SHARED) X(I, nrep, ZERO, SHARED) X(I, rpad_, ZERO, PAD) \
+    MM_REPORT_FIELDS(X, 0) MM_REPORT_FIELDS(X, 1) MM_REPORT_FIELDS(X, 2) MM_REPORT_FIELDS(X, 3)    \
+    MM_REPORT_FIELDS(X, 4) MM_REPORT_FIELDS(X, 5) MM_REPORT_FIELDS(X, 6) MM_REPORT_FIELDS(X, 7)    \
+    X(I, key, KEY, OWN) X(I, nmsg, ZERO, OWN)
+/* clang-format on */
+#define MM_STATE_FIELD_SIZE(kind, f, init, role) +sizeof(((mm_state *)0)->f)
+#ifdef __cplusplus /* nvcc */
+#define MM_STATE_ASSERT static_assert
+#else
+#define MM_STATE_ASSERT _Static_assert
+#endif
+MM_STATE_ASSERT(0 MM_STATE_FIELDS(MM_STATE_FIELD_SIZE) == sizeof(mm_state),
+                "MM_STATE_FIELDS must list every field of mm_state");
+MM_STATE_ASSERT(MM_REPORTS == 8 && MM_MARKOUTS == 3,
+                "MM_STATE_FIELDS lists rep_t/rep_q[0..7] and mk2[0..2]");
+#undef MM_STATE_FIELD_SIZE
+/* Pick the fields of one role: MM_STATE_IF_OWN(role, text) is text for role OWN, nothing else. */
+#define MM_STATE_IF_OWN(role, ...) MM_STATE_IF_OWN_##role(__VA_ARGS__)
+#define MM_STATE_IF_OWN_OWN(...) __VA_ARGS__
+#define MM_STATE_IF_OWN_SHARED(...)
+#define MM_STATE_IF_OWN_PAD(...)
 
 #endif

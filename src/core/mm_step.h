@@ -250,7 +250,6 @@ MM_HD void mm__land(mm_state *st, const mm_event *ev, const mm_derived *d, mm_tr
         o->px = px;
         o->qty = qty;
         o->acc = 1;
-        o->rest_ns = ev->ts;
         int32_t best = k == 0 ? ev->pb : ev->pa, best_sz = k == 0 ? ev->pbs : ev->pas;
         int better = k == 0 ? px > best : px < best;
         if (best_sz == 0 || better) {

@@ -25,6 +25,13 @@ typedef struct key_desc {
     const unsigned *vcaps;
     int has_neutral;
     double neutral;
+    /* A number's domain (mm_params_check, and what checkmodel draws from): [lo, hi], lo_open /
+     * hi_open for ( and ); `range` the message's text after "V must be " ("in [0, 1e6) ticks").
+     * strat >= 0: checked only under that strategy (its parameters). hand: the domain's lower
+     * bound depends on another key, checked by mm_params_check itself (inv_limit >= size). */
+    double lo, hi;
+    int lo_open, hi_open, strat, hand;
+    const char *range;
 } key_desc;
 
 static const char *const STRATS[] = {"fixed", "as", "glft", NULL};
@@ -49,77 +56,107 @@ static const unsigned LATDIST_CAPS[sizeof LATDIST / sizeof *LATDIST - 1] = {ALL,
 static const unsigned JOIN_CAPS[sizeof JOIN / sizeof *JOIN - 1] = {ALL, SKIP};
 static const unsigned CANCELDRAW_CAPS[sizeof CANCELDRAW / sizeof *CANCELDRAW - 1] = {ALL, SKIP};
 
-/* K: a number every kernel implements; KN: a number whose value `neutral` every kernel implements
- * and any other value only the kernels `caps`; KE: an enum, its values' capabilities in vcaps. */
-#define K(n, t, f, names, help)                                                                    \
+/* K: a number every kernel implements, its domain D; KN: a number whose value `neutral` every
+ * kernel implements and any other value only the kernels `caps`; KE: an enum, its values'
+ * capabilities in vcaps. D(lo, hi, lo_open, hi_open, strat, "range"): a number's domain. */
+#define D(lo, hi, lo_open, hi_open, strat, range) lo, hi, lo_open, hi_open, strat, 0, range
+#define DH(lo, hi, range) lo, hi, 0, 0, -1, 1, range
+#define ANY (-1)
+#define K(n, t, f, help, dom)                                                                      \
     {                                                                                              \
-        n, t, offsetof(mm_params, f), names, help, ALL, NULL, 0, 0                                 \
+        n, t, offsetof(mm_params, f), NULL, help, ALL, NULL, 0, 0, dom                             \
     }
-#define KN(n, t, f, help, neutral, caps)                                                           \
+#define KN(n, t, f, help, neutral, caps, dom)                                                      \
     {                                                                                              \
-        n, t, offsetof(mm_params, f), NULL, help, caps, NULL, 1, neutral                           \
+        n, t, offsetof(mm_params, f), NULL, help, caps, NULL, 1, neutral, dom                      \
     }
 #define KE(n, f, names, help)                                                                      \
     {                                                                                              \
-        n, T_ENUM, offsetof(mm_params, f), names, help, 0, names##_CAPS, 0, 0                      \
+        n, T_ENUM, offsetof(mm_params, f), names, help, 0, names##_CAPS, 0, 0, 0, 0, 0, 0, ANY, 0, \
+            NULL                                                                                   \
     }
 static const key_desc KEYS[] = {
     KE("strategy", strategy, STRATS, "fixed | as | glft"),
-    K("spread", T_F64, spread_ticks, NULL, "fixed: distance from fair to each quote, ticks"),
-    K("skew", T_F64, skew_ticks, NULL, "fixed: quote shift per lot of inventory, ticks/lot"),
+    K("spread", T_F64, spread_ticks, "fixed: distance from fair to each quote, ticks",
+      D(0, 1e6, 0, 1, ANY, "in [0, 1e6) ticks")),
+    K("skew", T_F64, skew_ticks, "fixed: quote shift per lot of inventory, ticks/lot",
+      D(0, 1e6, 0, 1, ANY, "in [0, 1e6) ticks/lot")),
     KE("fair", fair_micro, FAIRS, "fair price: mid | micro (microprice)"),
-    K("size", T_I32, quote_size, NULL, "quote size, lots"),
-    K("inv_limit", T_I32, inv_limit, NULL, "inventory limit |q|, lots"),
-    K("requote", T_I32, requote_ticks, NULL, "requote threshold, ticks"),
+    K("size", T_I32, quote_size, "quote size, lots", D(1, 1e8, 0, 0, ANY, "in [1, 1e8] lots")),
+    K("inv_limit", T_I32, inv_limit, "inventory limit |q|, lots",
+      DH(1, 1e9, "in [size, 1e9] lots")),
+    K("requote", T_I32, requote_ticks, "requote threshold, ticks",
+      D(1, 2147483647.0, 0, 0, ANY, "in [1, 2147483647] ticks")),
     KE("queue", queue_rule, QUEUES, "cancel split rule: risk-averse | power | log"),
-    K("queue_n", T_F64, queue_n, NULL, "exponent of the power rule"),
-    K("trade_through_only", T_I32, trade_through_only, NULL,
-      "1: fill only on trades through our price"),
-    K("post_only", T_I32, post_only, NULL, "1: reject orders that would cross on arrival; 0: take"),
+    K("queue_n", T_F64, queue_n, "exponent of the power rule", D(0, 100, 1, 0, ANY, "in (0, 100]")),
+    K("trade_through_only", T_I32, trade_through_only, "1: fill only on trades through our price",
+      D(0, 1, 0, 0, ANY, "0 or 1")),
+    K("post_only", T_I32, post_only, "1: reject orders that would cross on arrival; 0: take",
+      D(0, 1, 0, 0, ANY, "0 or 1")),
     KE("fill_volume", fill_volume, FILLVOL,
        "trade-through and cross fills: bounded (by the market's size) | unbounded"),
     KE("cross_rule", cross_rule, CROSS,
        "a quote that would cross: join (best price on its side) | reject (send as is)"),
-    K("reject_backoff_ns", T_I64, reject_backoff_ns, NULL,
-      "after a reject, no new order on that side for this long, ns"),
+    K("reject_backoff_ns", T_I64, reject_backoff_ns,
+      "after a reject, no new order on that side for this long, ns",
+      D(0, 3600000000000.0, 0, 0, ANY, "in [0, 1 h] ns")),
     KN("max_orders_per_s", T_I32, max_orders_per_s, "new orders per second, 0: no limit", 0,
-       NOLANES),
-    K("close_penalty_ticks", T_I32, close_penalty_ticks, NULL,
-      "pnl_close: ticks beyond the touch for the part past the displayed size"),
-    K("latency_ns", T_I64, latency_ns, NULL, "order-entry latency, ns"),
-    K("feed_latency_ns", T_I64, feed_latency_ns, NULL, "market-data latency, ns"),
-    K("response_ns", T_I64, response_ns, NULL,
-      "exchange-to-strategy latency of order responses and fill reports, ns"),
+       NOLANES, D(0, 1e6, 0, 0, ANY, "in [0, 1e6]")),
+    K("close_penalty_ticks", T_I32, close_penalty_ticks,
+      "pnl_close: ticks beyond the touch for the part past the displayed size",
+      D(0, 1e6, 0, 0, ANY, "in [0, 1e6] ticks")),
+    K("latency_ns", T_I64, latency_ns, "order-entry latency, ns",
+      D(0, 3600000000000.0, 0, 0, ANY, "in [0, 1 h] ns")),
+    K("feed_latency_ns", T_I64, feed_latency_ns, "market-data latency, ns",
+      D(0, 3600000000000.0, 0, 0, ANY, "in [0, 1 h] ns")),
+    K("response_ns", T_I64, response_ns,
+      "exchange-to-strategy latency of order responses and fill reports, ns",
+      D(0, 3600000000000.0, 0, 0, ANY, "in [0, 1 h] ns")),
     KE("latency_dist", latency_dist, LATDIST,
        "entry and response latencies drawn per order / message: constant | exponential (mean) | "
        "lognormal (median) | empirical (a measured sample + the latency)"),
-    K("latency_sigma", T_F64, latency_sigma, NULL, "lognormal latency: sigma of its logarithm"),
+    K("latency_sigma", T_F64, latency_sigma, "lognormal latency: sigma of its logarithm",
+      D(0, 5, 0, 0, ANY, "in [0, 5]")),
     KE("queue_join", queue_join, JOIN,
        "a new order at the best joins: back (behind all shown) | uniform (a random place)"),
     KE("cancel_draw", cancel_draw, CANCELDRAW,
        "cancels ahead of us: round (dec x share, rounded) | binomial (each lot with prob. share)"),
     KN("trade_reach", T_F64, trade_reach,
        "probability that a trade at our price reaches our queue (else hidden liquidity took it)", 1,
-       SKIP),
-    K("stress_latency", T_I32, stress_latency, NULL,
-      "stress: latency_ns, feed_latency_ns and response_ns multiplied by this, 1..1000"),
-    K("stress_vol", T_F64, stress_vol, NULL,
+       SKIP, D(0, 1, 0, 0, ANY, "in [0, 1]")),
+    K("stress_latency", T_I32, stress_latency,
+      "stress: latency_ns, feed_latency_ns and response_ns multiplied by this, 1..1000",
+      D(1, 1000, 0, 0, ANY, "in [1, 1000]")),
+    K("stress_vol", T_F64, stress_vol,
       "stress: a synthetic day's fair-price volatility multiplied by this (synthetic markets "
-      "only)"),
-    K("stress_liquidity", T_F64, stress_liquidity, NULL,
-      "stress: a synthetic day's queue sizes divided by this (synthetic markets only)"),
-    K("maker_fee_bps", T_F64, maker_fee_bps, NULL, "maker fee, bps of notional (negative: rebate)"),
-    K("taker_fee_bps", T_F64, taker_fee_bps, NULL, "taker fee, bps of notional"),
-    K("as_gamma", T_F64, as_gamma, NULL, "Avellaneda-Stoikov risk aversion"),
-    K("as_k", T_F64, as_k, NULL, "Avellaneda-Stoikov arrival decay k, 1/ticks"),
-    K("as_sigma", T_F64, as_sigma, NULL, "Avellaneda-Stoikov volatility, ticks/sqrt(s)"),
-    K("as_horizon", T_F64, as_horizon_s, NULL,
-      "Avellaneda-Stoikov horizon tau, s (0: until the tape ends)"),
-    K("glft_gamma", T_F64, glft_gamma, NULL, "GLFT risk aversion"),
-    K("glft_k", T_F64, glft_k, NULL, "GLFT arrival decay k, 1/ticks"),
-    K("glft_A", T_F64, glft_A, NULL, "GLFT arrival intensity A, 1/s"),
-    K("glft_sigma", T_F64, glft_sigma, NULL, "GLFT volatility, ticks/sqrt(s)"),
-    K("glft_Q", T_I32, glft_Q, NULL, "GLFT inventory bound, in quote sizes"),
+      "only)",
+      D(0, 100, 0, 0, ANY, "in [0, 100]")),
+    K("stress_liquidity", T_F64, stress_liquidity,
+      "stress: a synthetic day's queue sizes divided by this (synthetic markets only)",
+      D(0.01, 100, 0, 0, ANY, "in [0.01, 100]")),
+    K("maker_fee_bps", T_F64, maker_fee_bps, "maker fee, bps of notional (negative: rebate)",
+      D(-1e4, 1e4, 1, 1, ANY, "within +-1e4 bps")),
+    K("taker_fee_bps", T_F64, taker_fee_bps, "taker fee, bps of notional",
+      D(-1e4, 1e4, 1, 1, ANY, "within +-1e4 bps")),
+    K("as_gamma", T_F64, as_gamma, "Avellaneda-Stoikov risk aversion",
+      D(1e-6, 1e6, 0, 1, MM_STRAT_AS, "in [1e-6, 1e6)")),
+    K("as_k", T_F64, as_k, "Avellaneda-Stoikov arrival decay k, 1/ticks",
+      D(1e-6, 1e6, 0, 1, MM_STRAT_AS, "in [1e-6, 1e6)")),
+    K("as_sigma", T_F64, as_sigma, "Avellaneda-Stoikov volatility, ticks/sqrt(s)",
+      D(0, 1e6, 0, 1, MM_STRAT_AS, "in [0, 1e6)")),
+    K("as_horizon", T_F64, as_horizon_s,
+      "Avellaneda-Stoikov horizon tau, s (0: until the tape ends)",
+      D(0, 1e9, 0, 1, MM_STRAT_AS, "in [0, 1e9) s")),
+    K("glft_gamma", T_F64, glft_gamma, "GLFT risk aversion",
+      D(1e-6, 1e6, 0, 1, MM_STRAT_GLFT, "in [1e-6, 1e6)")),
+    K("glft_k", T_F64, glft_k, "GLFT arrival decay k, 1/ticks",
+      D(1e-6, 1e6, 0, 1, MM_STRAT_GLFT, "in [1e-6, 1e6)")),
+    K("glft_A", T_F64, glft_A, "GLFT arrival intensity A, 1/s",
+      D(1e-6, 1e9, 0, 1, MM_STRAT_GLFT, "in [1e-6, 1e9)")),
+    K("glft_sigma", T_F64, glft_sigma, "GLFT volatility, ticks/sqrt(s)",
+      D(0, 1e6, 0, 1, MM_STRAT_GLFT, "in [0, 1e6)")),
+    K("glft_Q", T_I32, glft_Q, "GLFT inventory bound, in quote sizes",
+      D(1, 2147483647.0, 0, 0, MM_STRAT_GLFT, "in [1, 2147483647]")),
 };
 #define NKEYS ((int)(sizeof KEYS / sizeof KEYS[0]))
 
@@ -363,5 +400,47 @@ int mm__params_check_enums(const mm_params *p, mm_error *err)
         }
         return mm__errf(err, MM_EUSAGE, "%s: %d is not %s", k->name, (int)v, list);
     }
+    return 0;
+}
+
+/* ---- the numbers' domains (mm_params_check) ---- */
+
+int mm__params_check_ranges(const mm_params *p, mm_error *err)
+{
+    for (int i = 0; i < NKEYS; i++) {
+        const key_desc *k = &KEYS[i];
+        if (k->type == T_ENUM || k->hand || (k->strat >= 0 && p->strategy != k->strat)) continue;
+        const char *base = (const char *)p + k->off;
+        char vt[48];
+        int ok;
+        if (k->type ==
+            T_I64) { /* as integers: the bounds are exact doubles, the value may not be */
+            int64_t x = *(const int64_t *)base;
+            ok = x >= (int64_t)k->lo && x <= (int64_t)k->hi;
+            snprintf(vt, sizeof vt, "%lld", (long long)x);
+        } else {
+            double v = key_value(k, p);
+            ok = (k->lo_open ? v > k->lo : v >= k->lo) && (k->hi_open ? v < k->hi : v <= k->hi);
+            if (k->type == T_F64)
+                snprintf(vt, sizeof vt, "%s", MM__G(v));
+            else
+                snprintf(vt, sizeof vt, "%d", (int)v);
+        }
+        if (ok) continue;
+        return mm__errf(err, MM_EUSAGE, "%s: %s must be %s", k->name, vt, k->range);
+    }
+    return 0;
+}
+
+int mm__params_key_domain(int key_index, double *lo, double *hi, int *lo_open, int *hi_open,
+                          int *integer)
+{
+    if (key_index < 0 || key_index >= NKEYS || KEYS[key_index].type == T_ENUM) return -1;
+    const key_desc *k = &KEYS[key_index];
+    *lo = k->lo;
+    *hi = k->hi;
+    *lo_open = k->lo_open;
+    *hi_open = k->hi_open;
+    *integer = k->type != T_F64;
     return 0;
 }

@@ -163,76 +163,18 @@ int mm_sim_check_params(const mm_params *p, const mm_sim_config *c, mm_error *er
 
 int mm_params_check(const mm_params *p, mm_error *err)
 {
-    /* Every enum key's value is one the key table lists (params_keys.c). */
+    /* Every enum key's value is one the key table lists, and every number is in the domain the
+     * table gives it (params_keys.c); then the rules that tie two keys together. */
     int rc = mm__params_check_enums(p, err);
+    if (!rc) rc = mm__params_check_ranges(p, err);
     if (rc) return rc;
-    if (!(p->spread_ticks >= 0 && p->spread_ticks < 1e6))
-        BAD("spread", "%s must be in [0, 1e6) ticks", MM__G(p->spread_ticks));
-    if (!(p->skew_ticks >= 0 && p->skew_ticks < 1e6))
-        BAD("skew", "%s must be in [0, 1e6) ticks/lot", MM__G(p->skew_ticks));
-    if (p->strategy == MM_STRAT_AS) {
-        if (!(p->as_gamma >= 1e-6 && p->as_gamma < 1e6))
-            BAD("as_gamma", "%s must be in [1e-6, 1e6)", MM__G(p->as_gamma));
-        if (!(p->as_k >= 1e-6 && p->as_k < 1e6))
-            BAD("as_k", "%s must be in [1e-6, 1e6)", MM__G(p->as_k));
-        if (!(p->as_sigma >= 0 && p->as_sigma < 1e6))
-            BAD("as_sigma", "%s must be in [0, 1e6)", MM__G(p->as_sigma));
-        if (!(p->as_horizon_s >= 0 && p->as_horizon_s < 1e9))
-            BAD("as_horizon", "%s must be in [0, 1e9) s", MM__G(p->as_horizon_s));
-    }
-    if (p->strategy == MM_STRAT_GLFT) {
-        if (!(p->glft_gamma >= 1e-6 && p->glft_gamma < 1e6))
-            BAD("glft_gamma", "%s must be in [1e-6, 1e6)", MM__G(p->glft_gamma));
-        if (!(p->glft_k >= 1e-6 && p->glft_k < 1e6))
-            BAD("glft_k", "%s must be in [1e-6, 1e6)", MM__G(p->glft_k));
-        if (!(p->glft_A >= 1e-6 && p->glft_A < 1e9))
-            BAD("glft_A", "%s must be in [1e-6, 1e9)", MM__G(p->glft_A));
-        if (!(p->glft_sigma >= 0 && p->glft_sigma < 1e6))
-            BAD("glft_sigma", "%s must be in [0, 1e6)", MM__G(p->glft_sigma));
-        if (p->glft_Q < 1) BAD("glft_Q", "%d must be in [1, 2147483647]", p->glft_Q);
-    }
-    if (p->quote_size < 1 || p->quote_size > 100000000)
-        BAD("size", "%d must be in [1, 1e8] lots", p->quote_size);
     if (p->inv_limit < p->quote_size || p->inv_limit > 1000000000)
         BAD("inv_limit", "%d must be in [size=%d, 1e9] lots", p->inv_limit, p->quote_size);
-    if (p->requote_ticks < 1)
-        BAD("requote", "%d must be in [1, 2147483647] ticks", p->requote_ticks);
-    if (!(p->queue_n > 0 && p->queue_n <= 100))
-        BAD("queue_n", "%s must be in (0, 100]", MM__G(p->queue_n));
-    if (p->trade_through_only != 0 && p->trade_through_only != 1)
-        BAD("trade_through_only", "must be 0 or 1");
-    if (p->post_only != 0 && p->post_only != 1) BAD("post_only", "must be 0 or 1");
-    if (p->reject_backoff_ns < 0 || p->reject_backoff_ns > INT64_C(3600000000000))
-        BAD("reject_backoff_ns", "%lld must be in [0, 1 h] ns", (long long)p->reject_backoff_ns);
-    if (p->max_orders_per_s < 0 || p->max_orders_per_s > 1000000)
-        BAD("max_orders_per_s", "%d must be in [0, 1e6]", p->max_orders_per_s);
-    if (p->close_penalty_ticks < 0 || p->close_penalty_ticks > 1000000)
-        BAD("close_penalty_ticks", "%d must be in [0, 1e6] ticks", p->close_penalty_ticks);
-    if (p->latency_ns < 0 || p->latency_ns > INT64_C(3600000000000))
-        BAD("latency_ns", "%lld must be in [0, 1 h] ns", (long long)p->latency_ns);
-    if (p->feed_latency_ns < 0 || p->feed_latency_ns > INT64_C(3600000000000))
-        BAD("feed_latency_ns", "%lld must be in [0, 1 h] ns", (long long)p->feed_latency_ns);
-    if (p->response_ns < 0 || p->response_ns > INT64_C(3600000000000))
-        BAD("response_ns", "%lld must be in [0, 1 h] ns", (long long)p->response_ns);
-    if (!(p->latency_sigma >= 0 && p->latency_sigma <= 5))
-        BAD("latency_sigma", "%s must be in [0, 5]", MM__G(p->latency_sigma));
-    if (!(p->trade_reach >= 0 && p->trade_reach <= 1))
-        BAD("trade_reach", "%s must be in [0, 1]", MM__G(p->trade_reach));
-    if (p->stress_latency < 1 || p->stress_latency > 1000)
-        BAD("stress_latency", "%d must be in [1, 1000]", p->stress_latency);
     if (p->stress_latency > 1) {
         int64_t m = MM_SIM_LATENCY_MAX_NS / p->stress_latency;
         if (p->latency_ns > m || p->feed_latency_ns > m || p->response_ns > m)
             BAD("stress_latency", "%d x the latencies exceeds 1 h", p->stress_latency);
     }
-    if (!(p->stress_vol >= 0 && p->stress_vol <= 100))
-        BAD("stress_vol", "%s must be in [0, 100]", MM__G(p->stress_vol));
-    if (!(p->stress_liquidity >= 0.01 && p->stress_liquidity <= 100))
-        BAD("stress_liquidity", "%s must be in [0.01, 100]", MM__G(p->stress_liquidity));
-    if (!(fabs(p->maker_fee_bps) < 1e4))
-        BAD("maker_fee_bps", "%s must be within +-1e4 bps", MM__G(p->maker_fee_bps));
-    if (!(fabs(p->taker_fee_bps) < 1e4))
-        BAD("taker_fee_bps", "%s must be within +-1e4 bps", MM__G(p->taker_fee_bps));
     return 0;
 }
 
@@ -438,23 +380,19 @@ void mm__tape_free(mm__tape *tp)
     memset(tp, 0, sizeof *tp);
 }
 
+/* Each field's init in MM_STATE_FIELDS (mm_state.h). */
+#define MM_INIT_ZERO(l)
+#define MM_INIT_NEVER(l) l = MM_NEVER;
+#define MM_INIT_MIN(l) l = INT64_MIN;
+#define MM_INIT_T0(l) l = tp->t0;
+#define MM_INIT_ID(l) l = id;
+#define MM_INIT_PATH(l) l = path;
+#define MM_INIT_KEY(l) l = mm_stream_key(tp->seed, id, path);
+#define MM_INIT_FIELD(kind, f, init, role) MM_INIT_##init(st->f)
 void mm__state_init(mm_state *st, const mm__tape *tp, int64_t id, int32_t path)
 {
-    memset(st, 0, sizeof *st);
-    st->id = id;
-    st->path = path;
-    for (int k = 0; k < 2; k++) {
-        st->s[k].land_ns = MM_NEVER;
-        st->s[k].resp_ns = INT64_MIN;
-        st->s[k].done_ns = MM_NEVER;
-        st->s[k].rest_ns = INT64_MIN;
-    }
-    st->chan_ns = INT64_MIN;
-    st->key = mm_stream_key(tp->seed, id, path);
-    st->t_q = tp->t0;
-    st->wake_ns = MM_NEVER;
-    st->wait_ns[0] = st->wait_ns[1] = INT64_MIN;
-    st->tok_t = tp->t0; /* the bucket starts full (tok counted from its capacity) */
+    memset(st, 0, sizeof *st); /* ZERO, and the padding: equal states are equal bytes */
+    MM_STATE_FIELDS(MM_INIT_FIELD)
 }
 
 /* Section 7.1, pnl_close: the final position closed against the last row of the tape, walking no

@@ -20,7 +20,7 @@
 #include "mm_internal.h"
 #include "mm_journal.h"
 #include "mmsim/sweep.h"
-#include "sim_tape.h"
+#include "mm_accel.h"
 
 /* A chunk: combinations [first, first + count) of one tape. */
 typedef struct mm__chunk {

@@ -33,7 +33,7 @@
 #include "mmsim/results.h"
 #include "mmsim/sweep.h"
 #include "results_int.h"
-#include "sim_tape.h"
+#include "mm_accel.h"
 
 void mm_sweep_opts_defaults(mm_sweep_opts *o)
 {

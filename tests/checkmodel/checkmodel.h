@@ -7,8 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mm_accel.h"
 #include "mmsim/mmsim.h"
-#include "sim_tape.h"
 
 /* The kernel registry: one ck_kernel per implementation of the model's step.
  *
@@ -58,12 +58,11 @@ extern const int ck_nkernels;
 
 /* Whole-state and metrics comparison (ck_state.c). ck_state_diff / ck_metrics_diff: 1 with the
  * first differing field's name and both values written into what (cap bytes; the kernel named
- * kname), 0 when equal (integers exactly, doubles bit for bit). ck_check_field_list: 0, or -1
- * (printed) when the field list does not cover every byte of mm_state. */
+ * kname), 0 when equal (integers exactly, doubles bit for bit); the state's fields from
+ * MM_STATE_FIELDS. */
 int ck_state_diff(const mm_state *r, const mm_state *k, const char *kname, char *what, size_t cap);
 int ck_metrics_diff(const mm_metrics *r, const mm_metrics *b, const char *kname, char *what,
                     size_t cap);
-int ck_check_field_list(void);
 
 /* Seeded draws (ck_draw.c): every draw comes from ck_rnd(), a counter-based stream of seed ck_seed.
  */

@@ -1,10 +1,12 @@
 /* checkmodel: seeded draws of tapes, their perturbations and parameter combinations. */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "checkmodel.h"
+#include "mm_internal.h"
 #include "mm_rng.h"
 
 uint64_t ck_seed = 1;
@@ -207,42 +209,45 @@ void ck_random_params(mm_params *p)
     p->taker_fee_bps = (double)(ck_rnd() % 5);
 }
 
-/* Each parameter, one time in two, across its whole accepted domain (mm_params_check); the others
- * from the realistic ranges, so that the extremes meet quotes near the touch, queues and fills. */
+/* A value of the domain [lo, hi] (lo_open, hi_open: that bound excluded) of a key of the table: a
+ * domain around 0 (the fees) on either side of it, as wide_d. */
+static double wide_dom(double lo, double hi, int lo_open, int hi_open, int integer)
+{
+    if (integer)
+        return (double)wide_i((int64_t)lo + (lo_open ? 1 : 0), (int64_t)hi - (hi_open ? 1 : 0));
+    if (lo < 0 && hi > 0) return ck_rnd() % 2 ? wide_d(0, hi, hi_open) : -wide_d(0, -lo, lo_open);
+    /* Open at 0: from the least normal double (mm_params_set, as strtod, refuses subnormals). */
+    return wide_d(lo_open ? (lo == 0 ? DBL_MIN : nextafter(lo, hi)) : lo, hi, hi_open);
+}
+
+/* Each number, one time in two, across its whole domain as the key table states it (params_keys.c:
+ * the domain mm_params_check accepts; a key added to the table is drawn wide the day it is added),
+ * the others from the realistic ranges, so that the extremes meet quotes near the touch, queues and
+ * fills. The stresses stay 1 (see ck_random_params). */
 void ck_wide_params(mm_params *p)
 {
     ck_random_params(p);
-#define W(field, draw)                                                                             \
-    if (ck_rnd() % 2) p->field = draw
-    W(spread_ticks, wide_d(0, 1e6, 1));
-    W(skew_ticks, wide_d(0, 1e6, 1));
-    W(as_gamma, wide_d(1e-6, 1e6, 1));
-    W(as_k, wide_d(1e-6, 1e6, 1));
-    W(as_sigma, wide_d(0, 1e6, 1));
-    W(as_horizon_s, wide_d(0, 1e9, 1));
-    W(glft_gamma, wide_d(1e-6, 1e6, 1));
-    W(glft_k, wide_d(1e-6, 1e6, 1));
-    W(glft_A, wide_d(1e-6, 1e9, 1));
-    W(glft_sigma, wide_d(0, 1e6, 1));
-    W(glft_Q, (int32_t)wide_i(1, INT32_MAX));
-    W(quote_size, (int32_t)wide_i(1, 100000000));
-    W(inv_limit, (int32_t)wide_i(p->quote_size, 1000000000));
+    for (int i = 0; i < mm_params_key_count(); i++) {
+        const char *key = mm_params_key_name(i, NULL);
+        double lo, hi;
+        int lo_open, hi_open, integer;
+        if (mm__params_key_domain(i, &lo, &hi, &lo_open, &hi_open, &integer)) continue; /* enum */
+        if (!strncmp(key, "stress_", 7) || ck_rnd() % 2) continue;
+        double v = wide_dom(lo, hi, lo_open, hi_open, integer);
+        char text[64];
+        if (integer)
+            snprintf(text, sizeof text, "%lld", (long long)v);
+        else
+            snprintf(text, sizeof text, "%.17g", v);
+        mm_error e = {0};
+        if (mm_params_set(p, key, text, &e)) {
+            fprintf(stderr, "checkmodel: the key table's domain of %s gave %s: %s\n", key, text,
+                    e.msg);
+            abort();
+        }
+    }
+    /* The one domain that depends on another key: inv_limit in [size, 1e9]. */
     if (p->inv_limit < p->quote_size) p->inv_limit = (int32_t)wide_i(p->quote_size, 1000000000);
-    W(requote_ticks, (int32_t)wide_i(1, INT32_MAX));
-    W(queue_n, ck_rnd() % 4 == 0   ? 1e-300
-               : ck_rnd() % 3 == 0 ? 100
-                                   : 100 * (1 - rndu())); /* (0, 100] */
-    W(latency_ns, wide_i(0, INT64_C(3600000000000)));
-    W(feed_latency_ns, wide_i(0, INT64_C(3600000000000)));
-    W(response_ns, wide_i(0, INT64_C(3600000000000)));
-    W(maker_fee_bps, (ck_rnd() % 2 ? 1 : -1) * wide_d(0, 1e4, 1));
-    W(taker_fee_bps, (ck_rnd() % 2 ? 1 : -1) * wide_d(0, 1e4, 1));
-    W(reject_backoff_ns, wide_i(0, INT64_C(3600000000000)));
-    W(max_orders_per_s, (int32_t)wide_i(0, 1000000));
-    W(close_penalty_ticks, (int32_t)wide_i(0, 1000000));
-    W(latency_sigma, wide_d(0, 5, 0));
-    W(trade_reach, wide_d(0, 1, 0));
-#undef W
 }
 
 int ck_gen_tape(mm_ticks *t, uint64_t seed, int64_t events)

@@ -44,8 +44,8 @@ static void count_add(const mm__guards *g)
         ck_batch_count[k] += g->count[k];
 }
 
-/* The batched kernel (src/core/sim_batch.c): skips the events that cannot change a combination's
- * state. */
+/* The batched kernel (src/core/accel/sim_batch.c): skips the events that cannot change a
+ * combination's state. */
 static int advance_batch(const mm__tape *tp, const mm_derived *d, mm_state *st, int64_t m,
                          int64_t i0, int64_t i1)
 {
@@ -136,8 +136,8 @@ static int run_batch(const mm_ticks *t, const mm_sim_config *c, const mm_params 
     return r;
 }
 
-/* The CUDA kernel's per-thread work on the CPU (src/core/mm_thread.h): each state alone through
- * the events, the skip test in its registers. */
+/* The CUDA kernel's per-thread work on the CPU (src/core/accel/mm_thread.h): each state alone
+ * through the events, the skip test in its registers. */
 static int advance_thread(const mm__tape *tp, const mm_derived *d, mm_state *st, int64_t m,
                           int64_t i0, int64_t i1)
 {

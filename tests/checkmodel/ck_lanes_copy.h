@@ -15,10 +15,8 @@
 #include "sim_batch_x86.h"
 #define MM_W 4
 #define MM_LANES_ANY(m) (!__builtin_ia32_ptestz256((mm__vll)(m), (mm__vll)(m)))
-#define MM_LANES CK_LANES
-#define MM_LANES_T(n) CK_CAT(CK_CAT(CK_LANES, _), n)
-#define MM_LANES_ATTR __attribute__((target("avx2,bmi2")))
-#define MM_LANES_INLINE static inline __attribute__((always_inline, target("avx2,bmi2")))
+#undef MM_ISA_ATTR
+#define MM_ISA_ATTR __attribute__((target("avx2,bmi2")))
 #include "sim_lanes.h"
 #endif
 
@@ -30,7 +28,7 @@ int CK_CAT(ck_, CK_LANES)(const mm__tape *tp, const mm_derived *d, mm_state *st,
     mm__guards g;
     int rc = mm__guards_alloc(&g, m);
     if (rc) return rc;
-    CK_LANES(tp, d, st, &g, m, i0, i1);
+    lanes_advance(tp, d, st, &g, m, i0, i1);
     mm__guards_free(&g);
     return 0;
 #else

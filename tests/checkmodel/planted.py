@@ -19,32 +19,32 @@ tools/mutants reads the same table (--list0), so the five are also mutants.
 import os
 import sys
 
-EVENT = "src/core/mm_event.h"
+SKIP = "src/core/accel/mm_skip.h"
 
 PLANTED = [
     # Kind 4's time guard of a time-varying strategy (AS with horizon 0) taken without proof and twice
     # too long: its targets may have moved with the time left while it skips.
-    ("timebug", "time_guard_unproved_and_too_long", EVENT,
+    ("timebug", "time_guard_unproved_and_too_long", SKIP,
      "        if (!mm__tv_same(d, fair, kqd, tl, tn, t)) continue;\n",
      "        tl = tn - 2.0 * del;\n        if (tl < 0) tl = 0;\n"),
     # Kind 3's microprice band a quarter tick too wide below and unchecked: the targets may have moved
     # while it skips.
-    ("bandbug", "band_too_wide_below_and_unchecked", EVENT,
+    ("bandbug", "band_too_wide_below_and_unchecked", SKIP,
      "    hi -= 1e-9 * mag;\n",
      "    hi -= 1e-9 * mag;\n    lo -= 0.25;\n    *flo = lo;\n    *fhi = hi;\n    return;\n"),
     # The skip test's bound for a buy inside the spread ignoring seller-initiated trades: the trade's
     # fill is skipped.
-    ("skipbug", "skip_inside_buy_ignores_sell_trades", EVENT,
+    ("skipbug", "skip_inside_buy_ignores_sell_trades", SKIP,
      "    if (sell_trade && ev->tpx < x) x = ev->tpx;\n",
      ""),
     # The shared states' test of a clean step looking at the fills only: a fill report taken into a
     # leader's known position leaves its members' known positions behind.
-    ("sharebug", "share_clean_ignores_the_known_position", "src/core/sim_share.h",
+    ("sharebug", "share_clean_ignores_the_known_position", "src/core/accel/sim_share.h",
      "    return pre->fills[0] == post->fills[0] && pre->fills[1] == post->fills[1] &&\n"
      "           pre->kq == post->kq;\n",
      "    return pre->fills[0] == post->fills[0] && pre->fills[1] == post->fills[1];\n"),
     # A leader that a split made joins its group of loose leaders one event late (lanes kernel).
-    ("loosebug", "lanes_loose_leader_joins_late", "src/core/sim_lanes_group.h",
+    ("loosebug", "lanes_loose_leader_joins_late", "src/core/accel/sim_lanes_group.h",
      "        from[l] = at ? at[l] : 0;\n",
      "        from[l] = at ? at[l] : 0;\n        if (at && from[l] + 1 < r->w1 - r->w0) from[l]++;\n"),
 ]
@@ -68,11 +68,19 @@ def plant(bug, src_core, out_dir, stamp, depfile):
     _, name, path, old, new = rows[0]
     target = os.path.basename(path)
     os.makedirs(out_dir, exist_ok=True)
-    headers = sorted(h for h in os.listdir(src_core) if h.endswith(".h"))
+    # The model's headers and the fast kernels' (accel/), copied side by side: no two share a name.
+    where = {}
+    for d in (src_core, os.path.join(src_core, "accel")):
+        for h in os.listdir(d):
+            if h.endswith(".h"):
+                if h in where:
+                    sys.exit(f"planted.py: two headers named {h} ({where[h]}, {d})")
+                where[h] = d
+    headers = sorted(where)
     if target not in headers:
         sys.exit(f"planted.py: {bug}: no header {path}")
     for h in headers:
-        with open(os.path.join(src_core, h)) as f:
+        with open(os.path.join(where[h], h)) as f:
             text = f.read()
         if h == target:
             n = text.count(old)
@@ -87,8 +95,9 @@ def plant(bug, src_core, out_dir, stamp, depfile):
             os.remove(os.path.join(out_dir, h))
     with open(stamp, "w") as f:
         f.write(f"/* checkmodel's planted bug {bug} ({name}): {path} in {out_dir} */\n")
-    deps = [os.path.abspath(__file__), os.path.abspath(src_core)] + \
-        [os.path.abspath(os.path.join(src_core, h)) for h in headers]
+    deps = [os.path.abspath(__file__), os.path.abspath(src_core),
+            os.path.abspath(os.path.join(src_core, "accel"))] + \
+        [os.path.abspath(os.path.join(where[h], h)) for h in headers]
     with open(depfile, "w") as f:
         f.write(stamp.replace(" ", "\\ ") + ": " + " ".join(d.replace(" ", "\\ ") for d in deps) + "\n")
 

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mm_accel.h"
 #include "mm_internal.h"
-#include "sim_tape.h"
 
 /* Combinations per pass over the tape: the shared states form only within a block, so it is as
  * large as the sweep's largest automatic chunk (512 -> 1,024: GOOG full model 0.92x, gen 0.89x the
@@ -38,8 +38,9 @@ int mm__guards_alloc(mm__guards *g, int64_t cap)
     size_t log = guards_round(n * MM_SHARE_LOG * sizeof(mm__share_log));
     size_t range = guards_round(n * 4 * sizeof(int64_t));
     size_t tlink = guards_round(n * sizeof(int64_t));
-    size_t bytes =
-        11 * i32 + 2 * f64 + 2 * u8 + cnt + key + off + chash + evs + gts + log + range + tlink;
+    size_t rest = guards_round(n * 2 * sizeof(int64_t));
+    size_t bytes = 11 * i32 + 2 * f64 + 2 * u8 + cnt + key + off + chash + evs + gts + log + range +
+                   tlink + rest;
     char *b = aligned_alloc(64, bytes);
     if (!b) return -ENOMEM;
     memset(b, 0, bytes);
@@ -73,6 +74,8 @@ int mm__guards_alloc(mm__guards *g, int64_t cap)
     g->range = (int64_t *)(void *)b;
     b += range;
     g->tlink = (int64_t *)(void *)b;
+    b += tlink;
+    g->rest = (int64_t *)(void *)b;
     g->cap = (int64_t)n;
     return 0;
 }
@@ -85,11 +88,8 @@ void mm__guards_free(mm__guards *g)
 
 #include "sim_batch_kernel.h"
 
-#define MM_ADVANCE advance_default
-#define MM_ADVANCE_ATTR __attribute__((flatten))
+#define MM_ISA_ATTR /* the baseline: the compiler's default instruction set */
 #include "sim_batch_body.h"
-#undef MM_ADVANCE
-#undef MM_ADVANCE_ATTR
 
 /* ---- The lanes kernel (sim_lanes.h) ---- */
 
@@ -135,10 +135,10 @@ int mm__batch_isa_best(void)
 typedef void (*kernel_fn)(const mm__tape *, const mm_derived *, mm_state *, const mm__guards *,
                           int64_t, int64_t, int64_t);
 #if MM_X86_ISA
-static const kernel_fn SKIP[MM_ISA_COUNT] = {advance_default, mm__skip_avx2, mm__skip_avx512};
+static const kernel_fn SKIP[MM_ISA_COUNT] = {skip_advance, mm__skip_avx2, mm__skip_avx512};
 static const kernel_fn LANES[MM_ISA_COUNT] = {NULL, mm__lanes_avx2, mm__lanes_avx512};
 #else
-static const kernel_fn SKIP[MM_ISA_COUNT] = {advance_default, NULL, NULL};
+static const kernel_fn SKIP[MM_ISA_COUNT] = {skip_advance, NULL, NULL};
 static const kernel_fn LANES[MM_ISA_COUNT] = {NULL, NULL, NULL};
 #endif
 

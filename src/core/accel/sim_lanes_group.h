@@ -1,66 +1,69 @@
 /* The lanes kernel's drivers (sim_lanes.h includes this text at its end, with its macros): a
  * combination stepped by mm_step_c (step1), one group of lanes through a window (group), and the
- * kernel over a block (MM_LANES): windows of MM_LANES_WINDOW events, the live combinations in
+ * kernel over a block (lanes_advance): windows of MM_LANES_WINDOW events, the live combinations in
  * groups of MM_W, then the leaders that splits made during the window in groups of their own. */
 
 /* One event of combination j by mm_step_c, for a leader of shared states also its members'
  * (share_sample unless `sampled`; share_split when the step was not clean, the new leaders appended
  * to loose). */
-static void MM_LANES_T(step1)(const mm__guards *g, const mm_derived *d, mm_state *st, int32_t j,
-                              const mm_event *ev, int sampled, int32_t *loose, int64_t *nloose,
-                              int64_t *shared, int64_t left)
+static void lanes_step1(const mm__guards *g, const mm_derived *d, mm_state *st, int32_t j,
+                        const mm_event *ev, int sampled, int32_t *loose, int64_t *nloose,
+                        int64_t *shared, int64_t left)
 {
+    int64_t *rest = &g->rest[2 * (int64_t)j];
+    int64_t land0 = st[j].s[0].land_ns, land1 = st[j].s[1].land_ns;
     if (g->fhead[j] < 0) {
         lanes_step_c(&st[j], ev, &d[j], NULL);
+        share_rested(&st[j], rest, land0, land1, ev->ts);
         return;
     }
     if (!sampled && ev->n_samples) share_sample(g, d, st, j, ev);
     mm_state pre;
+    int64_t prest[2] = {rest[0], rest[1]};
     memcpy(&pre, &st[j], sizeof pre);
     /* The step records its fills for the members (the trace reads the state, never writes it). */
     mm__share_fills fl;
     fl.n = fl.over = 0;
     mm_trace_sink sink = {share_record, &fl, 1};
     lanes_step_c(&st[j], ev, &d[j], &sink);
+    share_rested(&st[j], rest, land0, land1, ev->ts);
     if (share_clean(&pre, &st[j])) return;
     mm_event ev_ns = *ev;
     ev_ns.n_samples = 0;
-    share_split(g, d, st, j, &pre, &ev_ns, loose, nloose, shared, left, &fl);
+    share_split(g, d, st, j, &pre, prest, &ev_ns, loose, nloose, shared, left, &fl);
 }
 
 /* What the groups of one window share: the window [w0, w1) (its events g->evs, their gates
  * g->gates), the leaders that splits made during it (loose[0..nloose), each joining the vectors at
  * event w0 + at[k]) and the counts of the kernel. */
-typedef struct MM_LANES_T(run) {
+typedef struct lanes_run {
     const mm__guards *g;
     const mm_derived *d;
     mm_state *st;
     int64_t w0, w1;
     int32_t *loose, *at;
     int64_t nloose, skipped, scalar, shared;
-} MM_LANES_T(run);
+} lanes_run;
 
 /* step1 at event i; the leaders its split makes step from the next event on (they stepped i). */
-MM_LANES_INLINE void MM_LANES_T(step1_at)(MM_LANES_T(run) * r, int32_t j, const mm_event *ev,
-                                          int sampled, int64_t i)
+LANES_INLINE void lanes_step1_at(lanes_run *r, int32_t j, const mm_event *ev, int sampled,
+                                 int64_t i)
 {
     int64_t n0 = r->nloose;
-    MM_LANES_T(step1)
-    (r->g, r->d, r->st, j, ev, sampled, r->loose, &r->nloose, &r->shared, r->w1 - i);
+    lanes_step1(r->g, r->d, r->st, j, ev, sampled, r->loose, &r->nloose, &r->shared, r->w1 - i);
     for (int64_t k = n0; k < r->nloose; k++)
         r->at[k] = (int32_t)(i + 1 - r->w0);
 }
 
 /* One group: the nl <= MM_W combinations cj[], lane l from event w0 + at[l] (at NULL: all from w0;
  * a lane is neither tested nor stepped before) to the window's end. */
-MM_LANES_ATTR static void MM_LANES_T(group)(MM_LANES_T(run) * r, const int32_t *cj,
-                                            const int32_t *at, int nl)
+MM_ISA_ATTR static void lanes_group(lanes_run *r, const int32_t *cj, const int32_t *at, int nl)
 {
     const mm__guards *g = r->g;
     const mm_derived *d = r->d;
     mm_state *st = r->st;
-    MM_LANES_T(st) x;
-    MM_LANES_T(cst) c;
+    lanes_st x;
+    lanes_cst c;
     memset(&x, 0, sizeof x);
     memset(&c, 0, sizeof c);
     mm__vi vec = mm__vi_b(0);                     /* lanes the vectors step */
@@ -86,7 +89,8 @@ MM_LANES_ATTR static void MM_LANES_T(group)(MM_LANES_T(run) * r, const int32_t *
         kind1[l] = kind == 1 ? -1 : 0;
         kind2[l] = k2 ? -1 : 0;
         other[l] = kind != 1 && !k2 ? -1 : 0;
-        if (from[l] == first) MM_LANES_T(get)(&x, l, sl); /* the others when they join */
+        if (from[l] == first)
+            lanes_get(&x, l, sl, &r->g->rest[2 * (int64_t)cj[l]]); /* the others when they join */
         c.hs0[l] = dl->hs0;
         c.hs1[l] = dl->hs1;
         c.sk0[l] = dl->sk0;
@@ -140,7 +144,7 @@ MM_LANES_ATTR static void MM_LANES_T(group)(MM_LANES_T(run) * r, const int32_t *
                     continue;
                 }
                 if (later[l]) { /* (the vectors stepped its lane with the others: read it now) */
-                    MM_LANES_T(get)(&x, l, &st[cj[l]]);
+                    lanes_get(&x, l, &st[cj[l]], &r->g->rest[2 * (int64_t)cj[l]]);
                     later[l] = 0;
                     vec[l] = -1;
                     nvec++;
@@ -153,7 +157,7 @@ MM_LANES_ATTR static void MM_LANES_T(group)(MM_LANES_T(run) * r, const int32_t *
             }
         }
         for (int l = 0; nsca && l < nl; l++)
-            if (sca[l] == 1) MM_LANES_T(step1_at)(r, cj[l], ev, 0, i);
+            if (sca[l] == 1) lanes_step1_at(r, cj[l], ev, 0, i);
         if (!nvec) continue;
         /* The members' samples (their leaders' vector lanes take their own). */
         if (any_lead && ev->n_samples)
@@ -174,21 +178,22 @@ MM_LANES_ATTR static void MM_LANES_T(group)(MM_LANES_T(run) * r, const int32_t *
             mm__vi quiet = (land > gt->ts) & ((lo < gt->tb) | ((lo > gt->tbi) & (lo < gt->tbx))) &
                            ((hi > gt->ta) | ((hi < gt->tai) & (hi > gt->tax)));
             if (!MM_LANES_ANY(vec & ~quiet)) {
-                if (ev->n_samples) MM_LANES_T(sample)(&x, &c, ev, &vec);
+                if (ev->n_samples) lanes_sample(&x, &c, ev, &vec);
                 r->skipped += nvec;
                 continue;
             }
         }
         mm__vi rare;
-        MM_LANES_T(step)(&x, &c, ev, &vec, &rare);
+        lanes_step(&x, &c, ev, &vec, &rare);
         fresh = 0; /* a step may move the quotes */
         if (!MM_LANES_ANY(rare)) continue;
         for (int l = 0; l < nl; l++) {
             if (!rare[l]) continue;
             mm_state *s = &st[cj[l]];
-            MM_LANES_T(put)(&x, l, s);
-            MM_LANES_T(step1_at)(r, cj[l], ev, 1, i);
-            MM_LANES_T(get)(&x, l, s);
+            int64_t *rest = &r->g->rest[2 * (int64_t)cj[l]];
+            lanes_put(&x, l, s, rest);
+            lanes_step1_at(r, cj[l], ev, 1, i);
+            lanes_get(&x, l, s, rest);
             r->scalar++;
             if (s->ovf_event) { /* from now on, mm_step_c alone */
                 vec[l] = 0;
@@ -204,11 +209,11 @@ MM_LANES_ATTR static void MM_LANES_T(group)(MM_LANES_T(run) * r, const int32_t *
         }
     }
     for (int l = 0; l < nl; l++)
-        if (vec[l]) MM_LANES_T(put)(&x, l, &st[cj[l]]);
+        if (vec[l]) lanes_put(&x, l, &st[cj[l]], &r->g->rest[2 * (int64_t)cj[l]]);
 }
 
-MM_LANES_ATTR static void MM_LANES(const mm__tape *tp, const mm_derived *d, mm_state *st,
-                                   const mm__guards *g, int64_t m, int64_t i0, int64_t i1)
+MM_ISA_ATTR static void lanes_advance(const mm__tape *tp, const mm_derived *d, mm_state *st,
+                                      const mm__guards *g, int64_t m, int64_t i0, int64_t i1)
 {
     const mm__tape_view *v = &tp->v;
     assert(i0 >= 0 && i0 <= i1 && i1 <= v->n && m >= 0 && m <= g->cap);
@@ -222,7 +227,7 @@ MM_LANES_ATTR static void MM_LANES(const mm__tape *tp, const mm_derived *d, mm_s
     for (int64_t j = 0; j < m; j++)
         g->perm[j] = (int32_t)j;
     int32_t *act = g->tmp, *order = g->lo;
-    MM_LANES_T(run) r = {g, d, st, 0, 0, g->landi, g->hi, 0, 0, 0, 0};
+    lanes_run r = {g, d, st, 0, 0, g->landi, g->hi, 0, 0, 0, 0};
     /* Groups of combinations that quote alike: the live ones in the order of their half spread
      * (then their own), so that a group's lanes are often quiet at the same events. */
     for (int64_t j = 0; j < m; j++) {
@@ -247,7 +252,7 @@ MM_LANES_ATTR static void MM_LANES(const mm__tape *tp, const mm_derived *d, mm_s
         for (int64_t k = 0; k < m; k++)
             if (g->live[order[k]]) act[nact++] = order[k];
         for (int64_t j0 = 0; j0 < nact; j0 += MM_W)
-            MM_LANES_T(group)(&r, act + j0, NULL, nact - j0 < MM_W ? (int)(nact - j0) : MM_W);
+            lanes_group(&r, act + j0, NULL, nact - j0 < MM_W ? (int)(nact - j0) : MM_W);
         while (r.nloose) { /* (the groups of loose leaders may split again) */
             int64_t nb = 0;
             for (int64_t k = 0; k < r.nloose; k++)
@@ -262,7 +267,7 @@ MM_LANES_ATTR static void MM_LANES(const mm__tape *tp, const mm_derived *d, mm_s
                     cj[l] = g->key[b0 + l].j;
                     at[l] = (int32_t)g->key[b0 + l].h;
                 }
-                MM_LANES_T(group)(&r, cj, at, nl);
+                lanes_group(&r, cj, at, nl);
             }
         }
     }

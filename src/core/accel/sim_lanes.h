@@ -1,47 +1,47 @@
 /* The lanes kernel's text (sim_batch_avx2.c and sim_batch_avx512.c include it, one instruction set
- * each, defining MM_LANES, the function's name, MM_LANES_T(name), the names of its types and
- * helpers, MM_LANES_ATTR and MM_LANES_INLINE, their attributes, MM_W, the lanes per vector, and
- * MM_LANES_ANY(mask)): MM_W combinations stepped at once, one per lane of a vector, for the events
- * where most combinations must step (docs/model.md section 8, "Lanes"; docs/perf.md). It runs the
- * step of mm_step.h for every event and every combination of a group unless the whole group may
- * skip (kinds 1, 2 and 3), written over vectors of int64 and double lanes (GCC vector extensions;
- * the same IEEE operations in the same order as mm_step_c, no contraction), for the common path
- * only: samples, landings of orders that rest or of cancels, the queue updates of the risk-averse
- * rule, the decision. A lane whose event would take any other branch (a fill, a reject, a landing
- * that crosses, the log or power queue share, a fill report pending) is "rare" at that event: the
- * vector results are not kept for it, and mm_step_c itself steps its state. Combinations outside
- * the lanes' model (mm__lanes_ok: random draws, the order-rate limit) or whose accounting failed
- * (ovf_event) are stepped by mm_step_c on every event. The kernel keeps each group's state in
- * vectors over a window of MM_LANES_WINDOW events (decoded once into g->evs, their skip bounds into
- * g->gates), then writes it back. Checked whole-state against the reference by tests/checkmodel
- * (kernels `lanes`, `lanes_avx2`). */
+ * each, defining MM_ISA_ATTR, the target attribute of its functions, MM_W, the lanes per vector,
+ * and MM_LANES_ANY(mask); the kernel is the static function lanes_advance of that file): MM_W
+ * combinations stepped at once, one per lane of a vector, for the events where most combinations
+ * must step (docs/model.md section 8, "Lanes"; docs/perf.md). It runs the step of mm_step.h for
+ * every event and every combination of a group unless the whole group may skip (kinds 1, 2 and 3),
+ * written over vectors of int64 and double lanes (GCC vector extensions; the same IEEE operations
+ * in the same order as mm_step_c, no contraction), for the common path only: samples, landings of
+ * orders that rest or of cancels, the queue updates of the risk-averse rule, the decision. A lane
+ * whose event would take any other branch (a fill, a reject, a landing that crosses, the log or
+ * power queue share, a fill report pending) is "rare" at that event: the vector results are not
+ * kept for it, and mm_step_c itself steps its state. Combinations outside the lanes' model
+ * (mm__lanes_ok: random draws, the order-rate limit) or whose accounting failed (ovf_event) are
+ * stepped by mm_step_c on every event. The kernel keeps each group's state in vectors over a window
+ * of MM_LANES_WINDOW events (decoded once into g->evs, their skip bounds into g->gates), then
+ * writes it back. Checked whole-state against the reference by tests/checkmodel (kernels `lanes`,
+ * `lanes_avx2`). */
 
 /* The lanes of this build: MM_W of int64, double, and int32 (the conversions of section 6). */
-typedef int64_t MM_LANES_T(vi) __attribute__((vector_size(8 * MM_W)));
-typedef double MM_LANES_T(vd) __attribute__((vector_size(8 * MM_W)));
-typedef int32_t MM_LANES_T(vi32) __attribute__((vector_size(4 * MM_W)));
-#define mm__vi MM_LANES_T(vi)
-#define mm__vd MM_LANES_T(vd)
-#define mm__vi32 MM_LANES_T(vi32)
+typedef int64_t mm__vi __attribute__((vector_size(8 * MM_W)));
+typedef double mm__vd __attribute__((vector_size(8 * MM_W)));
+typedef int32_t mm__vi32 __attribute__((vector_size(4 * MM_W)));
+/* The helpers, inlined into the kernel with its instruction set. */
+#define LANES_INLINE static inline __attribute__((always_inline)) MM_ISA_ATTR
 
 /* State of one group of MM_W combinations: the fields the vector path reads or writes (the others
  * stay in the mm_state, which mm_step_c updates for rare lanes). */
-typedef struct MM_LANES_T(st) {
+typedef struct lanes_st {
     mm__vi q, cash2, n_ret, nmsg, chan, wake, kq, nrep, orders, cancels;
     mm__vi px[2], qty[2], ahead[2], deep[2], land[2], npx[2], nqty[2], resp[2], done[2], acc[2],
         wait[2], rest[2];
     mm__vd fees, pnl_prev, ret_mean, ret_m2, pnl_peak, max_dd;
-} MM_LANES_T(st);
+} lanes_st;
 
 /* Constants of a group (from mm_derived). Masks are -1 (true) or 0 per lane. */
-typedef struct MM_LANES_T(cst) {
+typedef struct lanes_cst {
     mm__vd hs0, hs1, sk0, sk1, money;
     mm__vi tv, micro, tto, cj, ra, limit, size, requote, delay, resp;
     /* Whether any lane of the vectors has the flag (all for ra): branches taken per group. */
     int any_tv, any_micro, any_tto, any_cj, all_ra;
-} MM_LANES_T(cst);
+} lanes_cst;
 
-MM_LANES_INLINE void MM_LANES_T(get)(MM_LANES_T(st) * x, int l, const mm_state *s)
+/* Lane l from state s and its kernels' rest times (mm__guards.rest), and back. */
+LANES_INLINE void lanes_get(lanes_st *x, int l, const mm_state *s, const int64_t rest[2])
 {
     x->q[l] = s->q;
     x->cash2[l] = s->cash2;
@@ -66,7 +66,7 @@ MM_LANES_INLINE void MM_LANES_T(get)(MM_LANES_T(st) * x, int l, const mm_state *
         x->done[k][l] = o->done_ns;
         x->acc[k][l] = o->acc;
         x->wait[k][l] = s->wait_ns[k];
-        x->rest[k][l] = o->rest_ns;
+        x->rest[k][l] = rest[k];
     }
     x->fees[l] = s->fees;
     x->pnl_prev[l] = s->pnl_prev;
@@ -76,7 +76,7 @@ MM_LANES_INLINE void MM_LANES_T(get)(MM_LANES_T(st) * x, int l, const mm_state *
     x->max_dd[l] = s->max_dd;
 }
 
-MM_LANES_INLINE void MM_LANES_T(put)(const MM_LANES_T(st) * x, int l, mm_state *s)
+LANES_INLINE void lanes_put(const lanes_st *x, int l, mm_state *s, int64_t rest[2])
 {
     s->q = x->q[l];
     s->cash2 = x->cash2[l];
@@ -101,7 +101,7 @@ MM_LANES_INLINE void MM_LANES_T(put)(const MM_LANES_T(st) * x, int l, mm_state *
         o->done_ns = x->done[k][l];
         o->acc = (int32_t)x->acc[k][l];
         s->wait_ns[k] = x->wait[k][l];
-        o->rest_ns = x->rest[k][l];
+        rest[k] = x->rest[k][l];
     }
     s->fees = x->fees[l];
     s->pnl_prev = x->pnl_prev[l];
@@ -112,7 +112,7 @@ MM_LANES_INLINE void MM_LANES_T(put)(const MM_LANES_T(st) * x, int l, mm_state *
 }
 
 /* mm__target_bid / mm__target_ask over lanes: the same clamp, truncation and correction. */
-MM_LANES_INLINE void MM_LANES_T(tbid)(const mm__vd *tp, mm__vi *out)
+LANES_INLINE void lanes_tbid(const mm__vd *tp, mm__vi *out)
 {
     mm__vd t = *tp;
     t = mm__vd_sel(t < MM_PX_TARGET_MIN, mm__vd_b(MM_PX_TARGET_MIN), t);
@@ -123,7 +123,7 @@ MM_LANES_INLINE void MM_LANES_T(tbid)(const mm__vd *tp, mm__vi *out)
     *out = __builtin_convertvector(__builtin_convertvector(f, mm__vi32), mm__vi);
 }
 
-MM_LANES_INLINE void MM_LANES_T(task)(const mm__vd *tp, mm__vi *out)
+LANES_INLINE void lanes_task(const mm__vd *tp, mm__vi *out)
 {
     mm__vd t = *tp;
     t = mm__vd_sel(t < MM_PX_TARGET_MIN, mm__vd_b(MM_PX_TARGET_MIN), t);
@@ -135,8 +135,8 @@ MM_LANES_INLINE void MM_LANES_T(task)(const mm__vd *tp, mm__vi *out)
 
 /* Section 2: the samples of an event, for the lanes of ok, from the state before the event (q,
  * cash2, fees: a step in an ok lane leaves them as they are). */
-MM_LANES_INLINE void MM_LANES_T(sample)(MM_LANES_T(st) * x, const MM_LANES_T(cst) * c,
-                                        const mm_event *ev, const mm__vi *okp)
+LANES_INLINE void lanes_sample(lanes_st *x, const lanes_cst *c, const mm_event *ev,
+                               const mm__vi *okp)
 {
     const mm__vi ok = *okp;
     mm__vd pnl_prev = x->pnl_prev, ret_mean = x->ret_mean, ret_m2 = x->ret_m2;
@@ -166,8 +166,8 @@ MM_LANES_INLINE void MM_LANES_T(sample)(MM_LANES_T(st) * x, const MM_LANES_T(cst
 /* One event for the lanes of `vec` (the others are left as they are). Sets *out to the lanes that
  * are rare at this event: nothing of the event was kept for them; the caller steps them with
  * mm_step_c. */
-MM_LANES_INLINE void MM_LANES_T(step)(MM_LANES_T(st) * x, const MM_LANES_T(cst) * c,
-                                      const mm_event *ev, const mm__vi *vecp, mm__vi *out)
+LANES_INLINE void lanes_step(lanes_st *x, const lanes_cst *c, const mm_event *ev,
+                             const mm__vi *vecp, mm__vi *out)
 {
     const mm__vi vec = *vecp;
     const int64_t ts = ev->ts;
@@ -260,7 +260,7 @@ MM_LANES_INLINE void MM_LANES_T(step)(MM_LANES_T(st) * x, const MM_LANES_T(cst) 
         deep[k] = mm__vi_sel(live, nd, deep[k]);
     }
     mm__vi ok = vec & ~rare;
-    if (ev->n_samples) MM_LANES_T(sample)(x, c, ev, &ok);
+    if (ev->n_samples) lanes_sample(x, c, ev, &ok);
 
     /* ---- Section 6: the decision (mm__decide); no report pending in an ok lane. ---- */
     mm__vi npx[2] = {x->npx[0], x->npx[1]}, nqty[2] = {x->nqty[0], x->nqty[1]};
@@ -288,8 +288,8 @@ MM_LANES_INLINE void MM_LANES_T(step)(MM_LANES_T(st) * x, const MM_LANES_T(cst) 
         mm__vd shift = sk * kqd;
         mm__vi t[2];
         mm__vd ub = fair - hs - shift, ua = fair + hs - shift;
-        MM_LANES_T(tbid)(&ub, &t[0]);
-        MM_LANES_T(task)(&ua, &t[1]);
+        lanes_tbid(&ub, &t[0]);
+        lanes_task(&ua, &t[1]);
         if (c->any_cj) {
             t[0] = mm__vi_sel(c->cj & (t[0] >= ev->a), mm__vi_b(ev->b), t[0]);
             t[1] = mm__vi_sel(c->cj & (t[1] <= ev->b), mm__vi_b(ev->a), t[1]);

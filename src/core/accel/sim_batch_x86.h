@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mm_accel.h"
 #include "mm_internal.h"
-#include "sim_tape.h"
 
 #include "sim_batch_kernel.h"
 

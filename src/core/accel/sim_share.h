@@ -7,28 +7,27 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "mm_accel.h"
 #include "mm_internal.h"
-#include "sim_tape.h"
 
 /* ---- Shared states (docs/model.md section 8, "Shared states") ----
  *
  * Combinations of a block whose constants differ only in the inventory limit and that draw no
  * random number are a family. Two of a family whose states agree on every shared field (the
- * orders, actions in flight, responses, reports, pacing: all but their own, MM_SHARE_OWN; dead
- * fields aside, sim_share_dead.h) and
- * whose rooms clamped at the quote size agree (share_rooms) take the same branches in a step that
- * fills nothing and moves no known position: the limit enters a step only through those rooms, and
- * their own fields only through the rooms, the samples and the fills. So one of them (the leader)
- * steps and the others (members) are parked: no skip test, no step; each takes its own samples.
- * Their counters (orders, cancels, rejects, messages, held) move with the leader's: a member's is
- * the leader's plus an offset fixed when it was parked. When a leader's step fills or moves its
- * known position (share_clean fails), each member whose rooms after the step clamp as the
- * leader's do gets the leader's fills replayed on its own fields; every other member takes the
- * leader's state from before that step (keeping its own fields), steps itself, and joins the
- * leader again, or another member that stepped to the same state, or leads on its own
- * (share_split). At each window the kernel merges
- * the leaders whose states agree again (share_park); when it returns, every member takes its
- * leader's state (share_unpark_all). */
+ * orders, actions in flight, responses, reports, pacing: all but their own, role OWN in
+ * MM_STATE_FIELDS; dead fields aside, sim_share_dead.h) and whose rooms clamped at the quote size
+ * agree (share_rooms) take the same branches in a step that fills nothing and moves no known
+ * position: the limit enters a step only through those rooms, and their own fields only through the
+ * rooms, the samples and the fills. So one of them (the leader) steps and the others (members) are
+ * parked: no skip test, no step; each takes its own samples. Their counters (orders, cancels,
+ * rejects, messages, held) move with the leader's: a member's is the leader's plus an offset fixed
+ * when it was parked. When a leader's step fills or moves its known position (share_clean fails),
+ * each member whose rooms after the step clamp as the leader's do gets the leader's fills replayed
+ * on its own fields; every other member takes the leader's state from before that step (keeping its
+ * own fields), steps itself, and joins the leader again, or another member that stepped to the same
+ * state, or leads on its own (share_split). At each window the kernel merges the leaders whose
+ * states agree again (share_park); when it returns, every member takes its leader's state
+ * (share_unpark_all). */
 
 /* A combination with constants d may share a state (the key table says so, MM_CAP_SHARE: its
  * values draw no random number, section 3.3, so its state does not depend on its stream key). */
@@ -44,6 +43,7 @@ typedef struct mm__share_img {
     mm_derived d;
     mm_state s;
     int64_t room[4];
+    int64_t rest[2]; /* the kernels' rest times (mm__guards.rest), canonical */
 } mm__share_img;
 
 /* The skew is zero at every time left: the known position does not move the targets. */
@@ -73,51 +73,26 @@ static inline void share_counters(const mm_state *s, int64_t c[MM_SHARE_NOFF])
     c[4] = s->held;
 }
 
-/* A state's own fields, which a member keeps (the known position too where the skew is zero). */
-#define MM_SHARE_OWN(X)                                                                            \
-    X(q);                                                                                          \
-    X(cash2);                                                                                      \
-    X(fees);                                                                                       \
-    X(volume);                                                                                     \
-    X(fills[0]);                                                                                   \
-    X(fills[1]);                                                                                   \
-    X(max_abs_q);                                                                                  \
-    X(twq);                                                                                        \
-    X(t_q);                                                                                        \
-    for (int k_ = 0; k_ < MM_MARKOUTS; k_++)                                                       \
-        X(mk2[k_]);                                                                                \
-    X(ovf_event);                                                                                  \
-    X(pnl_prev);                                                                                   \
-    X(ret_mean);                                                                                   \
-    X(ret_m2);                                                                                     \
-    X(pnl_peak);                                                                                   \
-    X(max_dd);                                                                                     \
-    X(n_ret);                                                                                      \
-    X(id);                                                                                         \
-    X(path);                                                                                       \
-    X(key);                                                                                        \
-    X(kq);                                                                                         \
-    X(orders);                                                                                     \
-    X(cancels);                                                                                    \
-    X(rejects);                                                                                    \
-    X(nmsg);                                                                                       \
-    X(held)
+/* A state's own fields, which a member keeps (the known position too where the skew is zero), are
+ * those of role OWN in mm_state.h's MM_STATE_FIELDS. */
 
 #include "sim_share_dead.h"
 
 /* The image of state s at time t: what two states must agree on to share from t on. */
-static inline void share_image(const mm_derived *d, const mm_state *s, mm__share_img *img,
-                               int64_t t)
+static inline void share_image(const mm_derived *d, const mm_state *s, const int64_t rest[2],
+                               mm__share_img *img, int64_t t)
 {
     memcpy(&img->d, d, sizeof img->d);
     img->d.limit = 0;
     memcpy(&img->s, s, sizeof img->s);
-#define MM_SHARE_ZERO(f) img->s.f = 0
-    MM_SHARE_OWN(MM_SHARE_ZERO);
+#define MM_SHARE_ZERO(kind, f, init, role) MM_STATE_IF_OWN(role, img->s.f = 0;)
+    MM_STATE_FIELDS(MM_SHARE_ZERO)
 #undef MM_SHARE_ZERO
     if (!share_no_skew(d)) img->s.kq = s->kq; /* the known position moves the targets */
     for (int k = 0; k < 2; k++)
         share_canon(s, k, t, &img->s.s[k], &img->s.wait_ns[k]);
+    for (int k = 0; k < 2; k++)
+        img->rest[k] = share_canon_rest(rest[k], t);
     share_rooms(s, d, img->room);
 }
 
@@ -223,16 +198,38 @@ static void share_sort(mm__share_key *a, int64_t n)
 #undef MM_KEY_SWAP
 }
 
-/* Member f (own fields and counter offsets off, parked at time t) takes leader state l. */
-static inline void share_take(mm_state *f, const mm_state *l, const int64_t *off, int64_t t)
+/* mm_step_c on state s, and the kernels' rest times of s (mm__guards.rest): a side whose action
+ * landed at this event (land_ns at or before it, before the step: one landing per side and event,
+ * as an action sent at ev lands after it) and that the landing left accepted (acc) came to rest. */
+static inline void share_rested(const mm_state *s, int64_t rest[2], int64_t land0, int64_t land1,
+                                int64_t ts)
+{
+    if (land0 <= ts && s->s[0].acc) rest[0] = ts;
+    if (land1 <= ts && s->s[1].acc) rest[1] = ts;
+}
+static inline void share_step(mm_state *s, int64_t rest[2], const mm_event *ev, const mm_derived *d,
+                              mm_trace_sink *tr)
+{
+    int64_t land0 = s->s[0].land_ns, land1 = s->s[1].land_ns;
+    mm_step_c(s, ev, d, tr);
+    share_rested(s, rest, land0, land1, ev->ts);
+}
+
+/* Member f (own fields and counter offsets off, parked at time t; frest its rest times) takes
+ * leader state l (lrest its rest times). */
+static inline void share_take(mm_state *f, int64_t frest[2], const mm_state *l,
+                              const int64_t lrest[2], const int64_t *off, int64_t t)
 {
     mm_state own;
+    int64_t orest[2] = {frest[0], frest[1]};
     memcpy(&own, f, sizeof own);
     memcpy(f, l, sizeof *f);
-#define MM_SHARE_KEEP(x) f->x = own.x
-    MM_SHARE_OWN(MM_SHARE_KEEP);
+    frest[0] = lrest[0];
+    frest[1] = lrest[1];
+#define MM_SHARE_KEEP(kind, x, init, role) MM_STATE_IF_OWN(role, f->x = own.x;)
+    MM_STATE_FIELDS(MM_SHARE_KEEP)
 #undef MM_SHARE_KEEP
-    share_restore(f, &own, t);
+    share_restore(f, frest, &own, orest, t);
     int64_t c[MM_SHARE_NOFF];
     share_counters(l, c);
     f->orders = c[0] + off[0];
@@ -360,16 +357,17 @@ static int64_t share_merge(const mm_derived *d, mm_state *st, const mm__guards *
         }
         if (r1 - r0 < 2) continue;
         int32_t l = g->key[r0].j; /* the largest limit of the run leads */
-        share_image(&d[l], &st[l], &il, t);
+        share_image(&d[l], &st[l], &g->rest[2 * (int64_t)l], &il, t);
         for (int64_t r = r0 + 1; r < r1; r++) {
             int32_t f = g->key[r].j;
-            share_image(&d[f], &st[f], &ic, t);
+            share_image(&d[f], &st[f], &g->rest[2 * (int64_t)f], &ic, t);
             if (memcmp(&ic, &il, sizeof ic)) continue; /* a collision of the hash */
             /* f's members follow it to l: each takes f's state (its own fields kept) and is
              * parked with l from t on (counted in parked already). */
             for (int32_t e = g->fhead[f], next; e >= 0; e = next) {
                 next = g->fnext[e];
-                share_take(&st[e], &st[f], &g->off[(int64_t)e * MM_SHARE_NOFF], g->tlink[e]);
+                share_take(&st[e], &g->rest[2 * (int64_t)e], &st[f], &g->rest[2 * (int64_t)f],
+                           &g->off[(int64_t)e * MM_SHARE_NOFF], g->tlink[e]);
                 share_link(g, d, st, e, l, t);
             }
             g->fhead[f] = -1;
@@ -392,6 +390,7 @@ static int64_t share_park(const mm_derived *d, mm_state *st, const mm__guards *g
         for (int64_t j = 0; j < m; j++) {
             g->lead[j] = g->fhead[j] = g->fnext[j] = -1;
             g->logn[j] = 0;
+            g->rest[2 * j] = g->rest[2 * j + 1] = INT64_MIN; /* none in this call yet */
         }
         for (int64_t q = 0; q < m; q++) {
             g->pos[g->perm[q]] = (int32_t)q;
@@ -410,7 +409,8 @@ static void share_unpark_all(mm_state *st, const mm__guards *g, int64_t m)
     for (int64_t j = 0; j < m; j++)
         if (g->lead[j] >= 0) {
             share_flush(g, st, (int32_t)j);
-            share_take(&st[j], &st[g->lead[j]], &g->off[j * MM_SHARE_NOFF], g->tlink[j]);
+            share_take(&st[j], &g->rest[2 * j], &st[g->lead[j]], &g->rest[2 * (int64_t)g->lead[j]],
+                       &g->off[j * MM_SHARE_NOFF], g->tlink[j]);
         }
 }
 
@@ -466,11 +466,10 @@ static void share_record(const mm_trace_rec *r, void *user)
  * when the caller recorded them in its step (a fills_only sink on share_record), else from its
  * step again, from pre, traced. Out of line: the kernels keep one copy of the step. */
 #define MM_SHARE_SUBS 8
-__attribute__((noinline)) static int64_t share_split(const mm__guards *g, const mm_derived *d,
-                                                     mm_state *st, int32_t j, const mm_state *pre,
-                                                     const mm_event *ev_ns, int32_t *out,
-                                                     int64_t *nout, int64_t *shared, int64_t left,
-                                                     const mm__share_fills *fills)
+__attribute__((noinline)) static int64_t
+share_split(const mm__guards *g, const mm_derived *d, mm_state *st, int32_t j, const mm_state *pre,
+            const int64_t pre_rest[2], const mm_event *ev_ns, int32_t *out, int64_t *nout,
+            int64_t *shared, int64_t left, const mm__share_fills *fills)
 {
     mm__share_fills fl;
     if (fills) {
@@ -538,17 +537,18 @@ __attribute__((noinline)) static int64_t share_split(const mm__guards *g, const 
             }
         }
         g->lead[f] = g->fnext[f] = -1;
-        share_take(s, pre, &g->off[(int64_t)f * MM_SHARE_NOFF], g->tlink[f]);
-        mm_step_c(s, ev_ns, &d[f], NULL);
+        int64_t *frest = &g->rest[2 * (int64_t)f];
+        share_take(s, frest, pre, pre_rest, &g->off[(int64_t)f * MM_SHARE_NOFF], g->tlink[f]);
+        share_step(s, frest, ev_ns, &d[f], NULL);
         n++;
         *shared -= left;
         if (!nsub) {
             memset(&sub[0], 0, sizeof sub[0]);
             memset(&ic, 0, sizeof ic);
-            share_image(&d[j], &st[j], &sub[0], ev_ns->ts);
+            share_image(&d[j], &st[j], &g->rest[2 * (int64_t)j], &sub[0], ev_ns->ts);
             subj[nsub++] = j;
         }
-        share_image(&d[f], s, &ic, ev_ns->ts);
+        share_image(&d[f], s, frest, &ic, ev_ns->ts);
         int k = 0;
         while (k < nsub && memcmp(&ic, &sub[k], sizeof ic))
             k++;

@@ -1,11 +1,13 @@
 /* The batched kernel's text (included once per instruction set, by sim_batch.c for the baseline and
- * by sim_batch_avx2.c and sim_batch_avx512.c; each time defining
- * MM_ADVANCE, the function's name, and MM_ADVANCE_ATTR, its target attribute or nothing): the same
+ * by sim_batch_avx2.c and sim_batch_avx512.c, each defining MM_ISA_ATTR, the target attribute
+ * or nothing; the kernel is the static function skip_advance of that file): the same
  * operations in the same order every time (integers in the skip test; the step's floating point
  * with no contraction), so every version gives the same bits, and the baseline build is the
  * compiler's code for it as a plain function. tests/checkmodel checks each version. */
-MM_ADVANCE_ATTR static void MM_ADVANCE(const mm__tape *tp, const mm_derived *d, mm_state *st,
-                                       const mm__guards *g, int64_t m, int64_t i0, int64_t i1)
+__attribute__((flatten)) MM_ISA_ATTR static void skip_advance(const mm__tape *tp,
+                                                              const mm_derived *d, mm_state *st,
+                                                              const mm__guards *g, int64_t m,
+                                                              int64_t i0, int64_t i1)
 {
     const mm__tape_view *v = &tp->v;
     assert(i0 >= 0 && i0 <= i1 && i1 <= v->n && m >= 0 && m <= g->cap && m <= INT32_MAX);
@@ -105,20 +107,22 @@ MM_ADVANCE_ATTR static void MM_ADVANCE(const mm__tape *tp, const mm_derived *d, 
                     w &= ~(UINT64_C(0xff) << (8 * b));
                     int64_t q = q8 + b, j = g->perm[q];
                     int kq = kind_at(beg, q);
+                    int64_t *rest = &g->rest[2 * j];
                     if (g->fhead[j] < 0) {
-                        mm_step_c(&st[j], &ev, &d[j], NULL);
+                        share_step(&st[j], rest, &ev, &d[j], NULL);
                         steps++;
                     } else { /* a leader: its members share the step unless it fills */
                         mm_state pre;
+                        int64_t prest[2] = {rest[0], rest[1]};
                         memcpy(&pre, &st[j], sizeof pre);
-                        mm_step_c(&st[j], &ev, &d[j], NULL);
+                        share_step(&st[j], rest, &ev, &d[j], NULL);
                         steps++;
                         if (!share_clean(&pre, &st[j])) {
                             ev_ns = ev;
                             ev_ns.n_samples = 0; /* taken above */
                             int64_t nl = 0;
-                            steps += share_split(g, d, st, (int32_t)j, &pre, &ev_ns, g->tmp, &nl,
-                                                 &shared, w1 - i, NULL);
+                            steps += share_split(g, d, st, (int32_t)j, &pre, prest, &ev_ns, g->tmp,
+                                                 &nl, &shared, w1 - i, NULL);
                             for (int64_t k = 0; k < nl; k++) {
                                 int32_t f = g->tmp[k], p = g->pos[f];
                                 guard_set(g, p, &st[f], &d[f], kind_at(beg, p), &ev, v, i + 1, w1,

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mm_accel.h"
 #include "mm_internal.h"
-#include "sim_tape.h"
 
 /* Events per window of the skip kernel: guards hold event indices relative to the window's first
  * event, as int32; the shared states are found again at each window (share_park). */

@@ -11,7 +11,7 @@
 
 #include <stdint.h>
 
-#include "mm_event.h"
+#include "mm_skip.h"
 #include "mm_step.h"
 
 MM_HD void mm__thread_advance(const mm__tape_view *v, const mm_derived *d, mm_state *st, int64_t i0,

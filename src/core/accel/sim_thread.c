@@ -7,9 +7,9 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "mm_accel.h"
 #include "mm_internal.h"
 #include "mm_thread.h"
-#include "sim_tape.h"
 
 int mm__thread_emulate(const mm__tape_view *v, const mm_derived *d, mm_state *st, int64_t m,
                        void *user, mm_error *err)

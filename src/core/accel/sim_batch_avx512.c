@@ -2,13 +2,11 @@
  * (sim_batch_body.h) and the lanes kernel, 8 combinations per vector (sim_lanes.h). Chosen at run
  * time by sim_batch.c when the CPU has them; the same bits as the baseline build (tests/checkmodel
  * checks both). */
-#include "sim_tape.h"
+#include "mm_accel.h"
 #if MM_X86_ISA
 #include "sim_batch_x86.h"
 
-#define MM_ADVANCE advance_avx512
-#define MM_ADVANCE_ATTR                                                                            \
-    __attribute__((flatten, target("avx512f,avx512bw,avx512vl,avx512dq,avx2,bmi2")))
+#define MM_ISA_ATTR __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,bmi2")))
 #include "sim_batch_body.h"
 
 #define MM_W 8
@@ -17,23 +15,17 @@
     mm__any4(__builtin_shufflevector((m), (m), 0, 1, 2, 3) |                                       \
              __builtin_shufflevector((m), (m), 4, 5, 6, 7))
 #define mm__any4(h) (!__builtin_ia32_ptestz256((mm__vll)(h), (mm__vll)(h)))
-#define MM_LANES lanes_avx512
-#define MM_LANES_T(n) lanes_avx512_##n
-#define MM_LANES_ATTR __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,bmi2")))
-#define MM_LANES_INLINE                                                                            \
-    static inline                                                                                  \
-        __attribute__((always_inline, target("avx512f,avx512bw,avx512vl,avx512dq,avx2,bmi2")))
 #include "sim_lanes.h"
 
 void mm__skip_avx512(const mm__tape *tp, const mm_derived *d, mm_state *st, const mm__guards *g,
                      int64_t m, int64_t i0, int64_t i1)
 {
-    advance_avx512(tp, d, st, g, m, i0, i1);
+    skip_advance(tp, d, st, g, m, i0, i1);
 }
 
 void mm__lanes_avx512(const mm__tape *tp, const mm_derived *d, mm_state *st, const mm__guards *g,
                       int64_t m, int64_t i0, int64_t i1)
 {
-    lanes_avx512(tp, d, st, g, m, i0, i1);
+    lanes_advance(tp, d, st, g, m, i0, i1);
 }
 #endif
