@@ -223,7 +223,7 @@ Test(ux, show_where_tape_takes_a_symbol_alone_when_unambiguous)
     cr_assert(strstr(out, "(2 tapes)") && strstr(out, "tapes: every instrument of each input"),
               "%s", out);
     free(out);
-    const char *a[] = {"mmsim", "show", r, "--where", "tape=GOOG", NULL};
+    const char *a[] = {"mmsim", "show", r, "--where", "tape=GOOG", "--keep-idle", NULL};
     out = expect(a, 0, NULL);
     snprintf(want, sizeof want, "top 2 of 2 rows where tape=%s#GOOG,", t);
     cr_assert(strstr(out, want), "%s", out);
@@ -366,10 +366,12 @@ Test(ux, show_filters_on_metrics_and_prints_rows_alone)
     const char *s[] = {"mmsim",  "sweep",         t,    "--grid", "spread=0:4",
                        "--grid", "inv_limit=1,5", "-o", r,        NULL};
     free(expect(s, 0, NULL));
-    const char *a[] = {"mmsim", "show", r, "--where", "pnl>0", "--top", "100", "--no-header", NULL};
+    /* (--keep-idle: the rows without a fill are ranked too, so that the two halves are all 10.) */
+    const char *a[] = {"mmsim",       "show",        r,   "--where", "pnl>0", "--top", "100",
+                       "--no-header", "--keep-idle", NULL};
     char *pos = expect(a, 0, NULL);
-    const char *b[] = {"mmsim", "show",        r,   "--where", "pnl<=0", "--top",
-                       "100",   "--no-header", NULL};
+    const char *b[] = {"mmsim",       "show",        r,   "--where", "pnl<=0", "--top", "100",
+                       "--no-header", "--keep-idle", NULL};
     char *rest = expect(b, 0, NULL);
     cr_assert_eq(tu_lines(pos) + tu_lines(rest), 10, "%s---\n%s", pos, rest);
     cr_assert(!strstr(pos, "rank") && !strstr(pos, "results"), "%s", pos);
@@ -634,8 +636,9 @@ Test(ux, results_written_before_the_enum_columns_still_read)
     char *o = expect(v, 0, NULL);
     cr_assert(strstr(o, "content hash 02083864f4d4f043 verified (8 rows)"), "%s", o);
     free(o);
-    const char *s[] = {"mmsim",       "show",        r,   "--where", "tape=SYN", "--where",
-                       "queue=power", "--no-header", NULL};
+    const char *s[] = {
+        "mmsim",       "show",        r,   "--where", "tape=SYN", "--where", "queue=power",
+        "--no-header", "--keep-idle", NULL};
     o = expect(s, 0, NULL);
     cr_assert_eq(tu_lines(o), 2, "%s", o);
     cr_assert(strstr(o, "tape.h5#SYN") && strstr(o, "power") && !strstr(o, "risk-averse"),

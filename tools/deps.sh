@@ -12,6 +12,7 @@ PKGS=(gcc pkg-config meson ninja-build libhdf5-dev libxxhash-dev libcriterion-de
       git   # tools/test.sh: the format check lists the tracked sources (git ls-files); tools/mutants
       time  # /usr/bin/time: the report benchmark (tests/report/bench_report.sh)
       libopenmpi-dev openmpi-bin python3 python3-h5py python3-numpy python3-pandas python3-xxhash
+      python3-scipy  # tests/select_scipy.py: mmsim select against scipy (issue 32)
       clang clang-format libclang-rt-dev libomp-dev llvm  # clang: tools/fuzz.sh (libFuzzer), tools/tsan.sh (libomp + Archer)
       python3-numba)  # tools/bench-peer: the Numba peer of ../shared/bench (issue 14)
 PKGS+=(chromium)  # report_chromium: the report pages and the heatmap's pixels in headless Chromium (issue 29)

@@ -57,6 +57,10 @@ typedef struct mm_results_meta {
     /* Workers the process engine killed for making no progress, their chunks rerun on fresh
      * workers (mm_sweep_report.stalls); 0 when the file does not record it. */
     int64_t stalls;
+    /* Each input tape's span, last minus first timestamp, ns (attribute input_span_ns): what an
+     * annualised Sharpe ratio was measured over (docs/results.md, "When sharpe means something").
+     * NULL: not recorded (a file from before it, or a writer that does not give it). */
+    const int64_t *input_span_ns;
 } mm_results_meta;
 
 typedef struct mm_results_writer mm_results_writer;
@@ -151,6 +155,36 @@ MM_API int mm_results_write_mc(mm_results_writer *w, int64_t first, int64_t n,
                                const int32_t *axis_idx, const double *s, const mm_metrics *m,
                                mm_error *err);
 
+/* ---- time blocks (docs/results.md, "/blocks") ----
+ * A sweep run with blocks (mm_sweep_opts.blocks or .block_ns) records, for every combination, its
+ * state at the end of each of n_blocks time blocks of its tape: /blocks [n_rows][n_blocks] of
+ * these records (row r = combination r, block b in time order) and /block_end_ns [n_tapes]
+ * [n_blocks], the exchange time each block of each tape ends at (the block holds the events with
+ * ts_ns <= that time and after the previous block's end). The last block ends at the tape's last
+ * event, so its pnl, q, fills and fees equal the row's pnl, final_q, fills_bid + fills_ask and
+ * fees bit for bit. */
+typedef struct mm_results_block {
+    double pnl;    /* marked to the last mid at the block's end, after fees; money (cumulative) */
+    int64_t q;     /* position at the block's end, lots */
+    int64_t fills; /* fill events (both sides) since the start of the tape */
+    double fees;   /* fees paid since the start of the tape; money */
+} mm_results_block;
+#define MM_RESULTS_BLOCKS_MAX 4096
+
+/* Give a table being written its blocks: n_blocks in [1, MM_RESULTS_BLOCKS_MAX], block_ns (0:
+ * equal spans of each tape; > 0: the fixed length asked for, recorded as an attribute), and
+ * end_ns [n_tapes][n_blocks] (non-decreasing per tape). Creates /blocks and /block_end_ns. Call
+ * once, after mm_results_create (not on a Monte Carlo table), before any row is written. Then every
+ * row's blocks must be written (mm_results_write_blocks) before the commit, which also covers them
+ * in the content hash. Returns 0, -EINVAL or MM_EHDF5. */
+MM_API int mm_results_add_blocks(mm_results_writer *w, int32_t n_blocks, int64_t block_ns,
+                                 int32_t n_tapes, const int64_t *end_ns, mm_error *err);
+
+/* Write the blocks of rows [first, first + n): b holds n x n_blocks records, row-major. Each row
+ * once (-EINVAL otherwise, nothing written). */
+MM_API int mm_results_write_blocks(mm_results_writer *w, int64_t first, int64_t n,
+                                   const mm_results_block *b, mm_error *err);
+
 /* One value of a metric column: f64 or i64 as the column's type says. */
 typedef union mm_results_value {
     double f64;
@@ -178,6 +212,14 @@ typedef struct mm_results_info {
     const int *metric_types; /* MM_COL_F64 or MM_COL_I64 */
     int64_t paths;           /* paths per combination: 1, or the Monte Carlo table's */
     int has_paths;           /* 1 when the file holds /paths (--keep-paths) */
+    /* Time blocks (mm_results_block): 0 when the file has none; block_ns as recorded (0: equal
+     * spans); block_end_ns [block_tapes][n_blocks], block_tapes = the tape axis' size. */
+    int32_t n_blocks, block_tapes;
+    int64_t block_ns;
+    const int64_t *block_end_ns;
+    /* Rows without a fill (fills_bid + fills_ask = 0; on a Monte Carlo table their means), as the
+     * commit counted them (attribute n_no_fill); -1 in a file written before it. */
+    int64_t n_no_fill;
 } mm_results_info;
 
 /* Open and check a results file (format tag, table columns and types, axes, attributes). Errors
@@ -202,6 +244,11 @@ MM_API int mm_results_read_values(mm_results_reader *r, int64_t first, int64_t n
  * has no /paths. */
 MM_API int mm_results_read_paths(mm_results_reader *r, int64_t first, int64_t n, mm_metrics *m,
                                  mm_error *err);
+
+/* The blocks of rows [first, first + n) into b (n x info->n_blocks records, row-major);
+ * MM_ENOTFOUND when the file has no blocks. */
+MM_API int mm_results_read_blocks(mm_results_reader *r, int64_t first, int64_t n,
+                                  mm_results_block *b, mm_error *err);
 
 /* Entries [first, first + n) of /index/<objective> (row numbers, best first). MM_ENOTFOUND when the
  * file has no index for that objective. */
@@ -283,12 +330,18 @@ typedef struct mm_results_query {
     const mm_results_cond *cond; /* n_cond filters on metrics, ANDed with the axis filters; may be
                                     NULL when n_cond is 0 */
     int32_t n_cond;
+    /* 0 (the default): rows without a fill (mm_results_row_idle) are set aside, never ranked, and
+     * counted in mm_results_top_info.set_aside: a row that never traded is no strategy, and its
+     * pnl of 0 would rank above every one that takes risk. 1: ranked like the others. */
+    int keep_idle;
 } mm_results_query;
 
 typedef struct mm_results_top_info {
-    int64_t n;       /* rows returned: min(k, matched) */
-    int64_t matched; /* rows passing the filters (n_rows without filters) */
-    int from_index;  /* 1 when the rows came from /index/<objective> (see mm_results_top) */
+    int64_t n;         /* rows returned: min(k, matched) */
+    int64_t matched;   /* rows passing the filters (n_rows without filters) */
+    int from_index;    /* 1 when the rows came from /index/<objective> (see mm_results_top) */
+    int64_t set_aside; /* rows passing the filters but set aside for having no fill (not in
+                          matched) */
 } mm_results_top_info;
 
 /* The best min(k, matched) rows of r by q, best first (mm_results_rank_key order): ids[i] is the
@@ -304,6 +357,10 @@ typedef struct mm_results_top_info {
 MM_API int mm_results_top(mm_results_reader *r, const mm_results_query *q, int64_t *ids,
                           int32_t *axis_idx, mm_metrics *m, mm_results_top_info *info,
                           mm_error *err);
+
+/* 1 when the row of metric values v (info->n_metrics of them) has no fill: fills_bid and fills_ask
+ * (their _mean on a Monte Carlo table) both 0. 0 when the table has no such columns. */
+MM_API int mm_results_row_idle(const mm_results_info *info, const mm_results_value *v);
 
 /* mm_results_top for any table: metric numbers index info->metric_names (q->metric, q->cond), and
  * v (may be NULL) receives min(k, n_rows) x n_metrics values. */

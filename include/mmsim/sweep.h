@@ -190,6 +190,14 @@ typedef struct mm_sweep_opts {
      * keeps what is done). 600 after mm_sweep_opts_defaults; 0: no limit (wait for ever); else in
      * [0.1, 604800]. The other engines do not use it (a thread cannot be killed safely). */
     double stall_s;
+    /* Time blocks (docs/results.md, "/blocks"): record each combination's PnL, position, fills and
+     * fees at the end of each block of its tape. blocks = B > 0: B equal spans of each tape (1 to
+     * MM_RESULTS_BLOCKS_MAX); block_ns = L > 0: blocks of L ns from each tape's first event, as
+     * many as the longest tape needs (a shorter tape's later blocks end at its last event). 0 and
+     * 0 (the default): none. Not both; not with paths > 1, synthetic markets or the cuda engine
+     * (MM_EUSAGE). */
+    int32_t blocks;
+    int64_t block_ns;
 } mm_sweep_opts;
 
 /* Path `path`'s day of synthetic market `market`, the tape at index `tape` of a sweep with master

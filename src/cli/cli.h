@@ -58,6 +58,20 @@ int cli_objective_ascending(const struct mm_results_info *in);
  * bytes); 0, or -1 when the recorded configuration does not parse. */
 int cli_sharpe_label(const struct mm_results_info *in, char *buf, size_t cap);
 
+/* When an annualised Sharpe ratio means little (docs/results.md, "When sharpe means something"):
+ * its tape spans less than one trading session (CLI_SESSION_S, an equity day of 6.5 h) or gives
+ * fewer than CLI_SHARPE_MIN_SAMPLES samples of the recorded clock. The flags of input tape i
+ * (CLI_SHARPE_SHORT | CLI_SHARPE_FEW, 0: none), its samples and span; -1 when the file does not
+ * record the span (written before it). */
+#define CLI_SESSION_S 23400.0
+#define CLI_SHARPE_MIN_SAMPLES 100
+enum { CLI_SHARPE_SHORT = 1, CLI_SHARPE_FEW = 2 };
+int cli_sharpe_flags(const struct mm_results_info *in, int32_t i, int64_t *samples, double *span_s);
+/* The flag as text: "short", "few", "short,few", or "-". */
+const char *cli_sharpe_flag_text(int flags);
+/* One "warning" line on stdout per input tape whose Sharpe is flagged (prefix starts each). */
+void cli_sharpe_warnings(const struct mm_results_info *in, const char *prefix);
+
 /* Report a library error (its one-line message) and return MM_EXIT_USAGE for MM_EUSAGE, else 1. */
 int cli_fail(const mm_error *e);
 /* A library message as the CLI prints it: the API's option names in it (MM_LOAD_NO_VERIFY,

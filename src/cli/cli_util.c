@@ -91,6 +91,10 @@ static const char *const LIB_TO_FLAG[][2] = {
     {"mm_sweep_opts.chunk", "--chunk"},
     {"mm_sweep_opts.paths", "--paths"},
     {"mm_sweep_opts.stall_s", "--stall-s"},
+    {"mm_sweep_opts.blocks = ", "--blocks "},
+    {"mm_sweep_opts.blocks", "--blocks"},
+    {"mm_select_opts.min_train", "--min-train"},
+    {"mm_select_opts.splits", "--splits"},
 };
 
 /* Replace every `from` in buf (a string in a buffer of cap bytes) by `to`, truncating at cap. */
@@ -234,6 +238,46 @@ int cli_sharpe_label(const mm_results_info *in, char *buf, size_t cap)
     }
     cli_sweep_config_free(&sc);
     return rc ? -1 : 0;
+}
+
+int cli_sharpe_flags(const mm_results_info *in, int32_t i, int64_t *samples, double *span_s)
+{
+    if (!in->meta.input_span_ns || i < 0 || i >= in->meta.n_inputs) return -1;
+    int64_t span = in->meta.input_span_ns[i], sample_ns = 1000000000;
+    cli_sweep_config sc;
+    cli_sweep_config_init(&sc);
+    const char *text = in->meta.config_text ? in->meta.config_text : "";
+    if (!cli_sweep_config_parse_mem(&sc, text, strlen(text), "recorded configuration") &&
+        sc.sample_ns)
+        sample_ns = strtoll(sc.sample_ns, NULL, 10);
+    cli_sweep_config_free(&sc);
+    if (sample_ns <= 0) sample_ns = 1000000000;
+    *samples = span / sample_ns;
+    *span_s = (double)span * 1e-9;
+    return (*span_s < CLI_SESSION_S ? CLI_SHARPE_SHORT : 0) |
+           (*samples < CLI_SHARPE_MIN_SAMPLES ? CLI_SHARPE_FEW : 0);
+}
+
+const char *cli_sharpe_flag_text(int flags)
+{
+    static const char *const T[] = {"-", "short", "few", "short,few"};
+    return flags < 0 ? "?" : T[flags & 3];
+}
+
+void cli_sharpe_warnings(const mm_results_info *in, const char *prefix)
+{
+    for (int32_t i = 0; i < in->meta.n_inputs; i++) {
+        int64_t n;
+        double s;
+        int f = cli_sharpe_flags(in, i, &n, &s);
+        if (f <= 0) continue;
+        printf("%ssharpe on %s%s%s is annualised from %" PRId64 " samples over %.6g s: %s%s%s; "
+               "read it as a rough number (docs/results.md, \"When sharpe means something\")\n",
+               prefix, in->meta.input_paths[i], in->meta.input_symbols[i] ? "#" : "",
+               in->meta.input_symbols[i] ? in->meta.input_symbols[i] : "", n, s,
+               f & CLI_SHARPE_SHORT ? "shorter than one trading session (6.5 h)" : "",
+               f == 3 ? " and " : "", f & CLI_SHARPE_FEW ? "fewer than 100 samples" : "");
+    }
 }
 
 int cli_fail(const mm_error *e)

@@ -66,6 +66,9 @@ typedef struct report {
     rep_dist d;  /* Monte Carlo views (paths > 1) */
     rep_robust rb;
     rep_topcurve *tc; /* curves of the best rows (--curves) */
+    /* The selection section (a file with time blocks): mm_select_run's result, or why not. */
+    mm_select_result *sel;
+    char sel_why[1024];
 } report;
 
 static void axis_list(const mm_results_info *in, char *buf, size_t cap)
@@ -140,7 +143,7 @@ static int pick_axis(const report *s, int other, int multi)
 static int top_table(rep_out *o, report *s)
 {
     const mm_results_info *in = s->in;
-    mm_results_query q = {s->go.metric, s->go.ascending, s->fix, s->go.n_fix, s->top, NULL, 0};
+    mm_results_query q = {s->go.metric, s->go.ascending, s->fix, s->go.n_fix, s->top, NULL, 0, 0};
     if (q.k > in->n_rows) q.k = in->n_rows;
     size_t room = (size_t)(q.k > 0 ? q.k : 1), na = (size_t)(in->n_axes > 0 ? in->n_axes : 1);
     int64_t *ids = calloc(room, sizeof *ids);
@@ -172,6 +175,7 @@ static int top_table(rep_out *o, report *s)
     if (!have) cols[nc++] = s->go.metric;
     rep_printf(o, "<h2>Top %" PRId64 " of %" PRId64 " by %s (%s)</h2>\n", ti.n, ti.matched,
                s->metric, s->go.ascending ? "smallest first" : "largest first");
+    rep_top_notes(o, in, ti.set_aside);
     rep_printf(o, "<p class=\"note\">Click a column header to sort by it.</p>\n");
     rep_printf(o, "<div class=\"wide\"><table class=\"sortable\" id=\"top\">\n<thead><tr><th "
                   "class=\"n\">rank</th>"
@@ -298,6 +302,7 @@ static int write_page(report *s, const rep_grid *g)
         return MM_EXIT_RUNTIME;
     }
     if (s->tc) rep_topcurves_section(&o, s->in, s->tc, s->curves, s->metric);
+    if (s->in->n_blocks > 0) rep_select_section(&o, s->in, s->sel, s->sel_why);
     if (s->in->paths > 1) {
         if (s->dist > 0) rep_dist_section(&o, s->in, &s->d, &s->go);
         rep_robust_section(&o, s->in, &s->rb, s->dist > 0 ? &s->d : NULL, &s->go);
@@ -316,7 +321,8 @@ static int write_page(report *s, const rep_grid *g)
 static int run_curves(report *s)
 {
     const mm_results_info *in = s->in;
-    mm_results_query q = {s->go.metric, s->go.ascending, s->fix, s->go.n_fix, s->curves, NULL, 0};
+    mm_results_query q = {
+        s->go.metric, s->go.ascending, s->fix, s->go.n_fix, s->curves, NULL, 0, 0};
     size_t room = (size_t)s->curves, na = (size_t)(in->n_axes > 0 ? in->n_axes : 1);
     int64_t *ids = calloc(room, sizeof *ids);
     int32_t *idx = calloc(room * na, sizeof *idx);
@@ -559,6 +565,11 @@ int cmd_report(int argc, char **argv)
         rc = cli_fail(&e);
         goto out;
     }
+    if (s.in->n_blocks > 0 && s.in->paths == 1 &&
+        rep_select_build(s.path, s.metric, &s.sel, s.sel_why, sizeof s.sel_why, &e)) {
+        rc = cli_fail(&e);
+        goto out;
+    }
     if (s.curves > 0 && run_curves(&s)) {
         rc = MM_EXIT_RUNTIME;
         goto out;
@@ -571,6 +582,7 @@ out:
     rep_grid_free(&g);
     rep_dist_free(&s.d);
     rep_robust_free(&s.rb);
+    mm_select_free(s.sel);
     rep_topcurves_free(s.tc, s.curves);
     free(s.fix);
     free(fixes);

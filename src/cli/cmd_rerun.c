@@ -446,6 +446,8 @@ int cmd_rerun(int argc, char **argv)
                                   {"--latency-samples", sc.latency_samples ? smp : NULL},
                                   {"--chunk", sc.chunk},
                                   {"--paths", sc.paths},
+                                  {"--blocks", sc.blocks},
+                                  {"--block-ns", sc.block_ns},
                                   {"--engine", ro.engine},
                                   {"--workers", ro.workers}};
     for (size_t i = 0; i < sizeof run_flags / sizeof run_flags[0]; i++)

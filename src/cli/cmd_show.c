@@ -37,6 +37,8 @@ static const char HELP[] = "usage: mmsim show results.h5 [--top N] [--sort METRI
                            "=, !=, >=, > (pnl>0);\n"
                            "                     several --where combine with AND\n"
                            "  --all              print every metric column (default: a selection)\n"
+                           "  --keep-idle        rank the rows without a fill too (by default "
+                           "they are set aside and counted)\n"
                            "  --no-header        the table's rows only: no provenance, no title, "
                            "no column names\n"
                            "  --verify           recompute the content hash and fail (exit 1) when "
@@ -226,6 +228,7 @@ static void print_provenance(const show *s)
     /* Sharpe's annualisation, from the recorded [run] settings (docs/model.md 7.2). */
     char sharpe[256];
     if (!cli_sharpe_label(in, sharpe, sizeof sharpe)) printf("sharpe    %s\n", sharpe);
+    cli_sharpe_warnings(in, "warning   ");
     printf("objective %s, %s (the stored index is largest first)\n", m->objective,
            cli_objective_ascending(in) ? "smallest first" : "largest first");
     for (int32_t i = 0; i < m->n_inputs; i++)
@@ -257,7 +260,15 @@ static int print_table(const show *s, const rows *t, int all, int header)
         }
         if (!have) metrics[nm++] = s->q.metric;
     }
-    int ncols = 2 + in->n_axes + nm;
+    /* sharpe_flag (docs/results.md, "When sharpe means something"): when a tape's Sharpe is
+     * flagged, a last column gives each row's flag. */
+    int flag = 0, tape_axis = in->n_axes > 0 && !strcmp(in->axes[0].key, "tape") ? 0 : -1;
+    for (int32_t i = 0; in->paths == 1 && i < in->meta.n_inputs; i++) {
+        int64_t ns;
+        double sp;
+        flag |= cli_sharpe_flags(in, i, &ns, &sp) > 0;
+    }
+    int ncols = 2 + in->n_axes + nm + flag;
     typedef struct cellbuf {
         char s[64];
     } cellbuf;
@@ -280,6 +291,9 @@ static int print_table(const show *s, const rows *t, int all, int header)
     }
     for (int j = 0; j < nm; j++)
         snprintf(CELL(0, 2 + in->n_axes + j), cell, "%s", in->metric_names[metrics[j]]);
+    if (flag) {
+        snprintf(CELL(0, ncols - 1), cell, "sharpe_flag");
+    }
     for (int64_t r = 0; r < n; r++) {
         snprintf(CELL(r + 1, 0), cell, "%" PRId64, r + 1);
         snprintf(CELL(r + 1, 1), cell, "%" PRId64, t->ids[r]);
@@ -293,6 +307,13 @@ static int print_table(const show *s, const rows *t, int all, int header)
                 snprintf(c, cell, "%" PRId64, v->i64);
             else
                 snprintf(c, cell, "%.8g", v->f64);
+        }
+        if (flag) {
+            int64_t ns;
+            double sp;
+            int32_t ti = tape_axis < 0 ? 0 : t->idx[(size_t)r * na + (size_t)tape_axis];
+            snprintf(CELL(r + 1, ncols - 1), cell, "%s",
+                     cli_sharpe_flag_text(cli_sharpe_flags(in, ti, &ns, &sp)));
         }
     }
     for (int64_t r = header ? 0 : 1; r <= n; r++)
@@ -321,15 +342,20 @@ int cmd_show(int argc, char **argv)
     int all = 0, verify = 0, no_header = 0;
     const char **wargs = calloc((size_t)argc + 1, sizeof *wargs);
     int n_wargs = 0;
-    enum { O_TOP = 256, O_SORT, O_ASC, O_WHERE, O_ALL, O_VERIFY, O_NOHEADER, O_DESC };
+    enum { O_TOP = 256, O_SORT, O_ASC, O_WHERE, O_ALL, O_VERIFY, O_NOHEADER, O_DESC, O_IDLE };
     int dir = -1; /* --asc 1, --desc 0, -1: the sort's or the objective's own direction */
-    static const struct option opts[] = {
-        {"top", 1, 0, O_TOP},       {"sort", 1, 0, O_SORT},
-        {"asc", 0, 0, O_ASC},       {"desc", 0, 0, O_DESC},
-        {"where", 1, 0, O_WHERE},   {"all", 0, 0, O_ALL},
-        {"verify", 0, 0, O_VERIFY}, {"no-header", 0, 0, O_NOHEADER},
-        {"help", 0, 0, 'h'},        {0, 0, 0, 0}};
-    int c, rc = MM_EXIT_OK;
+    static const struct option opts[] = {{"top", 1, 0, O_TOP},
+                                         {"sort", 1, 0, O_SORT},
+                                         {"asc", 0, 0, O_ASC},
+                                         {"desc", 0, 0, O_DESC},
+                                         {"where", 1, 0, O_WHERE},
+                                         {"all", 0, 0, O_ALL},
+                                         {"verify", 0, 0, O_VERIFY},
+                                         {"no-header", 0, 0, O_NOHEADER},
+                                         {"keep-idle", 0, 0, O_IDLE},
+                                         {"help", 0, 0, 'h'},
+                                         {0, 0, 0, 0}};
+    int c, rc = MM_EXIT_OK, keep_idle = 0;
     if (!wargs) {
         cli_err("%s: out of memory", C);
         return MM_EXIT_RUNTIME;
@@ -358,6 +384,9 @@ int cmd_show(int argc, char **argv)
             break;
         case O_VERIFY:
             verify = 1;
+            break;
+        case O_IDLE:
+            keep_idle = 1;
             break;
         case O_NOHEADER:
             no_header = 1;
@@ -391,6 +420,7 @@ int cmd_show(int argc, char **argv)
     s.w = calloc((size_t)n_wargs + 1, sizeof *s.w);
     s.c = calloc((size_t)n_wargs + 1, sizeof *s.c);
     s.q.where = s.w;
+    s.q.keep_idle = keep_idle;
     s.q.cond = s.c;
     rows t = {0};
     if (!s.w || !s.c) {
@@ -487,6 +517,11 @@ int cmd_show(int argc, char **argv)
     }
     printf(", by %s %s%s:\n", sname, s.q.ascending ? "ascending" : "descending",
            ti.from_index ? " (stored index)" : "");
+    if (ti.set_aside > 0)
+        printf("set aside %" PRId64 " row%s with no fill (fills_bid + fills_ask = 0): a row that "
+               "never trades is no strategy, and its pnl of 0 would rank above every row that "
+               "takes risk (--keep-idle ranks them)\n",
+               ti.set_aside, ti.set_aside == 1 ? "" : "s");
     if (t.n == 0)
         printf("(no rows)\n");
     else if (print_table(&s, &t, all, 1))

@@ -68,6 +68,9 @@ static const char HELP[] =
     "  --paths N           Monte Carlo: N seeded paths per combination; the table then holds\n"
     "                      summaries (pnl_mean, pnl_p5, pnl_cvar5, p_loss, ...: docs/results.md)\n"
     "  --keep-paths        also store every path's metrics (/paths; N rows per combination)\n"
+    "  --blocks B          also record each row's PnL, position, fills and fees at the end of\n"
+    "                      each of B equal time spans of its tape (/blocks; for mmsim select)\n"
+    "  --block-ns NS       the same with blocks of NS ns from each tape's first event\n"
     "  --resume            continue an interrupted run from its journal (results.h5.journal)\n"
     "  --replace           overwrite an existing results file (refused without it)\n"
     "  --quiet             no progress on stderr\n"
@@ -163,6 +166,8 @@ int cmd_sweep(int argc, char **argv)
         O_PROGRESS,
         O_PATHS,
         O_KEEP,
+        O_BLOCKS,
+        O_BLOCK_NS,
         O_SYNTH,
         O_DEVICE,
         O_STALL,
@@ -180,6 +185,8 @@ int cmd_sweep(int argc, char **argv)
                                          {"seed", 1, 0, O_SEED},
                                          {"paths", 1, 0, O_PATHS},
                                          {"keep-paths", 0, 0, O_KEEP},
+                                         {"blocks", 1, 0, O_BLOCKS},
+                                         {"block-ns", 1, 0, O_BLOCK_NS},
                                          {"synthetic", 1, 0, O_SYNTH},
                                          {"device", 1, 0, O_DEVICE},
                                          {"objective", 1, 0, O_OBJ},
@@ -258,6 +265,12 @@ int cmd_sweep(int argc, char **argv)
             break;
         case O_KEEP:
             r = cli_sweep_config_set_run(&c, "keep_paths", "1");
+            break;
+        case O_BLOCKS:
+            r = cli_sweep_config_set_run(&c, "blocks", optarg);
+            break;
+        case O_BLOCK_NS:
+            r = cli_sweep_config_set_run(&c, "block_ns", optarg);
             break;
         case O_SYNTH:
             r = cli_sweep_config_add_synthetic(&c, optarg);

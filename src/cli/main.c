@@ -24,6 +24,7 @@ static const char USAGE[] =
     "  show     provenance and best rows of a sweep's results file\n"
     "  export   every row of a results file as CSV\n"
     "  report   one HTML page of a results file: heatmap, best rows, provenance\n"
+    "  select   the best row out of sample: walk-forward, PBO, deflated Sharpe, neighbours\n"
     "  sweep    run a parameter grid over tick files into one results table\n"
     "  verify   recompute a results file's content hash\n"
     "  rerun    run a results file's sweep again and check it reproduces the table\n"
@@ -75,7 +76,7 @@ static int dispatch(int argc, char **argv);
 static const char *const COMMANDS[] = {"gen",       "info",   "import", "run",    "show",
                                        "export",    "report", "sweep",  "verify", "rerun",
                                        "as-market", "help",   "version",
-                                       "calibrate"};
+                                       "calibrate", "select"};
 // clang-format on
 #define N_COMMANDS ((int)(sizeof COMMANDS / sizeof COMMANDS[0]))
 
@@ -135,6 +136,7 @@ static int dispatch(int argc, char **argv)
     if (!strcmp(cmd, "show")) return cmd_show(argc - 1, argv + 1);
     if (!strcmp(cmd, "export")) return cmd_export(argc - 1, argv + 1);
     if (!strcmp(cmd, "report")) return cmd_report(argc - 1, argv + 1);
+    if (!strcmp(cmd, "select")) return cmd_select(argc - 1, argv + 1);
     if (!strcmp(cmd, "sweep")) return cmd_sweep(argc - 1, argv + 1);
     if (!strcmp(cmd, "verify")) return cmd_verify(argc - 1, argv + 1);
     if (!strcmp(cmd, "rerun")) return cmd_rerun(argc - 1, argv + 1);

@@ -275,5 +275,23 @@ void rep_robust_free(rep_robust *rb);
 
 /* The command (cmd_report.c), dispatched from main.c. */
 int cmd_report(int argc, char **argv);
+/* The selection section (report_select.c): mm_select_run's numbers drawn (out-of-sample curve,
+ * rank scatter, logit histogram); s NULL: a note saying why_not. */
+#include "mmsim/select.h"
+void rep_select_section(rep_out *o, const mm_results_info *in, const mm_select_result *s,
+                        const char *why_not);
+/* mm_select_run for the report (the report's metric sharpe: that objective, else pnl): 0 with *out,
+ * or 0 with *out NULL and why set when the file cannot be judged (MM_EUSAGE); other errors in err.
+ */
+int rep_select_build(const char *path, const char *metric, mm_select_result **out, char *why,
+                     size_t cap, mm_error *err);
+/* The notes above the top table: the rows set aside for having no fill, and a warning per tape
+ * whose annualised Sharpe is flagged (cli_sharpe_flags). */
+void rep_top_notes(rep_out *o, const mm_results_info *in, int64_t set_aside);
+/* mmsim select (cmd_select.c), and its text of a trial's axis values ("spread=3 inv_limit=10"),
+ * which the report's selection page uses too. */
+int cmd_select(int argc, char **argv);
+struct mm_results_info;
+void cli_select_trial_text(const struct mm_results_info *in, int64_t n, char *buf, size_t cap);
 
 #endif

@@ -88,7 +88,7 @@ int rep_dist_build(mm_results_reader *r, const rep_grid_opts *go, int64_t k, rep
             return mm__errf(err, MM_EFORMAT, "report: the Monte Carlo table has no column %s",
                             COLS[j]);
     }
-    mm_results_query q = {go->metric, go->ascending, go->fix, go->n_fix, k, NULL, 0};
+    mm_results_query q = {go->metric, go->ascending, go->fix, go->n_fix, k, NULL, 0, 0};
     if (q.k > in->n_rows) q.k = in->n_rows;
     const size_t room = (size_t)(q.k > 0 ? q.k : 1), na = (size_t)(in->n_axes > 0 ? in->n_axes : 1),
                  nm = (size_t)in->n_metrics;

@@ -171,6 +171,20 @@ int sweep_run_settings(const char *C, const cli_sweep_config *c, mm_sweep_opts *
         cli_err("%s: keep_paths: stores each path's row, which needs --paths N with N >= 2", C);
         return -1;
     }
+    if (c->blocks) {
+        if (cli_i64(C, "blocks", c->blocks, 0, MM_RESULTS_BLOCKS_MAX, &v64)) return -1;
+        o->blocks = (int32_t)v64;
+    }
+    if (c->block_ns && cli_i64(C, "block_ns", c->block_ns, 0, CLI_NS_MAX, &o->block_ns)) return -1;
+    if (o->blocks > 0 && o->block_ns > 0) {
+        cli_err("%s: blocks: give --blocks B or --block-ns NS, not both", C);
+        return -1;
+    }
+    if ((o->blocks > 0 || o->block_ns > 0) && o->paths > 1) {
+        cli_err("%s: blocks: time blocks are recorded for replays of one path (not with --paths)",
+                C);
+        return -1;
+    }
     return 0;
 }
 
@@ -218,6 +232,8 @@ void sweep_config_text(mm__sbuf *cf, const cli_sweep_config *c, const mm_grid *g
     if (c->latency_samples) mm__sb_printf(cf, "latency_samples = %s\n", c->latency_samples);
     if (o->paths > 1)
         mm__sb_printf(cf, "paths = %" PRId64 "\nkeep_paths = %d\n", o->paths, o->keep_paths);
+    if (o->blocks > 0) mm__sb_printf(cf, "blocks = %" PRId32 "\n", o->blocks);
+    if (o->block_ns > 0) mm__sb_printf(cf, "block_ns = %" PRId64 "\n", o->block_ns);
 }
 
 /* "path#symbol", heap-allocated (NULL when out of memory). */

@@ -93,9 +93,10 @@ void cli_sweep_config_free(cli_sweep_config *c)
     free(c->grid);
     free(c->sets);
     free(c->seen);
-    char *s[] = {c->engine,          c->workers,   c->chunk,      c->seed,       c->objective,
-                 c->output,          c->sample_ns, c->year_s,     c->markout_ns, c->latency_series,
-                 c->latency_samples, c->paths,     c->keep_paths, c->stall_s};
+    char *s[] = {c->engine,     c->workers,        c->chunk,           c->seed,
+                 c->objective,  c->output,         c->sample_ns,       c->year_s,
+                 c->markout_ns, c->latency_series, c->latency_samples, c->paths,
+                 c->keep_paths, c->stall_s,        c->blocks,          c->block_ns};
     for (size_t i = 0; i < sizeof s / sizeof s[0]; i++)
         free(s[i]);
     memset(c, 0, sizeof *c);
@@ -175,17 +176,18 @@ int cli_sweep_config_add_symbol(cli_sweep_config *c, const char *sym)
 }
 
 static const char *const RUN_KEYS[] = {
-    "engine",          "workers",   "chunk",        "seed",       "objective",
-    "output",          "sample_ns", "year_seconds", "markout_ns", "latency_series",
-    "latency_samples", "paths",     "keep_paths",   "stall_s"};
+    "engine",     "workers",      "chunk",      "seed",           "objective",       "output",
+    "sample_ns",  "year_seconds", "markout_ns", "latency_series", "latency_samples", "paths",
+    "keep_paths", "stall_s",      "blocks",     "block_ns"};
 #define N_RUN_KEYS (sizeof RUN_KEYS / sizeof RUN_KEYS[0])
 
 static char **run_slot(cli_sweep_config *c, const char *key)
 {
-    char **slots[N_RUN_KEYS] = {&c->engine,     &c->workers,        &c->chunk,           &c->seed,
-                                &c->objective,  &c->output,         &c->sample_ns,       &c->year_s,
-                                &c->markout_ns, &c->latency_series, &c->latency_samples, &c->paths,
-                                &c->keep_paths, &c->stall_s};
+    char **slots[N_RUN_KEYS] = {
+        &c->engine,     &c->workers,        &c->chunk,           &c->seed,
+        &c->objective,  &c->output,         &c->sample_ns,       &c->year_s,
+        &c->markout_ns, &c->latency_series, &c->latency_samples, &c->paths,
+        &c->keep_paths, &c->stall_s,        &c->blocks,          &c->block_ns};
     for (size_t i = 0; i < N_RUN_KEYS; i++)
         if (!strcmp(key, RUN_KEYS[i])) return slots[i];
     return NULL;

@@ -29,7 +29,7 @@ typedef struct cli_sweep_config {
     int n_sets, cap_sets;
     /* [run] settings as text (NULL: not given); a flag replaces the file's value. */
     char *engine, *workers, *chunk, *seed, *objective, *output, *sample_ns, *year_s, *markout_ns,
-        *latency_series, *latency_samples, *paths, *keep_paths, *stall_s;
+        *latency_series, *latency_samples, *paths, *keep_paths, *stall_s, *blocks, *block_ns;
     cli_kv *seen; /* every key read from INI files so far ("section.key" -> "FILE:LINE") */
     int n_seen, cap_seen;
     char err[1024]; /* the message of the last failure */
@@ -48,9 +48,9 @@ void cli_sweep_config_free(cli_sweep_config *c);
  * is skipped. Sections: [input] (files, symbols, synthetic: comma lists), [grid] and [params] (any
  * key: checked later by the grid), [run] (engine, workers, chunk, seed, objective, output,
  * sample_ns, year_seconds, markout_ns, latency_series, latency_samples, paths, keep_paths,
- * stall_s). A key given twice in any section (also across several files) is an error. Returns 0,
- * MM_EUSAGE with c->err = "NAME:LINE: what" (a syntax error, unknown section or key, repeated key,
- * NUL byte), or -ENOMEM. */
+ * stall_s, blocks, block_ns). A key given twice in any section (also across several files) is an
+ * error. Returns 0, MM_EUSAGE with c->err = "NAME:LINE: what" (a syntax error, unknown section or
+ * key, repeated key, NUL byte), or -ENOMEM. */
 int cli_sweep_config_parse_mem(cli_sweep_config *c, const char *text, size_t len, const char *name);
 
 /* Read the file at path and parse it as above. Also MM_EUSAGE with c->err = "PATH: <why>" when it

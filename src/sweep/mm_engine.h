@@ -74,6 +74,11 @@ typedef struct mm__run {
      * kernel. */
     mm__advance_fn advance;
     void *advance_user;
+    /* Time blocks (mm_blocks.h; 0: none): n_blocks per tape, block_end_ns and block_end_i
+     * [n_tapes][n_blocks]. A record (rec_bytes) is then the mm_metrics followed by n_blocks
+     * mm_results_block. */
+    int32_t n_blocks;
+    int64_t *block_end_ns, *block_end_i;
 } mm__run;
 
 /* The run's identity (sweep_identity.c): one "name<TAB>value" line per thing that changes the

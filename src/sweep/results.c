@@ -279,7 +279,7 @@ static int create(const char *path, const mm_results_axis *axes, int32_t n_axes,
                         paths);
     mm_results_writer *w = calloc(1, sizeof *w);
     if (!w) return mm__errf(err, -ENOMEM, "%s: out of memory", path);
-    w->file = w->results = w->rtype = w->pds = w->ptype = -1;
+    w->file = w->results = w->rtype = w->pds = w->ptype = w->bds = w->btype = -1;
     w->paths = paths;
     w->keep = keep;
     w->n_axes = n_axes;

@@ -41,6 +41,8 @@ void mm__results_writer_free(mm_results_writer *w)
     if (w->rtype >= 0) H5Tclose(w->rtype);
     if (w->pds >= 0) H5Dclose(w->pds);
     if (w->ptype >= 0) H5Tclose(w->ptype);
+    if (w->bds >= 0) H5Dclose(w->bds);
+    if (w->btype >= 0) H5Tclose(w->btype);
     if (w->file >= 0) H5Fclose(w->file);
     mm__h5quiet_end(&q);
     if (w->tmp) unlink(w->tmp);
@@ -55,11 +57,42 @@ void mm__results_writer_free(mm_results_writer *w)
     mm__rlayout_free(&w->lay);
     mm__rlayout_free(&w->play);
     free(w->pbuf);
+    free(w->bwritten);
     free(w->written);
     free(w->buf);
     free(w->tmp);
     free(w->path);
     free(w);
+}
+
+/* The index's block function, which also counts the rows without a fill (fills_bid and fills_ask,
+ * or their means, both 0: attribute n_no_fill). */
+typedef struct idle_ctx {
+    mm__index_ctx ix;
+    size_t off_b, off_a;
+    int type, have;
+    int64_t idle;
+} idle_ctx;
+
+static int index_idle_block(const unsigned char *rows, int64_t first, int64_t n, void *user)
+{
+    idle_ctx *c = user;
+    int rc = mm__index_block(rows, first, n, &c->ix);
+    for (int64_t i = 0; c->have && i < n; i++) {
+        const unsigned char *r = rows + (size_t)i * c->ix.row_bytes;
+        if (c->type == MM_COL_I64) {
+            int64_t b, a;
+            memcpy(&b, r + c->off_b, 8);
+            memcpy(&a, r + c->off_a, 8);
+            c->idle += b == 0 && a == 0;
+        } else {
+            double b, a;
+            memcpy(&b, r + c->off_b, 8);
+            memcpy(&a, r + c->off_a, 8);
+            c->idle += b == 0 && a == 0;
+        }
+    }
+    return rc;
 }
 
 /* Stream the table once for the content hash and the objective's (key, row) pairs; sort them and
@@ -75,10 +108,23 @@ static int build_index_and_hash(mm_results_writer *w, int obj_col, uint64_t *has
                       w->n_rows);
         goto out;
     }
-    mm__index_ctx c = {pairs, w->lay.row_bytes, w->lay.cols[obj_col].off,
-                       w->lay.cols[obj_col].type};
+    idle_ctx c = {{pairs, w->lay.row_bytes, w->lay.cols[obj_col].off, w->lay.cols[obj_col].type},
+                  0,
+                  0,
+                  0,
+                  0,
+                  0};
+    int cb = mm__rlayout_find(&w->lay, w->paths > 1 ? "fills_bid_mean" : "fills_bid"),
+        ca = mm__rlayout_find(&w->lay, w->paths > 1 ? "fills_ask_mean" : "fills_ask");
+    if (cb >= 0 && ca >= 0) {
+        c.have = 1;
+        c.off_b = w->lay.cols[cb].off;
+        c.off_a = w->lay.cols[ca].off;
+        c.type = w->lay.cols[cb].type;
+    }
     rc = mm__results_stream(w->results, w->rtype, w->lay.row_bytes, w->n_rows, hash,
-                            mm__index_block, &c);
+                            index_idle_block, &c);
+    w->n_no_fill = c.idle;
     if (rc) {
         mm__errf(err, rc, "%s: cannot read the table back: %s", w->path, mm_strerror(rc));
         goto out;
@@ -154,7 +200,11 @@ static int write_meta(mm_results_writer *w, const mm_results_meta *meta, const c
                       MM_MARKOUTS) ||
          mm__attr_put_str(d, "objective", objective) ||
          mm__attr_put(d, "n_combos", H5T_STD_I64LE, H5T_NATIVE_INT64, &n, -1) ||
-         mm__attr_put(d, "content_hash", H5T_STD_U64LE, H5T_NATIVE_UINT64, &hash, -1)))
+         mm__attr_put(d, "content_hash", H5T_STD_U64LE, H5T_NATIVE_UINT64, &hash, -1) ||
+         mm__attr_put(d, "n_no_fill", H5T_STD_I64LE, H5T_NATIVE_INT64, &w->n_no_fill, -1)))
+        rc = mm__errf(err, MM_EHDF5, "%s: cannot write the attributes of /results", w->path);
+    if (rc == 0 && meta->input_span_ns && ni > 0 &&
+        mm__attr_put(d, "input_span_ns", H5T_STD_I64LE, H5T_NATIVE_INT64, meta->input_span_ns, ni))
         rc = mm__errf(err, MM_EHDF5, "%s: cannot write the attributes of /results", w->path);
     if (rc == 0 && meta->n_side > 0 &&
         (mm__attr_put_strs(d, "side_input_roles", meta->side_roles, meta->n_side) ||
@@ -233,6 +283,7 @@ int mm__results_commit_hash(mm_results_writer *w, const mm_results_meta *meta, u
                           w->path, miss, count);
         }
     }
+    if (rc == 0) rc = mm__blocks_commit_check(w, err);
     mm__h5quiet q;
     mm__h5quiet_begin(&q);
     uint64_t hash = 0;
@@ -247,11 +298,25 @@ int mm__results_commit_hash(mm_results_writer *w, const mm_results_meta *meta, u
         else
             hash = mm__hash_pair(hash, hp);
     }
+    if (rc == 0 && w->bds >= 0) {
+        /* With /blocks, the content hash also covers them (docs/results.md). */
+        uint64_t hb = 0;
+        rc = mm__blocks_hash(w->bds, w->btype, w->n_blocks, w->n_rows, &hb);
+        if (rc)
+            mm__errf(err, rc, "%s: cannot read /blocks back: %s", w->path, mm_strerror(rc));
+        else
+            hash = mm__hash_pair(hash, hb);
+    }
     if (rc == 0) rc = write_meta(w, meta, w->lay.cols[obj_col].name, hash, err);
     /* Flush first: a flush that fails (a full disk) leaves every ID valid, and
      * mm__results_writer_free closes them safely. */
     if (rc == 0 && H5Fflush(w->file, H5F_SCOPE_LOCAL) < 0)
         rc = mm__errf(err, MM_EHDF5, "%s: cannot write %s", w->path, w->tmp);
+    if (rc == 0 && w->bds >= 0) {
+        herr_t a = H5Dclose(w->bds);
+        w->bds = -1;
+        if (a < 0) rc = mm__errf(err, MM_EHDF5, "%s: error closing %s", w->path, w->tmp);
+    }
     if (rc == 0 && w->pds >= 0) {
         herr_t a = H5Dclose(w->pds);
         w->pds = -1;

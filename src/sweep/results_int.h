@@ -108,6 +108,11 @@ int mm__index_block(const unsigned char *rows, int64_t first, int64_t n, void *u
 
 int mm__fsync_path(const char *path);
 
+/* Time blocks (results_blocks.c): the record type of /blocks (caller closes), and the XXH3-64 of
+ * its n_rows x nb records, packed, in row-major order. */
+hid_t mm__block_h5type(void);
+int mm__blocks_hash(hid_t ds, hid_t t, int32_t nb, int64_t n_rows, uint64_t *hash);
+
 /* mm_results_commit that also returns the content hash it wrote (hash may be NULL): a caller
  * needing the hash does not reopen the file, which could fail after the table is in place. */
 int mm__results_commit_hash(mm_results_writer *w, const mm_results_meta *meta, uint64_t *hash,

@@ -264,6 +264,43 @@ static void permute(cand *c, int64_t n, int64_t *ids, int32_t *axis_idx, size_t 
         ids[i] = c[i].id;
 }
 
+int mm_results_row_idle(const mm_results_info *in, const mm_results_value *v)
+{
+    int b = mm_results_column_find(in, "fills_bid"), a = mm_results_column_find(in, "fills_ask");
+    if (b < 0 || a < 0) return 0;
+    if (in->metric_types[b] == MM_COL_I64) return v[b].i64 == 0 && v[a].i64 == 0;
+    return v[b].f64 == 0 && v[a].f64 == 0;
+}
+
+/* The first k rows of the stored index that have a fill (the others set aside), when the table
+ * has rows without one: the index is walked in blocks, each entry's row read. */
+static int top_index_active(mm_results_reader *r, const mm_results_info *in, int64_t k,
+                            int64_t *ids, int32_t *axis_idx, mm_results_value *m, mm_error *err)
+{
+    size_t na = (size_t)in->n_axes, nm = (size_t)in->n_metrics;
+    int64_t blk = 4096, got = 0;
+    int64_t *ix = malloc((size_t)blk * sizeof *ix);
+    int32_t *ai = malloc((na ? na : 1) * sizeof *ai);
+    mm_results_value *v = malloc(nm * sizeof *v);
+    int rc = ix && ai && v ? 0 : mm__errf(err, -ENOMEM, "out of memory");
+    for (int64_t first = 0; rc == 0 && got < k && first < in->n_rows; first += blk) {
+        int64_t n = in->n_rows - first < blk ? in->n_rows - first : blk;
+        rc = mm_results_read_index(r, in->meta.objective, first, n, ix, err);
+        for (int64_t i = 0; rc == 0 && i < n && got < k; i++) {
+            if ((rc = mm_results_read_values(r, ix[i], 1, ai, v, err))) break;
+            if (mm_results_row_idle(in, v)) continue;
+            ids[got] = ix[i];
+            if (axis_idx) memcpy(axis_idx + (size_t)got * na, ai, na * sizeof *ai);
+            if (m) memcpy(m + (size_t)got * nm, v, nm * sizeof *v);
+            got++;
+        }
+    }
+    free(ix);
+    free(ai);
+    free(v);
+    return rc;
+}
+
 static int top_index(mm_results_reader *r, const mm_results_info *in, int64_t k, int64_t *ids,
                      int32_t *axis_idx, mm_results_value *m, mm_error *err)
 {
@@ -298,7 +335,7 @@ static int cond_holds(const mm_results_info *in, const mm_results_value *m,
 
 static int top_scan(mm_results_reader *r, const mm_results_info *in, const mm_results_query *q,
                     int64_t k, int64_t *ids, int32_t *axis_idx, mm_results_value *m,
-                    int64_t *matched, mm_error *err)
+                    int64_t *matched, int64_t *aside, mm_error *err)
 {
     const int64_t n = in->n_rows;
     const int64_t block = n < 4096 ? (n > 0 ? n : 1) : 4096;
@@ -325,6 +362,10 @@ static int top_scan(mm_results_reader *r, const mm_results_info *in, const mm_re
             for (int32_t j = 0; j < q->n_cond && ok; j++)
                 ok = cond_holds(in, vi, &q->cond[j]);
             if (!ok) continue;
+            if (!q->keep_idle && mm_results_row_idle(in, vi)) {
+                ++*aside;
+                continue;
+            }
             ++*matched;
             uint64_t key =
                 mm_results_rank_key_value(vi[q->metric], in->metric_types[q->metric], q->ascending);
@@ -385,14 +426,23 @@ int mm_results_top_values(mm_results_reader *r, const mm_results_query *q, int64
     int64_t k = q->k < in->n_rows ? q->k : in->n_rows;
     if (k > 0 && !ids) return mm__errf(err, -EINVAL, "mm_results_top: NULL ids");
     int rc;
-    int64_t matched = in->n_rows;
+    int64_t matched = in->n_rows, aside = 0;
+    /* The stored index serves when nothing filters, and rows without a fill are kept or the file
+     * counted them (n_no_fill): then they are skipped while the index is walked. */
     int from_index = q->n_where == 0 && q->n_cond == 0 && !q->ascending &&
-                     q->metric == mm_results_column_find(in, in->meta.objective);
-    if (from_index)
+                     q->metric == mm_results_column_find(in, in->meta.objective) &&
+                     (q->keep_idle || in->n_no_fill >= 0);
+    if (from_index && !q->keep_idle && in->n_no_fill > 0) {
+        aside = in->n_no_fill;
+        matched -= aside;
+        if (k > matched) k = matched;
+        rc = top_index_active(r, in, k, ids, axis_idx, m, err);
+    } else if (from_index)
         rc = top_index(r, in, k, ids, axis_idx, m, err);
     else
-        rc = top_scan(r, in, q, k, ids, axis_idx, m, &matched, err);
+        rc = top_scan(r, in, q, k, ids, axis_idx, m, &matched, &aside, err);
     if (rc) return rc;
+    info->set_aside = aside;
     info->matched = matched;
     info->n = matched < k ? matched : k;
     info->from_index = from_index;

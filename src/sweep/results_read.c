@@ -55,6 +55,8 @@ void mm_results_close(mm_results_reader *r)
     if (r->mtype >= 0) H5Tclose(r->mtype);
     if (r->ptype >= 0) H5Tclose(r->ptype);
     if (r->pds >= 0) H5Dclose(r->pds);
+    if (r->bds >= 0) H5Dclose(r->bds);
+    if (r->btype >= 0) H5Tclose(r->btype);
     if (r->results >= 0) H5Dclose(r->results);
     if (r->file >= 0) H5Fclose(r->file);
     mm__h5quiet_end(&q);
@@ -84,6 +86,8 @@ void mm_results_close(mm_results_reader *r)
     free(r->in_paths);
     free(r->in_syms);
     free(r->fps);
+    free(r->bend);
+    free(r->spans);
     free(r->config);
     free(r->engine);
     free(r->version);
@@ -329,6 +333,11 @@ static int read_meta(mm_results_reader *r, mm_error *err)
     for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++)
         if ((a = mm__attr_get(d, nums[i].name, nums[i].mt, nums[i].cls, nums[i].dst, 1)) != 0)
             return attr_err(p, nums[i].name, a, "must be a numeric scalar", err);
+    if ((a = mm__attr_get(d, "n_no_fill", H5T_NATIVE_INT64, H5T_INTEGER, &r->info.n_no_fill, 1)) ==
+        -1)
+        r->info.n_no_fill = -1; /* (a file from before the count) */
+    else if (a)
+        return attr_err(p, "n_no_fill", a, "must be an integer scalar", err);
     /* Written since the stall limit (mm_sweep_opts.stall_s); older files: 0. */
     if ((a = mm__attr_get(d, "stalls", H5T_NATIVE_INT64, H5T_INTEGER, &m->stalls, 1)) == -1)
         m->stalls = 0;
@@ -355,6 +364,13 @@ static int read_meta(mm_results_reader *r, mm_error *err)
         0)
         return attr_err(p, "input_fingerprints", a, "must hold one unsigned integer per input",
                         err);
+    /* Written since issue 32 (the Sharpe flag); older files: none. */
+    if (!(r->spans = calloc((size_t)ni + 1, sizeof *r->spans)))
+        return mm__errf(err, -ENOMEM, "%s: out of memory", p);
+    if ((a = mm__attr_get(d, "input_span_ns", H5T_NATIVE_INT64, H5T_INTEGER, r->spans, ni)) == 0)
+        m->input_span_ns = r->spans;
+    else if (a != -1)
+        return attr_err(p, "input_span_ns", a, "must hold one integer per input", err);
     /* "path#symbol": symbols never hold '#', so the last one splits. */
     for (int32_t i = 0; i < ni; i++) {
         if (!(r->in_paths[i] = strdup(r->inputs[i])))
@@ -453,7 +469,7 @@ int mm_results_open(const char *path, mm_results_reader **out, mm_error *err)
         free(r);
         return mm__errf(err, -ENOMEM, "%s: out of memory", path);
     }
-    r->file = r->results = r->mtype = r->pds = r->ptype = -1;
+    r->file = r->results = r->mtype = r->pds = r->ptype = r->bds = r->btype = -1;
     mm__h5quiet q;
     mm__h5quiet_begin(&q);
     int rc = 0, a;
@@ -519,7 +535,8 @@ int mm_results_open(const char *path, mm_results_reader **out, mm_error *err)
     }
     memcpy(r->info.meta.markout_ns, mk, sizeof mk);
     if ((rc = read_columns(r, mk, summary, err)) != 0 || (rc = read_meta(r, err)) != 0 ||
-        (summary && (rc = open_paths(r, mk, err)) != 0))
+        (summary && (rc = open_paths(r, mk, err)) != 0) ||
+        (rc = mm__results_open_blocks(r, err)) != 0)
         goto out;
     if ((rc = mm__results_mtype(r->results, &r->lay, r->axes, path, &r->mtype, err)) != 0) goto out;
     if (!(r->buf = malloc((size_t)MM_RESULTS_BLOCK * r->lay.row_bytes)))

@@ -33,7 +33,14 @@ struct mm_results_reader {
     int *mtypes;
     hid_t pds, ptype;
     mm__rlayout play;
+    /* /blocks (bds < 0: none) and /block_end_ns (bend, info.block_tapes x info.n_blocks). */
+    hid_t bds, btype;
+    int64_t *bend;
+    int64_t *spans; /* input_span_ns (info.meta.input_span_ns when the file has it) */
 };
+
+/* /blocks and /block_end_ns, when the file has them (results_blocks.c): checked, into r->info. */
+int mm__results_open_blocks(mm_results_reader *r, mm_error *err);
 
 /* Index of a numeric value (8 bytes at `bytes`) on axis a of r, or -1. */
 int32_t mm__results_find_value(const mm_results_reader *r, int a, const unsigned char *bytes);

@@ -201,6 +201,10 @@ int mm_results_hash(const char *path, uint64_t *hash, mm_error *err)
         (rc = mm__results_stream(r->pds, r->ptype, r->play.row_bytes,
                                  r->info.n_rows * r->info.paths, &hp, NULL, NULL)) == 0)
         *hash = mm__hash_pair(*hash, hp);
+    uint64_t hb = 0;
+    if (rc == 0 && r->bds >= 0 &&
+        (rc = mm__blocks_hash(r->bds, r->btype, r->info.n_blocks, r->info.n_rows, &hb)) == 0)
+        *hash = mm__hash_pair(*hash, hb);
     mm__h5quiet_end(&q);
     if (rc) mm__errf(err, rc, "%s: cannot read /results: %s", path, mm_strerror(rc));
     mm_results_close(r);

@@ -30,6 +30,12 @@ struct mm_results_writer {
     mm__rlayout play;
     unsigned char *pbuf;
     int64_t pbuf_rows;
+    /* Time blocks (results_blocks.c): /blocks (bds < 0: none) of n_blocks records per row, type
+     * btype, and a bitmap of the rows whose blocks were written. */
+    hid_t bds, btype;
+    int32_t n_blocks;
+    uint64_t *bwritten;
+    int64_t n_no_fill; /* rows without a fill, counted at commit (attribute n_no_fill) */
 };
 
 /* A property list of class cls with object timestamps off (same rows, same bytes). */
@@ -47,5 +53,8 @@ static inline int is_written(const mm_results_writer *w, int64_t r)
 
 /* Close what is open, remove the temporary file unless it was renamed, free w. */
 void mm__results_writer_free(mm_results_writer *w);
+
+/* results_blocks.c: every row's blocks written (-EINVAL naming the first that is not). */
+int mm__blocks_commit_check(const mm_results_writer *w, mm_error *err);
 
 #endif

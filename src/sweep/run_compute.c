@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mm_blocks.h"
 #include "mm_engine.h"
 #include "mmsim/results.h"
 
@@ -14,6 +15,8 @@ int mm__run_compute(const mm__run *r, const mm__chunk *c, mm_params *params, voi
 {
     for (int32_t k = 0; k < c->count; k++)
         mm_grid_combo(r->g, c->first + k, &params[k], NULL);
+    if (r->n_blocks > 0)
+        return mm__blocks_compute(r, c, params, out, err); /* (paths 1, no synthetic) */
     int syn = r->o->synthetic && r->o->synthetic[c->tape];
     if (r->paths == 1)
         return syn ? mm__synthetic_compute(r, c, params, out, err)

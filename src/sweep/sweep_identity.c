@@ -70,6 +70,11 @@ char *mm__run_identity(const mm__run *r)
         h = XXH3_64bits_withSeed(ls->response_ns, (size_t)ls->n * sizeof(int64_t), h);
         mm__sb_printf(&b, "latency_series\t%" PRId64 " points, xxh3 %016" PRIx64 "\n", ls->n, h);
     }
+    if (r->n_blocks > 0) { /* (a run without blocks keeps the identity it always had) */
+        size_t ne = (size_t)r->n_tapes * (size_t)r->n_blocks * sizeof(int64_t);
+        mm__sb_printf(&b, "blocks\t%" PRId32 ", block_ns %" PRId64 ", ends xxh3 %016" PRIx64 "\n",
+                      r->n_blocks, r->o->block_ns, XXH3_64bits(r->block_end_ns, ne));
+    }
     if (r->paths > 1) /* (one path keeps the identity it always had) */
         mm__sb_printf(&b, "paths\t%" PRId64 "%s\n", r->paths, r->keep_paths ? ", kept" : "");
     if (b.oom) {

@@ -42,8 +42,23 @@ static int build_cb(int64_t first, uint32_t count, const unsigned char *rec, voi
     mm_params p;
     for (uint32_t k = 0; k < count; k++)
         mm_grid_combo(g, first + k, &p, b->idx + (size_t)k * na);
-    if (r->paths == 1)
+    if (r->paths == 1 && r->n_blocks == 0)
         return mm_results_write(b->w, first, count, b->idx, (const mm_metrics *)rec, b->err);
+    if (r->paths == 1) { /* a record holds the metrics then the blocks (mm_blocks.h) */
+        size_t nb = (size_t)r->n_blocks;
+        mm_metrics *m = malloc(count * sizeof *m);
+        mm_results_block *bl = malloc(count * nb * sizeof *bl);
+        int rc = m && bl ? 0 : mm__errf(b->err, -ENOMEM, "out of memory");
+        for (uint32_t k = 0; rc == 0 && k < count; k++) {
+            memcpy(&m[k], rec + k * r->rec_bytes, sizeof *m);
+            memcpy(&bl[k * nb], rec + k * r->rec_bytes + sizeof *m, nb * sizeof *bl);
+        }
+        if (rc == 0) rc = mm_results_write(b->w, first, count, b->idx, m, b->err);
+        if (rc == 0) rc = mm_results_write_blocks(b->w, first, count, bl, b->err);
+        free(bl);
+        free(m);
+        return rc;
+    }
     /* A record holds, per combination, its summary then (kept) its paths: split them. */
     const size_t sb = MM_RESULTS_SUMMARY_METRICS * sizeof(double), pb = r->rec_bytes - sb;
     if (count > b->cap) {
@@ -72,8 +87,9 @@ static int commit_results(mm__run *r, mm_results_writer *w, mm_sweep_report *rep
     const char **paths = calloc((size_t)nt, sizeof *paths),
                **syms = calloc((size_t)nt, sizeof *syms);
     uint64_t *fps = calloc((size_t)nt, sizeof *fps);
+    int64_t *spans = calloc((size_t)nt, sizeof *spans);
     char **pathbuf = calloc((size_t)nt, sizeof *pathbuf);
-    int rc = paths && syms && fps && pathbuf ? 0 : mm__errf(err, -ENOMEM, "out of memory");
+    int rc = paths && syms && fps && spans && pathbuf ? 0 : mm__errf(err, -ENOMEM, "out of memory");
     for (int32_t t = 0; t < nt && rc == 0; t++) {
         if (!(pathbuf[t] = strdup(g->axes[0].text[t]))) {
             rc = mm__errf(err, -ENOMEM, "out of memory");
@@ -84,6 +100,7 @@ static int commit_results(mm__run *r, mm_results_writer *w, mm_sweep_report *rep
         paths[t] = pathbuf[t];
         syms[t] = r->ticks[t].inst.symbol;
         fps[t] = r->ticks[t].inst.fingerprint;
+        spans[t] = r->tapes[t].t_end - r->tapes[t].t0;
     }
     if (rc) {
         mm_results_abort(w);
@@ -101,6 +118,7 @@ static int commit_results(mm__run *r, mm_results_writer *w, mm_sweep_report *rep
         meta.input_paths = paths;
         meta.input_symbols = syms;
         meta.input_fingerprints = fps;
+        meta.input_span_ns = spans;
         memcpy(meta.markout_ns, r->o->sim.markout_ns, sizeof meta.markout_ns);
         meta.objective = r->o->objective ? r->o->objective : "pnl";
         meta.n_side = r->o->n_side;
@@ -115,6 +133,7 @@ static int commit_results(mm__run *r, mm_results_writer *w, mm_sweep_report *rep
     free(paths);
     free(syms);
     free(fps);
+    free(spans);
     return rc;
 }
 
@@ -155,6 +174,10 @@ int mm__run_write_results(mm__run *r, const char *out, const char *jpath, mm_swe
                 ? mm_results_create_mc(out, ax, g->n_axes, g->n_combos, r->o->sim.markout_ns,
                                        r->paths, r->keep_paths, &w, err)
                 : mm_results_create(out, ax, g->n_axes, g->n_combos, r->o->sim.markout_ns, &w, err);
+    if (rc == 0 && r->n_blocks > 0 &&
+        (rc = mm_results_add_blocks(w, r->n_blocks, r->o->block_ns, r->n_tapes, r->block_end_ns,
+                                    err)) != 0)
+        mm_results_abort(w);
     if (rc == 0) {
         build_ctx b = {r, w, NULL, 0, err, NULL, NULL, 0};
         rc = mm__journal_scan(&r->j, jpath, build_cb, &b, err);

@@ -23,6 +23,7 @@
 #include <unistd.h>
 #include <xxhash.h>
 
+#include "mm_blocks.h"
 #include "mm_config.h"
 #include "mm_engine.h"
 #include "mm_grid_int.h"
@@ -217,6 +218,25 @@ int mm_sweep_run(const mm_grid *g, const mm_sweep_opts *o, const char *out_path,
     int n_syn = 0;
     for (int32_t t = 0; o->synthetic && t < g->axes[0].n; t++)
         n_syn += o->synthetic[t] != NULL;
+    if (o->blocks < 0 || o->blocks > MM_RESULTS_BLOCKS_MAX)
+        return mm__errf(err, MM_EUSAGE, "blocks: %" PRId32 " must be in [1, %d] (0: none)",
+                        o->blocks, MM_RESULTS_BLOCKS_MAX);
+    if (o->block_ns < 0)
+        return mm__errf(err, MM_EUSAGE, "block_ns: %" PRId64 " must be > 0 (0: none)", o->block_ns);
+    if (o->blocks > 0 && o->block_ns > 0)
+        return mm__errf(err, MM_EUSAGE,
+                        "blocks: give the number of blocks or their length (block_ns), not both");
+    if (o->blocks > 0 || o->block_ns > 0) {
+        const char *why = o->paths > 1                              ? "more than one path"
+                          : n_syn                                   ? "synthetic markets"
+                          : (engine->flags & MM__ENGINE_GPU_CHUNKS) ? "the cuda engine"
+                                                                    : NULL;
+        if (why)
+            return mm__errf(err, MM_EUSAGE,
+                            "blocks: time blocks are not recorded with %s yet (a replay of "
+                            "recorded tapes with a CPU engine records them)",
+                            why);
+    }
     if (o->paths > 1 && !n_syn && !mm__grid_draws(g))
         return mm__errf(err, MM_EUSAGE,
                         "paths: %" PRId64
@@ -293,6 +313,10 @@ int mm_sweep_run(const mm_grid *g, const mm_sweep_opts *o, const char *out_path,
                            ? sizeof(mm_metrics)
                            : MM_RESULTS_SUMMARY_METRICS * sizeof(double) +
                                  (o->keep_paths ? (size_t)o->paths * sizeof(mm_metrics) : 0);
+    /* With --blocks the memory check counts them now; with block_ns their number is known once
+     * the tapes are loaded (mm__blocks_plan), and the record grows then. */
+    size_t rec_plan =
+        rec_bytes + (size_t)(o->blocks > 0 ? o->blocks : 0) * sizeof(mm_results_block);
     /* The run's memory against the smallest of physical memory, RLIMIT_AS, RLIMIT_DATA and the
      * cgroup's limit: refused before anything is allocated when it cannot fit. */
     mm__mem_plan mp = {.n_combos = g->n_combos,
@@ -300,7 +324,7 @@ int mm_sweep_run(const mm_grid *g, const mm_sweep_opts *o, const char *out_path,
                        .chunk = chunk_sz,
                        .paths = o->paths,
                        .keep_paths = o->keep_paths != 0,
-                       .rec_bytes = rec_bytes,
+                       .rec_bytes = rec_plan,
                        .workers = workers,
                        .held = engine->held,
                        .forks = (engine->flags & MM__ENGINE_FORKS) != 0,
@@ -391,6 +415,8 @@ int mm_sweep_run(const mm_grid *g, const mm_sweep_opts *o, const char *out_path,
         if (rc == 0 && (rc = mm__tape_init(&r.tapes[t], &r.ticks[t], &r.sim)))
             mm__errf(err, rc, "cannot allocate the tape tables");
     }
+    if (rc == 0 && (rc = mm__blocks_plan(&r, err)) == 0)
+        r.rec_bytes += (size_t)r.n_blocks * sizeof(mm_results_block);
     if (rc) goto out;
     r.t0 = now();
     if (!(ident = mm__run_identity(&r))) {
@@ -485,6 +511,8 @@ out:
     }
     free(r.tapes);
     free(r.ticks);
+    free(r.block_end_ns);
+    free(r.block_end_i);
     free(r.chunks);
     free(r.finished);
     free(done);

@@ -4,7 +4,8 @@
 # (data-ready="1" on <body>), the heatmap has one cell per grid point (data-cells, counted by the browser
 # in the DOM), and a click on a table header sorts the table; screenshots are saved in WORKDIR. Pages: the
 # results fixture's report (defaults, and a fixed axis), a run's curve, a sweep's report with --curves, and
-# a Monte Carlo sweep's report (distribution rows, histograms, scatter points, density grid counted in the DOM).
+# a Monte Carlo sweep's report (distribution rows, histograms, scatter points, density grid counted in the DOM),
+# and a sweep with time blocks (the selection section: rank points, logit counts, curves, set-aside note).
 # The heatmap's colours are checked on pixels of a screenshot (check_pixels.py).
 # Exit 77 (skipped) where Chromium is not installed (tools/deps.sh installs it for CI).
 # Usage: check_chromium.sh MMSIM MKRESULTS WORKDIR
@@ -93,6 +94,24 @@ grep -q '<body[^>]*data-mc="5 5 12 5 0"' "$work/mc-count.dom" ||
 grep -q '<body[^>]*data-mc="5 5 0 5 12"' "$work/mc-dense-count.dom" ||
   fail "density grid: want 12 rows counted: $(grep -o 'data-mc="[^"]*"' "$work/mc-dense-count.dom")"
 shot "$work/mc.html" "$work/mc.png" 2400
+
+# The selection section (issue 32): a sweep with time blocks. A test script counts, in the browser's DOM,
+# the rank scatter's points (one per trial with a fill: spread 0 and 1 fill on this day, 2 and 3 do
+# not: 4 of 8 trials), the logit bins' counts (their sum: C(8, 4) = 70 splits of 8 blocks) and the three
+# out-of-sample curves, and reads the set-aside note.
+"$mmsim" sweep "$work/day.h5" --grid spread=0:3:1 --grid inv_limit=1,5 --blocks 8 --quiet -o "$work/blocks.h5" ||
+  fail "mmsim sweep --blocks"
+"$mmsim" report "$work/blocks.h5" -o "$work/select.html" >/dev/null || fail "mmsim report (blocks)"
+sel='<script>(function(){function n(s){return document.querySelectorAll(s).length;}var d=0;\
+document.querySelectorAll("svg.logits rect.lg").forEach(function(e){d+=parseInt(e.getAttribute("data-n"),10);});\
+var a=document.getElementById("set-aside");document.body.setAttribute("data-sel",n("svg.ranks circle.rk")+" "+d+" "+\
+n("svg.wf path.oos")+n("svg.wf path.isbest")+n("svg.wf path.median")+" "+(a?a.getAttribute("data-n"):"-"));})();</script></body>'
+sed "s|</body>|$sel|" "$work/select.html" >"$work/select-count.html"
+browse "$work/select.html" "$work/select.dom"
+browse "$work/select-count.html" "$work/select-count.dom"
+grep -q '<body[^>]*data-sel="4 70 111 4"' "$work/select-count.dom" ||
+  fail "selection section: want 4 points, 70 splits, 3 curves, 4 set aside: $(grep -o 'data-sel="[^"]*"' "$work/select-count.dom")"
+shot "$work/select.html" "$work/select.png" 2600
 # Colours (issue 29): the mean of the fixture's pnl (-15..15 per row) has cells of both signs. A probe
 # script in a copy of the page writes, for the most profitable and the most losing cell (by data-v), the
 # page coordinates of a point a quarter in from the cell's corner (away from its value label and the best

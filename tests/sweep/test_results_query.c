@@ -43,7 +43,8 @@ static int64_t ref_top(const int32_t *idx, const mm_metrics *m, int64_t n, int n
         int ok = 1;
         for (int32_t j = 0; j < q->n_where; j++)
             ok &= idx[i * n_axes + q->where[j].axis] == q->where[j].value;
-        if (!ok) continue;
+        /* A row without a fill is set aside unless the query keeps it (issue 32). */
+        if (!ok || (!q->keep_idle && m[i].fills_bid == 0 && m[i].fills_ask == 0)) continue;
         double f = 0;
         int64_t iv = 0;
         int t = mm_results_metric_value(&m[i], q->metric, &f, &iv);
