@@ -10,11 +10,11 @@
 
 #include "cli.h"
 #include "cli_keys.h"
-#include "mm_stale_tmp.h"
 #include "mmsim/import.h"
 #include "mmsim/results.h"
 #include "recorded.h"
 #include "report.h"
+#include "run_trace.h"
 
 static void help(void)
 {
@@ -79,36 +79,16 @@ static void help(void)
         "  -h, --help             this help\n");
 }
 
-typedef struct trace_file {
-    FILE *f;
-    double tick, lot, money;
-    int err;
-} trace_file;
-
-/* What the trace callback feeds: the CSV trace, the curve, or both. */
+/* What the trace callback feeds: the CSV trace (run_trace.c), the curve, or both. */
 typedef struct trace_sinks {
-    trace_file *csv;
+    run_trace *csv;
     rep_curve *curve;
 } trace_sinks;
-
-static const char *const KIND[] = {"", "order", "cancel", "active", "reject", "fill", "done"};
-
-static void on_csv(const mm_trace_rec *r, trace_file *t)
-{
-    int n = fprintf(t->f,
-                    "%" PRId64 ",%" PRId64 ",%s,%s,%" PRId32 ",%.10g,%" PRId32 ",%" PRId32
-                    ",%d,%" PRId64 ",%.10g,%.10g,%.10g,%.10g,%" PRId64 "\n",
-                    r->ts_ns, r->event, KIND[r->kind], r->side > 0 ? "bid" : "ask", r->px,
-                    (double)r->px * t->tick, r->qty, r->ahead, r->taker, r->q,
-                    (double)r->cash2 * 0.5 * t->money, (double)r->mid2 * 0.5 * t->tick, r->fees,
-                    r->pnl, r->known_q);
-    if (n < 0) t->err = errno ? errno : EIO;
-}
 
 static void on_trace(const mm_trace_rec *r, void *user)
 {
     trace_sinks *s = user;
-    if (s->csv) on_csv(r, s->csv);
+    if (s->csv) run_trace_rec(r, s->csv);
     if (s->curve) rep_curve_on_trace(r, s->curve);
 }
 
@@ -220,7 +200,6 @@ int cmd_run(int argc, char **argv)
     int64_t curve_buckets = 1000;
     rep_curve curve = {0};
     int flags = 0, batched = 0, json = 0, rc = MM_EXIT_OK, c;
-    char *tmp = NULL; /* the trace's temporary file */
     mm_error e = {0};
     optind = 1;
     opterr = 0;
@@ -433,40 +412,15 @@ int cmd_run(int argc, char **argv)
         rc = MM_EXIT_RUNTIME;
         goto out;
     }
-    trace_file tf = {0};
-    if (trace_path) {
-        /* Written to a temporary file beside it, renamed when complete: a failed write leaves
-         * nothing. */
-        size_t n = strlen(trace_path) + 32;
-        tmp = malloc(n);
-        if (!tmp) {
-            cli_err("%s: --trace %s: out of memory", C, trace_path);
-            mm_ticks_free(&t);
-            rc = MM_EXIT_RUNTIME;
-            goto out;
-        }
-        snprintf(tmp, n, "%s.tmp.%ld", trace_path, (long)getpid());
-        mm__remove_stale_tmps(trace_path); /* of writers killed during their final write */
-        tf.f = fopen(tmp, "w");
-        if (!tf.f) {
-            cli_err("%s: --trace %s: %s", C, trace_path, strerror(errno));
-            mm_ticks_free(&t);
-            rc = MM_EXIT_RUNTIME;
-            goto out;
-        }
-        tf.tick = t.inst.tick_size;
-        tf.lot = t.inst.lot_size;
-        tf.money = t.inst.tick_size * t.inst.lot_size;
-        if (fprintf(tf.f, "ts_ns,event,kind,side,px_ticks,price,qty_lots,queue_ahead,taker,"
-                          "position,cash,mid,fees,pnl,known_position\n") < 0)
-            tf.err = errno ? errno : EIO;
+    run_trace tf = {0};
+    if (trace_path && run_trace_open(&tf, C, trace_path, &t.inst)) {
+        mm_ticks_free(&t);
+        rc = MM_EXIT_RUNTIME;
+        goto out;
     }
     if (curve_path && rep_curve_init(&curve, &t, (int32_t)curve_buckets)) {
         cli_err("%s: --curve %s: out of memory", C, curve_path);
-        if (tf.f) {
-            fclose(tf.f);
-            unlink(tmp);
-        }
+        run_trace_close(&tf, 1);
         mm_ticks_free(&t);
         rc = MM_EXIT_RUNTIME;
         goto out;
@@ -476,20 +430,11 @@ int cmd_run(int argc, char **argv)
     int r = batched ? mm_sim_run_batch(&t, &cfg, &p, 1, &m, &e)
                     : mm_sim_run_c(&t, &cfg, &p, &m, trace_path || curve_path ? on_trace : NULL,
                                    &sinks, &e);
-    if (tf.f) {
-        /* Every write is checked: the error indicator, the final flush and the close. */
-        errno = 0;
-        if (fflush(tf.f) != 0 && !tf.err) tf.err = errno ? errno : EIO;
-        if (ferror(tf.f) && !tf.err) tf.err = EIO;
-        if (fclose(tf.f) != 0 && !tf.err) tf.err = errno ? errno : EIO;
-        if (r == 0 && !tf.err && rename(tmp, trace_path) != 0) tf.err = errno;
-        if (r || tf.err) unlink(tmp);
-        if (tf.err && r == 0) {
-            cli_err("%s: --trace %s: %s", C, trace_path, strerror(tf.err));
-            mm_ticks_free(&t);
-            rc = MM_EXIT_RUNTIME;
-            goto out;
-        }
+    if (tf.f && run_trace_close(&tf, r != 0) && r == 0) {
+        cli_err("%s: --trace %s: %s", C, trace_path, strerror(tf.err));
+        mm_ticks_free(&t);
+        rc = MM_EXIT_RUNTIME;
+        goto out;
     }
     if (r) {
         mm_ticks_free(&t);
@@ -556,7 +501,6 @@ out:
     mm_latency_free(&lat);
     mm_latency_samples_free(&smp);
     rep_curve_free(&curve);
-    free(tmp);
     free(opts);
     free(names);
     free(given);

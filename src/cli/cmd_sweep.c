@@ -97,14 +97,6 @@ static int sweep_oom(const char *C, const char *what)
     return MM_EXIT_RUNTIME;
 }
 
-/* A grid or parameter error, named by where the key came from: "--grid spread: ..." or "f.ini:4:
- * spread: ...", with hint (may be "") after the library's message. */
-static int origin_fail(const char *C, const char *origin, const mm_error *e, const char *hint)
-{
-    cli_err("%s: %s%s%s%s", C, origin, origin[0] == '-' ? " " : ": ", e->msg, hint);
-    return e->code == MM_EUSAGE ? MM_EXIT_USAGE : MM_EXIT_RUNTIME;
-}
-
 /* Set by SIGINT or SIGTERM during the sweep (the signal number); the library's worker threads poll
  * it. A lock-free atomic: the handler may run on any thread (mm_sweep_opts.cancel). */
 static atomic_int sweep_signal;
@@ -401,33 +393,7 @@ int cmd_sweep(int argc, char **argv)
         goto out;
     }
     o.objective = obj_name;
-    /* The output: never an input (a tick file or a config file), never a directory or a file of
-     * another kind (before any work). */
-    {
-        const char **inputs =
-            calloc((size_t)(c.n_files + c.n_synthetic) + (size_t)argc + 2, sizeof *inputs);
-        if (!inputs) {
-            rc = sweep_oom(C, "the list of inputs");
-            goto out;
-        }
-        int n_in = 0;
-        for (int i = 0; i < c.n_files; i++)
-            inputs[n_in++] = c.files[i];
-        for (int i = 0; i < n_configs; i++)
-            inputs[n_in++] = configs[i];
-        if (c.latency_series) inputs[n_in++] = c.latency_series;
-        if (c.latency_samples) inputs[n_in++] = c.latency_samples;
-        for (int i = 0; i < c.n_synthetic; i++)
-            inputs[n_in++] = c.synthetic[i];
-        int bad = cli_check_output(C, "-o", c.output, inputs, n_in) ||
-                  cli_check_h5_kind(C, "-o", c.output, "mmsim-results/", "results file") ||
-                  sweep_check_overwrite(C, c.output, replace, resume);
-        free(inputs);
-        if (bad) {
-            rc = MM_EXIT_USAGE;
-            goto out;
-        }
-    }
+    if ((rc = sweep_check_output(C, &c, configs, n_configs, replace, resume))) goto out;
     /* Every input file other than the tapes, known by its content (rerun and verify --inputs
      * check them first). */
     if ((rc = sweep_side_inputs(C, &c, configs, n_configs, &side))) goto out;
@@ -435,22 +401,7 @@ int cmd_sweep(int argc, char **argv)
     o.side_roles = side.roles;
     o.side_paths = side.paths;
     o.side_xxh3 = side.xxh3;
-    if (c.latency_series) {
-        mm_error le = {0};
-        if (mm_latency_read_csv(c.latency_series, &lat, &le)) {
-            rc = cli_fail(&le);
-            goto out;
-        }
-        o.sim.latency = &lat;
-    }
-    if (c.latency_samples) {
-        mm_error le = {0};
-        if (mm_latency_samples_read_csv(c.latency_samples, &smp, &le)) {
-            rc = cli_fail(&le);
-            goto out;
-        }
-        o.sim.latency_samples = &smp;
-    }
+    if ((rc = sweep_read_latency(&c, &lat, &smp, &o))) goto out;
 
     /* Tapes: each file x each symbol given, or every instrument of each file. */
     mm_grid *g = NULL;
@@ -460,30 +411,7 @@ int cmd_sweep(int argc, char **argv)
     int multi = 0; /* a file without --symbol held several instruments: all are swept */
     if (rc == 0) rc = sweep_set_tapes(C, &c, g, &multi, &syn, &syn_ptr);
     o.synthetic = syn_ptr;
-    for (int i = 0; i < c.n_grid && rc == 0; i++)
-        if (mm_grid_add_axis(g, c.grid[i].key, c.grid[i].val, &e)) {
-            /* The library says "KEY: unknown key"; the CLI says where the keys are listed. */
-            int unknown =
-                strcmp(c.grid[i].key, "tape") && mm_params_key_kind(c.grid[i].key, NULL) < 0;
-            char hint[160] = "";
-            if (unknown) sweep_key_hint(c.grid[i].key, hint, sizeof hint);
-            rc = origin_fail(C, c.grid[i].origin, &e, hint);
-        }
-    for (int i = 0; i < c.n_sets && rc == 0; i++) {
-        /* A fixed number is decimal and complete, as an axis value is (grid.c checks those). */
-        int kind = mm_params_key_kind(c.sets[i].key, NULL);
-        if (kind >= 0 && kind != MM_KEY_ENUM &&
-            !cli_is_decimal(c.sets[i].val, kind == MM_KEY_INT)) {
-            e.code = MM_EUSAGE;
-            snprintf(e.msg, sizeof e.msg, "%s: '%s' is not a decimal %s", c.sets[i].key,
-                     c.sets[i].val, kind == MM_KEY_INT ? "integer" : "number");
-            rc = origin_fail(C, c.sets[i].origin, &e, "");
-        } else if (mm_grid_set(g, c.sets[i].key, c.sets[i].val, &e)) {
-            char hint[160] = "";
-            if (kind < 0) sweep_key_hint(c.sets[i].key, hint, sizeof hint);
-            rc = origin_fail(C, c.sets[i].origin, &e, hint);
-        }
-    }
+    if (rc == 0) rc = sweep_grid_keys(C, &c, g);
     /* A parameter the strategy does not read: an axis of it would only repeat rows (refused); a
      * fixed value of it is harmless but a sign of a mistake (warned). With strategy itself an axis,
      * every key is read by some of the rows. */

@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "cli_keys.h"
+#include "mmsim/import.h"
 #include "mmsim/results.h"
 #include "sweep_cli.h"
 
@@ -357,6 +358,89 @@ int sweep_side_inputs(const char *C, const cli_sweep_config *c, const char *cons
             cli_err("%s: %s %s: %s", C, flag, s->paths[i], strerror(-r));
             sweep_side_free(s);
             return MM_EXIT_RUNTIME;
+        }
+    }
+    return 0;
+}
+
+/* ---- the inputs and the grid (cmd_sweep.c's steps before the run) ---- */
+
+int sweep_check_output(const char *C, const cli_sweep_config *c, const char *const *configs,
+                       int n_configs, int replace, int resume)
+{
+    /* Never an input (a tick file, a config file, a latency file, a synthetic market), never a
+     * directory or a file of another kind (before any work). */
+    const char **inputs =
+        calloc((size_t)(c->n_files + c->n_synthetic + n_configs) + 3, sizeof *inputs);
+    if (!inputs) {
+        cli_err("%s: out of memory for the list of inputs", C);
+        return MM_EXIT_RUNTIME;
+    }
+    int n_in = 0;
+    for (int i = 0; i < c->n_files; i++)
+        inputs[n_in++] = c->files[i];
+    for (int i = 0; i < n_configs; i++)
+        inputs[n_in++] = configs[i];
+    if (c->latency_series) inputs[n_in++] = c->latency_series;
+    if (c->latency_samples) inputs[n_in++] = c->latency_samples;
+    for (int i = 0; i < c->n_synthetic; i++)
+        inputs[n_in++] = c->synthetic[i];
+    int bad = cli_check_output(C, "-o", c->output, inputs, n_in) ||
+              cli_check_h5_kind(C, "-o", c->output, "mmsim-results/", "results file") ||
+              sweep_check_overwrite(C, c->output, replace, resume);
+    free(inputs);
+    return bad ? MM_EXIT_USAGE : 0;
+}
+
+int sweep_read_latency(const cli_sweep_config *c, mm_latency_series *lat, mm_latency_samples *smp,
+                       mm_sweep_opts *o)
+{
+    mm_error le = {0};
+    if (c->latency_series) {
+        if (mm_latency_read_csv(c->latency_series, lat, &le)) return cli_fail(&le);
+        o->sim.latency = lat;
+    }
+    if (c->latency_samples) {
+        if (mm_latency_samples_read_csv(c->latency_samples, smp, &le)) return cli_fail(&le);
+        o->sim.latency_samples = smp;
+    }
+    return 0;
+}
+
+/* A grid or parameter error, named by where the key came from: "--grid spread: ..." or "f.ini:4:
+ * spread: ...", with hint (may be "") after the library's message. */
+static int origin_fail(const char *C, const char *origin, const mm_error *e, const char *hint)
+{
+    cli_err("%s: %s%s%s%s", C, origin, origin[0] == '-' ? " " : ": ", e->msg, hint);
+    return e->code == MM_EUSAGE ? MM_EXIT_USAGE : MM_EXIT_RUNTIME;
+}
+
+int sweep_grid_keys(const char *C, const cli_sweep_config *c, mm_grid *g)
+{
+    mm_error e = {0};
+    for (int i = 0; i < c->n_grid; i++)
+        if (mm_grid_add_axis(g, c->grid[i].key, c->grid[i].val, &e)) {
+            /* The library says "KEY: unknown key"; the CLI says where the keys are listed. */
+            int unknown =
+                strcmp(c->grid[i].key, "tape") && mm_params_key_kind(c->grid[i].key, NULL) < 0;
+            char hint[160] = "";
+            if (unknown) sweep_key_hint(c->grid[i].key, hint, sizeof hint);
+            return origin_fail(C, c->grid[i].origin, &e, hint);
+        }
+    for (int i = 0; i < c->n_sets; i++) {
+        /* A fixed number is decimal and complete, as an axis value is (grid.c checks those). */
+        int kind = mm_params_key_kind(c->sets[i].key, NULL);
+        if (kind >= 0 && kind != MM_KEY_ENUM &&
+            !cli_is_decimal(c->sets[i].val, kind == MM_KEY_INT)) {
+            e.code = MM_EUSAGE;
+            snprintf(e.msg, sizeof e.msg, "%s: '%s' is not a decimal %s", c->sets[i].key,
+                     c->sets[i].val, kind == MM_KEY_INT ? "integer" : "number");
+            return origin_fail(C, c->sets[i].origin, &e, "");
+        }
+        if (mm_grid_set(g, c->sets[i].key, c->sets[i].val, &e)) {
+            char hint[160] = "";
+            if (kind < 0) sweep_key_hint(c->sets[i].key, hint, sizeof hint);
+            return origin_fail(C, c->sets[i].origin, &e, hint);
         }
     }
     return 0;

@@ -62,4 +62,16 @@ int sweep_run_settings(const char *C, const cli_sweep_config *c, mm_sweep_opts *
 int sweep_objective(const char *C, const char *text, const int64_t markout_ns[MM_MARKOUTS],
                     int64_t paths, char *name, size_t cap, char *shown, size_t scap);
 
+/* The steps of `mmsim sweep` before the run, each 0 or an exit status after one line:
+ * sweep_check_output: -o is none of the inputs (tick files, the config files configs[0 ..
+ * n_configs), latency files, synthetic markets), not a directory or another kind of file, and the
+ * overwrite policy allows it; sweep_read_latency: the latency series and samples read into lat and
+ * smp and handed to o->sim; sweep_grid_keys: the axes and fixed keys into g, an error named by
+ * where the key came from (a flag or a config file's line). */
+int sweep_check_output(const char *C, const cli_sweep_config *c, const char *const *configs,
+                       int n_configs, int replace, int resume);
+int sweep_read_latency(const cli_sweep_config *c, mm_latency_series *lat, mm_latency_samples *smp,
+                       mm_sweep_opts *o);
+int sweep_grid_keys(const char *C, const cli_sweep_config *c, mm_grid *g);
+
 #endif
