@@ -69,10 +69,13 @@ class Row:
                               f"{fp:016x} (the file changed)", L.MM_EINVALID)
         side = {r: res.find_input(p, data) for r, p in zip(res.side_roles, res.side_paths)}
         keys = {k: v for k, v in self.params.items()}
-        r = run(t, trace=trace, sample_ns=run_cfg.get("sample_ns"), year_seconds=run_cfg.get("year_seconds"),
-                markout_ns=res.markout_ns, seed=res.seed, path=path or 0, id=self.id,
-                latency_series=side.get("latency_series"), latency_samples=side.get("latency_samples"),
-                **keys)
+        import warnings
+        with warnings.catch_warnings():  # the recorded [params] lists every key, read or not
+            warnings.simplefilter("ignore")
+            r = run(t, trace=trace, sample_ns=run_cfg.get("sample_ns"), year_seconds=run_cfg.get("year_seconds"),
+                    markout_ns=res.markout_ns, seed=res.seed, path=path or 0, id=self.id,
+                    latency_series=side.get("latency_series"), latency_samples=side.get("latency_samples"),
+                    **keys)
         if res.paths == 1:
             stored = {k: self.values[k] for k in r.metrics}
             bad = [k for k in r.metrics if not _same(r.metrics[k], stored[k])]
@@ -292,4 +295,7 @@ class Results:
         if out is None:
             out = os.path.join(tempfile.mkdtemp(prefix="mmsim-rerun-"), os.path.basename(self.path))
         from ._sweep import sweep
-        return sweep(out=out, **args)
+        import warnings
+        with warnings.catch_warnings():  # the recorded [params] lists every key, read or not
+            warnings.simplefilter("ignore")
+            return sweep(out=out, **args)

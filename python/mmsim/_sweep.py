@@ -295,16 +295,27 @@ def _run(g, o, out, progress):
     o.progress = cb
     rep, err = L.mm_sweep_report(), L.mm_error()
     box = {}
-    th = threading.Thread(target=lambda: box.setdefault(
-        "rc", L.mm_sweep_run(g, C.byref(o), out.encode(), C.byref(rep), C.byref(err))), name="mmsim-sweep")
+    done = threading.Event()
+
+    def work():
+        try:
+            box["rc"] = L.mm_sweep_run(g, C.byref(o), out.encode(), C.byref(rep), C.byref(err))
+        finally:
+            done.set()
+
+    # Waited on through an Event, not Thread.join: on CPython before 3.12 a join interrupted by
+    # KeyboardInterrupt can mark a running thread stopped, and the library would go on using
+    # memory this function frees.
+    th = threading.Thread(target=work, name="mmsim-sweep")
     th.start()
     interrupted = False
-    while th.is_alive():
+    while not done.is_set():
         try:
-            th.join(0.05)
+            done.wait(0.05)
         except KeyboardInterrupt:
             interrupted = True
             cancel.value = 1  # a plain int store: the library reads it as a lock-free atomic_int
+    th.join()
     rc = box.get("rc", -1)
     if failure:
         raise failure[0]
