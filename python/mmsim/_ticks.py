@@ -195,6 +195,18 @@ GEN_KEYS = {"seed": "seed", "events": "events", "symbol": "symbol", "rate": "rat
             "improve_frac": "improve_frac", "trade_persist": "trade_persist", "trade_size": "trade_size"}
 
 
+def _gen_value(key, field, v):
+    """A gen key's value (a number, or its text as in gen's INI) as its field's type."""
+    ctype = dict(L.mm_gen_params._fields_)[field]
+    text = str(v).strip()
+    integer = ctype in (C.c_int32, C.c_int64, C.c_uint64)
+    ok = re.fullmatch(r"[+-]?[0-9]+" if integer else r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?", text)
+    if isinstance(v, bool) or not ok:
+        raise L.UsageError(f"gen: {key}: '{text}' is not a decimal {'integer' if integer else 'number'}",
+                           L.MM_EUSAGE)
+    return int(text) if integer else float(text)
+
+
 def gen(out=None, replace=False, **keys):
     """A synthetic day (docs/synthetic.md; `mmsim gen`): keys as gen's (seed, events, symbol, rate,
     vol, trade_frac, ..., the defaults of mm_gen_defaults). Written to `out` when given; returns the
@@ -205,7 +217,7 @@ def gen(out=None, replace=False, **keys):
         field = GEN_KEYS.get(k.replace("-", "_"))
         if field is None:
             raise L.UsageError(f"gen: {k}: unknown key ({', '.join(GEN_KEYS)})", L.MM_EUSAGE)
-        setattr(p, field, L.b(v) if field == "symbol" else v)
+        setattr(p, field, L.b(v) if field == "symbol" else _gen_value(k, field, v))
     t = L.mm_ticks()
     err = L.mm_error()
     L.check(L.mm_gen_ticks(C.byref(p), C.byref(t), C.byref(err)), err)
