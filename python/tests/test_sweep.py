@@ -107,7 +107,9 @@ def test_rerun_and_verify(pair, tmp_path):
     assert mmsim.results(cli_out).rerun(out=tmp_path / "c.h5", progress=False).content_hash == py.content_hash
     # and the command line verifies and reruns the file Python wrote
     assert cli("verify", py.path)[0] == 0
-    assert "same" in cli("rerun", py.path)[1].lower() or cli("rerun", py.path)[0] == 0
+    assert f"content hash {py.content_hash:016x} reproduced" in cli("rerun", py.path)[1]
+    rid = int(py.top(1)["id"].iloc[0])
+    assert f"row {rid} of {py.path}: every metric equals the stored row" in cli("run", "--from", py.path, "--id", rid)[2]
 
 
 def test_a_changed_table_fails_verify(pair, tmp_path):

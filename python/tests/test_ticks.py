@@ -131,6 +131,13 @@ def test_import_csv_reports_the_line(tmp_path):
         mmsim.import_csv(p, map="ts=ts,bid=bid,bid_sz=bsz,ask=ask,ask_sz=asz", symbol="Q", tick="0.01",
                          lot="1")
     assert f"{p}:4" in str(e.value)
+    p.write_text("ts,bid,bsz,ask,asz\n1,10.00,5,10.01,5\n2,10.01,5,10.02,5\n")
+    m = "ts=ts,bid=bid,bid_sz=bsz,ask=ask,ask_sz=asz"
+    t = mmsim.import_csv(p, map=m, symbol="Q", tick="0.01", lot="1", out=tmp_path / "q.h5")
+    cli("import", "csv", "--input", p, "--map", m, "--symbol", "Q", "--tick", "0.01", "--lot", "1",
+        "-o", tmp_path / "qc.h5")
+    assert t.n == 2 and list(t.bid_px) == [1000, 1001]
+    assert t.fingerprint == info_fingerprint(tmp_path / "qc.h5") == info_fingerprint(tmp_path / "q.h5")
 
 
 @pytest.mark.skipif(not (SHARED / "lobster").is_dir(), reason="../shared/data absent")
