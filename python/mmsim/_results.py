@@ -4,7 +4,7 @@ import ctypes as C
 import os
 import tempfile
 
-import numpy as np
+from ._np import np
 
 from . import _keys as K
 from . import _lib as L
@@ -123,18 +123,27 @@ class Results:
         self.metric_names = [_s(info.metric_names[i]) for i in range(info.n_metrics)]
         self._metric_types = [info.metric_types[i] for i in range(info.n_metrics)]
         self.axis_names = [_s(info.axes[a].key) for a in range(info.n_axes)]
-        self.axes = {}
+        self._raw_axes = {}  # numbers as lists: numpy is imported on first use of .axes or .df
         for a in range(info.n_axes):
             ax = info.axes[a]
             if ax.type == L.MM_COL_ENUM:
                 vals = [_s(ax.names[i]) for i in range(ax.n)]
             elif ax.type == L.MM_COL_F64:
-                vals = np.array([ax.f64[i] for i in range(ax.n)], dtype=np.float64)
+                vals = ("f8", [ax.f64[i] for i in range(ax.n)])
             else:
-                vals = np.array([ax.i64[i] for i in range(ax.n)], dtype=np.int64)
-            self.axes[self.axis_names[a]] = vals
-        self.tape_names = list(self.axes.get("tape", []))
+                vals = ("i8", [ax.i64[i] for i in range(ax.n)])
+            self._raw_axes[self.axis_names[a]] = vals
+        self._axes = None
+        self.tape_names = list(self._raw_axes.get("tape", []))
         self._df = None
+
+    @property
+    def axes(self):
+        """Each axis's values, in axis order: names (tape, enums) or a numpy array."""
+        if self._axes is None:
+            self._axes = {k: v if isinstance(v, list) else np.array(v[1], dtype=v[0])
+                          for k, v in self._raw_axes.items()}
+        return self._axes
 
     def close(self):
         if getattr(self, "_r", None):

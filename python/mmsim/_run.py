@@ -3,18 +3,22 @@ and the curve as DataFrames."""
 import ctypes as C
 import os
 
-import numpy as np
+from ._np import np
 
 from . import _keys as K
 from . import _lib as L
 from ._ticks import Tape, ticks
 
 TRACE_KINDS = ["order", "cancel", "active", "reject", "fill", "done"]  # enum mm_trace_kind 1..6
-_TRACE_DTYPE = np.dtype([("ts_ns", "<i8"), ("event", "<i8"), ("kind", "<i4"), ("side", "<i4"),
-                         ("px", "<i4"), ("qty", "<i4"), ("ahead", "<i4"), ("taker", "<i4"), ("q", "<i8"),
-                         ("cash2", "<i8"), ("mid2", "<i8"), ("fees", "<f8"), ("pnl", "<f8"),
-                         ("known_q", "<i8")])
-assert _TRACE_DTYPE.itemsize == C.sizeof(L.mm_trace_rec)
+_TRACE_FIELDS = [("ts_ns", "<i8"), ("event", "<i8"), ("kind", "<i4"), ("side", "<i4"), ("px", "<i4"),
+                 ("qty", "<i4"), ("ahead", "<i4"), ("taker", "<i4"), ("q", "<i8"), ("cash2", "<i8"),
+                 ("mid2", "<i8"), ("fees", "<f8"), ("pnl", "<f8"), ("known_q", "<i8")]
+
+
+def _trace_dtype():
+    d = np.dtype(_TRACE_FIELDS)
+    assert d.itemsize == C.sizeof(L.mm_trace_rec)
+    return d
 
 
 def metric_names(markout_ns):
@@ -208,6 +212,7 @@ def run(tape, symbol=None, engine="reference", trace=True, sample_ns=None, year_
             raise MemoryError("run: out of memory for the trace")
         rec = None
         if trace:
+            _TRACE_DTYPE = _trace_dtype()
             rec = (np.ctypeslib.as_array(C.cast(buf.rec, C.POINTER(C.c_uint8)),
                                          shape=(buf.n * _TRACE_DTYPE.itemsize,)).view(_TRACE_DTYPE).copy()
                    if buf.n else np.empty(0, _TRACE_DTYPE))

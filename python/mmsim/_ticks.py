@@ -4,7 +4,7 @@ import ctypes as C
 import os
 import re
 
-import numpy as np
+from ._np import np
 
 from . import _lib as L
 
@@ -114,9 +114,6 @@ def ticks(path, symbol=None, verify=True):
     flags = 0 if verify else L.MM_LOAD_NO_VERIFY
     L.check(L.mm_ticks_load(L.b(path), L.b(symbol), flags, C.byref(t), C.byref(err)), err)
     return Tape(t, path)
-
-
-_INT32 = (np.iinfo(np.int32).min, np.iinfo(np.int32).max)
 
 
 def _column(data, name, n, typestr):
