@@ -32,3 +32,10 @@ def test_a_library_on_the_loaders_path_is_never_taken(tmp_path):
     else:
         assert p.returncode != 0 and "libmmsim not found" in p.stderr
     assert str(decoy) not in p.stdout
+
+
+def test_the_wheel_installs_every_module():
+    """python/meson.build lists the package's files for pip install . (install_sources): all of them."""
+    text = (ROOT / "python" / "meson.build").read_text()
+    for f in sorted((ROOT / "python" / "mmsim").glob("*.py")):
+        assert f"'mmsim/{f.name}'" in text, f"{f.name} is not in python/meson.build's install_sources"
