@@ -16,6 +16,10 @@ PKGS=(gcc pkg-config meson ninja-build libhdf5-dev libxxhash-dev libcriterion-de
       clang clang-format libclang-rt-dev libomp-dev llvm  # clang: tools/fuzz.sh (libFuzzer), tools/tsan.sh (libomp + Archer)
       python3-numba)  # tools/bench-peer: the Numba peer of ../shared/bench (issue 14)
 PKGS+=(chromium)  # report_chromium: the report pages and the heatmap's pixels in headless Chromium (issue 29)
+# The Python package (python/, docs/python.md; issue 33): pip install . (meson-python), its tests (pytest) and
+# the quickstart notebook run by nbclient in an ipykernel, with matplotlib.
+PKGS+=(python3-mesonpy python3-pip python3-venv python3-pytest python3-nbclient python3-nbformat python3-ipykernel
+       python3-matplotlib)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -192,6 +192,20 @@ typedef struct mm_trace_rec {
 
 typedef void (*mm_trace_fn)(const mm_trace_rec *r, void *user);
 
+/* The whole trace of a run in memory, for a caller that wants it as a table (the Python package's
+ * mmsim.run): pass mm_trace_collect as the trace function and a zeroed mm_trace_buf as its user
+ * pointer; rec[0 .. n) are the records in the order of the run. The array grows by doubling (88
+ * bytes a record). When it cannot grow, the records after that point are dropped and oom is set
+ * (the run itself goes on; the caller checks oom). Release with mm_trace_buf_free, which zeroes the
+ * buffer (safe on a zeroed one). */
+typedef struct mm_trace_buf {
+    mm_trace_rec *rec;
+    int64_t n, cap;
+    int oom;
+} mm_trace_buf;
+MM_API void mm_trace_collect(const mm_trace_rec *r, void *user);
+MM_API void mm_trace_buf_free(mm_trace_buf *b);
+
 MM_API void mm_params_defaults(mm_params *p);
 MM_API void mm_sim_config_defaults(mm_sim_config *c);
 
