@@ -152,6 +152,7 @@ extern "C" int mm__cuda_tape_upload(const mm__tape_view *v, int device, mm__cuda
     d.samp_e = v->samp_e ? (const int64_t *)(base + off[k]) : NULL;
     k++;
     d.samp_r = v->samp_r ? (const int64_t *)(base + off[k]) : NULL;
+    d.dv = NULL; /* the depth stream stays on the host: book = l2 is refused on this engine */
     t->dev = d;
     *out = t;
     return 0;

@@ -167,6 +167,36 @@ mm_ticks tu_rows_tape(const tu_row *r, int n, const char *symbol, double tick, d
     return t;
 }
 
+mm_ticks tu_rows_depth_tape(const tu_row *r, int n, const tu_drow *d, int nd, int levels,
+                            const char *symbol, double tick, double lot)
+{
+    mm_ticks a = tu_rows_tape(r, n, symbol, tick, lot), t = {0};
+    cr_assert_eq(mm_ticks_alloc_depth(&t, n, nd, MM_MEM_HEAP), 0);
+    t.inst = a.inst;
+    for (int i = 0; i < n; i++) {
+        t.ts_ns[i] = a.ts_ns[i];
+        t.bid_px[i] = a.bid_px[i];
+        t.bid_sz[i] = a.bid_sz[i];
+        t.ask_px[i] = a.ask_px[i];
+        t.ask_sz[i] = a.ask_sz[i];
+        t.trade_px[i] = a.trade_px[i];
+        t.trade_sz[i] = a.trade_sz[i];
+        t.trade_side[i] = a.trade_side[i];
+    }
+    mm_ticks_free(&a);
+    t.depth.levels = levels;
+    t.depth.ids = 0;
+    for (int k = 0; k < nd; k++) {
+        t.depth.row[k] = d[k].row;
+        t.depth.join[k] = -1;
+        t.depth.side[k] = (int8_t)d[k].side;
+        t.depth.px[k] = d[k].px;
+        t.depth.sz[k] = d[k].sz;
+        t.depth.cause[k] = (int8_t)d[k].cause;
+    }
+    return t;
+}
+
 void tu_small_tape(mm_ticks *t, int64_t n, uint64_t seed)
 {
     mm_gen_params p;

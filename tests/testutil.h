@@ -37,6 +37,18 @@ typedef struct tu_row {
 /* The tape of rows r[0 .. n) (heap; crossed rows allowed) of instrument symbol, tick and lot. */
 mm_ticks tu_rows_tape(const tu_row *r, int n, const char *symbol, double tick, double lot);
 
+/* A hand-built depth row (docs/formats.md "Depth"): tape row, side (+1 bid, -1 ask), price, size
+ * after, cause (enum mm_depth_cause); join -1 (no order ids). */
+typedef struct tu_drow {
+    int64_t row;
+    int side;
+    int32_t px, sz;
+    int cause;
+} tu_drow;
+/* tu_rows_tape with the depth stream d[0 .. nd) of `levels` levels per side. */
+mm_ticks tu_rows_depth_tape(const tu_row *r, int n, const tu_drow *d, int nd, int levels,
+                            const char *symbol, double tick, double lot);
+
 /* A small valid synthetic tape (heap) of n rows. */
 void tu_small_tape(mm_ticks *t, int64_t n, uint64_t seed);
 

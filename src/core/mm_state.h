@@ -56,6 +56,7 @@ typedef struct mm_derived {
     double lat_sigma;     /* lognormal: sigma of ln(latency) */
     uint64_t reach32;     /* trade_reach as a 32-bit threshold (mm_prob32; 2^32: always) */
     int32_t cancel_binom; /* 1: cancel_draw = binomial */
+    int32_t book;         /* enum mm_book, resolved for the tape: MM_BOOK_L1 or MM_BOOK_L2 */
     /* The fast kernels that implement every value of the combination's parameters (MM_CAP_*,
      * mm__params_caps: the key table decides, src/core/params_keys.c); the routing reads nothing
      * else. */
@@ -64,6 +65,19 @@ typedef struct mm_derived {
         taker_rate; /* fee per (tick x lot) of notional, money: bps * 1e-4 * tick * lot */
     double money;   /* tick_size * lot_size */
 } mm_derived;
+
+/* A tape's depth stream as the step reads it (book = l2, docs/model.md 4.6): the columns of
+ * mm_depth, the depth rows of each event (those of event i are [dbeg[i], dbeg[i + 1])), and the
+ * index of its levels: the distinct (side, price) pairs ascending in lv_key (key = side index (0
+ * bid, 1 ask) x 2^32 + price as uint32), the depth rows of pair j in lv_idx[lv_beg[j] ..
+ * lv_beg[j + 1]), in row order. */
+typedef struct mm__depth_view {
+    int64_t n, nlv;
+    const int64_t *row;
+    const int32_t *px, *sz;
+    const int8_t *side, *cause;
+    const int64_t *dbeg, *lv_key, *lv_beg, *lv_idx;
+} mm__depth_view;
 
 /* One event as the step sees it: the book before and after, the trade, and shared precomputed
  * values. */
@@ -82,6 +96,8 @@ typedef struct mm_event {
     int64_t lat_e, lat_r; /* the recorded latency series at ts: entry, response, ns (0: none) */
     const int64_t *samp_e, *samp_r; /* latency_dist = empirical: the samples (3.3) */
     int64_t nsamp_lat;
+    const mm__depth_view *dv; /* the tape's depth stream (NULL: none) */
+    int64_t d0, d1;           /* this event's depth rows: [d0, d1) of dv */
 } mm_event;
 
 /* One side's order state. */
@@ -95,7 +111,10 @@ typedef struct mm_side {
      * from resp_ns on (INT64_MIN: none yet); acc = 1 when that action left a resting order; done_ns
      * = when the report that this order is done (filled) is known (MM_NEVER: not done). */
     int64_t resp_ns, done_ns;
-    int32_t acc, pad_;
+    int32_t acc;
+    /* book = l2 (section 4.6): the size of the live order's level as the depth stream last showed
+     * it, lots (-1: not shown; 0 with book = l1, which never writes it). */
+    int32_t lsz;
 } mm_side;
 /* Fill reports in flight to the strategy (section 3.2): at most MM_REPORTS pending. */
 #define MM_REPORTS 8
@@ -158,7 +177,7 @@ typedef struct mm_state {
     X(I, s[k].deep, ZERO, SHARED) X(I, s[k].land_ns, NEVER, SHARED)                                \
     X(I, s[k].new_px, ZERO, SHARED) X(I, s[k].new_qty, ZERO, SHARED)                               \
     X(I, s[k].resp_ns, MIN, SHARED) X(I, s[k].done_ns, NEVER, SHARED) X(I, s[k].acc, ZERO, SHARED) \
-    X(I, s[k].pad_, ZERO, PAD)
+    X(I, s[k].lsz, ZERO, SHARED)
 #define MM_REPORT_FIELDS(X, j) X(I, rep_t[j], ZERO, SHARED) X(I, rep_q[j], ZERO, SHARED)
 #define MM_STATE_FIELDS(X)                                                                         \
     MM_SIDE_FIELDS(X, 0) MM_SIDE_FIELDS(X, 1)                                                      \

@@ -9,6 +9,7 @@
 
 #include <stdint.h>
 
+#include "mm_depthq.h"
 #include "mm_detmath.h"
 #include "mm_draw.h"
 #include "mm_hd.h"
@@ -191,6 +192,54 @@ MM_HD double mm__qshare(double a, double b, int rule, double n)
     return 1.0 / (1.0 + mm_det_exp(e));
 }
 
+/* Section 4.4: of dec > 0 lots cancelled at our level, with ahead > 0 lots ahead of us and behind
+ * behind, those that were ahead: floor(dec x share + 0.5), or with cancel_draw = binomial a draw
+ * (3.3), at most ahead. */
+MM_HD int64_t mm__cancel_cut(const mm_state *st, const mm_event *ev, const mm_derived *d, int k,
+                             int64_t dec, int64_t ahead, int64_t behind)
+{
+    double share = mm__qshare((double)ahead, (double)behind, d->queue_rule, d->queue_n);
+    double c = (double)dec * share + 0.5;
+    int64_t cut = (int64_t)c; /* floor: c >= 0.5 */
+    /* cancel_draw = binomial (3.3): each cancelled lot was ahead with probability share. */
+    if (d->cancel_binom) cut = mm__draw_binomial(st->key, (uint64_t)ev->i, (uint32_t)k, dec, share);
+    return cut > ahead ? ahead : cut;
+}
+
+/* Section 4.6, book = l2: side k's live order at a level behind the best after event ev (a deep
+ * order: its queue unknown). The level's depth rows of this event: a deep order's level shown
+ * again puts it behind all of it (as a level becoming best does, 4.4); a hidden level makes the
+ * order deep; cancels are split ahead / behind by the queue rule as at the best level (4.4), the
+ * lots traded at the level (TRADE rows) counted out of the queue behind, the queue ahead at most
+ * the level's size. */
+MM_HD void mm__queue_l2(mm_state *st, const mm_event *ev, const mm_derived *d, int k)
+{
+    mm_side *o = &st->s[k];
+    mm__level_move mv;
+    mm__level_rows(ev, k, o->px, o->deep ? -1 : o->lsz, &mv);
+    if (o->deep) {
+        if (mv.seen && mv.sz >= 0) {
+            o->ahead = mv.sz;
+            o->deep = 0;
+            o->lsz = mv.sz;
+        }
+        return;
+    }
+    if (mv.sz < 0) { /* the level left the shown window */
+        o->ahead = 0;
+        o->deep = 1;
+        o->lsz = -1;
+        return;
+    }
+    if (mv.cancelled > 0 && o->ahead > 0 && d->queue_rule != MM_QUEUE_RISK_AVERSE) {
+        int64_t behind = (int64_t)o->lsz - mv.traded - o->ahead;
+        if (behind < 0) behind = 0;
+        o->ahead -= (int32_t)mm__cancel_cut(st, ev, d, k, mv.cancelled, o->ahead, behind);
+    }
+    o->lsz = mv.sz;
+    if (o->ahead > o->lsz) o->ahead = o->lsz;
+}
+
 /* Section 2: PnL samples on the fixed clock, taken before the event with the previous mid. */
 MM_HD void mm__sample(mm_state *st, const mm_event *ev, const mm_derived *d)
 {
@@ -252,21 +301,28 @@ MM_HD void mm__land(mm_state *st, const mm_event *ev, const mm_derived *d, mm_tr
         o->acc = 1;
         int32_t best = k == 0 ? ev->pb : ev->pa, best_sz = k == 0 ? ev->pbs : ev->pas;
         int better = k == 0 ? px > best : px < best;
+        int32_t lz = -1; /* book = l2 behind the best: the level's size as shown (4.6) */
         if (best_sz == 0 || better) {
             o->ahead = 0;
             o->deep = 0;
-        } else if (px == best) {
-            /* Behind everything displayed; queue_join = uniform (3.3): at a uniform place among
-             * the best_sz + 1 positions, ahead = floor(u (best_sz + 1)). */
-            o->ahead = best_sz;
+            if (d->book == MM_BOOK_L2) o->lsz = 0;
+        } else if (px == best || (d->book == MM_BOOK_L2 && ev->dv &&
+                                  (lz = mm__level_size(ev->dv, k, px, ev->i)) >= 0)) {
+            if (px == best) lz = best_sz;
+            /* Behind everything displayed at its level (lz lots: the best's, or with book = l2 a
+             * shown level's); queue_join = uniform (3.3): at a uniform place among the lz + 1
+             * positions, ahead = floor(u (lz + 1)). */
+            o->ahead = lz;
             if (d->join_uniform) {
                 mm_u32x4 r = mm_stream4(st->key, MM_RNG_JOIN, (uint64_t)ev->i, (uint32_t)k);
-                o->ahead = (int32_t)(mm_u01(r.v[0], r.v[1]) * ((double)best_sz + 1.0));
+                o->ahead = (int32_t)(mm_u01(r.v[0], r.v[1]) * ((double)lz + 1.0));
             }
             o->deep = 0;
+            if (d->book == MM_BOOK_L2) o->lsz = lz;
         } else {
             o->ahead = 0;
             o->deep = 1;
+            if (d->book == MM_BOOK_L2) o->lsz = -1;
         }
         mm__trace(tr, st, ev, d, MM_TR_ACTIVE, k, px, qty, 0);
     }
@@ -324,6 +380,7 @@ MM_HD void mm__match(mm_state *st, const mm_event *ev, const mm_derived *d, int 
     if (level_gone) {
         o->ahead = 0;
         o->deep = 0;
+        if (d->book == MM_BOOK_L2) o->lsz = 0;
     } else if (nb == px) {
         if (o->deep) {
             o->ahead = nbs; /* the level became best: behind everything shown */
@@ -338,19 +395,13 @@ MM_HD void mm__match(mm_state *st, const mm_event *ev, const mm_derived *d, int 
             if (dec > 0 && o->ahead > 0 && d->queue_rule != MM_QUEUE_RISK_AVERSE) {
                 int64_t behind = (int64_t)pbs - traded - o->ahead;
                 if (behind < 0) behind = 0;
-                double share =
-                    mm__qshare((double)o->ahead, (double)behind, d->queue_rule, d->queue_n);
-                double c = (double)dec * share + 0.5;
-                int64_t cut = (int64_t)c; /* floor: c >= 0.5 */
-                /* cancel_draw = binomial (3.3): each cancelled lot was ahead with probability
-                 * share. */
-                if (d->cancel_binom)
-                    cut = mm__draw_binomial(st->key, (uint64_t)ev->i, (uint32_t)k, dec, share);
-                if (cut > o->ahead) cut = o->ahead;
-                o->ahead -= (int32_t)cut;
+                o->ahead -= (int32_t)mm__cancel_cut(st, ev, d, k, dec, o->ahead, behind);
             }
         }
         if (o->ahead > nbs) o->ahead = nbs;
+        if (d->book == MM_BOOK_L2) o->lsz = nbs;
+    } else if (d->book == MM_BOOK_L2) {
+        mm__queue_l2(st, ev, d, k); /* 4.6: behind the best, the depth stream's level */
     } else {
         o->deep = 1; /* the best moved past our price: we are behind the visible best */
     }

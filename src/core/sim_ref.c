@@ -11,12 +11,12 @@ int mm_sim_run_c(const mm_ticks *t, const mm_sim_config *c, const mm_params *p, 
     if (!t || !c || !p || !out) return mm__errf(err, -EINVAL, "mm_sim_run_c: NULL argument");
     int rc = mm_sim_check_params(p, c, err);
     if (rc) return rc;
-    if ((rc = mm_sim_config_check(c, t, err))) return rc;
+    if ((rc = mm_sim_config_check(c, t, err)) || (rc = mm__params_tape_check(p, t, err))) return rc;
     mm__tape tp;
     if ((rc = mm__tape_init(&tp, t, c)))
         return mm__errf(err, rc, "cannot allocate the tape tables");
     mm_derived d;
-    mm__derive(p, &t->inst, &d);
+    mm__derive(p, t, &d);
     mm_state st;
     mm__state_init(&st, &tp, c->id, c->path);
     mm_trace_sink sink = {trace, user, 0};

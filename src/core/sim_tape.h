@@ -16,15 +16,22 @@ typedef struct mm__tape {
                            it last changed (docs/model.md section 2, 4.4) */
     int64_t *lat_e, *lat_r; /* [n] the latency series at ts_i: entry, response (NULL: no series) */
     int64_t t0, t_end;
-    uint64_t seed;   /* the master seed of the random streams (mm_sim_config.seed) */
+    uint64_t seed; /* the master seed of the random streams (mm_sim_config.seed) */
+    /* The depth stream's index (book = l2; a tape with depth only, else NULL): dbeg [n + 1],
+     * lv_key and lv_beg [nlv (+1)], lv_idx [depth rows] (mm__depth_view). */
+    int64_t *dbeg, *lv_key, *lv_beg, *lv_idx;
+    mm__depth_view dv;
     mm__tape_view v; /* the columns of t and the tables above, as the kernels read them */
 } mm__tape;
 
 int mm__tape_init(mm__tape *tp, const mm_ticks *t, const mm_sim_config *c);
 void mm__tape_free(mm__tape *tp);
 
-/* Derived constants of a combination; tick/lot sizes from the tape. */
-void mm__derive(const mm_params *p, const mm_instrument *inst, mm_derived *d);
+/* MM_EUSAGE when p asks of tape t what it lacks (book = l2 without a depth stream), else 0. */
+int mm__params_tape_check(const mm_params *p, const mm_ticks *t, mm_error *err);
+/* Derived constants of a combination on tape t (its tick and lot sizes; whether it has depth:
+ * book = auto). */
+void mm__derive(const mm_params *p, const mm_ticks *t, mm_derived *d);
 /* The state of combination id on path `path` before the first event (docs/model.md, section 3):
  * nothing live, flat, (id, path) recorded as the key of the combination's random streams. */
 void mm__state_init(mm_state *st, const mm__tape *tp, int64_t id, int32_t path);

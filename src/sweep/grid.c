@@ -9,6 +9,7 @@
 #include "mm_internal.h"
 #include "mm_rng.h"
 #include "mmsim/sweep.h"
+#include "sim_tape.h"
 
 int mm_grid_new(mm_grid **out, mm_error *err)
 {
@@ -321,6 +322,30 @@ int mm__grid_check_combos(const mm_grid *g, const mm_sim_config *cfg, mm_error *
         return mm__errf(err, rc, "grid: combination %s: %s", at, e.msg);
     }
     free(idx);
+    return 0;
+}
+
+int mm__grid_check_tape(const mm_grid *g, const mm_ticks *t, int cuda, mm_error *err)
+{
+    /* The book values the combinations take: the base's, or those of the book axis. */
+    int bk = mm__params_key_index("book");
+    const mm_params *vals = &g->base;
+    int32_t nv = 1;
+    for (int32_t m = 1; m < g->n_axes; m++)
+        if (g->axes[m].key_ix == bk) {
+            vals = g->axes[m].parsed;
+            nv = g->axes[m].n;
+        }
+    for (int32_t k = 0; k < nv; k++) {
+        int rc = mm__params_tape_check(&vals[k], t, err);
+        if (rc) return rc;
+        if (cuda && t->depth.levels > 0 && vals[k].book != MM_BOOK_L1)
+            return mm__errf(err, MM_EUSAGE,
+                            "book: l2 runs on the CPU engines only: tape %s has a depth stream, "
+                            "which book = %s uses (--set book=l1 for the cuda engine, or "
+                            "--engine process)",
+                            t->inst.symbol, vals[k].book == MM_BOOK_L2 ? "l2" : "auto");
+    }
     return 0;
 }
 

@@ -34,6 +34,12 @@ struct mm_grid {
  * spread=2 inv_limit=1: ..."). -ENOMEM when out of memory. */
 int mm__grid_check_combos(const mm_grid *g, const mm_sim_config *cfg, mm_error *err);
 
+/* What the grid's combinations ask of tape t (loaded, before anything runs): book = l2 a depth
+ * stream (mm__params_tape_check), and with the cuda engine (cuda = 1) no combination that the
+ * tape's depth stream would make l2 (book = l2, or auto on a tape with depth: the device has no
+ * depth stream yet). 0, or MM_EUSAGE naming the key and the tape. */
+int mm__grid_check_tape(const mm_grid *g, const mm_ticks *t, int cuda, mm_error *err);
+
 /* 1 when some combination of g draws random numbers (a Monte Carlo run's paths can differ). */
 int mm__grid_draws(const mm_grid *g);
 

@@ -91,7 +91,7 @@ int mm__run_blocks(const mm__run *r, int32_t tape, const mm_params *p, int64_t n
     for (int64_t s0 = 0; s0 < n && rc == 0; s0 += cap) {
         int64_t m = n - s0 < cap ? n - s0 : cap, i0 = 0;
         for (int64_t j = 0; j < m; j++) {
-            mm__derive(&p[s0 + j], &tp->t->inst, &d[j]);
+            mm__derive(&p[s0 + j], tp->t, &d[j]);
             mm__state_init(&st[j], tp, first + s0 + j, 0);
         }
         for (int64_t b = 0; b < nb; b++) {

@@ -23,6 +23,7 @@
 #include <unistd.h>
 #include <xxhash.h>
 
+#include "mm_accel.h"
 #include "mm_blocks.h"
 #include "mm_config.h"
 #include "mm_engine.h"
@@ -33,7 +34,6 @@
 #include "mmsim/results.h"
 #include "mmsim/sweep.h"
 #include "results_int.h"
-#include "mm_accel.h"
 
 void mm_sweep_opts_defaults(mm_sweep_opts *o)
 {
@@ -412,6 +412,7 @@ int mm_sweep_run(const mm_grid *g, const mm_sweep_opts *o, const char *out_path,
             rc = mm_ticks_load(spec, sym && *sym ? sym : NULL, flags, &r.ticks[t], err);
         free(spec);
         if (rc == 0) rc = mm_sim_config_check(&o->sim, &r.ticks[t], err);
+        if (rc == 0) rc = mm__grid_check_tape(g, &r.ticks[t], o->engine == MM_ENGINE_CUDA, err);
         if (rc == 0 && (rc = mm__tape_init(&r.tapes[t], &r.ticks[t], &r.sim)))
             mm__errf(err, rc, "cannot allocate the tape tables");
     }

@@ -247,6 +247,13 @@ out:
     return fail ? -1 : bad;
 }
 
+typedef struct ck_bench_opts ck_bench_opts;
+static int bench_tape(const ck_bench_opts *o, mm_ticks *t);
+
+/* check: tapes generated per seed, or (--tape FILE without --bench) that tape each time, with its
+ * depth stream if it has one (book = l2, section 4.6), its timestamps as recorded. */
+static const ck_bench_opts *ck_check_file;
+
 static int check(int tapes, int combos)
 {
     mm_sim_config c;
@@ -257,9 +264,14 @@ static int check(int tapes, int combos)
     ck_batch_lanes = 0;
     for (int ti = 0; ti < tapes; ti++) {
         mm_ticks t = {0};
-        if (ck_gen_tape(&t, ck_seed * 1000 + (uint64_t)ti, 20000 + (int64_t)(ck_rnd() % 60000)))
-            return 1;
-        if (ti % 2 == 1) ck_perturb(&t);
+        if (ck_check_file) {
+            if (bench_tape(ck_check_file, &t)) return 1;
+        } else {
+            if (ck_gen_tape(&t, ck_seed * 1000 + (uint64_t)ti,
+                            20000 + (int64_t)(ck_rnd() % 60000)))
+                return 1;
+            if (ti % 2 == 1) ck_perturb(&t);
+        }
         /* Another master seed and first id / path of the random streams per tape (3.3). */
         c.seed = ((uint64_t)ck_rnd() << 32) | ck_rnd();
         c.id = (int64_t)(ck_rnd() % 1000) * 1000003;
@@ -291,6 +303,8 @@ static int check(int tapes, int combos)
                 ck_wide_params(&p[j]);
             else
                 ck_random_params(&p[j]);
+            /* book = l2 needs a depth stream (a --tape imported with one); auto is l1 without. */
+            if (p[j].book == MM_BOOK_L2 && t.depth.levels == 0) p[j].book = MM_BOOK_AUTO;
         }
         /* Families for the batched kernel's shared states (docs/model.md section 8): one
          * combination in three is a copy of one of the three before it with another inventory
@@ -329,7 +343,7 @@ static int check(int tapes, int combos)
                 fprintf(stderr, "checkmodel: a drawn combination is refused: %s\n", e.msg);
                 return 1;
             }
-            mm__derive(&p[j], &t.inst, &d[j]);
+            mm__derive(&p[j], &t, &d[j]);
         }
         char label[64];
         snprintf(label, sizeof label, "tape %d%s", ti, c.latency ? " (latency series)" : "");
@@ -499,7 +513,7 @@ static int bench(const ck_bench_opts *o)
             fprintf(stderr, "checkmodel: combination %d: %s\n", j, e.msg);
             return 1;
         }
-        mm__derive(&p[j], &t.inst, &d[j]);
+        mm__derive(&p[j], &t, &d[j]);
     }
     /* The check sample: CK_BENCH_SAMPLE combinations spread over the grid. */
     int ns = combos < CK_BENCH_SAMPLE ? combos : CK_BENCH_SAMPLE;
@@ -642,5 +656,6 @@ int main(int argc, char **argv)
         bo.combos = combos;
         return bench(&bo);
     }
+    if (bo.tape) ck_check_file = &bo;
     return check(tapes, combos > 0 ? combos : 40);
 }

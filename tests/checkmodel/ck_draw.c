@@ -129,7 +129,8 @@ static const char *const DRAWN[] = {"strategy",
                                     "glft_k",
                                     "glft_A",
                                     "glft_sigma",
-                                    "glft_Q"};
+                                    "glft_Q",
+                                    "book"};
 
 int ck_check_keys(void)
 {
@@ -201,6 +202,8 @@ void ck_random_params(mm_params *p)
     p->queue_join = ck_enum("queue_join");
     p->trade_reach = ck_rnd() % 2 ? 1 : rndu();
     p->cancel_draw = ck_enum("cancel_draw");
+    /* book: on a tape with a depth stream (--tape) auto and l2 run section 4.6, else l1. */
+    p->book = ck_enum("book");
     /* The stresses stay 1: stress_vol and stress_liquidity change only a synthetic day
      * (docs/montecarlo.md), and stress_latency only scales latency_ns, feed_latency_ns and
      * response_ns, which a checkmodel run draws directly (it is refused with the recorded latencies

@@ -207,6 +207,7 @@ int mm__sim_batch_tape(const mm__tape *tpp, const mm_sim_config *c, const mm_par
     assert(n >= 0 && n_paths >= 1 && first_id >= 0 && path0 >= 0);
     for (int64_t k = 0; k < n; k++) {
         int rc = mm_sim_check_params(&p[k], c, err);
+        if (!rc) rc = mm__params_tape_check(&p[k], tpp->t, err);
         if (rc) return rc;
     }
     int rc = 0;
@@ -231,7 +232,7 @@ int mm__sim_batch_tape(const mm__tape *tpp, const mm_sim_config *c, const mm_par
         for (int64_t j = 0; j < m; j++) {
             int64_t k = (s0 + j) / n_paths;
             int32_t path = path0 + (int32_t)((s0 + j) % n_paths);
-            mm__derive(&p[k], &tp.t->inst, &d[j]);
+            mm__derive(&p[k], tp.t, &d[j]);
             mm__state_init(&st[j], &tp, first_id + k, path);
         }
         mm__sim_batch_advance(&tp, d, st, &g, m, 0, tp.v.n);

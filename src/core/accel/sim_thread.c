@@ -48,7 +48,7 @@ int mm__sim_slots_tape(const mm__tape *tp, const mm_sim_config *c, const mm_para
         int64_t m = slots - s0 < blk ? slots - s0 : blk;
         for (int64_t j = 0; j < m; j++) {
             int64_t k = (s0 + j) / n_paths;
-            mm__derive(&p[k], &tp->t->inst, &d[j]);
+            mm__derive(&p[k], tp->t, &d[j]);
             mm__state_init(&st[j], tp, first_id + k, path0 + (int32_t)((s0 + j) % n_paths));
         }
         if ((rc = advance(&tp->v, d, st, m, user, err))) break;
