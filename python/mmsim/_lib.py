@@ -429,8 +429,8 @@ _LIB_TO_PY = [
     ("mm_sweep_opts.stall_s", "stall_s="),
     ("mm_sweep_opts.blocks = ", "blocks="),
     ("mm_sweep_opts.blocks", "blocks="),
-    ("mm_select_opts.min_train", "min_train="),
-    ("mm_select_opts.splits", "splits="),
+    ("mm_select_opts.min_train", "min_train"),
+    ("mm_select_opts.splits", "splits"),
 ]
 
 

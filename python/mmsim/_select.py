@@ -187,9 +187,9 @@ class Selection:
         o.append(f"  the walk-forward chose {self.oos_distinct} distinct trial{'' if self.oos_distinct == 1 else 's'}\n")
         if periods:
             o.append("  period  end_ns               chosen  oos_pnl      is_best_pnl  median_pnl\n")
-            for t, r in self.walk_forward.iterrows():
-                o.append(f"  {t:6d}  {int(r['end_ns']):<19d}  {int(r['chosen']):6d}  {_num(r['oos_pnl']):<11s}  "
-                         f"{_num(r['is_best_pnl']):<11s}  {_num(r['median_pnl'])}\n")
+            for r in self.walk_forward.itertuples():  # (not iterrows: it makes the ns floats)
+                o.append(f"  {r.Index:6d}  {r.end_ns:<19d}  {r.chosen:6d}  {_num(r.oos_pnl):<11s}  "
+                         f"{_num(r.is_best_pnl):<11s}  {_num(r.median_pnl)}\n")
         o.append(f"\noverfitting (CSCV, Bailey, Borwein, Lopez de Prado and Zhu): {self.splits} groups, "
                  f"{self.n_splits} splits\n")
         o.append(f"  PBO = {self.pbo:.4f} (the share of splits where the in-sample best ranks at or below the "
