@@ -28,5 +28,6 @@ def results(path):
 
 __all__ = ["ticks", "instruments", "write_ticks", "gen", "import_lobster", "import_binance", "import_csv",
            "run", "sweep", "results", "keys", "Tape", "Depth", "Run", "Results", "Row", "Selection", "DSR",
-           "Progress", "Bar", "Error", "UsageError", "DataError", "NotFoundError", "LockedError", "Interrupted", "SystemFailure",
+           "Progress", "Bar", "Error", "UsageError", "DataError", "NotFoundError", "LockedError", "Interrupted",
+           "SystemFailure",
            "LIB_PATH", "__version__"]

@@ -120,7 +120,8 @@ class mm_import_opts(C.Structure):
 
 class mm_import_report(C.Structure):
     _fields_ = [(n, i64) for n in ("lines", "bytes", "rows", "trades", "trade_volume_lots", "skipped")] + \
-        [("depth_levels", cint), ("depth_rows", i64), ("first_skipped", C.c_char * 256), ("levels", cint), ("msg_by_type", i64 * 8)] + \
+        [("depth_levels", cint), ("depth_rows", i64), ("first_skipped", C.c_char * 256), ("levels", cint),
+         ("msg_by_type", i64 * 8)] + \
         [(n, i64) for n in ("subtick_rounded", "crossed_rows", "halts", "depth_updates", "book_tickers",
                             "trade_msgs", "dropped_before_sync", "gaps", "ticker_checks")] + \
         [("files", cint), ("market", C.c_char * 8), ("clock_offset_ns", i64), ("_spare", C.c_char * SPARE)]

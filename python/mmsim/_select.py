@@ -184,7 +184,8 @@ class Selection:
                  f"best {_num(self.is_total)}, median trial {_num(self.median_total)} (pnl)\n")
         o.append(f"  in-sample best: trial {self.is_best} ({self.trial_text(self.is_best)}); median trial "
                  f"{self.median} ({self.trial_text(self.median)})\n")
-        o.append(f"  the walk-forward chose {self.oos_distinct} distinct trial{'' if self.oos_distinct == 1 else 's'}\n")
+        k = self.oos_distinct
+        o.append(f"  the walk-forward chose {k} distinct trial{'' if k == 1 else 's'}\n")
         if periods:
             o.append("  period  end_ns               chosen  oos_pnl      is_best_pnl  median_pnl\n")
             for r in self.walk_forward.itertuples():  # (not iterrows: it makes the ns floats)

@@ -265,16 +265,19 @@ def uninterrupted(day, tmp_path_factory):
 def test_ctrl_c_keeps_the_journal_and_resume_gives_the_same_hash(day, tmp_path, engine, uninterrupted):
     out = tmp_path / "int.h5"
     env = dict(os.environ, PYTHONPATH=str(ROOT / "python"))
-    p = subprocess.Popen([sys.executable, "-c", INTERRUPT, day, str(out), engine], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True, env=env)
+    log = tmp_path / "child.err"  # a file, not a pipe nobody reads before READY: the child never blocks on it
+    with open(log, "w") as errf:
+        p = subprocess.Popen([sys.executable, "-c", INTERRUPT, day, str(out), engine], stdout=subprocess.PIPE,
+                             stderr=errf, text=True, env=env)
     try:
         # bounded waits: a child that never gets ready, or never stops, fails this test instead of
         # hanging the suite until meson's timeout
         ready, _, _ = select.select([p.stdout], [], [], 120)
         line = p.stdout.readline() if ready else "(nothing in 120 s)"
-        assert line.strip() == "READY", (line, p.poll())
+        assert line.strip() == "READY", (line, p.poll(), log.read_text())
         p.send_signal(signal.SIGINT)
-        rest, err = p.communicate(timeout=120)
+        rest, _ = p.communicate(timeout=120)
+        err = log.read_text()
     finally:
         if p.poll() is None:
             p.kill()

@@ -1,6 +1,5 @@
 """mmsim.ticks, write_ticks, gen and the importers against the command line and h5py."""
 import ctypes as C
-import os
 import re
 
 import h5py
