@@ -5,6 +5,7 @@ command line's nouns, keys, defaults and messages (docs/python.md).
     r = mmsim.sweep("amzn.h5", grid={"spread": "0:20", "inv_limit": [100, 200, 500]}, set={"size": 100},
                     out="results.h5")
     r.df, r.top(10), r.row(17).run().curve
+    print(mmsim.sweep(..., blocks=16).select())
 """
 __version__ = "0.1.0"
 
@@ -14,8 +15,9 @@ from ._keys import keys  # noqa: E402
 from ._progress import Bar, Progress  # noqa: E402
 from ._results import Results, Row  # noqa: E402
 from ._run import Run, run  # noqa: E402
+from ._select import DSR, Selection  # noqa: E402
 from ._sweep import sweep  # noqa: E402
-from ._ticks import (Tape, gen, import_binance, import_csv, import_lobster, instruments, ticks,  # noqa: E402
+from ._ticks import (Depth, Tape, gen, import_binance, import_csv, import_lobster, instruments, ticks,  # noqa: E402
                      write_ticks)
 
 
@@ -25,6 +27,7 @@ def results(path):
 
 
 __all__ = ["ticks", "instruments", "write_ticks", "gen", "import_lobster", "import_binance", "import_csv",
-           "run", "sweep", "results", "keys", "Tape", "Run", "Results", "Row", "Progress", "Bar", "Error",
-           "UsageError", "DataError", "NotFoundError", "LockedError", "Interrupted", "SystemFailure",
+           "run", "sweep", "results", "keys", "Tape", "Depth", "Run", "Results", "Row", "Selection", "DSR",
+           "Progress", "Bar", "Error", "UsageError", "DataError", "NotFoundError", "LockedError", "Interrupted",
+           "SystemFailure",
            "LIB_PATH", "__version__"]

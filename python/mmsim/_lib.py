@@ -72,9 +72,21 @@ TICK_COLUMNS = [("ts_ns", i64, "<i8"), ("bid_px", i32, "<i4"), ("ask_px", i32, "
                 ("trade_sz", i32, "<i4"), ("trade_side", i8, "|i1")]
 
 
+MM_DEPTH_CAUSES, MM_DEPTH_MAX_LEVELS = 6, 1000
+DEPTH_CAUSES = {1: "add", 2: "cancel", 3: "trade", 4: "show", 5: "hide"}  # enum mm_depth_cause
+# The depth stream's columns (mm_depth; docs/formats.md "Depth"): (name, ctype, numpy typestr).
+DEPTH_COLUMNS = [("row", i64, "<i8"), ("join", i64, "<i8"), ("px", i32, "<i4"), ("sz", i32, "<i4"),
+                 ("side", i8, "|i1"), ("cause", i8, "|i1")]
+
+
+class mm_depth(C.Structure):
+    _fields_ = [("n", i64), ("levels", i32), ("ids", i32)] + [(n, P(t)) for n, t, _ in DEPTH_COLUMNS]
+
+
 class mm_ticks(C.Structure):
     _fields_ = ([("inst", mm_instrument), ("n", i64)] + [(n, P(t)) for n, t, _ in TICK_COLUMNS] +
-                [("mem_base", vp), ("mem_bytes", sz), ("mem_kind", cint), ("_spare", C.c_char * SPARE)])
+                [("depth", mm_depth), ("mem_base", vp), ("mem_bytes", sz), ("mem_kind", cint),
+                 ("_spare", C.c_char * SPARE)])
 
 
 class mm_write_opts(C.Structure):
@@ -93,20 +105,23 @@ class mm_ticks_stats(C.Structure):
     _fields_ = [(n, i64) for n in ("rows", "trades", "buy_trades", "sell_trades", "crossed_rows",
                                    "empty_side_rows", "trade_volume_lots", "t_first_ns", "t_last_ns")] + \
         [("spread_min", i32), ("spread_max", i32), ("spread_mean", f64), ("mid2_min", i64),
-         ("mid2_max", i64), ("ts_resolution_ns", i64), ("same_ts_rows", i64), ("_spare", C.c_char * SPARE)]
+         ("mid2_max", i64), ("ts_resolution_ns", i64), ("same_ts_rows", i64), ("depth_levels", i32),
+         ("depth_ids", i32), ("depth_rows", i64), ("depth_by_cause", i64 * MM_DEPTH_CAUSES),
+         ("depth_removals", i64), ("depth_joins_known", i64), ("_spare", C.c_char * SPARE)]
 
 
 # ---- import.h ----
 class mm_import_opts(C.Structure):
     _fields_ = [("symbol", cp), ("tick", cp), ("lot", cp), ("year_s", f64), ("skip_bad", cint),
-                ("date", cp), ("subtick_reject", cint), ("skip_gaps", cint), ("market", cp),
+                ("depth_levels", cint), ("date", cp), ("subtick_reject", cint), ("skip_gaps", cint), ("market", cp),
                 ("no_snapshot", cint), ("csv_map", cp), ("csv_time", cp), ("csv_delim", C.c_char),
                 ("csv_no_header", cint), ("csv_allow_crossed", cint), ("_spare", C.c_char * SPARE)]
 
 
 class mm_import_report(C.Structure):
     _fields_ = [(n, i64) for n in ("lines", "bytes", "rows", "trades", "trade_volume_lots", "skipped")] + \
-        [("first_skipped", C.c_char * 256), ("levels", cint), ("msg_by_type", i64 * 8)] + \
+        [("depth_levels", cint), ("depth_rows", i64), ("first_skipped", C.c_char * 256), ("levels", cint),
+         ("msg_by_type", i64 * 8)] + \
         [(n, i64) for n in ("subtick_rounded", "crossed_rows", "halts", "depth_updates", "book_tickers",
                             "trade_msgs", "dropped_before_sync", "gaps", "ticker_checks")] + \
         [("files", cint), ("market", C.c_char * 8), ("clock_offset_ns", i64), ("_spare", C.c_char * SPARE)]
@@ -174,7 +189,7 @@ class mm_sweep_opts(C.Structure):
                 ("cancel", P(cint)), ("paths", i64), ("keep_paths", cint),
                 ("synthetic", P(P(mm_gen_params))), ("device", cint), ("n_side", i32),
                 ("side_roles", P(cp)), ("side_paths", P(cp)), ("side_xxh3", P(u64)), ("stall_s", f64),
-                ("_spare", C.c_char * SPARE)]
+                ("blocks", i32), ("block_ns", i64), ("_spare", C.c_char * SPARE)]
 
 
 class mm_sweep_report(C.Structure):
@@ -199,13 +214,16 @@ class mm_results_meta(C.Structure):
                 ("combos_per_s", f64), ("updates_per_s", f64), ("n_inputs", i32), ("input_paths", P(cp)),
                 ("input_symbols", P(cp)), ("input_fingerprints", P(u64)),
                 ("markout_ns", i64 * MM_MARKOUTS), ("objective", cp), ("n_side", i32),
-                ("side_roles", P(cp)), ("side_paths", P(cp)), ("side_xxh3", P(u64)), ("stalls", i64)]
+                ("side_roles", P(cp)), ("side_paths", P(cp)), ("side_xxh3", P(u64)), ("stalls", i64),
+                ("input_span_ns", P(i64))]
 
 
 class mm_results_info(C.Structure):
     _fields_ = [("n_rows", i64), ("n_axes", i32), ("axes", P(mm_results_axis)), ("meta", mm_results_meta),
                 ("mmsim_version", cp), ("content_hash", u64), ("n_metrics", i32), ("metric_names", P(cp)),
-                ("metric_types", P(cint)), ("paths", i64), ("has_paths", cint)]
+                ("metric_types", P(cint)), ("paths", i64), ("has_paths", cint),
+                ("n_blocks", i32), ("block_tapes", i32), ("block_ns", i64), ("block_end_ns", P(i64)),
+                ("n_no_fill", i64)]
 
 
 class mm_results_where(C.Structure):
@@ -218,11 +236,42 @@ class mm_results_cond(C.Structure):
 
 class mm_results_query(C.Structure):
     _fields_ = [("metric", cint), ("ascending", cint), ("where", P(mm_results_where)), ("n_where", i32),
-                ("k", i64), ("cond", P(mm_results_cond)), ("n_cond", i32)]
+                ("k", i64), ("cond", P(mm_results_cond)), ("n_cond", i32), ("keep_idle", cint)]
 
 
 class mm_results_top_info(C.Structure):
-    _fields_ = [("n", i64), ("matched", i64), ("from_index", cint)]
+    _fields_ = [("n", i64), ("matched", i64), ("from_index", cint), ("set_aside", i64)]
+
+
+MM_RESULTS_BLOCKS_MAX = 4096
+
+
+class mm_results_block(C.Structure):
+    _fields_ = [("pnl", f64), ("q", i64), ("fills", i64), ("fees", f64)]
+
+
+# ---- select.h ----
+MM_SELECT_PNL, MM_SELECT_SHARPE, MM_SELECT_SPLITS_MAX = 0, 1, 16
+
+
+class mm_select_opts(C.Structure):
+    _fields_ = [("stat", cint), ("by_tape", cint), ("window", i64), ("min_train", i64), ("splits", i32)]
+
+
+class mm_select_dsr_out(C.Structure):
+    _fields_ = [(n, f64) for n in ("sr", "skew", "kurt", "sr0", "z", "dsr")] + [("T", i64), ("n_trials", i64)]
+
+
+class mm_select_result(C.Structure):
+    """Library-owned (mm_select_run allocates it, mm_select_free releases it): read only."""
+    _fields_ = [(n, i64) for n in ("n_rows", "n_all", "n_idle", "N", "T")] + \
+        [("n_tapes", i32), ("n_blocks", i32), ("by_tape", cint), ("stat", cint), ("trial", P(i64)),
+         ("perf", P(f64)), ("period_end_ns", P(i64)), ("window", i64), ("min_train", i64),
+         ("chosen", P(i64)), ("oos", P(f64)), ("is_best", i64), ("median", i64), ("oos_total", f64),
+         ("is_total", f64), ("median_total", f64), ("oos_distinct", i64), ("S", i32), ("n_logits", i64),
+         ("logits", P(f64)), ("pbo", f64), ("rank_is", P(f64)), ("rank_oos", P(f64)), ("sr_var", f64),
+         ("dsr", mm_select_dsr_out), ("value", P(f64)), ("smooth", P(f64)), ("raw_best", i64),
+         ("smooth_best", i64)]
 
 
 # The structs test_abi.py checks against the headers: Python name -> C type name.
@@ -237,7 +286,9 @@ ABI_STRUCTS = {
     "mm_results_axis": mm_results_axis, "mm_results_meta": mm_results_meta,
     "mm_results_info": mm_results_info, "mm_results_where": mm_results_where,
     "mm_results_cond": mm_results_cond, "mm_results_query": mm_results_query,
-    "mm_results_top_info": mm_results_top_info,
+    "mm_results_top_info": mm_results_top_info, "mm_depth": mm_depth, "mm_results_block": mm_results_block,
+    "mm_select_opts": mm_select_opts, "mm_select_dsr_out": mm_select_dsr_out,
+    "mm_select_result": mm_select_result,
 }
 ABI_OPAQUE = {"mm_params": mm_params_buf}  # only its size must be below ours
 
@@ -312,6 +363,10 @@ mm_results_axis_format = _fn("mm_results_axis_format", None, P(mm_results_axis),
 mm_results_metric = _fn("mm_results_metric", cint, cint, P(i64), cp, sz)
 mm_results_metric_value = _fn("mm_results_metric_value", cint, P(mm_metrics), cint, P(f64), P(i64))
 mm_results_summary_metric = _fn("mm_results_summary_metric", cint, cint, P(i64), cp, sz)
+mm_results_read_blocks = _fn("mm_results_read_blocks", cint, vp, i64, i64, P(mm_results_block), E)
+mm_select_opts_defaults = _fn("mm_select_opts_defaults", None, P(mm_select_opts))
+mm_select_run = _fn("mm_select_run", cint, cp, P(mm_select_opts), P(P(mm_select_result)), E)
+mm_select_free = _fn("mm_select_free", None, P(mm_select_result))
 
 if mm_version().decode() != __version__:
     raise ImportError(f"mmsim: {LIB_PATH} is libmmsim {mm_version().decode()}, this package is "
@@ -373,6 +428,10 @@ _LIB_TO_PY = [
     ("mm_sweep_opts.chunk", "chunk="),
     ("mm_sweep_opts.paths", "paths="),
     ("mm_sweep_opts.stall_s", "stall_s="),
+    ("mm_sweep_opts.blocks = ", "blocks="),
+    ("mm_sweep_opts.blocks", "blocks="),
+    ("mm_select_opts.min_train", "min_train"),
+    ("mm_select_opts.splits", "splits"),
 ]
 
 

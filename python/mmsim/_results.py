@@ -119,6 +119,17 @@ class Results:
         self.side_roles = [_s(m.side_roles[i]) for i in range(m.n_side)]
         self.side_paths = [_s(m.side_paths[i]) for i in range(m.n_side)]
         self.paths = int(info.paths)
+        # Each input tape's span (last minus first timestamp, ns; what an annualised sharpe was
+        # measured over); None in a file from before it was recorded.
+        self.input_span_ns = ([int(m.input_span_ns[i]) for i in range(m.n_inputs)] if m.input_span_ns
+                              else None)
+        # Rows without a fill, as the commit counted them (-1: a file written before it).
+        self.n_no_fill = int(info.n_no_fill)
+        # Time blocks (docs/results.md "/blocks"): 0 when the file has none; block_ns 0: equal spans.
+        self.n_blocks = int(info.n_blocks)
+        self.block_ns = int(info.block_ns)
+        self._block_end = [[int(info.block_end_ns[t * self.n_blocks + b]) for b in range(self.n_blocks)]
+                           for t in range(int(info.block_tapes))] if self.n_blocks else []
         self.mmsim_version = _s(info.mmsim_version)
         self.metric_names = [_s(info.metric_names[i]) for i in range(info.n_metrics)]
         self._metric_types = [info.metric_types[i] for i in range(info.n_metrics)]
@@ -198,10 +209,50 @@ class Results:
                                  np.empty((0, len(self.metric_names))))
         return self._df
 
-    def top(self, n=10, objective=None, where=None):
+    @property
+    def block_end_ns(self):
+        """The exchange time each block of each tape ends at: int64 array [tapes][n_blocks] (the
+        tape axis' order); None without blocks."""
+        return np.array(self._block_end, dtype=np.int64) if self.n_blocks else None
+
+    def blocks(self, first=0, n=None):
+        """The time blocks of rows [first, first + n) (all by default): a structured numpy array of
+        shape (rows, n_blocks) with fields pnl (money, marked to the mid at the block's end), q
+        (lots), fills (both sides since the tape's start) and fees (since the start), cumulative;
+        the last block equals the row's pnl, final_q, fills_bid + fills_ask and fees. NotFoundError
+        when the file has no blocks (sweep(..., blocks=B))."""
+        n = self.n - int(first) if n is None else int(n)
+        if not 0 <= int(first) <= self.n or n < 0 or int(first) + n > self.n:
+            raise L.UsageError(f"blocks: rows {first} .. {int(first) + n - 1} are not in the table (0 .. "
+                               f"{self.n - 1})", L.MM_EUSAGE)
+        dt = np.dtype([("pnl", "<f8"), ("q", "<i8"), ("fills", "<i8"), ("fees", "<f8")])
+        assert dt.itemsize == C.sizeof(L.mm_results_block)
+        out = np.empty((n, max(self.n_blocks, 1)), dtype=dt)
+        err = L.mm_error()
+        step = max(1, _BLOCK // max(self.n_blocks, 1))
+        for a in range(0, n, step):
+            k = min(step, n - a)
+            ptr = C.cast(out[a:a + k].ctypes.data, C.POINTER(L.mm_results_block))
+            L.check(L.mm_results_read_blocks(self._r, int(first) + a, k, ptr, C.byref(err)), err)
+        return out
+
+    def idle(self):
+        """The rows without a fill (fills_bid + fills_ask = 0; on a Monte Carlo table their _mean
+        columns), which every ranking sets aside (docs/results.md, "Rows without a fill"; the test
+        of mm_results_row_idle): a DataFrame of them, in id order."""
+        df = self.df
+        suf = "_mean" if self.paths > 1 else ""
+        b, a = "fills_bid" + suf, "fills_ask" + suf
+        if b not in df.columns or a not in df.columns:
+            return df.iloc[0:0]
+        return df[(df[b] == 0) & (df[a] == 0)]
+
+    def top(self, n=10, objective=None, where=None, keep_idle=False):
         """The best n rows, best first, ranked as `mmsim show` ranks them (mm_results_top_values: NaN
         last, ties by ascending id). objective: [min:|max:]METRIC (None: the recorded objective,
-        with its direction); where: {axis: value} filters (value as text or a number)."""
+        with its direction); where: {axis: value} filters (value as text or a number). Rows without
+        a fill are set aside, as `mmsim show` does (keep_idle=True ranks them): the frame's
+        attrs["set_aside"] counts those passing the filters, attrs["matched"] the rows ranked."""
         from ._sweep import smaller_is_better
         text = objective or dict(self.config.get("run", [])).get("objective") or self.objective
         head, colon, tail = text.partition(":")
@@ -223,7 +274,7 @@ class Results:
                 raise L.UsageError(f"top: where {key}={K.text(value)}: not a value of the axis", L.MM_EUSAGE)
             wh.append(L.mm_results_where(a, v.value))
         k = max(0, min(int(n), self.n))
-        q = L.mm_results_query(metric=metric, ascending=1 if asc else 0, k=int(n))
+        q = L.mm_results_query(metric=metric, ascending=1 if asc else 0, k=int(n), keep_idle=1 if keep_idle else 0)
         if wh:
             q.where = (L.mm_results_where * len(wh))(*wh)
             q.n_where = len(wh)
@@ -238,7 +289,20 @@ class Results:
         df = self._frame(ids[:got], idx[:got], vals[:got])
         df.index = np.arange(1, got + 1)
         df.index.name = "rank"
+        df.attrs["set_aside"] = int(info.set_aside)
+        df.attrs["matched"] = int(info.matched)
         return df
+
+    def select(self, objective="pnl", by=None, window=0, min_train=1, splits=None):
+        """`mmsim select` (docs/select.md): walk-forward selection, PBO by CSCV, the deflated Sharpe
+        ratio of the in-sample best and the neighbourhood-robust best, over the time blocks of the
+        rows (sweep(..., blocks=B)) or the tapes. objective "pnl" or "sharpe"; by "block" (the
+        default when the file has blocks) or "tape"; window 0: expanding, N: the last N periods;
+        min_train: the first choice after N periods; splits: CSCV groups, even, 2 to 16 (None: the
+        largest even number up to the periods). Returns a Selection; print() it for the command's
+        text."""
+        from ._select import select
+        return select(self, objective=objective, by=by, window=window, min_train=min_train, splits=splits)
 
     def row(self, id):
         """Row `id` (its combination id = row number)."""
@@ -289,7 +353,7 @@ class Results:
                     seed=run_.get("seed"), objective=run_.get("objective"), sample_ns=run_.get("sample_ns"),
                     year_seconds=run_.get("year_seconds"), markout_ns=run_.get("markout_ns"),
                     paths=run_.get("paths"), keep_paths=run_.get("keep_paths") == "1" if "keep_paths" in run_
-                    else None)
+                    else None, blocks=run_.get("blocks"), block_ns=run_.get("block_ns"))
         for role in ("latency_series", "latency_samples"):
             if role in run_:
                 args[role] = self.find_input(run_[role])

@@ -12,6 +12,7 @@ from ._progress import Bar, default_display, from_c
 from ._run import Settings, _int, _real, metric_names
 from ._ticks import Tape, instruments
 
+NS_MAX = 10 ** 18  # MM_SIM_HORIZON_MAX_NS, the command line's CLI_NS_MAX
 _SMALLER_BETTER = {"max_drawdown", "fees", "rejects", "rejects_per_s", "held", "max_abs_q", "mean_abs_q"}
 
 
@@ -113,6 +114,10 @@ def config_text(files, symbols, grid, base, o, obj_text, latency_series, latency
         out.append(f"latency_samples = {os.fspath(latency_samples)}\n")
     if o.paths > 1:
         out.append(f"paths = {o.paths}\nkeep_paths = {o.keep_paths}\n")
+    if o.blocks > 0:
+        out.append(f"blocks = {o.blocks}\n")
+    if o.block_ns > 0:
+        out.append(f"block_ns = {o.block_ns}\n")
     return "".join(out)
 
 
@@ -139,8 +144,8 @@ def _engine(name):
 
 def sweep(tapes, grid, set=None, out=None, symbols=None, engine=None, workers=None, chunk=None, seed=None,
           objective=None, paths=None, keep_paths=None, sample_ns=None, year_seconds=None, markout_ns=None,
-          latency_series=None, latency_samples=None, stall_s=None, resume=False, replace=False,
-          verify=True, progress=None):
+          latency_series=None, latency_samples=None, stall_s=None, blocks=None, block_ns=None, resume=False,
+          replace=False, verify=True, progress=None):
     """Run every combination of grid over the tapes and write one results table; returns Results.
 
     tapes: a tick file, a Tape read from one, or a list (each file x each of `symbols`, or every
@@ -149,7 +154,10 @@ def sweep(tapes, grid, set=None, out=None, symbols=None, engine=None, workers=No
     spelling). The run settings are the command line's (engine "process", workers 0 = every core,
     chunk 0 = automatic, seed 1, objective "pnl", paths 1, ...; None = its default). out: the results
     file (None: a new file in a temporary folder); an existing one is replaced only with
-    replace=True; resume=True continues an interrupted run from its journal. progress: None (a bar
+    replace=True; resume=True continues an interrupted run from its journal. blocks=B (B equal time
+    spans of each tape, 1 to 4096) or block_ns=L (blocks of L ns from each tape's first event) also
+    record each row's PnL, position, fills and fees at the end of each block (Results.blocks(), for
+    Results.select()), as `mmsim sweep --blocks/--block-ns`. progress: None (a bar
     on a terminal or in a notebook), True, False, or a function called with a Progress. Ctrl-C stops
     the workers, keeps the journal and raises mmsim.Interrupted (a KeyboardInterrupt)."""
     from ._results import Results
@@ -174,6 +182,16 @@ def sweep(tapes, grid, set=None, out=None, symbols=None, engine=None, workers=No
                                L.MM_EUSAGE)
     if o.keep_paths and o.paths < 2:
         raise L.UsageError("sweep: keep_paths: stores each path's row, which needs paths=N with N >= 2",
+                           L.MM_EUSAGE)
+    # src/cli/sweep_cli.c sweep_run_opts: the same ranges and refusals as --blocks / --block-ns.
+    if blocks is not None:
+        o.blocks = _int("sweep", "blocks", blocks, 0, L.MM_RESULTS_BLOCKS_MAX)
+    if block_ns is not None:
+        o.block_ns = _int("sweep", "block_ns", block_ns, 0, NS_MAX)
+    if o.blocks > 0 and o.block_ns > 0:
+        raise L.UsageError("sweep: blocks: give blocks=B or block_ns=NS, not both", L.MM_EUSAGE)
+    if (o.blocks > 0 or o.block_ns > 0) and o.paths > 1:
+        raise L.UsageError("sweep: blocks: time blocks are recorded for replays of one path (not with paths=)",
                            L.MM_EUSAGE)
     s = Settings("sweep", sample_ns, year_seconds, markout_ns, None, None, latency_series, latency_samples)
     o.sim = s.c

@@ -19,12 +19,61 @@ class _View:
                                     "version": 3}
 
 
+def _view(owner, ptr, n, typestr):
+    """A read-only numpy view of n values at ptr (a ctypes pointer), kept alive by owner."""
+    if n == 0:
+        return np.empty(0, dtype=typestr)
+    return np.asarray(_View(owner, C.cast(ptr, C.c_void_p).value, n, typestr))
+
+
+class Depth:
+    """A tape's depth stream (mm_depth; docs/formats.md "Depth"): `levels` per side kept (0: none,
+    an L1 tape; then bool(depth) is False), `ids` (1: `join` carries order-level facts, LOBSTER),
+    `n` depth rows, and the six columns as read-only numpy views of the tape's memory (no copy; a
+    view keeps the tape alive): row int64 (the tape row it happens at), join int64, px int32 ticks,
+    sz int32 lots (the level's size after the change; 0: no longer shown), side int8 (+1 bid, -1
+    ask), cause int8 (1 add, 2 cancel, 3 trade, 4 show, 5 hide)."""
+
+    def __init__(self, tape, d):
+        self.levels, self.ids, self.n = int(d.levels), int(d.ids), int(d.n)
+        for name, _, typestr in L.DEPTH_COLUMNS:
+            setattr(self, name, _view(tape, getattr(d, name), self.n if self.levels else 0, typestr))
+        self._tape = tape
+
+    def __len__(self):
+        return self.n
+
+    def __bool__(self):
+        return self.levels > 0
+
+    def __repr__(self):
+        if not self.levels:
+            return "<mmsim.Depth: none (level 1 only)>"
+        return f"<mmsim.Depth: {self.levels} levels per side, {self.n} depth rows{', order ids' if self.ids else ''}>"
+
+    @property
+    def columns(self):
+        """The six columns by name, in the fingerprint's order (views, no copy)."""
+        return {name: getattr(self, name) for name, _, _ in L.DEPTH_COLUMNS}
+
+    def to_pandas(self):
+        """The depth rows as a DataFrame (a copy) with ts_ns (the time of each row's tape row),
+        cause as a categorical of its names (add, cancel, trade, show, hide)."""
+        import pandas as pd
+        df = pd.DataFrame({k: np.array(v) for k, v in self.columns.items()})
+        df.insert(0, "ts_ns", self._tape.ts_ns[self.row] if self.n else np.empty(0, np.int64))
+        df["cause"] = pd.Categorical.from_codes(self.cause.astype(np.int64) - 1,
+                                                [L.DEPTH_CAUSES[c] for c in range(1, L.MM_DEPTH_CAUSES)])
+        return df
+
+
 class Tape:
     """One instrument's tape in memory (the library's mm_ticks). Columns (docs/formats.md): ts_ns
     int64 ns since the epoch; bid_px, ask_px int32 ticks (an empty side: INT32_MIN / INT32_MAX);
     bid_sz, ask_sz int32 lots; trade_px int32 ticks, trade_sz int32 lots, trade_side int8 (+1 buyer-
     initiated, -1 seller-initiated, 0 none). Each column is a read-only numpy view of the library's
-    memory (no copy). `path` is the file it was read from or written to (None: in memory only)."""
+    memory (no copy). `depth`: the depth stream (a Depth; empty and false for an L1 tape). `path` is
+    the file it was read from or written to (None: in memory only)."""
 
     def __init__(self, t, path=None, report=None):
         self._t = t
@@ -42,12 +91,8 @@ class Tape:
         self.year_s = inst.year_s
         self.n = int(t.n)
         for name, _, typestr in L.TICK_COLUMNS:
-            if self.n == 0:
-                arr = np.empty(0, dtype=typestr)
-            else:
-                addr = C.cast(getattr(t, name), C.c_void_p).value
-                arr = np.asarray(_View(self, addr, self.n, typestr))
-            setattr(self, name, arr)
+            setattr(self, name, _view(self, getattr(t, name), self.n, typestr))
+        self.depth = Depth(self, t.depth)
 
     def __del__(self):
         t = getattr(self, "_t", None)
@@ -60,7 +105,8 @@ class Tape:
 
     def __repr__(self):
         where = f" from {self.path}" if self.path else ""
-        return (f"<mmsim.Tape {self.symbol}{where}: {self.n} rows, fingerprint {self.fingerprint:016x}, "
+        depth = f", depth {self.depth.levels} levels ({self.depth.n} rows)" if self.depth else ""
+        return (f"<mmsim.Tape {self.symbol}{where}: {self.n} rows{depth}, fingerprint {self.fingerprint:016x}, "
                 f"tick {self.tick_size:g}, lot {self.lot_size:g}>")
 
     @property
@@ -76,10 +122,13 @@ class Tape:
         return (np.datetime64(int(self.ts_ns[0]), "ns"), np.datetime64(int(self.ts_ns[-1]), "ns"))
 
     def stats(self):
-        """`mmsim info`'s numbers (mm_ticks_summarize) as a dict: rows, trades, spreads in ticks ..."""
+        """`mmsim info`'s numbers (mm_ticks_summarize) as a dict: rows, trades, spreads in ticks ...,
+        depth_levels, depth_rows and depth_by_cause ({"add": rows, "cancel": ..., "hide": ...})."""
         s = L.mm_ticks_stats()
         L.mm_ticks_summarize(C.byref(self._t), C.byref(s))
-        return {n: getattr(s, n) for n, _ in L.mm_ticks_stats._fields_ if not n.startswith("_")}
+        out = {n: getattr(s, n) for n, _ in L.mm_ticks_stats._fields_ if not n.startswith("_")}
+        out["depth_by_cause"] = {L.DEPTH_CAUSES[c]: s.depth_by_cause[c] for c in range(1, L.MM_DEPTH_CAUSES)}
+        return out
 
     def to_pandas(self):
         """The columns as a DataFrame (a copy), indexed by time (UTC)."""
@@ -243,9 +292,15 @@ def _imported(rc, t, rep, err, out, replace):
     return tape
 
 
-def _opts(symbol, tick, lot, year_s, skip_bad):
+def _opts(symbol, tick, lot, year_s, skip_bad, depth_levels=None, where=None):
+    """mm_import_opts; depth_levels None keeps the format's default (mm_import_opts_init: -1, LOBSTER
+    every level of the file, Binance 20), else an integer in [0, MM_DEPTH_MAX_LEVELS] (0: no depth,
+    the L1 tape alone), as `mmsim import --depth-levels`."""
     o = L.mm_import_opts()
     L.mm_import_opts_init(C.byref(o))
+    if depth_levels is not None:
+        from ._run import _int
+        o.depth_levels = _int(where, "depth_levels", depth_levels, 0, L.MM_DEPTH_MAX_LEVELS)
     o.symbol, o.tick, o.lot = L.b(symbol), L.b(tick), L.b(lot)
     o.year_s = float(year_s)
     o.skip_bad = 1 if skip_bad else 0
@@ -268,10 +323,11 @@ def _lobster_name(path):
 
 
 def import_lobster(message, out=None, orderbook=None, symbol=None, date=None, tick=None, lot=None,
-                   year_s=0.0, skip_bad=False, subtick_reject=False, replace=False):
+                   year_s=0.0, skip_bad=False, subtick_reject=False, replace=False, depth_levels=None):
     """LOBSTER message + orderbook files (docs/import-lobster.md; `mmsim import lobster`). As the
-    command, symbol, date and orderbook default to what LOBSTER's file name says. Written to `out`
-    when given; returns the Tape (its .report: the importer's counts)."""
+    command, symbol, date and orderbook default to what LOBSTER's file name says. depth_levels:
+    levels per side kept in the depth stream (None: every level of the orderbook file; 0: none).
+    Written to `out` when given; returns the Tape (its .report: the importer's counts)."""
     message = os.fspath(message)
     named = _lobster_name(message)
     if named:
@@ -284,7 +340,7 @@ def import_lobster(message, out=None, orderbook=None, symbol=None, date=None, ti
         words = missing[0] if len(missing) == 1 else ", ".join(missing[:-1]) + " and " + missing[-1]
         raise L.UsageError(f"import lobster: {words} {'is' if len(missing) == 1 else 'are'} required",
                            L.MM_EUSAGE)
-    o = _opts(symbol, tick, lot, year_s, skip_bad)
+    o = _opts(symbol, tick, lot, year_s, skip_bad, depth_levels, "import lobster")
     o.date = L.b(date)
     o.subtick_reject = 1 if subtick_reject else 0
     t, rep, err = L.mm_ticks(), L.mm_import_report(), L.mm_error()
@@ -294,11 +350,11 @@ def import_lobster(message, out=None, orderbook=None, symbol=None, date=None, ti
 
 
 def import_binance(captures, symbol, tick, lot, out=None, market=None, skip_gaps=False,
-                   no_snapshot=False, year_s=0.0, skip_bad=False, replace=False):
+                   no_snapshot=False, year_s=0.0, skip_bad=False, replace=False, depth_levels=None):
     """Binance captures, one day or consecutive days in order (docs/import-binance.md; `mmsim import
-    binance`)."""
+    binance`). depth_levels: levels per side kept in the depth stream (None: 20; 0: none)."""
     files = [captures] if isinstance(captures, (str, os.PathLike)) else list(captures)
-    o = _opts(symbol, tick, lot, year_s, skip_bad)
+    o = _opts(symbol, tick, lot, year_s, skip_bad, depth_levels, "import binance")
     o.market = L.b(market)
     o.skip_gaps = 1 if skip_gaps else 0
     o.no_snapshot = 1 if no_snapshot else 0

@@ -14,8 +14,9 @@ FIXTURES = ROOT / "fixtures"
 
 
 def cli(*args, check=True, cwd=None):
-    """The command line, for comparison: (exit status, stdout, stderr)."""
-    p = subprocess.run([BIN, *map(str, args)], capture_output=True, text=True, cwd=cwd)
+    """The command line, for comparison: (exit status, stdout, stderr). A call that takes over 120 s
+    (each takes well under a second) fails its test rather than hanging the suite."""
+    p = subprocess.run([BIN, *map(str, args)], capture_output=True, text=True, cwd=cwd, timeout=120)
     if check and p.returncode != 0:
         raise AssertionError(f"mmsim {' '.join(map(str, args))}: exit {p.returncode}: {p.stderr}")
     return p.returncode, p.stdout, p.stderr

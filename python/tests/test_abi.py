@@ -14,7 +14,7 @@ from conftest import ROOT
 
 def _c_program():
     lines = ["#include <stddef.h>", "#include <stdio.h>", '#include "mmsim/mmsim.h"', '#include "mmsim/import.h"',
-             '#include "mmsim/results.h"', '#include "mmsim/sweep.h"', "int main(void) {"]
+             '#include "mmsim/results.h"', '#include "mmsim/sweep.h"', '#include "mmsim/select.h"', "int main(void) {"]
     for cname, py in L.ABI_STRUCTS.items():
         lines.append(f'printf("{cname} size %zu\\n", sizeof({cname}));')
         for f in py._fields_:

@@ -1,5 +1,6 @@
 """mmsim.sweep and Results against `mmsim sweep`, h5py and the library's checks."""
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -74,12 +75,34 @@ def test_top_ranks_as_the_stored_index_and_show(pair):
     assert list(top["id"]) == list(idx)
     assert list(top.index) == [1, 2, 3, 4, 5]
     df = py.df
-    best = df.sort_values(["pnl", "id"], ascending=[False, True]).head(5)
+    traded = df[df["fills_bid"] + df["fills_ask"] > 0]  # rows without a fill are set aside
+    best = traded.sort_values(["pnl", "id"], ascending=[False, True]).head(5)
     assert list(best["id"]) == list(top["id"])
     low = py.top(3, objective="max_drawdown")  # smaller is better without a prefix
-    assert list(low["max_drawdown"]) == sorted(df["max_drawdown"])[:3]
+    assert list(low["max_drawdown"]) == sorted(traded["max_drawdown"])[:3]
     only = py.top(100, where={"queue": "log", "inv_limit": 10})
-    assert len(only) == 3 * 7 and set(only["queue"]) == {"log"} and set(only["inv_limit"]) == {10}
+    idle = py.idle()
+    n_idle = int(((idle["queue"] == "log") & (idle["inv_limit"] == 10)).sum())
+    assert len(only) == 3 * 7 - n_idle and set(only["queue"]) == {"log"} and set(only["inv_limit"]) == {10}
+    assert only.attrs == {"set_aside": n_idle, "matched": 3 * 7 - n_idle}
+    kept = py.top(100, where={"queue": "log", "inv_limit": 10}, keep_idle=True)
+    assert len(kept) == 3 * 7 and kept.attrs["set_aside"] == 0
+
+
+def test_rows_without_a_fill_are_set_aside_as_show_does(pair):
+    py, cli_out = pair
+    idle = py.idle()
+    assert len(idle) == py.n_no_fill > 0  # the commit's count (attribute n_no_fill)
+    assert ((idle["fills_bid"] == 0) & (idle["fills_ask"] == 0)).all()
+    top = py.top(py.n)
+    assert top.attrs["set_aside"] == py.n_no_fill and len(top) == py.n - py.n_no_fill
+    assert not set(top["id"]) & set(idle["id"])
+    out = cli("show", py.path, "--top", py.n)[1]
+    assert f"set aside {py.n_no_fill} rows with no fill (fills_bid + fills_ask = 0)" in out
+    every = py.top(py.n, keep_idle=True)
+    assert len(every) == py.n and every.attrs["set_aside"] == 0
+    shown = cli("show", py.path, "--top", 5, "--keep-idle", "--no-header")[1].splitlines()
+    assert [int(l.split()[1]) for l in shown] == list(every["id"][:5])
     with pytest.raises(mmsim.UsageError, match="not a metric column"):
         py.top(3, objective="pnll")
 
@@ -193,11 +216,33 @@ def e_total(line):
     return int(line.split("INTERRUPTED", 1)[1].split()[1])
 
 
+# The child sweeps with a callback that makes the interruption land mid-sweep on any machine, fast or
+# loaded (the whole sweep takes 0.07 s on 2 cores, less than the library's 0.5 s between progress calls):
+# - it sleeps 0.6 s in each of its first calls, so that the next finished chunk calls it again (the
+#   library throttles from the start of the previous call), until it has seen 2 chunks journaled;
+# - then it prints READY and holds the sweep (the library calls back between chunks, on the thread
+#   that journals them) until the SIGINT has reached Python's handler, which raises KeyboardInterrupt
+#   as the default one does, and a little longer for the main thread to set the cancel flag.
+# Before, the callback printed READY from whatever call it got, the final one included, and a SIGINT that
+# arrived after the last chunk found nothing to cancel ("604 of 604 chunks saved", or FINISHED).
 INTERRUPT = textwrap.dedent("""
-    import sys, mmsim
+    import signal, sys, threading, time, mmsim
+    taken = threading.Event()
+    def on_sigint(sig, frame):
+        taken.set()
+        raise KeyboardInterrupt
+    signal.signal(signal.SIGINT, on_sigint)
+    held = []
     def cb(p):
-        if p.chunks_done >= 2:
-            print("READY", flush=True)
+        if p.final or held:
+            return
+        if p.chunks_done < 2:
+            time.sleep(0.6)
+            return
+        held.append(1)
+        print("READY", flush=True)
+        taken.wait(120)
+        time.sleep(0.2)
     try:
         mmsim.sweep(sys.argv[1], grid={"spread": "0:40:0.25", "inv_limit": "1:60"}, out=sys.argv[2],
                     engine=sys.argv[3], workers=2, chunk=16, progress=cb)
@@ -220,12 +265,23 @@ def uninterrupted(day, tmp_path_factory):
 def test_ctrl_c_keeps_the_journal_and_resume_gives_the_same_hash(day, tmp_path, engine, uninterrupted):
     out = tmp_path / "int.h5"
     env = dict(os.environ, PYTHONPATH=str(ROOT / "python"))
-    p = subprocess.Popen([sys.executable, "-c", INTERRUPT, day, str(out), engine], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True, env=env)
-    line = p.stdout.readline()
-    assert line.strip() == "READY", (line, p.stderr.read())
-    p.send_signal(signal.SIGINT)
-    rest, err = p.communicate(timeout=60)
+    log = tmp_path / "child.err"  # a file, not a pipe nobody reads before READY: the child never blocks on it
+    with open(log, "w") as errf:
+        p = subprocess.Popen([sys.executable, "-c", INTERRUPT, day, str(out), engine], stdout=subprocess.PIPE,
+                             stderr=errf, text=True, env=env)
+    try:
+        # bounded waits: a child that never gets ready, or never stops, fails this test instead of
+        # hanging the suite until meson's timeout
+        ready, _, _ = select.select([p.stdout], [], [], 120)
+        line = p.stdout.readline() if ready else "(nothing in 120 s)"
+        assert line.strip() == "READY", (line, p.poll(), log.read_text())
+        p.send_signal(signal.SIGINT)
+        rest, _ = p.communicate(timeout=120)
+        err = log.read_text()
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.communicate()
     assert p.returncode == 130, (rest, err)
     assert "INTERRUPTED" in rest and "resume=True" in rest and "chunks saved in the journal" in rest, rest
     saved = int(rest.split("INTERRUPTED", 1)[1].split()[0])

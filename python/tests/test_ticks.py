@@ -1,5 +1,6 @@
 """mmsim.ticks, write_ticks, gen and the importers against the command line and h5py."""
-import os
+import ctypes as C
+import re
 
 import h5py
 import numpy as np
@@ -146,3 +147,81 @@ def test_the_shared_amzn_day(tmp_path):
     t = mmsim.import_lobster(msg)
     assert t.n == 57515 and t.symbol == "AMZN"
     assert np.datetime64("2012-06-21T13:30:00", "ns") <= t.span[0] < np.datetime64("2012-06-21T13:31", "ns")
+
+
+def info_depth(path):
+    """`mmsim info`'s depth line: (levels, rows, {cause: rows}, joins known, removals) or None."""
+    line = next(l for l in cli("info", path)[1].splitlines() if l.strip().startswith("depth "))
+    m = re.search(r"(\d+) levels? per side, (\d+) depth rows \(add (\d+), cancel (\d+), trade (\d+), show (\d+), "
+                  r"hide (\d+)\)(?:; order ids: (\d+) of (\d+) removals)?", line)
+    if m is None:
+        assert "none (level 1 only)" in line, line
+        return None
+    g = [int(x) if x is not None else None for x in m.groups()]
+    return g[0], g[1], dict(zip(["add", "cancel", "trade", "show", "hide"], g[2:7])), g[7], g[8]
+
+
+LOBSTER = FIXTURES / "lobster" / "AMZN_2012-06-21_34200000_36000000_message_1.csv.gz"
+BINANCE = FIXTURES / "binance" / "spot_btcusdt_20240808_first4000.gz"
+
+
+def test_depth_columns_are_read_only_views_and_equal_the_file(tmp_path):
+    t = mmsim.import_lobster(LOBSTER, out=tmp_path / "amzn.h5")
+    assert t.depth and t.depth.levels == 1 == t.report["depth_levels"] and t.depth.ids == 1
+    assert t.depth.n == t.report["depth_rows"] == len(t.depth) > 0
+    back = mmsim.ticks(tmp_path / "amzn.h5")
+    d = back.depth
+    with h5py.File(tmp_path / "amzn.h5") as f:
+        g = f["ticks/AMZN/depth"]
+        for name in ("row", "join", "px", "sz", "side", "cause"):
+            col = getattr(d, name)
+            assert col.dtype == g[name].dtype, name
+            assert np.array_equal(col, g[name][:]), name
+            assert np.array_equal(col, getattr(t.depth, name)), name
+            assert not col.flags.writeable and not col.flags.owndata
+    with pytest.raises(ValueError):
+        d.sz[0] = 1
+    # zero-copy: the depth columns lie in the tape's memory block, and keep the tape alive
+    base = C.cast(back._t.mem_base, C.c_void_p).value
+    for col in d.columns.values():
+        assert base <= col.__array_interface__["data"][0] < base + back._t.mem_bytes
+    px = d.px
+    first = int(px[0])
+    del back, d
+    assert int(px[0]) == first
+    s = t.stats()
+    levels, rows, causes, joins, removals = info_depth(tmp_path / "amzn.h5")
+    assert (s["depth_levels"], s["depth_rows"], s["depth_by_cause"]) == (levels, rows, causes)
+    assert (s["depth_joins_known"], s["depth_removals"]) == (joins, removals)
+    assert causes == {k: int(np.count_nonzero(t.depth.cause == c)) for c, k in enumerate(causes, 1)}
+    df = t.depth.to_pandas()
+    assert list(df.columns) == ["ts_ns", "row", "join", "px", "sz", "side", "cause"] and len(df) == t.depth.n
+    assert np.array_equal(df["ts_ns"], t.ts_ns[t.depth.row]) and set(df["cause"].cat.categories) == set(causes)
+
+
+def test_depth_levels_as_the_command_line(tmp_path):
+    # LOBSTER: every level of the file by default; 0: the L1 tape alone (its fingerprint as before depth)
+    none = mmsim.import_lobster(LOBSTER, depth_levels=0)
+    assert not none.depth and none.depth.n == 0 and len(none.depth.px) == 0 and none.report["depth_levels"] == 0
+    assert none.stats()["depth_rows"] == 0
+    cli("import", "lobster", "--message", LOBSTER, "--depth-levels", 0, "-o", tmp_path / "l0.h5")
+    assert none.fingerprint == info_fingerprint(tmp_path / "l0.h5") != mmsim.import_lobster(LOBSTER).fingerprint
+    assert info_depth(tmp_path / "l0.h5") is None
+    # Binance: 20 by default, as the command line
+    cap = dict(symbol="BTCUSDT", tick="0.01", lot="0.000001")
+    t = mmsim.import_binance(BINANCE, **cap)
+    assert t.depth.levels == t.report["depth_levels"] == 20
+    five = mmsim.import_binance(BINANCE, depth_levels=5, out=tmp_path / "b5.h5", **cap)
+    cli("import", "binance", "-i", BINANCE, "--symbol", "BTCUSDT", "--tick", "0.01", "--lot", "0.000001",
+        "--depth-levels", 5, "-o", tmp_path / "c5.h5")
+    assert five.fingerprint == info_fingerprint(tmp_path / "c5.h5")
+    assert info_depth(tmp_path / "c5.h5")[:2] == (5, five.depth.n) == (5, five.report["depth_rows"])
+    assert "5 levels" in repr(five.depth) and "depth 5 levels" in repr(five)
+    for bad, msg in ((1001, "1001 is out of range [0, 1000]"), (-1, "-1 is out of range [0, 1000]"),
+                     ("x", "'x' is not a decimal integer")):
+        with pytest.raises(mmsim.UsageError) as e:
+            mmsim.import_binance(BINANCE, depth_levels=bad, **cap)
+        assert str(e.value) == f"import binance: depth_levels: {msg}"
+        rc, _, err = cli("import", "binance", "-i", BINANCE, "--symbol", "B", "--tick", "0.01", "--lot", "1",
+                         "--depth-levels", bad, "-o", tmp_path / "x.h5", check=False)
+        assert rc == 2 and f"--depth-levels: {msg}" in err, err
