@@ -15,10 +15,10 @@
 #define MM_NEVER INT64_MAX
 
 /* Bounds of the exact integer accounting (docs/model.md, section 5): |cash2|, |mk2[k]| and
- * |spread2| stay at or below MM_CASH2_MAX half-ticks x lots, or the run fails (the step then only records where it
- * first happened). One fill adds less than 2^60 (|px| <= 2^31, qty <= 1e8 < 2^27) and |q x mid2| <
- * 2^62 (|q| <= 1e9 < 2^30, |mid2| <= 2^32), so no int64 sum of the step can wrap before the run is
- * declared failed. */
+ * |spread2| stay at or below MM_CASH2_MAX half-ticks x lots, or the run fails (the step then only
+ * records where it first happened). One fill adds less than 2^60 (|px| <= 2^31, qty <= 1e8 < 2^27)
+ * and |q x mid2| < 2^62 (|q| <= 1e9 < 2^30, |mid2| <= 2^32), so no int64 sum of the step can wrap
+ * before the run is declared failed. */
 #define MM_CASH2_MAX (INT64_C(1) << 62)
 /* Quote targets are clamped to [MM_PX_TARGET_MIN, MM_PX_TARGET_MAX] ticks (section 6). */
 #define MM_PX_TARGET_MIN (-2147483647.0)

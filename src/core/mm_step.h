@@ -102,7 +102,7 @@ MM_HD void mm__report(mm_state *st, const mm_event *ev, int64_t a, int64_t dq)
  * shared states (sim_batch_kernel.h, share_split). */
 typedef struct mm__fill_move {
     int64_t dq, dcash2, dmk2[MM_MARKOUTS], dspread2; /* lots; half-ticks x lots */
-    double fee;                            /* money */
+    double fee;                                      /* money */
     int32_t qty, side_ix;
 } mm__fill_move;
 

@@ -64,8 +64,7 @@ int mm_results_metric(int i, const int64_t markout_ns[MM_MARKOUTS], char *name, 
             snprintf(name, cap, "%s", METRICS[i].name);
         } else {
             char h[32];
-            mm_results_horizon_name(markout_ns[i - MARKOUT0], h,
-                                    sizeof h);
+            mm_results_horizon_name(markout_ns[i - MARKOUT0], h, sizeof h);
             snprintf(name, cap, "markout_%s", h);
         }
     }

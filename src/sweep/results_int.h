@@ -35,7 +35,8 @@ typedef struct mm__rcol {
 
 /* The per-run metric columns of a table written before pnl_spread and pnl_inventory (mmsim 0.1.0
  * to issue 32 item 3): the first 21 of today's, and of its summary columns the first 52
- * (mm_results_summary_metric keeps them first). Such a table still reads (mm__rlayout_init's v1). */
+ * (mm_results_summary_metric keeps them first). Such a table still reads (mm__rlayout_init's v1).
+ */
 #define MM__RESULTS_METRICS_V1 21
 
 typedef struct mm__rlayout {

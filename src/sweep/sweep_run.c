@@ -23,6 +23,7 @@
 #include <unistd.h>
 #include <xxhash.h>
 
+#include "mm_accel.h"
 #include "mm_blocks.h"
 #include "mm_config.h"
 #include "mm_engine.h"
@@ -33,7 +34,6 @@
 #include "mmsim/results.h"
 #include "mmsim/sweep.h"
 #include "results_int.h"
-#include "mm_accel.h"
 
 void mm_sweep_opts_defaults(mm_sweep_opts *o)
 {
