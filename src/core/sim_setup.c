@@ -426,9 +426,9 @@ static double mm__pnl_close(const mm_state *st, const mm__tape *tp, const mm_der
 /* Section 7.1, pnl_inventory: the rest of the PnL before fees, gross = pnl + fees as mm__pnl
  * computes it, once the spread capture s is taken out, chosen so that (s + pnl_inventory) - fees
  * reproduces pnl bit for bit: the first of i0 = gross - s, then i0 one step (nextafter) up, one
- * down, two up, two down, ... up to MM_PNL_REST_STEPS steps, that does; i0 when none does (the
- * identity then holds only in real numbers: a sum of two doubles whose magnitudes are far above
- * gross's can only land on a coarser grid than gross's, docs/model.md 7.1). */
+ * down, two up, two down, ... up to MM_PNL_REST_STEPS steps, that does; i0 when none does. None
+ * may: when s and i0 partly cancel (each larger than gross), s + i is exact and lies on the grid of
+ * their last bits, coarser than gross's (docs/model.md 7.1); the sum is then within an ulp. */
 #define MM_PNL_REST_STEPS 64
 static double mm__pnl_rest(double gross, double s, double fees, double pnl)
 {
