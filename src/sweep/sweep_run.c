@@ -155,7 +155,7 @@ static int check_columns(const mm_sweep_opts *o, mm_error *err)
 /* The disk a run keeping its paths needs beside its output: the journal (every combination's
  * record) and the table (its rows and /paths), against the free space of the output's file system.
  * Refused before anything is written when it cannot fit (1 M combinations x 1,000 kept paths need
- * 352 GB). Other runs write a few hundred bytes per combination and meet a full disk as any write
+ * 384 GB). Other runs write a few hundred bytes per combination and meet a full disk as any write
  * does (the journal keeps what is done). */
 static int check_disk(const mm_grid *g, const char *out, size_t rec_bytes, int64_t paths, int keep,
                       mm_error *err)
