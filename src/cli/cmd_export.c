@@ -137,7 +137,8 @@ static int write_csv(mm_results_reader *r, const char *path, int comments, FILE 
             }
             if (flag) {
                 int32_t ti = tape_axis < 0 ? 0 : idx[(size_t)i * (size_t)na + (size_t)tape_axis];
-                fprintf(f, ",%s", cli_sharpe_flag_text(cli_sharpe_flags(in, ti, &ns, &sp)));
+                fputc(',', f); /* "short,few" is quoted (RFC 4180) */
+                put_field(f, cli_sharpe_flag_text(cli_sharpe_flags(in, ti, &ns, &sp)), comments);
             }
             fputc('\n', f);
         }
