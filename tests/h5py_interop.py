@@ -146,7 +146,9 @@ def results_as_names(mmsim, work, results_md, fixtures):
                          text=True).stdout
     assert out.startswith("# mmsim export of ") and "\n# sharpe: annualised: " in out, out[:400]
     csv = pd.read_csv(io.StringIO(out), comment="#", float_precision="round_trip")
-    assert list(csv.columns) == list(df.columns)
+    # export adds each row's sharpe_flag (docs/results.md, "When sharpe means something") after them.
+    assert list(csv.columns) == list(df.columns) + ["sharpe_flag"], list(csv.columns)
+    assert set(csv["sharpe_flag"]) <= {"-", "short", "few", "short,few"}, set(csv["sharpe_flag"])
     for c in df.columns:
         if c in ("tape", "queue"):
             assert list(csv[c]) == list(df[c].astype(str)), c

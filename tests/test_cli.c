@@ -689,7 +689,7 @@ Test(cli, objective_is_any_float_metric_column)
                "fills_bid, fills_ask, orders, "
                "cancels, rejects, final_q, max_abs_q, mean_abs_q, sharpe, max_drawdown, "
                "pnl_close, held, orders_per_s, cancels_per_s, rejects_per_s, "
-               "markout_1s, markout_10s, markout_60s)");
+               "markout_1s, markout_10s, markout_60s, pnl_spread, pnl_inventory)");
 }
 
 Test(cli, a_nan_axis_value_in_a_results_file_is_named)

@@ -515,7 +515,7 @@ Test(ux, objectives_have_a_direction)
                 "or max: (pnl, fees, volume, fills_bid, fills_ask, orders, cancels, rejects, "
                 "final_q, max_abs_q, mean_abs_q, sharpe, max_drawdown, pnl_close, held, "
                 "orders_per_s, cancels_per_s, rejects_per_s, markout_1s, markout_10s, "
-                "markout_60s)"));
+                "markout_60s, pnl_spread, pnl_inventory)"));
 }
 
 Test(ux, gen_and_import_take_the_same_tick_and_lot_flags)

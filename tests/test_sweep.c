@@ -194,7 +194,7 @@ Test(sweep, killed_worker_chunk_is_rerun, .timeout = 240)
 }
 
 /* Whole records in a journal whose chunks all hold `chunk` combinations (header: 48 bytes, the
- * identity text, 8; records: 16 + chunk x 168 + 8 bytes), or -1 when it is absent or its header is
+ * identity text, 8; records: 16 + chunk x 184 + 8 bytes), or -1 when it is absent or its header is
  * not complete. */
 static long journal_records(const char *path, int chunk)
 {
@@ -207,7 +207,7 @@ static long journal_records(const char *path, int chunk)
         uint32_t il;
         memcpy(&il, h + 40, 4);
         long hlen = 56 + (long)il;
-        if (st.st_size >= hlen) n = (st.st_size - hlen) / (16 + (long)chunk * 168 + 8);
+        if (st.st_size >= hlen) n = (st.st_size - hlen) / (16 + (long)chunk * 184 + 8);
     }
     close(fd);
     return n;
@@ -483,6 +483,8 @@ static const struct {
     {"markout_1s", offsetof(mm_metrics, markout[0]), 0},
     {"markout_10s", offsetof(mm_metrics, markout[1]), 0},
     {"markout_60s", offsetof(mm_metrics, markout[2]), 0},
+    {"pnl_spread", offsetof(mm_metrics, pnl_spread), 0},
+    {"pnl_inventory", offsetof(mm_metrics, pnl_inventory), 0},
 };
 
 /* Read one column of /results by name as 8 bytes per row (float64 or int64, by HDF5's name
@@ -843,15 +845,15 @@ Test(journal, record_ids_are_checked_after_the_checksum_without_overflow)
     /* Replace the second record by one with a valid checksum whose first id is near INT64_MAX:
      * first + count wraps around. It must be cut (and its chunk recomputed), not used to index the
      * done map. */
-    unsigned char rec[16 + 2 * 168 + 8];
+    unsigned char rec[16 + 2 * 184 + 8];
     memcpy(rec, "JREC", 4);
     uint32_t count = 2;
     int64_t first = INT64_MAX - 1;
     memcpy(rec + 4, &count, 4);
     memcpy(rec + 8, &first, 8);
-    memset(rec + 16, 0x11, 2 * 168);
-    uint64_t sum = XXH3_64bits(rec, 16 + 2 * 168);
-    memcpy(rec + 16 + 2 * 168, &sum, 8);
+    memset(rec + 16, 0x11, 2 * 184);
+    uint64_t sum = XXH3_64bits(rec, 16 + 2 * 184);
+    memcpy(rec + 16 + 2 * 184, &sum, 8);
     int fd = open(p, O_WRONLY);
     cr_assert_eq(pwrite(fd, rec, sizeof rec, hlen + (long)sizeof rec), (ssize_t)sizeof rec);
     close(fd);
@@ -906,7 +908,7 @@ Test(journal, a_flipped_byte_fails_the_final_scan)
     /* The file changes under the run (a bad disk, another program): one byte of the second record's
      * pnl. */
     int fd = open(p, O_RDWR);
-    long at = hlen + (16 + 2 * 168 + 8) + 16 + 3;
+    long at = hlen + (16 + 2 * 184 + 8) + 16 + 3;
     unsigned char b;
     cr_assert_eq(pread(fd, &b, 1, at), 1);
     b ^= 0x40;
@@ -1008,7 +1010,7 @@ Test(sweep, a_flipped_byte_in_a_journal_record_is_recomputed_on_resume, .timeout
     cr_assert_eq(pread(fd, h, 48, 0), 48);
     uint32_t il;
     memcpy(&il, h + 40, 4);
-    long at = 56 + (long)il + (16 + 4 * 168 + 8) + 16 + 5;
+    long at = 56 + (long)il + (16 + 4 * 184 + 8) + 16 + 5;
     unsigned char b;
     cr_assert_eq(pread(fd, &b, 1, at), 1);
     b ^= 0x08;
@@ -1683,7 +1685,7 @@ Test(sweep, a_run_that_fails_before_its_first_record_leaves_no_journal, .timeout
     const char *t = make_ticks(2000);
     const char *fs = tu_path("fs");
     mkdir(fs, 0755);
-    /* Room for the journal's header, not for its first record (256 combinations x 168 bytes). */
+    /* Room for the journal's header, not for its first record (256 combinations x 184 bytes). */
     if (mount("tmpfs", fs, "tmpfs", 0, "size=16k") != 0)
         cr_skip_test("cannot mount a tmpfs (%s): not root?", strerror(errno));
     char o[600], j[700];

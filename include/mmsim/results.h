@@ -104,10 +104,13 @@ MM_API int mm_results_hash(const char *path, uint64_t *hash, mm_error *err);
 MM_API int mm_results_verify(const char *path, uint64_t *hash, mm_error *err);
 
 /* ---- columns ----
- * The metric columns follow the axis columns, always MM_RESULTS_METRICS of them, in the order of
+ * The metric columns follow the axis columns, MM_RESULTS_METRICS of them, in the order of
  * mm_metrics: pnl fees volume fills_bid fills_ask orders cancels rejects final_q max_abs_q
- * mean_abs_q sharpe max_drawdown markout_<h0> markout_<h1> markout_<h2>. */
-#define MM_RESULTS_METRICS 21
+ * mean_abs_q sharpe max_drawdown pnl_close held orders_per_s cancels_per_s rejects_per_s
+ * markout_<h0> markout_<h1> markout_<h2> pnl_spread pnl_inventory. A table written before
+ * pnl_spread and pnl_inventory (the first 21) still reads: its info->n_metrics is 21, and
+ * mm_results_read gives NaN for the two. */
+#define MM_RESULTS_METRICS 23
 
 /* Name of metric column i (0 <= i < MM_RESULTS_METRICS) into name (cap bytes; 32 is always enough),
  * the markout columns named from markout_ns (mm_results_horizon_name). Returns its type, MM_COL_F64

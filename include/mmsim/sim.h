@@ -168,6 +168,11 @@ typedef struct mm_metrics {
     double pnl_close; /* pnl after closing final_q at the touch (section 7.1), taker fee; money */
     int64_t held;     /* new orders held back by max_orders_per_s */
     double orders_per_s, cancels_per_s, rejects_per_s; /* per second of tape (0 if it spans 0) */
+    /* PnL decomposition (docs/model.md 7.1): spread capture (each fill's edge to the mid before
+     * its event) and inventory PnL (the rest of the marked PnL before fees); money.
+     * (pnl_spread + pnl_inventory) - fees == pnl in double, wherever such a pnl_inventory exists
+     * (always when tick_size x lot_size is a power of two). */
+    double pnl_spread, pnl_inventory;
 } mm_metrics;
 
 /* One trace record (see mmsim run --trace). */

@@ -89,6 +89,14 @@ static int write_csv(mm_results_reader *r, const char *path, int comments, FILE 
     const int nm = in->n_metrics;
     for (int i = 0; i < nm; i++)
         fprintf(f, ",%s", in->metric_names[i]);
+    /* sharpe_flag (docs/results.md, "When sharpe means something"), as show computes it: each row's
+     * tape's flag, in every row of a table of one path per combination that records its tapes'
+     * spans (a file written before input_span_ns has no flags: no column). */
+    int64_t ns;
+    double sp;
+    int flag = in->paths == 1 && cli_sharpe_flags(in, 0, &ns, &sp) >= 0;
+    int tape_axis = na > 0 && !strcmp(in->axes[0].key, "tape") ? 0 : -1;
+    if (flag) fputs(",sharpe_flag", f);
     fputc('\n', f);
     const int64_t block = 8192;
     int32_t *idx = malloc((size_t)block * (size_t)(na > 0 ? na : 1) * sizeof *idx);
@@ -126,6 +134,11 @@ static int write_csv(mm_results_reader *r, const char *path, int comments, FILE 
                     fprintf(f, ",%" PRId64, v->i64);
                 else
                     fprintf(f, ",%s", cli_fmt_shortest(v->f64, num, sizeof num));
+            }
+            if (flag) {
+                int32_t ti = tape_axis < 0 ? 0 : idx[(size_t)i * (size_t)na + (size_t)tape_axis];
+                fputc(',', f); /* "short,few" is quoted (RFC 4180) */
+                put_field(f, cli_sharpe_flag_text(cli_sharpe_flags(in, ti, &ns, &sp)), comments);
             }
             fputc('\n', f);
         }

@@ -47,9 +47,9 @@ static const char HELP[] =
     "  -h, --help         this help\n";
 
 /* Metric columns of the table (the heatmap's metric is added when not among them). */
-static const char *const TABLE_METRICS[] = {"pnl",          "fees",      "volume",     "fills_bid",
-                                            "fills_ask",    "max_abs_q", "mean_abs_q", "sharpe",
-                                            "max_drawdown", "pnl_close"};
+static const char *const TABLE_METRICS[] = {
+    "pnl",       "pnl_spread", "pnl_inventory", "fees",   "volume",       "fills_bid",
+    "fills_ask", "max_abs_q",  "mean_abs_q",    "sharpe", "max_drawdown", "pnl_close"};
 static const char *const TABLE_MC[] = {"pnl_mean",          "pnl_std",    "pnl_p5", "pnl_p50",
                                        "pnl_p95",           "pnl_cvar5",  "p_loss", "sharpe_mean",
                                        "max_drawdown_mean", "final_q_std"};

@@ -47,9 +47,9 @@ static const char HELP[] = "usage: mmsim show results.h5 [--top N] [--sort METRI
 
 /* Metric columns printed by default (the sort column is added when not among them): of a table of
  * one path per combination, and of a Monte Carlo table. */
-static const char *const DEFAULT_METRICS[] = {"pnl",       "fees",         "volume",
-                                              "fills_bid", "fills_ask",    "max_abs_q",
-                                              "sharpe",    "max_drawdown", "pnl_close"};
+static const char *const DEFAULT_METRICS[] = {
+    "pnl",       "pnl_spread", "pnl_inventory", "fees",         "volume",   "fills_bid",
+    "fills_ask", "max_abs_q",  "sharpe",        "max_drawdown", "pnl_close"};
 static const char *const DEFAULT_MC[] = {"pnl_mean",    "pnl_std",           "pnl_p5",
                                          "pnl_p50",     "pnl_cvar5",         "p_loss",
                                          "sharpe_mean", "max_drawdown_mean", "final_q_std"};

@@ -208,6 +208,7 @@ int rep_metric_signed(const char *name)
     size_t n = base_len(name, &std);
     return !std &&
            (base_is(name, n, "pnl") || base_is(name, n, "pnl_close") || base_is(name, n, "fees") ||
+            base_is(name, n, "pnl_spread") || base_is(name, n, "pnl_inventory") ||
             base_is(name, n, "sharpe") || !strncmp(name, "markout_", 8));
 }
 
@@ -217,6 +218,7 @@ const char *rep_metric_unit(const char *name)
     size_t n = base_len(name, &std);
     if (!strcmp(name, "p_loss")) return "share of paths";
     if (base_is(name, n, "pnl") || base_is(name, n, "pnl_close") || base_is(name, n, "fees") ||
+        base_is(name, n, "pnl_spread") || base_is(name, n, "pnl_inventory") ||
         base_is(name, n, "max_drawdown") || !strncmp(name, "markout_", 8))
         return "money: price units of the tape";
     if (base_is(name, n, "sharpe")) return "annualised";

@@ -14,11 +14,11 @@
 
 #define MM_NEVER INT64_MAX
 
-/* Bounds of the exact integer accounting (docs/model.md, section 5): |cash2| and |mk2[k]| stay at
- * or below MM_CASH2_MAX half-ticks x lots, or the run fails (the step then only records where it
- * first happened). One fill adds less than 2^60 (|px| <= 2^31, qty <= 1e8 < 2^27) and |q x mid2| <
- * 2^62 (|q| <= 1e9 < 2^30, |mid2| <= 2^32), so no int64 sum of the step can wrap before the run is
- * declared failed. */
+/* Bounds of the exact integer accounting (docs/model.md, section 5): |cash2|, |mk2[k]| and
+ * |spread2| stay at or below MM_CASH2_MAX half-ticks x lots, or the run fails (the step then only
+ * records where it first happened). One fill adds less than 2^60 (|px| <= 2^31, qty <= 1e8 < 2^27)
+ * and |q x mid2| < 2^62 (|q| <= 1e9 < 2^30, |mid2| <= 2^32), so no int64 sum of the step can wrap
+ * before the run is declared failed. */
 #define MM_CASH2_MAX (INT64_C(1) << 62)
 /* Quote targets are clamped to [MM_PX_TARGET_MIN, MM_PX_TARGET_MAX] ticks (section 6). */
 #define MM_PX_TARGET_MIN (-2147483647.0)
@@ -127,8 +127,9 @@ typedef struct mm_state {
     double twq;               /* integral of |q| dt, lots x ns */
     int64_t t_q;              /* time of the last change of q */
     int64_t mk2[MM_MARKOUTS]; /* markouts, half-ticks x lots */
-    int64_t
-        ovf_event; /* 0, or 1 + the event at which |cash2| or a |mk2| first passed MM_CASH2_MAX */
+    int64_t spread2;          /* spread capture (section 7.1), half-ticks x lots */
+    /* 0, or 1 + the event at which |cash2|, a |mk2| or |spread2| first passed MM_CASH2_MAX */
+    int64_t ovf_event;
     /* PnL sampling (Welford over the returns between samples). */
     double pnl_prev, ret_mean, ret_m2, pnl_peak, max_dd;
     int64_t n_ret;
@@ -186,7 +187,7 @@ typedef struct mm_state {
     X(I, cancels, ZERO, OWN) X(I, rejects, ZERO, OWN) X(I, max_abs_q, ZERO, OWN)                   \
     X(D, twq, ZERO, OWN) X(I, t_q, T0, OWN)                                                        \
     X(I, mk2[0], ZERO, OWN) X(I, mk2[1], ZERO, OWN) X(I, mk2[2], ZERO, OWN)                        \
-    X(I, ovf_event, ZERO, OWN)                                                                     \
+    X(I, spread2, ZERO, OWN) X(I, ovf_event, ZERO, OWN)                                            \
     X(D, pnl_prev, ZERO, OWN) X(D, ret_mean, ZERO, OWN) X(D, ret_m2, ZERO, OWN)                    \
     X(D, pnl_peak, ZERO, OWN) X(D, max_dd, ZERO, OWN) X(I, n_ret, ZERO, OWN)                       \
     X(I, id, ID, OWN) X(I, path, PATH, OWN)                                                        \

@@ -102,8 +102,8 @@ MM_HD void mm__report(mm_state *st, const mm_event *ev, int64_t a, int64_t dq)
  * accounts, whatever the state: computed once, applied to the leader and replayed on each member of
  * shared states (sim_batch_kernel.h, share_split). */
 typedef struct mm__fill_move {
-    int64_t dq, dcash2, dmk2[MM_MARKOUTS]; /* lots; half-ticks x lots */
-    double fee;                            /* money */
+    int64_t dq, dcash2, dmk2[MM_MARKOUTS], dspread2; /* lots; half-ticks x lots */
+    double fee;                                      /* money */
     int32_t qty, side_ix;
 } mm__fill_move;
 
@@ -116,12 +116,14 @@ MM_HD void mm__fill_move_of(mm__fill_move *m, const mm_event *ev, const mm_deriv
     m->fee = (taker ? d->taker_rate : d->maker_rate) * ((double)px * (double)qty);
     for (int k = 0; k < MM_MARKOUTS; k++)
         m->dmk2[k] = sgn * qty * (ev->mid2_h[k] - 2 * (int64_t)px);
+    /* Section 7.1, spread capture: the fill's edge to the mid before the event (0 with no mid). */
+    m->dspread2 = ev->prev_mid2 ? sgn * qty * (ev->prev_mid2 - 2 * (int64_t)px) : 0;
     m->qty = qty;
     m->side_ix = side_ix;
 }
 
 /* Section 5, a fill's own accounts (q, cash, fees, volume, fills, max |q|, |q| dt, markouts,
- * overflow) at event i, time ts. */
+ * spread capture, overflow) at event i, time ts. */
 MM_HD void mm__fill_own(mm_state *st, const mm__fill_move *m, int64_t ts, int64_t i)
 {
     int64_t aq = st->q < 0 ? -st->q : st->q;
@@ -139,6 +141,8 @@ MM_HD void mm__fill_own(mm_state *st, const mm__fill_move *m, int64_t ts, int64_
         st->mk2[k] = mm__wadd(st->mk2[k], m->dmk2[k]);
         ovf |= st->mk2[k] > MM_CASH2_MAX || st->mk2[k] < -MM_CASH2_MAX;
     }
+    st->spread2 = mm__wadd(st->spread2, m->dspread2);
+    ovf |= st->spread2 > MM_CASH2_MAX || st->spread2 < -MM_CASH2_MAX;
     if (ovf && !st->ovf_event) st->ovf_event = i + 1;
 }
 

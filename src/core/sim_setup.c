@@ -519,6 +519,26 @@ static double mm__pnl_close(const mm_state *st, const mm__tape *tp, const mm_der
     return (double)mm__wadd(st->cash2, got2) * 0.5 * d->money - st->fees - fee;
 }
 
+/* Section 7.1, pnl_inventory: the rest of the PnL before fees, gross = pnl + fees as mm__pnl
+ * computes it, once the spread capture s is taken out, chosen so that (s + pnl_inventory) - fees
+ * reproduces pnl bit for bit: the first of i0 = gross - s, then i0 one step (nextafter) up, one
+ * down, two up, two down, ... up to MM_PNL_REST_STEPS steps, that does; i0 when none does. None
+ * may: when s and i0 partly cancel (each larger than gross), s + i is exact and lies on the grid of
+ * their last bits, coarser than gross's (docs/model.md 7.1); the sum is then within an ulp. */
+#define MM_PNL_REST_STEPS 64
+static double mm__pnl_rest(double gross, double s, double fees, double pnl)
+{
+    double i0 = gross - s, up = i0, down = i0;
+    if ((s + i0) - fees == pnl) return i0;
+    for (int k = 0; k < MM_PNL_REST_STEPS; k++) {
+        up = nextafter(up, INFINITY);
+        if ((s + up) - fees == pnl) return up;
+        down = nextafter(down, -INFINITY);
+        if ((s + down) - fees == pnl) return down;
+    }
+    return i0;
+}
+
 void mm__finish(const mm_state *st, const mm__tape *tp, const mm_derived *d, const mm_sim_config *c,
                 mm_metrics *m)
 {
@@ -528,6 +548,10 @@ void mm__finish(const mm_state *st, const mm__tape *tp, const mm_derived *d, con
     int64_t aq = st->q < 0 ? -st->q : st->q;
     m->pnl = mm__pnl(st, mid2, d);
     m->fees = st->fees;
+    /* mm__pnl before its fees: pnl == gross - fees, the same operations. */
+    double gross = (double)mm__wadd(st->cash2, st->q * mid2) * 0.5 * d->money;
+    m->pnl_spread = (double)st->spread2 * 0.5 * d->money;
+    m->pnl_inventory = mm__pnl_rest(gross, m->pnl_spread, st->fees, m->pnl);
     m->volume = st->volume;
     m->fills_bid = st->fills[0];
     m->fills_ask = st->fills[1];

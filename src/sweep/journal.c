@@ -1,11 +1,11 @@
 /* The sweep journal: completed chunks, checksummed and fsync'd, beside the output (docs/sweep.md).
  *
  * File (little-endian):
- *   header   "MMSIMJ03" | run id (u64, XXH3 of the identity text) | combinations (i64) | record
- * size (i64: 168, one mm_metrics; with paths > 1 the summary and kept paths, mm_engine.h) | pid of
+ *   header   "MMSIMJ04" | run id (u64, XXH3 of the identity text) | combinations (i64) | record
+ * size (i64: 184, one mm_metrics; with paths > 1 the summary and kept paths, mm_engine.h) | pid of
  * the writing process (i64) | identity length L (u32) | 0 (u32) | identity text (L bytes) | XXH3-64
  * of the header bytes before it, with the pid field read as 0 (a resumed run rewrites it) records
- * "JREC" (4 bytes) | count (u32) | first id (i64) | count x 168 bytes of metrics (mm_metrics) |
+ * "JREC" (4 bytes) | count (u32) | first id (i64) | count x 184 bytes of metrics (mm_metrics) |
  * XXH3-64 of everything before it in the record
  *
  * The journal is locked with flock(LOCK_EX | LOCK_NB) for the whole run (the lock belongs to the
@@ -34,9 +34,10 @@
 #include "mm_internal.h"
 #include "mm_journal.h"
 
-_Static_assert(sizeof(mm_metrics) == 168, "journal records store mm_metrics as 168 packed bytes");
+_Static_assert(sizeof(mm_metrics) == 184, "journal records store mm_metrics as 184 packed bytes");
 
-#define MAGIC "MMSIMJ03"
+/* MMSIMJ04: records of 184-byte mm_metrics (pnl_spread, pnl_inventory); J03 held 168 bytes. */
+#define MAGIC "MMSIMJ04"
 #define HDR_FIXED 48
 #define PID_OFF 32
 #define IDENT_MAX (1 << 20)
@@ -360,7 +361,8 @@ int mm__journal_open(mm__journal *j, const char *path, const char *out, int resu
     unsigned char fixed[HDR_FIXED];
     uint32_t il = 0;
     int r = pread_all(fd, fixed, 8, 0);
-    if (r == 1 && (!memcmp(fixed, "MMSIMJ01", 8) || !memcmp(fixed, "MMSIMJ02", 8))) {
+    if (r == 1 && (!memcmp(fixed, "MMSIMJ01", 8) || !memcmp(fixed, "MMSIMJ02", 8) ||
+                   !memcmp(fixed, "MMSIMJ03", 8))) {
         rc = mm__errf(err, MM_EFORMAT,
                       "%s: a journal of an older mmsim (%.8s): delete it and run again", path,
                       (const char *)fixed);

@@ -307,8 +307,8 @@ static int create(const char *path, const mm_results_axis *axes, int32_t n_axes,
     }
     const char *pkey = "path";
     int ptype = MM_COL_I64;
-    if (mm__rlayout_init(&w->lay, n_axes, keys, types, markout_ns, paths > 1) ||
-        (keep && mm__rlayout_init(&w->play, 1, &pkey, &ptype, markout_ns, 0))) {
+    if (mm__rlayout_init(&w->lay, n_axes, keys, types, markout_ns, paths > 1, 0) ||
+        (keep && mm__rlayout_init(&w->play, 1, &pkey, &ptype, markout_ns, 0, 0))) {
         rc = mm__errf(err, -ENOMEM, "%s: out of memory (the row layout)", path);
         goto fail;
     }

@@ -35,7 +35,11 @@ static const struct {
     {NULL, MM_COL_F64},
     {NULL, MM_COL_F64},
     {NULL, MM_COL_F64},
+    {"pnl_spread", MM_COL_F64},
+    {"pnl_inventory", MM_COL_F64},
 };
+/* The first markout column (markout_<h0>). */
+#define MARKOUT0 18
 
 void mm_results_horizon_name(int64_t ns, char *buf, size_t cap)
 {
@@ -60,8 +64,7 @@ int mm_results_metric(int i, const int64_t markout_ns[MM_MARKOUTS], char *name, 
             snprintf(name, cap, "%s", METRICS[i].name);
         } else {
             char h[32];
-            mm_results_horizon_name(markout_ns[i - (MM_RESULTS_METRICS - MM_MARKOUTS)], h,
-                                    sizeof h);
+            mm_results_horizon_name(markout_ns[i - MARKOUT0], h, sizeof h);
             snprintf(name, cap, "markout_%s", h);
         }
     }
@@ -110,7 +113,11 @@ void *mm__metric_ptr(mm_metrics *m, int i)
     case 18:
     case 19:
     case 20:
-        return &m->markout[i - 18];
+        return &m->markout[i - MARKOUT0];
+    case 21:
+        return &m->pnl_spread;
+    case 22:
+        return &m->pnl_inventory;
     default:
         return NULL;
     }
@@ -127,20 +134,34 @@ int mm_results_metric_value(const mm_metrics *m, int i, double *f64, int64_t *i6
     return METRICS[i].type;
 }
 
-/* The Monte Carlo summary columns (docs/results.md, "Monte Carlo"): for each per-run metric b in
- * column order, b_mean and b_std; then pnl_p5 pnl_p50 pnl_p95 pnl_cvar5, the same four of
- * pnl_close, and p_loss, p_loss_close. */
-#define SUM_MOMENTS (2 * MM_RESULTS_METRICS)
+/* The Monte Carlo summary columns (docs/results.md, "Monte Carlo"): for each per-run metric b of
+ * the first MM__RESULTS_METRICS_V1 in column order, b_mean and b_std; then pnl_p5 pnl_p50 pnl_p95
+ * pnl_cvar5, the same four of pnl_close, and p_loss, p_loss_close; then b_mean and b_std of the
+ * metrics added since (pnl_spread, pnl_inventory), so that a table written before them is a prefix
+ * of today's. */
+#define SUM_MOMENTS (2 * MM__RESULTS_METRICS_V1)
+#define SUM_LATER (SUM_MOMENTS + 10)
 static const char *const QUANT[4] = {"p5", "p50", "p95", "cvar5"};
+
+/* The per-run metric whose mean (*std = 0) or standard deviation (1) is summary column i, or -1
+ * for a quantile or p_loss column. */
+static int summary_moment(int i, int *std)
+{
+    *std = i % 2;
+    if (i < SUM_MOMENTS) return i / 2;
+    if (i < SUM_LATER) return -1;
+    return MM__RESULTS_METRICS_V1 + (i - SUM_LATER) / 2;
+}
 
 int mm_results_summary_metric(int i, const int64_t markout_ns[MM_MARKOUTS], char *name, size_t cap)
 {
     if (i < 0 || i >= MM_RESULTS_SUMMARY_METRICS) return -EINVAL;
     if (name && cap) {
         char b[48];
-        if (i < SUM_MOMENTS) {
-            mm_results_metric(i / 2, markout_ns, b, sizeof b);
-            snprintf(name, cap, "%s_%s", b, i % 2 ? "std" : "mean");
+        int std, mb = summary_moment(i, &std);
+        if (mb >= 0) {
+            mm_results_metric(mb, markout_ns, b, sizeof b);
+            snprintf(name, cap, "%s_%s", b, std ? "std" : "mean");
         } else if (i < SUM_MOMENTS + 8) {
             int k = i - SUM_MOMENTS;
             snprintf(name, cap, "%s_%s", k < 4 ? "pnl" : "pnl_close", QUANT[k % 4]);
@@ -165,8 +186,9 @@ void mm_results_summarize(const mm_metrics *paths, int64_t n, double *out, doubl
         double mean = sum / (double)n;
         for (int64_t p = 0; p < n; p++)
             ss += (scratch[p] - mean) * (scratch[p] - mean);
-        out[2 * b] = mean;
-        out[2 * b + 1] = n > 1 ? sqrt(ss / (double)(n - 1)) : 0.0;
+        int at = b < MM__RESULTS_METRICS_V1 ? 2 * b : SUM_LATER + 2 * (b - MM__RESULTS_METRICS_V1);
+        out[at] = mean;
+        out[at + 1] = n > 1 ? sqrt(ss / (double)(n - 1)) : 0.0;
     }
     int64_t k = (n + 19) / 20; /* ceil(n / 20): the worst 5% of the paths, at least one */
     for (int w = 0; w < 2; w++) {
@@ -188,10 +210,11 @@ void mm_results_summarize(const mm_metrics *paths, int64_t n, double *out, doubl
 }
 
 int mm__rlayout_init(mm__rlayout *l, int32_t n_axes, const char *const *keys, const int *types,
-                     const int64_t markout_ns[MM_MARKOUTS], int summary)
+                     const int64_t markout_ns[MM_MARKOUTS], int summary, int v1)
 {
     l->summary = summary;
-    l->n_metrics = summary ? MM_RESULTS_SUMMARY_METRICS : MM_RESULTS_METRICS;
+    l->n_metrics = summary ? (v1 ? SUM_LATER : MM_RESULTS_SUMMARY_METRICS)
+                           : (v1 ? MM__RESULTS_METRICS_V1 : MM_RESULTS_METRICS);
     l->n_cols = 1 + n_axes + l->n_metrics;
     l->cols = calloc((size_t)l->n_cols, sizeof *l->cols);
     if (!l->cols) return -ENOMEM;

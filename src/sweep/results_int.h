@@ -33,9 +33,15 @@ typedef struct mm__rcol {
     int metric; /* metric number (mm_results_metric) for metric columns, else -1 */
 } mm__rcol;
 
+/* The per-run metric columns of a table written before pnl_spread and pnl_inventory (mmsim 0.1.0
+ * to issue 32 item 3): the first 21 of today's, and of its summary columns the first 52
+ * (mm_results_summary_metric keeps them first). Such a table still reads (mm__rlayout_init's v1).
+ */
+#define MM__RESULTS_METRICS_V1 21
+
 typedef struct mm__rlayout {
     int summary;   /* 1: the Monte Carlo summary columns (mm_results_summary_metric) */
-    int n_metrics; /* MM_RESULTS_METRICS or MM_RESULTS_SUMMARY_METRICS */
+    int n_metrics; /* MM_RESULTS_METRICS or MM_RESULTS_SUMMARY_METRICS (fewer in a v1 table) */
     int n_cols;    /* 1 (id) + n_axes + n_metrics */
     mm__rcol *cols;
     size_t row_bytes;
@@ -46,9 +52,10 @@ typedef struct mm__rlayout {
 void *mm__metric_ptr(mm_metrics *m, int i);
 
 /* Build the layout for these axis keys and types, with the per-run metric columns (summary 0) or
- * the Monte Carlo summary columns (summary 1). Returns 0 or -ENOMEM. */
+ * the Monte Carlo summary columns (summary 1); v1 = 1: only those of a table written before
+ * pnl_spread (MM__RESULTS_METRICS_V1), for reading one. Returns 0 or -ENOMEM. */
 int mm__rlayout_init(mm__rlayout *l, int32_t n_axes, const char *const *keys, const int *types,
-                     const int64_t markout_ns[MM_MARKOUTS], int summary);
+                     const int64_t markout_ns[MM_MARKOUTS], int summary, int v1);
 void mm__rlayout_free(mm__rlayout *l);
 /* Column number of a name, or -1. */
 int mm__rlayout_find(const mm__rlayout *l, const char *name);

@@ -460,14 +460,17 @@ int mm_results_top(mm_results_reader *r, const mm_results_query *q, int64_t *ids
                         "mm_results_top_values",
                         "mm_results_top");
     int64_t k = q->k < 0 ? 0 : q->k < in->n_rows ? q->k : in->n_rows;
-    mm_results_value *v = malloc((size_t)(k ? k : 1) * MM_RESULTS_METRICS * sizeof *v);
+    const size_t nm = (size_t)in->n_metrics; /* fewer in a table written before pnl_spread */
+    mm_results_value *v = malloc((size_t)(k ? k : 1) * nm * sizeof *v);
     if (!v) return mm__errf(err, -ENOMEM, "out of memory");
     mm_results_top_info local;
     if (!info) info = &local;
     int rc = mm_results_top_values(r, q, ids, axis_idx, v, info, err);
-    for (int64_t i = 0; rc == 0 && i < info->n; i++)
-        for (int c = 0; c < MM_RESULTS_METRICS; c++)
-            memcpy(mm__metric_ptr(&m[i], c), &v[(size_t)i * MM_RESULTS_METRICS + (size_t)c], 8);
+    for (int64_t i = 0; rc == 0 && i < info->n; i++) {
+        m[i].pnl_spread = m[i].pnl_inventory = NAN;
+        for (size_t c = 0; c < nm; c++)
+            memcpy(mm__metric_ptr(&m[i], (int)c), &v[(size_t)i * nm + c], 8);
+    }
     free(v);
     return rc;
 }

@@ -228,8 +228,11 @@ static int read_columns(mm_results_reader *r, const int64_t markout_ns[MM_MARKOU
 {
     const char *p = r->path;
     hid_t t = H5Dget_type(r->results);
-    int n_metrics = summary ? MM_RESULTS_SUMMARY_METRICS : MM_RESULTS_METRICS;
     int rc = 0, nm = H5Tget_class(t) == H5T_COMPOUND ? H5Tget_nmembers(t) : -1;
+    /* A table written before pnl_spread and pnl_inventory has neither (nor their _mean). */
+    r->v1 = nm > 0 && H5Tget_member_index(t, summary ? "pnl_spread_mean" : "pnl_spread") < 0;
+    int n_metrics = summary ? MM_RESULTS_SUMMARY_METRICS : MM_RESULTS_METRICS;
+    if (r->v1) n_metrics = summary ? 2 * MM__RESULTS_METRICS_V1 + 10 : MM__RESULTS_METRICS_V1;
     if (nm < 1 + n_metrics) {
         H5Tclose(t);
         return mm__errf(err, MM_EFORMAT,
@@ -250,7 +253,7 @@ static int read_columns(mm_results_reader *r, const int64_t markout_ns[MM_MARKOU
     }
     if (rc == 0)
         rc = mm__rlayout_init(&r->lay, n_axes, (const char *const *)keys + 1, types + 1, markout_ns,
-                              summary);
+                              summary, r->v1);
     if (rc == -ENOMEM) mm__errf(err, rc, "%s: out of memory", p);
     for (int c = 0; c < nm && rc == 0; c++) {
         const mm__rcol *col = &r->lay.cols[c];
@@ -430,7 +433,7 @@ static int open_paths(mm_results_reader *r, const int64_t mk[MM_MARKOUTS], mm_er
     int type = MM_COL_I64;
     if ((r->pds = H5Dopen2(r->file, "paths", H5P_DEFAULT)) < 0)
         return mm__errf(err, MM_EFORMAT, "%s: /paths is not a dataset", p);
-    if (mm__rlayout_init(&r->play, 1, &key, &type, mk, 0) ||
+    if (mm__rlayout_init(&r->play, 1, &key, &type, mk, 0, r->v1) ||
         (r->ptype = mm__rlayout_h5type(&r->play)) < 0)
         return mm__errf(err, -ENOMEM, "%s: out of memory", p);
     hid_t t = H5Dget_type(r->pds), space = H5Dget_space(r->pds);
@@ -452,7 +455,7 @@ static int open_paths(mm_results_reader *r, const int64_t mk[MM_MARKOUTS], mm_er
     if (!ok)
         return mm__errf(err, MM_EFORMAT,
                         "%s: /paths must hold %" PRId64 " rows of id, path and the %d metrics", p,
-                        r->info.n_rows * r->info.paths, MM_RESULTS_METRICS);
+                        r->info.n_rows * r->info.paths, r->play.n_metrics);
     r->info.has_paths = 1;
     return 0;
 }

@@ -18,6 +18,7 @@ struct mm_results_reader {
     char *path;
     hid_t file, results, mtype;
     mm__rlayout lay;
+    int v1; /* 1: written before pnl_spread and pnl_inventory (MM__RESULTS_METRICS_V1 metrics) */
     mm_results_info info;
     mm_results_axis *axes;
     lookup **lk;

@@ -3,6 +3,7 @@
  * results_read.c. */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,8 @@ static int unpack(mm_results_reader *r, int64_t first, int64_t n, int32_t *axis_
         const unsigned char *row = r->buf + (size_t)i * l->row_bytes;
         int64_t id;
         memcpy(&id, row, 8);
+        if (m && r->v1) /* not recorded in a table written before them */
+            m[i].pnl_spread = m[i].pnl_inventory = NAN;
         if (id != first + i)
             return mm__errf(err, MM_EFORMAT, "%s: row %" PRId64 " holds id %" PRId64, r->path,
                             first + i, id);

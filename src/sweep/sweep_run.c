@@ -148,22 +148,23 @@ static int check_columns(const mm_sweep_opts *o, mm_error *err)
 }
 
 /* Monte Carlo limits: paths per combination, and (combination, path) runs one chunk computes at
- * once by default (each holds an mm_metrics, 168 bytes: 11 MB). */
+ * once by default (each holds an mm_metrics, 184 bytes: 12 MB). */
 #define MM_SWEEP_PATHS_MAX 1000000
 #define MM_SWEEP_SLOTS_MAX 65536
 
 /* The disk a run keeping its paths needs beside its output: the journal (every combination's
  * record) and the table (its rows and /paths), against the free space of the output's file system.
  * Refused before anything is written when it cannot fit (1 M combinations x 1,000 kept paths need
- * 352 GB). Other runs write a few hundred bytes per combination and meet a full disk as any write
+ * 384 GB). Other runs write a few hundred bytes per combination and meet a full disk as any write
  * does (the journal keeps what is done). */
 static int check_disk(const mm_grid *g, const char *out, size_t rec_bytes, int64_t paths, int keep,
                       mm_error *err)
 {
     double rows = (double)g->n_combos;
     double need = rows * (double)rec_bytes + rows * (double)(8 + 8 * g->n_axes) +
-                  (paths > 1 ? rows * (MM_RESULTS_SUMMARY_METRICS * 8.0) : rows * 168.0) +
-                  (keep ? rows * (double)paths * 184.0 : 0);
+                  (paths > 1 ? rows * (MM_RESULTS_SUMMARY_METRICS * 8.0)
+                             : rows * (double)sizeof(mm_metrics)) +
+                  (keep ? rows * (double)paths * (16.0 + (double)sizeof(mm_metrics)) : 0);
     char dir[4096];
     struct stat js;
     snprintf(dir, sizeof dir, "%s.journal", out);

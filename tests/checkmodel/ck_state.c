@@ -56,7 +56,7 @@ int ck_metrics_diff(const mm_metrics *r, const mm_metrics *b, const char *kname,
     D(pnl) D(fees) I(volume) I(fills_bid) I(fills_ask) I(orders) I(cancels) I(rejects)
     I(final_q) I(max_abs_q) D(mean_abs_q) D(sharpe) D(max_drawdown)
     D(markout[0]) D(markout[1]) D(markout[2]) D(pnl_close) I(held) D(orders_per_s)               \
-    D(cancels_per_s) D(rejects_per_s)
+    D(cancels_per_s) D(rejects_per_s) D(pnl_spread) D(pnl_inventory)
 #undef I
 #undef D
     return 0;

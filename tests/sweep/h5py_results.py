@@ -67,6 +67,8 @@ def expected_row(i, reps):
         "orders_per_s": float(h % 1000) / 8.0,
         "cancels_per_s": float(g % 1000) / 16.0,
         "rejects_per_s": float(k % 1000) / 32.0,
+        "pnl_spread": float((h % 43) - 21) * 0.125,
+        "pnl_inventory": float((g % 47) - 23) * 0.0625,
     }
     rest = i
     idx = {}
@@ -118,7 +120,8 @@ def main():
         assert n == 1200 and len(df) == n, (n, len(df))
         mk = [int(x) for x in a["markout_ns"]]
         assert mk == [1_000_000_000, 500_000_000, 250_000], mk
-        cols = [("id", "i8")] + AXES + METRICS + [("markout_" + horizon(h), "f8") for h in mk]
+        cols = ([("id", "i8")] + AXES + METRICS + [("markout_" + horizon(h), "f8") for h in mk] +
+                [("pnl_spread", "f8"), ("pnl_inventory", "f8")])
         assert list(df.columns) == [c for c, _ in cols], list(df.columns)
         for c, t in cols:
             assert df[c].dtype == np.dtype(t), (c, df[c].dtype)

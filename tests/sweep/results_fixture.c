@@ -81,6 +81,8 @@ void rf_row(const rf_table *t, int64_t id, int32_t *axis_idx, mm_metrics *m)
     m->orders_per_s = (double)(h % 1000) / 8.0;
     m->cancels_per_s = (double)(g % 1000) / 16.0;
     m->rejects_per_s = (double)(k % 1000) / 32.0;
+    m->pnl_spread = (double)((int64_t)(h % 43) - 21) * 0.125;
+    m->pnl_inventory = (double)((int64_t)(g % 47) - 23) * 0.0625;
 }
 
 void rf_meta(const rf_table *t, const char *objective, mm_results_meta *meta)

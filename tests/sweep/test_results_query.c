@@ -363,7 +363,7 @@ Test(query, bad_queries_are_einval_before_any_read)
         const char *msg;
     } c[] = {
         {{.metric = -1, .k = 1}, "metric -1"},
-        {{.metric = MM_RESULTS_METRICS, .k = 1}, "metric 21"},
+        {{.metric = MM_RESULTS_METRICS, .k = 1}, "metric 23"},
         {{.metric = 0, .k = -1}, "negative"},
         {{.metric = 0, .k = 1, .n_where = 1}, "filter list"},
         {{.metric = 0, .k = 1, .where = &bad_axis, .n_where = 1}, "axis 5"},
@@ -395,6 +395,8 @@ Test(query, metric_and_axis_lookups_by_name)
     cr_assert_eq(mm_results_metric_find("markout_250us", mk), 20);
     cr_assert_eq(mm_results_metric_find("markout_1s", mk), 18);
     cr_assert_eq(mm_results_metric_find("markout_10s", mk), MM_ENOTFOUND);
+    cr_assert_eq(mm_results_metric_find("pnl_spread", mk), 21);
+    cr_assert_eq(mm_results_metric_find("pnl_inventory", mk), 22);
     cr_assert_eq(mm_results_metric_find("PNL", mk), MM_ENOTFOUND);
     cr_assert_eq(mm_results_metric_find(NULL, mk), MM_ENOTFOUND);
     char list[640];
@@ -403,7 +405,7 @@ Test(query, metric_and_axis_lookups_by_name)
         list,
         "pnl, fees, volume, fills_bid, fills_ask, orders, cancels, rejects, final_q, max_abs_q, "
         "mean_abs_q, sharpe, max_drawdown, pnl_close, held, orders_per_s, cancels_per_s, "
-        "rejects_per_s, markout_1s, markout_500ms, markout_250us");
+        "rejects_per_s, markout_1s, markout_500ms, markout_250us, pnl_spread, pnl_inventory");
     char small[20];
     mm_results_metric_list(mk, small, sizeof small);
     cr_assert_str_eq(small, "pnl, fees, volume"); /* whole names only */
