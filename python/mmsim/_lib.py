@@ -152,7 +152,7 @@ _METRIC_FIELDS = [("pnl", f64), ("fees", f64)] + [(n, i64) for n in (
     "volume", "fills_bid", "fills_ask", "orders", "cancels", "rejects", "final_q", "max_abs_q")] + \
     [("mean_abs_q", f64), ("sharpe", f64), ("max_drawdown", f64), ("markout", f64 * MM_MARKOUTS),
      ("pnl_close", f64), ("held", i64), ("orders_per_s", f64), ("cancels_per_s", f64),
-     ("rejects_per_s", f64)]
+     ("rejects_per_s", f64), ("pnl_spread", f64), ("pnl_inventory", f64)]
 
 
 class mm_metrics(C.Structure):
