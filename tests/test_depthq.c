@@ -1,4 +1,4 @@
-/* Section 4.6 of docs/model.md, book = l2: the queue of an order behind the best price from the
+/* Section 4.5 of docs/model.md, book = l2: the queue of an order behind the best price from the
  * tape's depth stream. Each tape is hand-built (tu_rows_depth_tape) and each expected queue and
  * fill is worked out below from the document, for each queue rule; every case runs through the
  * reference (with a trace), the batched engine (mm_sim_run_batch) and the CUDA engine's per-thread

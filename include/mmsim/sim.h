@@ -41,7 +41,7 @@ enum mm_queue_join { MM_JOIN_BACK = 0, MM_JOIN_UNIFORM = 1 };
 /* How many of a level's cancels were ahead of us (section 4.4): ROUND floor(dec x share + 0.5);
  * BINOMIAL each cancelled lot was ahead with probability share (section 3.3). */
 enum mm_cancel_draw { MM_CANCEL_ROUND = 0, MM_CANCEL_BINOMIAL = 1 };
-/* The queue of an order behind the best price (section 4.6): AUTO the deepest the tape supports
+/* The queue of an order behind the best price (section 4.5): AUTO the deepest the tape supports
  * (L2 when it has a depth stream, else L1); L1 the best level only (an order behind it is deep:
  * its queue unknown until its level becomes best); L2 the queue at every level the depth stream
  * shows. */

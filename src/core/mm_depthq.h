@@ -1,4 +1,4 @@
-/* Section 4.6 of docs/model.md (book = l2): the depth stream as the step reads it, written once for
+/* Section 4.5 of docs/model.md (book = l2): the depth stream as the step reads it, written once for
  * the host compiler and nvcc (MM_HD; the CUDA engine has no depth stream yet and refuses l2). The
  * level index and the per-event rows are built once per tape by mm__tape_init (mm__depth_view). */
 #ifndef MM_DEPTHQ_H

@@ -66,7 +66,7 @@ typedef struct mm_derived {
     double money;   /* tick_size * lot_size */
 } mm_derived;
 
-/* A tape's depth stream as the step reads it (book = l2, docs/model.md 4.6): the columns of
+/* A tape's depth stream as the step reads it (book = l2, docs/model.md 4.5): the columns of
  * mm_depth, the depth rows of each event (those of event i are [dbeg[i], dbeg[i + 1])), and the
  * index of its levels: the distinct (side, price) pairs ascending in lv_key (key = side index (0
  * bid, 1 ask) x 2^32 + price as uint32), the depth rows of pair j in lv_idx[lv_beg[j] ..
@@ -112,7 +112,7 @@ typedef struct mm_side {
      * = when the report that this order is done (filled) is known (MM_NEVER: not done). */
     int64_t resp_ns, done_ns;
     int32_t acc;
-    /* book = l2 (section 4.6): the size of the live order's level as the depth stream last showed
+    /* book = l2 (section 4.5): the size of the live order's level as the depth stream last showed
      * it, lots (-1: not shown; 0 with book = l1, which never writes it). */
     int32_t lsz;
 } mm_side;

@@ -210,7 +210,7 @@ MM_HD int64_t mm__cancel_cut(const mm_state *st, const mm_event *ev, const mm_de
     return cut > ahead ? ahead : cut;
 }
 
-/* Section 4.6, book = l2: side k's live order at a level behind the best after event ev (a deep
+/* Section 4.5, book = l2: side k's live order at a level behind the best after event ev (a deep
  * order: its queue unknown). The level's depth rows of this event: a deep order's level shown
  * again puts it behind all of it (as a level becoming best does, 4.4); a hidden level makes the
  * order deep; cancels are split ahead / behind by the queue rule as at the best level (4.4), the
@@ -305,7 +305,7 @@ MM_HD void mm__land(mm_state *st, const mm_event *ev, const mm_derived *d, mm_tr
         o->acc = 1;
         int32_t best = k == 0 ? ev->pb : ev->pa, best_sz = k == 0 ? ev->pbs : ev->pas;
         int better = k == 0 ? px > best : px < best;
-        int32_t lz = -1; /* book = l2 behind the best: the level's size as shown (4.6) */
+        int32_t lz = -1; /* book = l2 behind the best: the level's size as shown (4.5) */
         if (best_sz == 0 || better) {
             o->ahead = 0;
             o->deep = 0;
@@ -405,7 +405,7 @@ MM_HD void mm__match(mm_state *st, const mm_event *ev, const mm_derived *d, int 
         if (o->ahead > nbs) o->ahead = nbs;
         if (d->book == MM_BOOK_L2) o->lsz = nbs;
     } else if (d->book == MM_BOOK_L2) {
-        mm__queue_l2(st, ev, d, k); /* 4.6: behind the best, the depth stream's level */
+        mm__queue_l2(st, ev, d, k); /* 4.5: behind the best, the depth stream's level */
     } else {
         o->deep = 1; /* the best moved past our price: we are behind the visible best */
     }

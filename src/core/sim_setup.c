@@ -250,7 +250,7 @@ void mm__derive(const mm_params *p, const mm_ticks *t, mm_derived *d)
     d->reach32 = mm_prob32(p->trade_reach);
     d->cancel_binom = p->cancel_draw == MM_CANCEL_BINOMIAL;
     d->caps = mm__params_caps(p);
-    /* Section 4.6: book = auto is the deepest the tape supports; l2 on a tape without depth is
+    /* Section 4.5: book = auto is the deepest the tape supports; l2 on a tape without depth is
      * refused before a run (mm_sim_check_params) and computes as l1 here. */
     switch ((enum mm_book)p->book) {
     case MM_BOOK_AUTO:
@@ -282,7 +282,7 @@ static int64_t mm__lat_interp(const mm_latency_series *ls, const int64_t *y, int
     return y[j] + (int64_t)qt;
 }
 
-/* Section 4.6: the depth stream's index for book = l2 (mm__depth_view): each event's rows (dbeg)
+/* Section 4.5: the depth stream's index for book = l2 (mm__depth_view): each event's rows (dbeg)
  * and the rows of each level, (side, price) ascending, each level's rows in row order. One sort of
  * (key, row index) pairs, 16 bytes a depth row while it runs; the index keeps 8 bytes a depth row,
  * 16 a level and 8 an event. */

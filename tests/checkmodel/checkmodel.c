@@ -251,7 +251,7 @@ typedef struct ck_bench_opts ck_bench_opts;
 static int bench_tape(const ck_bench_opts *o, mm_ticks *t);
 
 /* check: tapes generated per seed, or (--tape FILE without --bench) that tape each time, with its
- * depth stream if it has one (book = l2, section 4.6), its timestamps as recorded. */
+ * depth stream if it has one (book = l2, section 4.5), its timestamps as recorded. */
 static const ck_bench_opts *ck_check_file;
 
 static int check(int tapes, int combos)

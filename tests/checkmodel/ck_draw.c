@@ -202,7 +202,7 @@ void ck_random_params(mm_params *p)
     p->queue_join = ck_enum("queue_join");
     p->trade_reach = ck_rnd() % 2 ? 1 : rndu();
     p->cancel_draw = ck_enum("cancel_draw");
-    /* book: on a tape with a depth stream (--tape) auto and l2 run section 4.6, else l1. */
+    /* book: on a tape with a depth stream (--tape) auto and l2 run section 4.5, else l1. */
     p->book = ck_enum("book");
     /* The stresses stay 1: stress_vol and stress_liquidity change only a synthetic day
      * (docs/montecarlo.md), and stress_latency only scales latency_ns, feed_latency_ns and
