@@ -236,7 +236,7 @@ Test(memory, need_and_limit_near_1e9_combinations_print_as_different_numbers)
     cr_assert_str_neq(need, have, "%s", e.msg);
     cr_assert_str_eq(e.msg, "grid: 1005000000 combinations need 34.37 GB of memory (34 bytes per "
                             "combination for the journal map and the results index), more than "
-                            "this machine's 34.36 GB: split the grid (at most 1004829599 fit)");
+                            "this machine's 34.36 GB: split the grid (at most 1004828939 fit)");
     /* The count it names fits. */
     p.n_combos = atoll(strstr(e.msg, "(at most ") + 9);
     cr_assert_eq(mm__mem_check(&p, &l, &e), 0, "%s", e.msg);
@@ -296,8 +296,8 @@ Test(memory, kept_paths_on_8_workers_under_ulimit_v_are_refused_naming_workers)
     int rc = run_limited(1e9, argv, &err);
     cr_assert_eq(rc, 2, "%d: %s", rc, err);
     cr_assert_str_eq(err,
-                     "mmsim: memory: each process of the run needs about 1.8 GB with 8 workers "
-                     "(each 305.9 MB: chunks of 1 combination x 300000 paths kept), more than the "
+                     "mmsim: memory: each process of the run needs about 2.0 GB with 8 workers "
+                     "(each 334.7 MB: chunks of 1 combination x 300000 paths kept), more than the "
                      "1.0 GB of RLIMIT_AS (ulimit -v): lower --workers (at most 3 fit)\n");
     char j[700];
     snprintf(j, sizeof j, "%s.journal", out);

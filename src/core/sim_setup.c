@@ -183,7 +183,8 @@ int mm__params_tape_check(const mm_params *p, const mm_ticks *t, mm_error *err)
     if (p->book == MM_BOOK_L2 && t->depth.levels <= 0)
         return mm__errf(err, MM_EUSAGE,
                         "book: l2 needs a depth stream, and tape %s has none (import it with "
-                        "--depth-levels N; book = auto takes l2 where there is one)",
+                        "one, mm_import_opts.depth_levels > 0; book = auto takes l2 where there "
+                        "is one)",
                         t->inst.symbol);
     return 0;
 }

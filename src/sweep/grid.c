@@ -342,8 +342,8 @@ int mm__grid_check_tape(const mm_grid *g, const mm_ticks *t, int cuda, mm_error 
         if (cuda && t->depth.levels > 0 && vals[k].book != MM_BOOK_L1)
             return mm__errf(err, MM_EUSAGE,
                             "book: l2 runs on the CPU engines only: tape %s has a depth stream, "
-                            "which book = %s uses (--set book=l1 for the cuda engine, or "
-                            "--engine process)",
+                            "which book = %s uses (book = l1 on the cuda engine, or another "
+                            "engine)",
                             t->inst.symbol, vals[k].book == MM_BOOK_L2 ? "l2" : "auto");
     }
     return 0;
