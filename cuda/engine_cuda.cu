@@ -1,10 +1,10 @@
 // The CUDA engine (docs/perf-gpu.md): one thread per slot (a combination on a path), each running
-// mm__thread_advance (src/core/accel/mm_thread.h) over a tile of events per launch, its state in a local
-// copy (registers and local memory) between loads and stores of global memory. The tape's columns
-// and tables live on the device once per upload; the host code is thin: allocate, copy, launch,
-// copy back, and turn every CUDA error into one line in mm_error. Compiled with --fmad=false (no
-// contraction) and IEEE division and square root (nvcc's defaults without --use_fast_math), so
-// the floating point is the CPU's, operation for operation.
+// mm__thread_advance (src/core/accel/mm_thread.h) over a tile of events per launch, its state in a
+// local copy (registers and local memory) between loads and stores of global memory. The tape's
+// columns and tables live on the device once per upload; the host code is thin: allocate, copy,
+// launch, copy back, and turn every CUDA error into one line in mm_error. Compiled with
+// --fmad=false (no contraction) and IEEE division and square root (nvcc's defaults without
+// --use_fast_math), so the floating point is the CPU's, operation for operation.
 #include <cuda_runtime.h>
 #include <errno.h>
 #include <stdio.h>

@@ -1,8 +1,8 @@
 /* The CUDA engine's host interface (cuda/engine_cuda.cu; docs/perf-gpu.md). Built when Meson finds
- * nvcc (MM_HAVE_CUDA); the per-thread work is src/core/accel/mm_thread.h, the same text the CPU emulation
- * and its test run. Every function returns 0, -ENODEV (no driver or no device: err says which),
- * -ENOMEM (device or pinned memory) or -EIO (any other CUDA error, a kernel fault included), with
- * err naming the CUDA call and its error string. Nothing here prints or exits. */
+ * nvcc (MM_HAVE_CUDA); the per-thread work is src/core/accel/mm_thread.h, the same text the CPU
+ * emulation and its test run. Every function returns 0, -ENODEV (no driver or no device: err says
+ * which), -ENOMEM (device or pinned memory) or -EIO (any other CUDA error, a kernel fault
+ * included), with err naming the CUDA call and its error string. Nothing here prints or exits. */
 #ifndef MM_CUDA_H
 #define MM_CUDA_H
 

@@ -1,13 +1,13 @@
 /* The CUDA engine's per-thread work without a GPU (docs/perf-gpu.md, "Testable without a GPU"):
- * mm__thread_advance (src/core/accel/mm_thread.h, the function the kernel runs) driven by the CPU in the
- * kernel's order (mm__thread_emulate: tiles of events, blocks of threads) gives every metric bit
- * for bit equal to the batched CPU engine, on seeded random tapes and seeded random parameters
+ * mm__thread_advance (src/core/accel/mm_thread.h, the function the kernel runs) driven by the CPU
+ * in the kernel's order (mm__thread_emulate: tiles of events, blocks of threads) gives every metric
+ * bit for bit equal to the batched CPU engine, on seeded random tapes and seeded random parameters
  * covering the strategies, queue rules, latencies, response channel and every randomness source. */
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "mm_rng.h"
 #include "mm_accel.h"
+#include "mm_rng.h"
 #include "testutil.h"
 
 TestSuite(thread, .fini = tu_cleanup);

@@ -17,10 +17,10 @@
 
 #include <stdint.h>
 
+#include "mm_accel.h"
 #include "mm_internal.h"
 #include "mm_journal.h"
 #include "mmsim/sweep.h"
-#include "mm_accel.h"
 
 /* A chunk: combinations [first, first + count) of one tape. */
 typedef struct mm__chunk {

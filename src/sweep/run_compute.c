@@ -1,7 +1,8 @@
 /* mm__run_compute (mm_engine.h): the computation every CPU engine runs on a chunk. It turns the
  * chunk's combination ids into parameters and hands ids, parameters and the path range to the
- * batched kernel (src/core/accel/sim_batch.c); with more than one path it reduces each combination's
- * paths to its summary (mm_results_summarize) and, when the paths are kept, appends them. */
+ * batched kernel (src/core/accel/sim_batch.c); with more than one path it reduces each
+ * combination's paths to its summary (mm_results_summarize) and, when the paths are kept, appends
+ * them. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

@@ -267,8 +267,7 @@ static int check(int tapes, int combos)
         if (ck_check_file) {
             if (bench_tape(ck_check_file, &t)) return 1;
         } else {
-            if (ck_gen_tape(&t, ck_seed * 1000 + (uint64_t)ti,
-                            20000 + (int64_t)(ck_rnd() % 60000)))
+            if (ck_gen_tape(&t, ck_seed * 1000 + (uint64_t)ti, 20000 + (int64_t)(ck_rnd() % 60000)))
                 return 1;
             if (ti % 2 == 1) ck_perturb(&t);
         }
