@@ -128,7 +128,7 @@ static int64_t check_tables(const char *ticks, int exact)
     memset(tk, 0, sizeof tk);
     mm_error e = {0};
     for (int k = 0; k < 3; k++) {
-        char sym[8];
+        char sym[16];
         snprintf(sym, sizeof sym, "S%d", k);
         cr_assert_eq(mm_ticks_load(ticks, sym, 0, &tk[k], &e), 0, "%s", e.msg);
     }

@@ -33,24 +33,24 @@ static mm_ticks market(int trade, int hide)
     /* hide: row 3's cancel is replaced by the level leaving the window (a HIDE) and coming back
      * with 10 lots at row 4, when it becomes the best. */
     tu_drow d[] = {
-        {0, 1, 100, 5, MM_DEPTH_SHOW},   {0, 1, 99, 7, MM_DEPTH_SHOW},
-        {0, -1, 102, 5, MM_DEPTH_SHOW},  {0, -1, 103, 4, MM_DEPTH_SHOW},
-        {2, 1, 99, 12, MM_DEPTH_ADD},    {3, 1, 99, 10, MM_DEPTH_CANCEL},
-        {4, 1, 100, 0, MM_DEPTH_CANCEL}, {5, 1, 99, 10 - trade, MM_DEPTH_TRADE},
+        {0, 1, 100, 5, MM_DEPTH_SHOW, -1},   {0, 1, 99, 7, MM_DEPTH_SHOW, -1},
+        {0, -1, 102, 5, MM_DEPTH_SHOW, -1},  {0, -1, 103, 4, MM_DEPTH_SHOW, -1},
+        {2, 1, 99, 12, MM_DEPTH_ADD, -1},    {3, 1, 99, 10, MM_DEPTH_CANCEL, -1},
+        {4, 1, 100, 0, MM_DEPTH_CANCEL, -1}, {5, 1, 99, 10 - trade, MM_DEPTH_TRADE, -1},
     };
     if (hide) {
-        d[5] = (tu_drow){3, 1, 99, 0, MM_DEPTH_HIDE};
-        d[6] = (tu_drow){4, 1, 99, 10, MM_DEPTH_SHOW};
-        d[7] = (tu_drow){4, 1, 100, 0, MM_DEPTH_CANCEL};
+        d[5] = (tu_drow){3, 1, 99, 0, MM_DEPTH_HIDE, -1};
+        d[6] = (tu_drow){4, 1, 99, 10, MM_DEPTH_SHOW, -1};
+        d[7] = (tu_drow){4, 1, 100, 0, MM_DEPTH_CANCEL, -1};
     }
-    mm_ticks t = tu_rows_depth_tape(r, 7, d, 8, 2, "DQ", 0.01, 1);
+    mm_ticks t = tu_rows_depth_tape(r, 7, d, 8, 2, 0, "DQ", 0.01, 1);
     /* The trade row's depth row: after row 4's (hide: two rows there). */
     if (hide) {
         mm_ticks_free(&t);
         tu_drow e[9];
         memcpy(e, d, sizeof d);
-        e[8] = (tu_drow){5, 1, 99, 10 - trade, MM_DEPTH_TRADE};
-        t = tu_rows_depth_tape(r, 7, e, 9, 2, "DQ", 0.01, 1);
+        e[8] = (tu_drow){5, 1, 99, 10 - trade, MM_DEPTH_TRADE, -1};
+        t = tu_rows_depth_tape(r, 7, e, 9, 2, 0, "DQ", 0.01, 1);
     }
     mm_error err = {0};
     cr_assert_eq(mm_ticks_validate(&t, "depthq", &err), 0, "%s", err.msg);
@@ -179,8 +179,79 @@ Test(depthq, auto_is_l2_with_a_depth_stream_and_l1_without)
     mm_metrics m;
     mm_error e = {0};
     cr_assert_eq(mm_sim_run_c(&l1t, &c, &p, &m, NULL, NULL, &e), MM_EUSAGE);
-    cr_assert(strstr(e.msg, "book: l2 needs a depth stream, and tape DQ has none"), "%s", e.msg);
+    cr_assert(strstr(e.msg, "book: l2 and l3 need a depth stream, and tape DQ has none"), "%s",
+              e.msg);
     cr_assert_eq(mm_sim_run_batch(&l1t, &c, &p, 1, &m, &e), MM_EUSAGE);
     mm_ticks_free(&l1t);
+    mm_ticks_free(&t);
+}
+
+/* book = l3 (order ids), the same market: the 7 lots at 99 are orders from before the file (join
+ * -1). Row 2 adds an order of 5 (joined at row 2, after ours at row 1); row 3 cancels 2 lots of it
+ * (behind us: ahead stays 7), then 2 lots of an order from before the file (ahead 5). Row 4 empties
+ * 100: 99 is the best with 8 lots. Row 5: a seller-initiated trade of 6 at 99, executing the 5 lots
+ * ahead of us (join -1: ahead 0), then 1 lot of the order that joined after us: FIFO would have
+ * executed ours first, so our 1 lot fills. With `last` = 0 the trade is the first 5 lots only:
+ * ahead 0, no fill. l1: deep until row 4, then behind all 8: no fill. */
+static mm_ticks market_l3(int last)
+{
+    int trade = last ? 6 : 5;
+    const tu_row r[] = {
+        {0, 100, 5, 102, 5, 0, 0, 0},        {1, 100, 5, 102, 5, 0, 0, 0},
+        {2, 100, 5, 102, 5, 0, 0, 0},        {3, 100, 5, 102, 5, 0, 0, 0},
+        {4, 99, 8, 102, 5, 0, 0, 0},         {5, 99, 8 - trade, 102, 5, 99, trade, -1},
+        {6, 99, 8 - trade, 102, 5, 0, 0, 0},
+    };
+    const tu_drow d[] = {
+        {0, 1, 100, 5, MM_DEPTH_SHOW, -1},  {0, 1, 99, 7, MM_DEPTH_SHOW, -1},
+        {0, -1, 102, 5, MM_DEPTH_SHOW, -1}, {0, -1, 103, 4, MM_DEPTH_SHOW, -1},
+        {2, 1, 99, 12, MM_DEPTH_ADD, 2},    {3, 1, 99, 10, MM_DEPTH_CANCEL, 2},
+        {3, 1, 99, 8, MM_DEPTH_CANCEL, -1}, {4, 1, 100, 0, MM_DEPTH_CANCEL, -1},
+        {5, 1, 99, 3, MM_DEPTH_TRADE, -1},  {5, 1, 99, 2, MM_DEPTH_TRADE, 2},
+    };
+    mm_ticks t = tu_rows_depth_tape(r, 7, d, last ? 10 : 9, 2, 1, "DQ", 0.01, 1);
+    mm_error err = {0};
+    cr_assert_eq(mm_ticks_validate(&t, "depthq-l3", &err), 0, "%s", err.msg);
+    return t;
+}
+
+Test(depthq, l3_takes_only_the_orders_that_joined_before_ours)
+{
+    mm_ticks t = market_l3(1);
+    mm_params p;
+    joins j;
+    params(&p, "l3", "power", "1");
+    mm_metrics m = run(&t, &p, &j);
+    cr_assert(j.px[0] == 99 && j.ahead[0] == 7, "behind the 7 from before the file (%d)",
+              j.ahead[0]);
+    cr_assert_eq(m.fills_bid, 1, "the execution of a later order reaches ours first");
+    params(&p, "auto", "power", "1");
+    mm_metrics a = run(&t, &p, &j);
+    cr_assert(!memcmp(&a, &m, sizeof a), "auto on a tape with order ids is l3");
+    /* l2 on the same tape: the cancels split by the rule (power n = 1: 7 / 12 of row 3's first 2,
+     * floor(1.67) = 1, then all of the next 2 with 6 ahead and 5 - 2 behind... as 4.4), the trade
+     * taken from the queue ahead first; l1: behind all 8. */
+    params(&p, "l1", "power", "1");
+    cr_assert_eq(run(&t, &p, &j).fills_bid, 0, "l1: 8 ahead of the trade of 6");
+    mm_ticks_free(&t);
+    t = market_l3(0);
+    params(&p, "l3", "power", "1");
+    cr_assert_eq(run(&t, &p, &j).fills_bid, 0, "the 5 lots ahead only: no fill");
+    mm_ticks_free(&t);
+}
+
+Test(depthq, l3_needs_order_ids)
+{
+    mm_ticks t = market(7, 0); /* a depth stream without order ids */
+    mm_params p;
+    params(&p, "l3", "power", "1");
+    mm_sim_config c;
+    mm_sim_config_defaults(&c);
+    mm_metrics m;
+    mm_error e = {0};
+    cr_assert_eq(mm_sim_run_c(&t, &c, &p, &m, NULL, NULL, &e), MM_EUSAGE);
+    cr_assert(
+        strstr(e.msg, "book: l3 needs order ids (LOBSTER), and tape DQ's depth stream has none"),
+        "%s", e.msg);
     mm_ticks_free(&t);
 }

@@ -167,7 +167,7 @@ mm_ticks tu_rows_tape(const tu_row *r, int n, const char *symbol, double tick, d
     return t;
 }
 
-mm_ticks tu_rows_depth_tape(const tu_row *r, int n, const tu_drow *d, int nd, int levels,
+mm_ticks tu_rows_depth_tape(const tu_row *r, int n, const tu_drow *d, int nd, int levels, int ids,
                             const char *symbol, double tick, double lot)
 {
     mm_ticks a = tu_rows_tape(r, n, symbol, tick, lot), t = {0};
@@ -185,10 +185,10 @@ mm_ticks tu_rows_depth_tape(const tu_row *r, int n, const tu_drow *d, int nd, in
     }
     mm_ticks_free(&a);
     t.depth.levels = levels;
-    t.depth.ids = 0;
+    t.depth.ids = ids;
     for (int k = 0; k < nd; k++) {
         t.depth.row[k] = d[k].row;
-        t.depth.join[k] = -1;
+        t.depth.join[k] = ids ? d[k].join : -1;
         t.depth.side[k] = (int8_t)d[k].side;
         t.depth.px[k] = d[k].px;
         t.depth.sz[k] = d[k].sz;

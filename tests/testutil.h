@@ -38,15 +38,19 @@ typedef struct tu_row {
 mm_ticks tu_rows_tape(const tu_row *r, int n, const char *symbol, double tick, double lot);
 
 /* A hand-built depth row (docs/formats.md "Depth"): tape row, side (+1 bid, -1 ask), price, size
- * after, cause (enum mm_depth_cause); join -1 (no order ids). */
+ * after, cause (enum mm_depth_cause), and with order ids the joining row (ADD: its own row; a
+ * removal: the row its order joined, -1 before the file; left 0 in a row of a stream without ids,
+ * where it is written -1). */
 typedef struct tu_drow {
     int64_t row;
     int side;
     int32_t px, sz;
     int cause;
+    int64_t join;
 } tu_drow;
-/* tu_rows_tape with the depth stream d[0 .. nd) of `levels` levels per side. */
-mm_ticks tu_rows_depth_tape(const tu_row *r, int n, const tu_drow *d, int nd, int levels,
+/* tu_rows_tape with the depth stream d[0 .. nd) of `levels` levels per side, with order ids when
+ * ids = 1. */
+mm_ticks tu_rows_depth_tape(const tu_row *r, int n, const tu_drow *d, int nd, int levels, int ids,
                             const char *symbol, double tick, double lot);
 
 /* A small valid synthetic tape (heap) of n rows. */

@@ -41,11 +41,11 @@ enum mm_queue_join { MM_JOIN_BACK = 0, MM_JOIN_UNIFORM = 1 };
 /* How many of a level's cancels were ahead of us (section 4.4): ROUND floor(dec x share + 0.5);
  * BINOMIAL each cancelled lot was ahead with probability share (section 3.3). */
 enum mm_cancel_draw { MM_CANCEL_ROUND = 0, MM_CANCEL_BINOMIAL = 1 };
-/* The queue of an order behind the best price (section 4.5): AUTO the deepest the tape supports
- * (L2 when it has a depth stream, else L1); L1 the best level only (an order behind it is deep:
- * its queue unknown until its level becomes best); L2 the queue at every level the depth stream
- * shows. */
-enum mm_book { MM_BOOK_AUTO = 0, MM_BOOK_L1 = 1, MM_BOOK_L2 = 2 };
+/* The queue of an order (section 4.5): AUTO the deepest the tape supports (L3 when its depth stream
+ * has order ids, L2 when it has one without, else L1); L1 the best level only (an order behind it
+ * is deep: its queue unknown until its level becomes best); L2 the queue at every level the depth
+ * stream shows, cancels split by the queue rule; L3 the exact FIFO queue from the order ids. */
+enum mm_book { MM_BOOK_AUTO = 0, MM_BOOK_L1 = 1, MM_BOOK_L2 = 2, MM_BOOK_L3 = 3 };
 #define MM_MARKOUTS 3
 
 /* One parameter combination. Every field is a sweepable axis. */

@@ -56,7 +56,7 @@ typedef struct mm_derived {
     double lat_sigma;     /* lognormal: sigma of ln(latency) */
     uint64_t reach32;     /* trade_reach as a 32-bit threshold (mm_prob32; 2^32: always) */
     int32_t cancel_binom; /* 1: cancel_draw = binomial */
-    int32_t book;         /* enum mm_book, resolved for the tape: MM_BOOK_L1 or MM_BOOK_L2 */
+    int32_t book; /* enum mm_book, resolved for the tape: MM_BOOK_L1, MM_BOOK_L2 or MM_BOOK_L3 */
     /* The fast kernels that implement every value of the combination's parameters (MM_CAP_*,
      * mm__params_caps: the key table decides, src/core/params_keys.c); the routing reads nothing
      * else. */
@@ -73,7 +73,7 @@ typedef struct mm_derived {
  * lv_beg[j + 1]), in row order. */
 typedef struct mm__depth_view {
     int64_t n, nlv;
-    const int64_t *row;
+    const int64_t *row, *join;
     const int32_t *px, *sz;
     const int8_t *side, *cause;
     const int64_t *dbeg, *lv_key, *lv_beg, *lv_idx;
@@ -115,6 +115,7 @@ typedef struct mm_side {
     /* book = l2 (section 4.5): the size of the live order's level as the depth stream last showed
      * it, lots (-1: not shown; 0 with book = l1, which never writes it). */
     int32_t lsz;
+    int64_t jrow; /* book = l3: the event at which the live order joined its level (4.5) */
 } mm_side;
 /* Fill reports in flight to the strategy (section 3.2): at most MM_REPORTS pending. */
 #define MM_REPORTS 8
@@ -178,7 +179,7 @@ typedef struct mm_state {
     X(I, s[k].deep, ZERO, SHARED) X(I, s[k].land_ns, NEVER, SHARED)                                \
     X(I, s[k].new_px, ZERO, SHARED) X(I, s[k].new_qty, ZERO, SHARED)                               \
     X(I, s[k].resp_ns, MIN, SHARED) X(I, s[k].done_ns, NEVER, SHARED) X(I, s[k].acc, ZERO, SHARED) \
-    X(I, s[k].lsz, ZERO, SHARED)
+    X(I, s[k].lsz, ZERO, SHARED) X(I, s[k].jrow, ZERO, SHARED)
 #define MM_REPORT_FIELDS(X, j) X(I, rep_t[j], ZERO, SHARED) X(I, rep_q[j], ZERO, SHARED)
 #define MM_STATE_FIELDS(X)                                                                         \
     MM_SIDE_FIELDS(X, 0) MM_SIDE_FIELDS(X, 1)                                                      \

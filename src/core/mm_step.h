@@ -210,55 +210,9 @@ MM_HD int64_t mm__cancel_cut(const mm_state *st, const mm_event *ev, const mm_de
     return cut > ahead ? ahead : cut;
 }
 
-/* Section 4.5, book = l2: side k's live order at a level behind the best after event ev (a deep
- * order: its queue unknown). The level's depth rows of this event: a deep order's level shown
- * again puts it behind all of it (as a level becoming best does, 4.4); a hidden level makes the
- * order deep; cancels are split ahead / behind by the queue rule as at the best level (4.4), the
- * lots traded at the level (TRADE rows) counted out of the queue behind, the queue ahead at most
- * the level's size. */
-MM_HD void mm__queue_l2(mm_state *st, const mm_event *ev, const mm_derived *d, int k)
-{
-    mm_side *o = &st->s[k];
-    mm__level_move mv;
-    mm__level_rows(ev, k, o->px, o->deep ? -1 : o->lsz, &mv);
-    if (o->deep) {
-        if (mv.seen && mv.sz >= 0) {
-            o->ahead = mv.sz;
-            o->deep = 0;
-            o->lsz = mv.sz;
-        }
-        return;
-    }
-    if (mv.sz < 0) { /* the level left the shown window */
-        o->ahead = 0;
-        o->deep = 1;
-        o->lsz = -1;
-        return;
-    }
-    if (mv.cancelled > 0 && o->ahead > 0 && d->queue_rule != MM_QUEUE_RISK_AVERSE) {
-        int64_t behind = (int64_t)o->lsz - mv.traded - o->ahead;
-        if (behind < 0) behind = 0;
-        o->ahead -= (int32_t)mm__cancel_cut(st, ev, d, k, mv.cancelled, o->ahead, behind);
-    }
-    o->lsz = mv.sz;
-    if (o->ahead > o->lsz) o->ahead = o->lsz;
-}
-
-/* Section 2: PnL samples on the fixed clock, taken before the event with the previous mid. */
-MM_HD void mm__sample(mm_state *st, const mm_event *ev, const mm_derived *d)
-{
-    for (int32_t k = 0; k < ev->n_samples; k++) {
-        double pnl = mm__pnl(st, ev->prev_mid2, d);
-        double r = pnl - st->pnl_prev;
-        st->pnl_prev = pnl;
-        st->n_ret += 1;
-        double delta = r - st->ret_mean;
-        st->ret_mean += delta / (double)st->n_ret;
-        st->ret_m2 += delta * (r - st->ret_mean);
-        if (pnl > st->pnl_peak) st->pnl_peak = pnl;
-        if (st->pnl_peak - pnl > st->max_dd) st->max_dd = st->pnl_peak - pnl;
-    }
-}
+/* Section 4.5: the queues from the depth stream (book = l2, l3), with mm__fill and mm__cancel_cut.
+ */
+#include "mm_step_depth.h"
 
 /* Section 3: actions in flight that land at or before this event's time, against the book before
  * it. */
@@ -309,25 +263,26 @@ MM_HD void mm__land(mm_state *st, const mm_event *ev, const mm_derived *d, mm_tr
         if (best_sz == 0 || better) {
             o->ahead = 0;
             o->deep = 0;
-            if (d->book == MM_BOOK_L2) o->lsz = 0;
-        } else if (px == best || (d->book == MM_BOOK_L2 && ev->dv &&
+            if (d->book != MM_BOOK_L1) o->lsz = 0;
+        } else if (px == best || (d->book != MM_BOOK_L1 && ev->dv &&
                                   (lz = mm__level_size(ev->dv, k, px, ev->i)) >= 0)) {
             if (px == best) lz = best_sz;
             /* Behind everything displayed at its level (lz lots: the best's, or with book = l2 a
              * shown level's); queue_join = uniform (3.3): at a uniform place among the lz + 1
              * positions, ahead = floor(u (lz + 1)). */
             o->ahead = lz;
-            if (d->join_uniform) {
+            if (d->join_uniform && d->book != MM_BOOK_L3) { /* l3: the back, exactly */
                 mm_u32x4 r = mm_stream4(st->key, MM_RNG_JOIN, (uint64_t)ev->i, (uint32_t)k);
                 o->ahead = (int32_t)(mm_u01(r.v[0], r.v[1]) * ((double)lz + 1.0));
             }
             o->deep = 0;
-            if (d->book == MM_BOOK_L2) o->lsz = lz;
+            if (d->book != MM_BOOK_L1) o->lsz = lz;
         } else {
             o->ahead = 0;
             o->deep = 1;
-            if (d->book == MM_BOOK_L2) o->lsz = -1;
+            if (d->book != MM_BOOK_L1) o->lsz = -1;
         }
+        if (d->book == MM_BOOK_L3) o->jrow = ev->i; /* 4.5: orders of later rows are behind it */
         mm__trace(tr, st, ev, d, MM_TR_ACTIVE, k, px, qty, 0);
     }
 }
@@ -356,7 +311,7 @@ MM_HD void mm__match(mm_state *st, const mm_event *ev, const mm_derived *d, int 
             int reach =
                 d->reach32 > UINT32_MAX ||
                 mm_stream4(st->key, MM_RNG_HIDDEN, (uint64_t)ev->i, (uint32_t)k).v[0] < d->reach32;
-            if (!o->deep && !d->tto && reach) {
+            if (!o->deep && !d->tto && reach && d->book != MM_BOOK_L3) { /* l3: 4.5 */
                 int32_t vol = ev->tsz;
                 int32_t take = o->ahead < vol ? o->ahead : vol;
                 o->ahead -= take;
@@ -384,7 +339,9 @@ MM_HD void mm__match(mm_state *st, const mm_event *ev, const mm_derived *d, int 
     if (level_gone) {
         o->ahead = 0;
         o->deep = 0;
-        if (d->book == MM_BOOK_L2) o->lsz = 0;
+        if (d->book != MM_BOOK_L1) o->lsz = 0;
+    } else if (d->book == MM_BOOK_L3) {
+        mm__queue_l3(st, ev, d, k, tr); /* 4.5: at the best or behind it, by the order ids */
     } else if (nb == px) {
         if (o->deep) {
             o->ahead = nbs; /* the level became best: behind everything shown */

@@ -42,7 +42,7 @@ static const char *const CROSS[] = {"join", "reject", NULL};
 static const char *const LATDIST[] = {"constant", "exponential", "lognormal", "empirical", NULL};
 static const char *const JOIN[] = {"back", "uniform", NULL};
 static const char *const CANCELDRAW[] = {"round", "binomial", NULL};
-static const char *const BOOKS[] = {"auto", "l1", "l2", NULL};
+static const char *const BOOKS[] = {"auto", "l1", "l2", "l3", NULL};
 
 /* The capabilities of each enum value, in the order of its names (a value added to the names
  * without one here is the reference's alone: the arrays are sized by the names). A value that
@@ -56,9 +56,10 @@ static const unsigned CROSS_CAPS[sizeof CROSS / sizeof *CROSS - 1] = {ALL, ALL};
 static const unsigned LATDIST_CAPS[sizeof LATDIST / sizeof *LATDIST - 1] = {ALL, SKIP, SKIP, SKIP};
 static const unsigned JOIN_CAPS[sizeof JOIN / sizeof *JOIN - 1] = {ALL, SKIP};
 static const unsigned CANCELDRAW_CAPS[sizeof CANCELDRAW / sizeof *CANCELDRAW - 1] = {ALL, SKIP};
-/* book: auto is l1 on a tape without depth (every kernel) and l2 on one with it, which the
- * reference alone computes (mm__derive clears the capabilities of a combination resolved to l2). */
-static const unsigned BOOKS_CAPS[sizeof BOOKS / sizeof *BOOKS - 1] = {ALL, ALL, 0};
+/* book: auto is l1 on a tape without depth (every kernel), l2 or l3 on one with it, which the
+ * reference alone computes (mm__derive clears the capabilities of a combination resolved to them).
+ */
+static const unsigned BOOKS_CAPS[sizeof BOOKS / sizeof *BOOKS - 1] = {ALL, ALL, 0, 0};
 
 /* K: a number every kernel implements, its domain D; KN: a number whose value `neutral` every
  * kernel implements and any other value only the kernels `caps`; KE: an enum, its values'
@@ -126,8 +127,8 @@ static const key_desc KEYS[] = {
     KE("cancel_draw", cancel_draw, CANCELDRAW,
        "cancels ahead of us: round (dec x share, rounded) | binomial (each lot with prob. share)"),
     KE("book", book, BOOKS,
-       "queue behind the best: auto (l2 with a depth stream, else l1) | l1 (best level only) | "
-       "l2 (every shown level)"),
+       "queue: auto (the deepest the tape has) | l1 (best level only) | l2 (every shown level) | "
+       "l3 (exact FIFO from order ids)"),
     KN("trade_reach", T_F64, trade_reach,
        "probability that a trade at our price reaches our queue (else hidden liquidity took it)", 1,
        SKIP, D(0, 1, 0, 0, ANY, "in [0, 1]")),

@@ -180,9 +180,14 @@ int mm_params_check(const mm_params *p, mm_error *err)
 
 int mm__params_tape_check(const mm_params *p, const mm_ticks *t, mm_error *err)
 {
-    if (p->book == MM_BOOK_L2 && t->depth.levels <= 0)
+    if (p->book == MM_BOOK_L3 && t->depth.levels > 0 && !t->depth.ids)
         return mm__errf(err, MM_EUSAGE,
-                        "book: l2 needs a depth stream, and tape %s has none (import it with "
+                        "book: l3 needs order ids (LOBSTER), and tape %s's depth stream has none "
+                        "(book = l2 reads it)",
+                        t->inst.symbol);
+    if (p->book >= MM_BOOK_L2 && t->depth.levels <= 0)
+        return mm__errf(err, MM_EUSAGE,
+                        "book: l2 and l3 need a depth stream, and tape %s has none (import it with "
                         "one, mm_import_opts.depth_levels > 0; book = auto takes l2 where there "
                         "is one)",
                         t->inst.symbol);
@@ -253,16 +258,19 @@ void mm__derive(const mm_params *p, const mm_ticks *t, mm_derived *d)
     d->caps = mm__params_caps(p);
     /* Section 4.5: book = auto is the deepest the tape supports; l2 on a tape without depth is
      * refused before a run (mm_sim_check_params) and computes as l1 here. */
+    int deepest = t->depth.levels <= 0 ? MM_BOOK_L1 : t->depth.ids ? MM_BOOK_L3 : MM_BOOK_L2;
     switch ((enum mm_book)p->book) {
     case MM_BOOK_AUTO:
-    case MM_BOOK_L2:
-        d->book = t->depth.levels > 0 ? MM_BOOK_L2 : MM_BOOK_L1;
+        d->book = deepest;
         break;
     case MM_BOOK_L1:
-        d->book = MM_BOOK_L1;
+    case MM_BOOK_L2:
+    case MM_BOOK_L3:
+        d->book = p->book < deepest ? p->book : deepest;
         break;
     }
-    if (d->book == MM_BOOK_L2) d->caps = 0; /* the reference alone computes l2 (params_keys.c) */
+    if (d->book != MM_BOOK_L1)
+        d->caps = 0; /* the reference alone computes l2, l3 (params_keys.c) */
     d->money = inst->tick_size * inst->lot_size;
     d->maker_rate = p->maker_fee_bps * 1e-4 * d->money;
     d->taker_rate = p->taker_fee_bps * 1e-4 * d->money;
@@ -281,71 +289,6 @@ static int64_t mm__lat_interp(const mm_latency_series *ls, const int64_t *y, int
     i128 qt = num / den;
     if (num % den != 0 && num < 0) qt -= 1; /* floor, also for a falling latency */
     return y[j] + (int64_t)qt;
-}
-
-/* Section 4.5: the depth stream's index for book = l2 (mm__depth_view): each event's rows (dbeg)
- * and the rows of each level, (side, price) ascending, each level's rows in row order. One sort of
- * (key, row index) pairs, 16 bytes a depth row while it runs; the index keeps 8 bytes a depth row,
- * 16 a level and 8 an event. */
-typedef struct depth_pair {
-    int64_t key, j;
-} depth_pair;
-
-static int depth_pair_cmp(const void *x, const void *y)
-{
-    const depth_pair *a = x, *b = y;
-    if (a->key != b->key) return a->key < b->key ? -1 : 1;
-    return a->j < b->j ? -1 : a->j > b->j;
-}
-
-static int mm__tape_depth(mm__tape *tp)
-{
-    const mm_depth *dp = &tp->t->depth;
-    int64_t n = tp->t->n, nd = dp->n;
-    size_t nd1 = (size_t)(nd > 0 ? nd : 1);
-    depth_pair *pr = malloc(nd1 * sizeof *pr);
-    tp->dbeg = malloc(((size_t)n + 1) * sizeof(int64_t));
-    tp->lv_idx = malloc(nd1 * sizeof(int64_t));
-    tp->lv_key = malloc(nd1 * sizeof(int64_t));
-    tp->lv_beg = malloc((nd1 + 1) * sizeof(int64_t));
-    if (!pr || !tp->dbeg || !tp->lv_idx || !tp->lv_key || !tp->lv_beg) {
-        free(pr);
-        return -ENOMEM;
-    }
-    for (int64_t i = 0, j = 0; i <= n; i++) { /* rows are non-decreasing (validated on load) */
-        while (j < nd && dp->row[j] < i)
-            j++;
-        tp->dbeg[i] = j;
-    }
-    for (int64_t j = 0; j < nd; j++) {
-        pr[j].key = mm__level_key(dp->side[j] > 0 ? 0 : 1, dp->px[j]);
-        pr[j].j = j;
-    }
-    qsort(pr, (size_t)nd, sizeof *pr, depth_pair_cmp);
-    int64_t nlv = 0;
-    for (int64_t j = 0; j < nd; j++) {
-        if (j == 0 || pr[j].key != pr[j - 1].key) {
-            tp->lv_key[nlv] = pr[j].key;
-            tp->lv_beg[nlv++] = j;
-        }
-        tp->lv_idx[j] = pr[j].j;
-    }
-    tp->lv_beg[nlv] = nd;
-    free(pr);
-    mm__depth_view *dv = &tp->dv;
-    dv->n = nd;
-    dv->nlv = nlv;
-    dv->row = dp->row;
-    dv->px = dp->px;
-    dv->sz = dp->sz;
-    dv->side = dp->side;
-    dv->cause = dp->cause;
-    dv->dbeg = tp->dbeg;
-    dv->lv_key = tp->lv_key;
-    dv->lv_beg = tp->lv_beg;
-    dv->lv_idx = tp->lv_idx;
-    tp->v.dv = dv;
-    return 0;
 }
 
 int mm__tape_init(mm__tape *tp, const mm_ticks *t, const mm_sim_config *c)

@@ -25,6 +25,9 @@ typedef struct mm__tape {
 } mm__tape;
 
 int mm__tape_init(mm__tape *tp, const mm_ticks *t, const mm_sim_config *c);
+/* The depth stream's index of tp->t (tape_depth.c; a tape with depth): 0 or -ENOMEM (what was
+ * allocated is freed by mm__tape_free). */
+int mm__tape_depth(mm__tape *tp);
 void mm__tape_free(mm__tape *tp);
 
 /* MM_EUSAGE when p asks of tape t what it lacks (book = l2 without a depth stream), else 0. */

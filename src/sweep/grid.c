@@ -340,11 +340,15 @@ int mm__grid_check_tape(const mm_grid *g, const mm_ticks *t, int cuda, mm_error 
         int rc = mm__params_tape_check(&vals[k], t, err);
         if (rc) return rc;
         if (cuda && t->depth.levels > 0 && vals[k].book != MM_BOOK_L1)
-            return mm__errf(err, MM_EUSAGE,
-                            "book: l2 runs on the CPU engines only: tape %s has a depth stream, "
-                            "which book = %s uses (book = l1 on the cuda engine, or another "
-                            "engine)",
-                            t->inst.symbol, vals[k].book == MM_BOOK_L2 ? "l2" : "auto");
+            return mm__errf(
+                err, MM_EUSAGE,
+                "book: l2 and l3 run on the CPU engines only: tape %s has a depth stream, "
+                "which book = %s uses (book = l1 on the cuda engine, or another "
+                "engine)",
+                t->inst.symbol,
+                vals[k].book == MM_BOOK_L2   ? "l2"
+                : vals[k].book == MM_BOOK_L3 ? "l3"
+                                             : "auto");
     }
     return 0;
 }

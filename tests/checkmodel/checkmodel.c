@@ -302,8 +302,10 @@ static int check(int tapes, int combos)
                 ck_wide_params(&p[j]);
             else
                 ck_random_params(&p[j]);
-            /* book = l2 needs a depth stream (a --tape imported with one); auto is l1 without. */
-            if (p[j].book == MM_BOOK_L2 && t.depth.levels == 0) p[j].book = MM_BOOK_AUTO;
+            /* book = l2 and l3 need a depth stream (a --tape imported with one), l3 order ids;
+             * auto is the deepest the tape has. */
+            if (p[j].book >= MM_BOOK_L2 && t.depth.levels == 0) p[j].book = MM_BOOK_AUTO;
+            if (p[j].book == MM_BOOK_L3 && !t.depth.ids) p[j].book = MM_BOOK_AUTO;
         }
         /* Families for the batched kernel's shared states (docs/model.md section 8): one
          * combination in three is a copy of one of the three before it with another inventory

@@ -1,0 +1,104 @@
+/* Section 4.5 of docs/model.md: the queue of a resting order from the tape's depth stream (book =
+ * l2, l3). Part of the step: mm_step.h includes it after mm__fill and mm__cancel_cut, which it
+ * calls; nothing else includes it. */
+#ifndef MM_STEP_DEPTH_H
+#define MM_STEP_DEPTH_H
+
+/* Section 4.5, book = l2: side k's live order at a level behind the best after event ev (a deep
+ * order: its queue unknown). The level's depth rows of this event: a deep order's level shown
+ * again puts it behind all of it (as a level becoming best does, 4.4); a hidden level makes the
+ * order deep; cancels are split ahead / behind by the queue rule as at the best level (4.4), the
+ * lots traded at the level (TRADE rows) counted out of the queue behind, the queue ahead at most
+ * the level's size. */
+MM_HD void mm__queue_l2(mm_state *st, const mm_event *ev, const mm_derived *d, int k)
+{
+    mm_side *o = &st->s[k];
+    mm__level_move mv;
+    mm__level_rows(ev, k, o->px, o->deep ? -1 : o->lsz, &mv);
+    if (o->deep) {
+        if (mv.seen && mv.sz >= 0) {
+            o->ahead = mv.sz;
+            o->deep = 0;
+            o->lsz = mv.sz;
+        }
+        return;
+    }
+    if (mv.sz < 0) { /* the level left the shown window */
+        o->ahead = 0;
+        o->deep = 1;
+        o->lsz = -1;
+        return;
+    }
+    if (mv.cancelled > 0 && o->ahead > 0 && d->queue_rule != MM_QUEUE_RISK_AVERSE) {
+        int64_t behind = (int64_t)o->lsz - mv.traded - o->ahead;
+        if (behind < 0) behind = 0;
+        o->ahead -= (int32_t)mm__cancel_cut(st, ev, d, k, mv.cancelled, o->ahead, behind);
+    }
+    o->lsz = mv.sz;
+    if (o->ahead > o->lsz) o->ahead = o->lsz;
+}
+
+/* Section 2: PnL samples on the fixed clock, taken before the event with the previous mid. */
+MM_HD void mm__sample(mm_state *st, const mm_event *ev, const mm_derived *d)
+{
+    for (int32_t k = 0; k < ev->n_samples; k++) {
+        double pnl = mm__pnl(st, ev->prev_mid2, d);
+        double r = pnl - st->pnl_prev;
+        st->pnl_prev = pnl;
+        st->n_ret += 1;
+        double delta = r - st->ret_mean;
+        st->ret_mean += delta / (double)st->n_ret;
+        st->ret_m2 += delta * (r - st->ret_mean);
+        if (pnl > st->pnl_peak) st->pnl_peak = pnl;
+        if (st->pnl_peak - pnl > st->max_dd) st->max_dd = st->pnl_peak - pnl;
+    }
+}
+
+/* Section 4.5, book = l3 (order ids): side k's live order after event ev, at the best or behind
+ * it, from the event's depth rows at its level in order: a removal (cancel or trade) of an order
+ * that joined before ours (join < jrow; -1: before the file or beyond the window) takes its lots
+ * from the queue ahead; a trade of an order that joined after ours executed past us, so the queue
+ * ahead goes first and then our order fills (4.2 by the order ids; not with trade_through_only);
+ * a cancel behind us and an add change nothing ahead; a hidden level makes the order deep, shown
+ * again it is behind all of it. The queue ahead is at most the level's size. */
+MM_HD void mm__queue_l3(mm_state *st, const mm_event *ev, const mm_derived *d, int k,
+                        mm_trace_sink *tr)
+{
+    mm_side *o = &st->s[k];
+    const mm__depth_view *dv = ev->dv;
+    int8_t sd = k == 0 ? 1 : -1;
+    int32_t cur = o->deep ? -1 : o->lsz;
+    for (int64_t j = ev->d0; j < ev->d1; j++) {
+        if (dv->side[j] != sd || dv->px[j] != o->px) continue;
+        int32_t sz = dv->sz[j];
+        if (dv->cause[j] == MM_DEPTH_HIDE) {
+            cur = -1;
+            o->ahead = 0;
+            o->deep = 1;
+            continue;
+        }
+        if (o->deep) { /* shown again: behind all of it */
+            o->ahead = sz;
+            o->deep = 0;
+            cur = sz;
+            continue;
+        }
+        int32_t v = cur > sz ? cur - sz : 0;
+        cur = sz;
+        if (v == 0 || (dv->cause[j] != MM_DEPTH_CANCEL && dv->cause[j] != MM_DEPTH_TRADE)) continue;
+        if (dv->join[j] < o->jrow) { /* it was ahead of us */
+            o->ahead -= o->ahead < v ? o->ahead : v;
+            continue;
+        }
+        if (dv->cause[j] == MM_DEPTH_TRADE && !d->tto && o->qty > 0) {
+            int32_t take = o->ahead < v ? o->ahead : v;
+            o->ahead -= take;
+            int32_t f = o->qty < v - take ? o->qty : v - take;
+            if (f > 0) mm__fill(st, ev, d, k, o->px, f, 0, tr);
+        }
+    }
+    o->lsz = cur;
+    if (!o->deep && o->ahead > cur) o->ahead = cur;
+}
+
+#endif
