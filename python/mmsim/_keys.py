@@ -124,3 +124,36 @@ def params_dict(p):
         kd, _ = kind(k)
         out[k] = int(s) if kd == 1 else float(s) if kd == 2 else s
     return out
+
+
+def _int(where, name, v, lo, hi):
+    s = K.text(v)
+    if not K.is_decimal(s, True):
+        raise L.UsageError(f"{where}: {name}: '{s}' is not a decimal integer", L.MM_EUSAGE)
+    if not lo <= int(s) <= hi:
+        raise L.UsageError(f"{where}: {name}: {s} is out of range [{lo}, {hi}]", L.MM_EUSAGE)
+    return int(s)
+
+
+def _real(where, name, v, lo, hi):
+    s = K.text(v)
+    if not K.is_decimal(s, False):
+        raise L.UsageError(f"{where}: {name}: '{s}' is not a finite decimal number", L.MM_EUSAGE)
+    if not lo <= float(s) <= hi:
+        raise L.UsageError(f"{where}: {name}: {s} is out of range [{lo:g}, {hi:g}]", L.MM_EUSAGE)
+    return float(s)
+
+
+_SMALLER_BETTER = {"max_drawdown", "fees", "rejects", "rejects_per_s", "held", "max_abs_q", "mean_abs_q"}
+
+
+def smaller_is_better(metric):
+    """The direction a metric ranks in when none is given (src/cli/cli_keys.c
+    cli_metric_smaller_is_better): a spread (std) and a probability of loss smallest first; a
+    location (mean, percentile, CVaR) as its metric."""
+    if metric.endswith("_std") or metric.startswith("p_loss"):
+        return True
+    for suf in ("_mean", "_p5", "_p50", "_p95", "_cvar5"):
+        if metric.endswith(suf) and len(metric) > len(suf):
+            return smaller_is_better(metric[:-len(suf)])
+    return metric in _SMALLER_BETTER

@@ -8,6 +8,7 @@ from ._np import np
 
 from . import _keys as K
 from . import _lib as L
+from ._keys import smaller_is_better
 from ._run import metrics_dict, run
 from ._ticks import ticks
 
@@ -93,6 +94,7 @@ class Results:
     """An open results file. .df: the table (id, the axes: tape and enum axes as pandas categoricals,
     numbers as numbers; then the metric columns), .content_hash, .config (the recorded
     configuration), .top(n, objective), .row(id), .rerun(), .verify()."""
+    _sweep = None  # mmsim.sweep (rerun); _sweep.py sets it: it imports this module, not the reverse
 
     def __init__(self, path):
         self.path = os.fspath(path)
@@ -253,7 +255,6 @@ class Results:
         with its direction); where: {axis: value} filters (value as text or a number). Rows without
         a fill are set aside, as `mmsim show` does (keep_idle=True ranks them): the frame's
         attrs["set_aside"] counts those passing the filters, attrs["matched"] the rows ranked."""
-        from ._sweep import smaller_is_better
         text = objective or dict(self.config.get("run", [])).get("objective") or self.objective
         head, colon, tail = text.partition(":")
         name = (tail if colon else text).replace("-", "_")
@@ -367,7 +368,7 @@ class Results:
         args.update(overrides)
         if out is None:
             out = os.path.join(tempfile.mkdtemp(prefix="mmsim-rerun-"), os.path.basename(self.path))
-        from ._sweep import sweep
+        sweep = Results._sweep  # mmsim.sweep, set by _sweep.py (which imports this module)
         import warnings
         with warnings.catch_warnings():  # the recorded [params] lists every key, read or not
             warnings.simplefilter("ignore")

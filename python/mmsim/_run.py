@@ -7,6 +7,7 @@ from ._np import np
 
 from . import _keys as K
 from . import _lib as L
+from ._keys import _int, _real  # noqa: F401 (the checks of numbers, shared)
 from ._ticks import Tape, ticks
 
 TRACE_KINDS = ["order", "cancel", "active", "reject", "fill", "done"]  # enum mm_trace_kind 1..6
@@ -82,24 +83,6 @@ class Settings:
         if getattr(self, "smp", None) is not None:
             L.mm_latency_samples_free(C.byref(self.smp))
             self.smp = None
-
-
-def _int(where, name, v, lo, hi):
-    s = K.text(v)
-    if not K.is_decimal(s, True):
-        raise L.UsageError(f"{where}: {name}: '{s}' is not a decimal integer", L.MM_EUSAGE)
-    if not lo <= int(s) <= hi:
-        raise L.UsageError(f"{where}: {name}: {s} is out of range [{lo}, {hi}]", L.MM_EUSAGE)
-    return int(s)
-
-
-def _real(where, name, v, lo, hi):
-    s = K.text(v)
-    if not K.is_decimal(s, False):
-        raise L.UsageError(f"{where}: {name}: '{s}' is not a finite decimal number", L.MM_EUSAGE)
-    if not lo <= float(s) <= hi:
-        raise L.UsageError(f"{where}: {name}: {s} is out of range [{lo:g}, {hi:g}]", L.MM_EUSAGE)
-    return float(s)
 
 
 class Run:

@@ -36,7 +36,7 @@ def _choice(name, v, allowed, tail=""):
 def select(res, objective="pnl", by=None, window=0, min_train=1, splits=None):
     """Results.select (see there): the options checked as `mmsim select` checks its flags, then
     mm_select_run on the file."""
-    from ._run import _int
+    from ._keys import _int
     o = L.mm_select_opts()
     L.mm_select_opts_defaults(C.byref(o))
     obj = _choice("objective", objective, ("pnl", "sharpe"),

@@ -9,25 +9,12 @@ import threading
 from . import _keys as K
 from . import _lib as L
 from ._progress import Bar, default_display, from_c
-from ._run import Settings, _int, _real, metric_names
+from ._keys import _int, _real, smaller_is_better
+from ._results import Results
+from ._run import Settings, metric_names
 from ._ticks import Tape, instruments
 
 NS_MAX = 10 ** 18  # MM_SIM_HORIZON_MAX_NS, the command line's CLI_NS_MAX
-_SMALLER_BETTER = {"max_drawdown", "fees", "rejects", "rejects_per_s", "held", "max_abs_q", "mean_abs_q"}
-
-
-def smaller_is_better(metric):
-    """The direction a metric ranks in when none is given (src/cli/cli_keys.c
-    cli_metric_smaller_is_better): a spread (std) and a probability of loss smallest first; a
-    location (mean, percentile, CVaR) as its metric."""
-    if metric.endswith("_std") or metric.startswith("p_loss"):
-        return True
-    for suf in ("_mean", "_p5", "_p50", "_p95", "_cvar5"):
-        if metric.endswith(suf) and len(metric) > len(suf):
-            return smaller_is_better(metric[:-len(suf)])
-    return metric in _SMALLER_BETTER
-
-
 def summary_names(markout_ns):
     mk = (C.c_int64 * 3)(*markout_ns)
     out = []
@@ -160,7 +147,6 @@ def sweep(tapes, grid, set=None, out=None, symbols=None, engine=None, workers=No
     Results.select()), as `mmsim sweep --blocks/--block-ns`. progress: None (a bar
     on a terminal or in a notebook), True, False, or a function called with a Progress. Ctrl-C stops
     the workers, keeps the journal and raises mmsim.Interrupted (a KeyboardInterrupt)."""
-    from ._results import Results
     o = L.mm_sweep_opts()
     L.mm_sweep_opts_defaults(C.byref(o))
     if engine is not None:
@@ -346,3 +332,6 @@ def _run(g, o, out, progress):
         raise KeyboardInterrupt
     L.check(rc, err)
     return {n: getattr(rep, n) for n, _ in L.mm_sweep_report._fields_ if not n.startswith("_")}
+
+
+Results._sweep = staticmethod(sweep)  # Results.rerun runs a sweep without importing this module

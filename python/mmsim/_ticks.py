@@ -299,7 +299,7 @@ def _opts(symbol, tick, lot, year_s, skip_bad, depth_levels=None, where=None):
     o = L.mm_import_opts()
     L.mm_import_opts_init(C.byref(o))
     if depth_levels is not None:
-        from ._run import _int
+        from ._keys import _int
         o.depth_levels = _int(where, "depth_levels", depth_levels, 0, L.MM_DEPTH_MAX_LEVELS)
     o.symbol, o.tick, o.lot = L.b(symbol), L.b(tick), L.b(lot)
     o.year_s = float(year_s)

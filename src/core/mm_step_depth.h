@@ -1,8 +1,15 @@
 /* Section 4.5 of docs/model.md: the queue of a resting order from the tape's depth stream (book =
- * l2, l3). Part of the step: mm_step.h includes it after mm__fill and mm__cancel_cut, which it
- * calls; nothing else includes it. */
+ * l2, l3), over the accounts of mm_fill.h (mm__fill, mm__cancel_cut); the step (mm_step.h) calls
+ * it from its matching (4.4). */
 #ifndef MM_STEP_DEPTH_H
 #define MM_STEP_DEPTH_H
+
+#include <stdint.h>
+
+#include "mm_depthq.h"
+#include "mm_fill.h"
+#include "mm_hd.h"
+#include "mm_state.h"
 
 /* Section 4.5, book = l2: side k's live order at a level behind the best after event ev (a deep
  * order: its queue unknown). The level's depth rows of this event: a deep order's level shown
@@ -36,22 +43,6 @@ MM_HD void mm__queue_l2(mm_state *st, const mm_event *ev, const mm_derived *d, i
     }
     o->lsz = mv.sz;
     if (o->ahead > o->lsz) o->ahead = o->lsz;
-}
-
-/* Section 2: PnL samples on the fixed clock, taken before the event with the previous mid. */
-MM_HD void mm__sample(mm_state *st, const mm_event *ev, const mm_derived *d)
-{
-    for (int32_t k = 0; k < ev->n_samples; k++) {
-        double pnl = mm__pnl(st, ev->prev_mid2, d);
-        double r = pnl - st->pnl_prev;
-        st->pnl_prev = pnl;
-        st->n_ret += 1;
-        double delta = r - st->ret_mean;
-        st->ret_mean += delta / (double)st->n_ret;
-        st->ret_m2 += delta * (r - st->ret_mean);
-        if (pnl > st->pnl_peak) st->pnl_peak = pnl;
-        if (st->pnl_peak - pnl > st->max_dd) st->max_dd = st->pnl_peak - pnl;
-    }
 }
 
 /* Section 4.5, book = l3 (order ids): side k's live order after event ev, at the best or behind
