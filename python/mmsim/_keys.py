@@ -127,8 +127,8 @@ def params_dict(p):
 
 
 def _int(where, name, v, lo, hi):
-    s = K.text(v)
-    if not K.is_decimal(s, True):
+    s = text(v)
+    if not is_decimal(s, True):
         raise L.UsageError(f"{where}: {name}: '{s}' is not a decimal integer", L.MM_EUSAGE)
     if not lo <= int(s) <= hi:
         raise L.UsageError(f"{where}: {name}: {s} is out of range [{lo}, {hi}]", L.MM_EUSAGE)
@@ -136,8 +136,8 @@ def _int(where, name, v, lo, hi):
 
 
 def _real(where, name, v, lo, hi):
-    s = K.text(v)
-    if not K.is_decimal(s, False):
+    s = text(v)
+    if not is_decimal(s, False):
         raise L.UsageError(f"{where}: {name}: '{s}' is not a finite decimal number", L.MM_EUSAGE)
     if not lo <= float(s) <= hi:
         raise L.UsageError(f"{where}: {name}: {s} is out of range [{lo:g}, {hi:g}]", L.MM_EUSAGE)
