@@ -1,6 +1,7 @@
 /* The generator's fit checked against a real tape (mm_gen_fit_check, declared in
  * include/mmsim/ticks.h; docs/synthetic.md "Calibration"): the stylised facts of the tape
- * (mm_ticks_facts, calibrate.c) beside their mean and spread over the synthetic days of seeds 1..N. */
+ * (mm_ticks_facts, calibrate.c) beside their mean and spread over the synthetic days of seeds 1..N.
+ */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>

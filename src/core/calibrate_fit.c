@@ -1,5 +1,5 @@
 /* The parameters of the generator that only a simulation can fit (trade_size, improve_frac)
- * (docs/synthetic.md, "Calibration"); the check of a fit over seeds is calibrate_check.c. No I/O. */
+ * (docs/synthetic.md, "Calibration"); the check of a fit over seeds: calibrate_check.c. No I/O. */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
