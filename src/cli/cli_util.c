@@ -95,6 +95,9 @@ static const char *const LIB_TO_FLAG[][2] = {
     {"mm_sweep_opts.blocks", "--blocks"},
     {"mm_select_opts.min_train", "--min-train"},
     {"mm_select_opts.splits", "--splits"},
+    {"import it with one, mm_import_opts.depth_levels > 0", "import it with --depth-levels N"},
+    {"book = l1 on the cuda engine, or another engine",
+     "--set book=l1 for --engine cuda, or --engine process"},
 };
 
 /* Replace every `from` in buf (a string in a buffer of cap bytes) by `to`, truncating at cap. */

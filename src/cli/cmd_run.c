@@ -449,7 +449,8 @@ int cmd_run(int argc, char **argv)
             } else {
                 for (char *q = e.msg; *q && *q != ':' && *q != ' '; q++)
                     if (*q == '_') *q = '-';
-                cli_err("%s: --%s", C, e.msg);
+                char m[sizeof e.msg];
+                cli_err("%s: --%s", C, cli_libmsg(e.msg, m, sizeof m));
             }
             rc = MM_EXIT_USAGE;
         } else {
