@@ -238,6 +238,26 @@ class Results:
             L.check(L.mm_results_read_blocks(self._r, int(first) + a, k, ptr, C.byref(err)), err)
         return out
 
+    def sharpe_flags(self):
+        """Whether each input tape's annualised sharpe means something, as `mmsim show` and `export`
+        judge it (docs/results.md, "When sharpe means something"): {"file#SYMBOL": flag}, flag "-"
+        (it does), "short" (the tape spans less than one trading session, 6.5 h), "few" (fewer than
+        100 samples of the recorded clock), "short,few", or "?" in a file from before the spans were
+        recorded."""
+        sample_ns = int(dict(self.config.get("run", [])).get("sample_ns", 1000000000))
+        if sample_ns <= 0:
+            sample_ns = 1000000000
+        out = {}
+        for i, (path, sym) in enumerate(zip(self.input_paths, self.input_symbols)):
+            name = f"{path}#{sym}" if sym else path
+            if self.input_span_ns is None:
+                out[name] = "?"
+                continue
+            span = self.input_span_ns[i]
+            f = (1 if span * 1e-9 < 23400.0 else 0) | (2 if span // sample_ns < 100 else 0)
+            out[name] = ("-", "short", "few", "short,few")[f]
+        return out
+
     def idle(self):
         """The rows without a fill (fills_bid + fills_ask = 0; on a Monte Carlo table their _mean
         columns), which every ranking sets aside (docs/results.md, "Rows without a fill"; the test

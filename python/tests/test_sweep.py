@@ -293,3 +293,22 @@ def test_ctrl_c_keeps_the_journal_and_resume_gives_the_same_hash(day, tmp_path, 
     assert res.report["chunks_resumed"] == 16 * saved  # combinations (mmsim sweep: "resumed: N combinations")
     assert res.content_hash == uninterrupted
     assert not os.path.exists(str(out) + ".journal")
+
+
+def test_sharpe_flags_are_exports(pair, tmp_path):
+    """Results.sharpe_flags() judges each tape as `mmsim export` flags its rows (the synthetic days
+    here are short of a trading session and some give fewer than 100 samples)."""
+    py = pair[0]
+    out = tmp_path / "rows.csv"
+    cli("export", py.path, "-o", out)
+    import csv
+    with open(out) as f:
+        rows = list(csv.DictReader(f))
+    flags = py.sharpe_flags()
+    assert len(flags) == 3 and rows and all(v in ("short", "short,few") for v in flags.values())
+    by_tape = {}
+    for r in rows:
+        by_tape.setdefault(r["tape"], set()).add(r["sharpe_flag"])
+    assert len(by_tape) == 3
+    for tape, got in by_tape.items():
+        assert got == {flags[tape]}, (tape, got, flags)
