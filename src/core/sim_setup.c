@@ -269,8 +269,7 @@ void mm__derive(const mm_params *p, const mm_ticks *t, mm_derived *d)
         d->book = p->book < deepest ? p->book : deepest;
         break;
     }
-    if (d->book != MM_BOOK_L1)
-        d->caps = 0; /* the reference alone computes l2, l3 (params_keys.c) */
+    if (d->book != MM_BOOK_L1) d->caps &= MM_CAP_SKIP; /* l2, l3: the skip kernel (params_keys.c) */
     d->money = inst->tick_size * inst->lot_size;
     d->maker_rate = p->maker_fee_bps * 1e-4 * d->money;
     d->taker_rate = p->taker_fee_bps * 1e-4 * d->money;

@@ -225,4 +225,19 @@ MM_HD int mm__can_skip(uint8_t kind, int64_t lo, int64_t hi, int64_t land, doubl
            (kind != MM_KIND_BAND || (gt->fair >= flo && gt->fair <= fhi));
 }
 
+/* Section 8 with book = l2, l3 (docs/model.md 4.5): whether event ev has a depth row at the price
+ * of one of st's live orders on its side (the order's queue may move, a fill by the order ids may
+ * come): then the combination steps, whatever the skip test says. On any other event the depth
+ * queues leave the state as it is (no row at the order's level: mm__queue_l2 and mm__queue_l3
+ * change nothing), so the skip test's reasoning holds as for l1. */
+MM_HD int mm__depth_touch(const mm_state *st, const mm_event *ev)
+{
+    const mm__depth_view *dv = ev->dv;
+    for (int64_t j = ev->d0; j < ev->d1; j++) {
+        int k = dv->side[j] > 0 ? 0 : 1;
+        if (st->s[k].qty > 0 && dv->px[j] == st->s[k].px) return 1;
+    }
+    return 0;
+}
+
 #endif

@@ -27,7 +27,8 @@ MM_HD void mm__thread_advance(const mm__tape_view *v, const mm_derived *d, mm_st
         mm__event(v, i, &ev);
         mm__gate gt;
         mm__gate_of(&ev, &gt);
-        if (mm__can_skip(kind, lo, hi, land, flo, fhi, &gt)) {
+        if (mm__can_skip(kind, lo, hi, land, flo, fhi, &gt) &&
+            (d->book == MM_BOOK_L1 || !mm__depth_touch(st, &ev))) {
             if (ev.n_samples) mm__sample(st, &ev, d); /* what the step would have changed */
             continue;
         }

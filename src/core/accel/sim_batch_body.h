@@ -28,6 +28,9 @@ __attribute__((flatten)) MM_ISA_ATTR static void skip_advance(const mm__tape *tp
     uint8_t *restrict live = g->live;
     int64_t m8 = (m + 7) / 8 * 8;
     memset(need, 0, (size_t)m8);
+    int depth_books = 0; /* combinations with book = l2, l3 (their depth rows, mm__depth_touch) */
+    for (int64_t j = 0; j < m; j++)
+        depth_books |= d[j].book != MM_BOOK_L1;
     mm_event ev, ev_ns;
     mm__gate gt;
     int64_t steps = 0, shared = 0; /* shared: slots of parked combinations */
@@ -84,6 +87,13 @@ __attribute__((flatten)) MM_ISA_ATTR static void skip_advance(const mm__tape *tp
                     need[q] = (uint8_t)(((quiet ^ 1) | (landi[q] <= ir)) & live[q]);
                 }
             }
+            /* book = l2, l3: a depth row at a live order's price steps it (mm__depth_touch). */
+            if (depth_books && ev.d1 > ev.d0)
+                for (int64_t q = 0; q < m; q++) {
+                    int32_t j = g->perm[q];
+                    if (live[q] && !need[q] && d[j].book != MM_BOOK_L1)
+                        need[q] = (uint8_t)mm__depth_touch(&st[j], &ev);
+                }
             /* The PnL samples of the combinations that skip (section 2: the step takes them
              * first, from the state before the event, which the skip leaves as it is). */
             if (ev.n_samples)
