@@ -8,6 +8,31 @@
 
 #include "sweep_progress.h"
 
+/* The state whose timer may run, for the fork handlers below (the CLI runs one sweep at a time). */
+static sweep_progress_state *g_active;
+static pthread_once_t g_atfork_once = PTHREAD_ONCE_INIT;
+
+/* The process engine forks its workers while the timer thread may be printing (stdio, malloc).
+ * A child that inherits an allocator lock held by a thread that does not exist in it deadlocks on
+ * its first malloc (seen under AddressSanitizer, whose allocator has no fork handlers). The timer
+ * does all its work holding mu and holds no other lock while it waits, and it holds mu from the
+ * moment it starts (sweep_print_progress waits for that), so holding mu across fork() leaves it
+ * either waiting or not yet woken: no lock of its own is inherited half-taken. */
+static void atfork_prepare(void)
+{
+    if (g_active) pthread_mutex_lock(&g_active->mu);
+}
+
+static void atfork_release(void)
+{
+    if (g_active) pthread_mutex_unlock(&g_active->mu);
+}
+
+static void atfork_register(void)
+{
+    pthread_atfork(atfork_prepare, atfork_release, atfork_release);
+}
+
 /* "0.4 s", "34 s", "2 min 28 s", "3 h 05 min": a duration in seconds as a log reader reads it. */
 static void fmt_dur(double s, char *b, size_t cap)
 {
@@ -96,6 +121,8 @@ static void *timer_main(void *arg)
 {
     sweep_progress_state *s = arg;
     pthread_mutex_lock(&s->mu);
+    s->started = 1;
+    pthread_cond_broadcast(&s->cv);
     struct timespec next;
     clock_gettime(CLOCK_MONOTONIC, &next);
     while (!s->stop) {
@@ -123,6 +150,8 @@ void sweep_progress_init(sweep_progress_state *s, int tty, double every_s, int64
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     pthread_cond_init(&s->cv, &ca);
     pthread_condattr_destroy(&ca);
+    pthread_once(&g_atfork_once, atfork_register);
+    g_active = s;
 }
 
 void sweep_progress_start(sweep_progress_state *s, int64_t combos, int tapes)
@@ -152,6 +181,12 @@ void sweep_print_progress(const mm_sweep_progress *p, void *user)
         pthread_sigmask(SIG_SETMASK, &all, &old);
         s->timer_on = pthread_create(&s->timer, NULL, timer_main, s) == 0;
         pthread_sigmask(SIG_SETMASK, &old, NULL);
+        /* Until the timer holds mu it may be inside the thread library's start-up (allocations):
+         * no fork before that (atfork_prepare). */
+        pthread_mutex_lock(&s->mu);
+        while (s->timer_on && !s->started)
+            pthread_cond_wait(&s->cv, &s->mu);
+        pthread_mutex_unlock(&s->mu);
     }
     if (p->final && s->timer_on) {
         pthread_join(s->timer, NULL);
@@ -169,6 +204,7 @@ void sweep_progress_end(sweep_progress_state *s)
         pthread_join(s->timer, NULL);
         s->timer_on = 0;
     }
+    if (g_active == s) g_active = NULL;
     pthread_cond_destroy(&s->cv);
     pthread_mutex_destroy(&s->mu);
 }

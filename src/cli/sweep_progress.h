@@ -34,6 +34,7 @@ typedef struct sweep_progress_state {
     pthread_cond_t cv; /* CLOCK_MONOTONIC */
     pthread_t timer;
     int timer_on, stop;
+    int started;            /* the timer holds mu: set by it, under mu */
     mm_sweep_progress last; /* the library's last report */
     double last_mono;       /* when it came, CLOCK_MONOTONIC seconds */
     int64_t printed;        /* lines printed */
