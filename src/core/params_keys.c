@@ -59,7 +59,7 @@ static const unsigned CANCELDRAW_CAPS[sizeof CANCELDRAW / sizeof *CANCELDRAW - 1
 /* book: auto is l1 on a tape without depth (every kernel), l2 or l3 on one with it, which the skip
  * kernel runs (mm__derive keeps only MM_CAP_SKIP of a combination resolved to them; the skip test
  * steps it on every event with a depth row at a live order's price, mm__depth_touch). */
-static const unsigned BOOKS_CAPS[sizeof BOOKS / sizeof *BOOKS - 1] = {ALL, ALL, SKIP, SKIP};
+static const unsigned BOOKS_CAPS[sizeof BOOKS / sizeof *BOOKS - 1] = {ALL, ALL, NOLANES, NOLANES};
 
 /* K: a number every kernel implements, its domain D; KN: a number whose value `neutral` every
  * kernel implements and any other value only the kernels `caps`; KE: an enum, its values'

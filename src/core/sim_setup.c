@@ -269,7 +269,8 @@ void mm__derive(const mm_params *p, const mm_ticks *t, mm_derived *d)
         d->book = p->book < deepest ? p->book : deepest;
         break;
     }
-    if (d->book != MM_BOOK_L1) d->caps &= MM_CAP_SKIP; /* l2, l3: the skip kernel (params_keys.c) */
+    if (d->book != MM_BOOK_L1) /* l2, l3: the skip kernel and shared states (params_keys.c) */
+        d->caps &= MM_CAP_SKIP | MM_CAP_SHARE;
     d->money = inst->tick_size * inst->lot_size;
     d->maker_rate = p->maker_fee_bps * 1e-4 * d->money;
     d->taker_rate = p->taker_fee_bps * 1e-4 * d->money;

@@ -12,7 +12,8 @@
  * before writing it (docs/model.md section 8, "Dead fields"): per side, a time resp_ns, done_ns
  * or wait_ns[k] below T, and the kernels' own rest time (mm__guards.rest) below T (each is read
  * only in a comparison with the event's time, the rest time by no rule, and every write stores a
- * time at or after the writing event's); the order's px, ahead, deep when it has no lots and is not
+ * time at or after the writing event's); the order's px, ahead, deep (and book = l2 / l3's lsz,
+ * jrow) when it has no lots and is not
  * resting as known (qty == 0 and not acc with done_ns >= T: the decision reads px only then,
  * matching only live orders); the action's new_px, new_qty with nothing in flight (land_ns never).
  * Two states may share with different dead fields: a member keeps its own until its leader writes
@@ -35,6 +36,8 @@ static inline void share_canon(const mm_state *s, int k, int64_t t, mm_side *o, 
         o->px = 0;
         o->ahead = -1;
         o->deep = 0;
+        o->lsz = 0;
+        o->jrow = 0;
     }
     if (o->resp_ns < t) o->resp_ns = INT64_MIN;
     if (o->done_ns < t) o->done_ns = INT64_MIN;
@@ -67,6 +70,8 @@ static inline void share_restore(mm_state *f, int64_t frest[2], const mm_state *
             o->px = w->px;
             o->ahead = w->ahead;
             o->deep = w->deep;
+            o->lsz = w->lsz;
+            o->jrow = w->jrow;
         }
         if (orest[k] < t && frest[k] < t) frest[k] = orest[k];
         if (w->land_ns == MM_NEVER && o->land_ns == MM_NEVER && !landed) {
