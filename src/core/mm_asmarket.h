@@ -11,6 +11,7 @@
 #ifndef MM_ASMARKET_H
 #define MM_ASMARKET_H
 
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -77,25 +78,25 @@ MM_HD double mm__as_fill_prob(const mm__as_derived *d, double delta)
 /* The fast form of `u < mm__as_fill_prob(d, delta)`, the same answer for every u and delta, given
  * ln_u = mm_det_log(u) (which depends on the draw only, so it is computed off the path's chain of
  * dependent steps, many at a time in vectors by mm__as_path_lanes). With x = -k delta in [-700,
- * 700], p = A_dt mm_det_exp(x) rounded, and u < p exactly when ln u < ln p. The test compares
- * ln_u with t = ln_A_dt + x, where ln_A_dt = mm_det_log(A_dt) (mm__as_derive): |ln_u - ln u| <=
- * 4e-14 (mm_det_log within 4 ulp, |ln u| <= 37), |ln p - (ln A_dt + x)| <= 2e-15 (mm_det_exp and
- * mm_det_log within a few ulp, the product's rounding), and the sum t and t -+ 1e-9 are rounded by
- * at most 2^-53 |t| < 2e-13 (|t| <= 700 + 35). So ln_u < t - 1e-9 fills and ln_u > t + 1e-9 does
- * not, for certain (the error is below 3e-13, the margin 1e-9); only a draw within 1e-9 of p's
- * logarithm (about one in 10^9) computes p itself. The bounds of x are mm__as_fill_prob's: above
- * 700 p = 2 > u, below -700 p = 0 <= u. tests/test_asmarket.c checks the answer against the
+ * 700], p = A_dt mm_det_exp(x) rounded, and u < p exactly when ln u < ln p. The test takes the
+ * sign of diff = ln_u - (ln_A_dt + x), where ln_A_dt = mm_det_log(A_dt) (mm__as_derive):
+ * |ln_u - ln u| <= 4e-14 (mm_det_log within 4 ulp, |ln u| <= 37), |ln p - (ln A_dt + x)| <= 2e-15
+ * (mm_det_exp and mm_det_log within a few ulp, the product's rounding), and the sum and the
+ * difference are rounded by at most 2^-53 of |ln A_dt + x| <= 735 and of |diff| (2e-13 in all; a
+ * rounded difference keeps its sign). So with |diff| > 1e-9 the sign of diff is the sign of ln u -
+ * ln p for certain (the error is below 3e-13); only a draw within 1e-9 of p's logarithm (about one
+ * in 10^9) computes p itself. The bounds of x are mm__as_fill_prob's: above 700 p = 2 > u, below
+ * -700 p = 0 <= u. tests/test_asmarket.c checks the answer against the
  * reference at and around p, and the whole state of mm_as_step_fast against mm_as_step_c. No
- * branch depends on the answer in the common case: the compiler gets one well-predicted branch. */
+ * branch depends on the answer: the one branch, on |diff|, is almost never taken. */
 MM_HD int mm__as_fills_fast(const mm__as_derived *d, double delta, double u, double ln_u)
 {
     double x = -d->k * delta;
     if (x > MM_AS_EXP_MAX) return 1;
     if (x < -MM_AS_EXP_MAX) return 0;
-    double t = d->ln_A_dt + x;
-    int yes = ln_u<t - MM_AS_FILL_MARGIN, no = ln_u> t + MM_AS_FILL_MARGIN;
-    if (yes | no) return yes; /* taken but for about one draw in 10^9 */
-    return u < d->A_dt * mm_det_exp(x);
+    double diff = ln_u - (d->ln_A_dt + x);
+    if (fabs(diff) <= MM_AS_FILL_MARGIN) return u < d->A_dt * mm_det_exp(x); /* 1 in 10^9 */
+    return diff < 0;
 }
 
 /* 2. The quotes at step i for mid s and inventory q: tau = T - i dt, hs = hs0 + hs1 tau, sk = sk0 +
