@@ -321,6 +321,40 @@ Test(asmarket, fast_fill_decision_equals_the_reference_at_the_probability)
     cr_assert_gt(checked, 99999);
 }
 
+/* The bound behind mm__as_fills_fast's margin: the sign of diff = ln_u - (ln_A_dt + x) is the sign
+ * of u - p whenever |diff| > 2e-13 (the margin is 1e-9). Checked where it is hardest: u within
+ * 1e-12 .. 6e-12 relative of p, both sides, over A dt from 1e-15 to 1e6 and the whole range of p.
+ */
+Test(asmarket, log_domain_sign_is_exact_beyond_its_error_bound)
+{
+    static const double A_dt[] = {1e-15, 3e-7, 0.7, 1.0, 1e6};
+    int checked = 0;
+    for (size_t a = 0; a < sizeof A_dt / sizeof A_dt[0]; a++) {
+        mm__as_derived d = {0};
+        d.A_dt = A_dt[a];
+        d.ln_A_dt = mm_det_log(A_dt[a]);
+        d.k = 1.0;
+        for (uint32_t i = 0; i < 20000; i++) {
+            mm_u32x4 r = mm_rng4(36, i, (uint32_t)a, 0, 0);
+            double x = (mm_u01(r.v[0], r.v[1]) - 0.5) * 1400.0, delta = -x;
+            double p = A_dt[a] * mm_det_exp(x);
+            if (!(p > 0x1p-52 && p < 0.999)) continue;
+            for (int j = -6; j <= 6; j++) {
+                if (j == 0) continue;
+                double u = p * (1.0 + (double)j * 1e-12);
+                double diff = mm_det_log(u) - (d.ln_A_dt + -d.k * delta);
+                if (fabs(diff) > 2e-13) {
+                    cr_assert_eq(diff < 0, u < p, "A dt %g x %a u %a p %a diff %g", A_dt[a], x, u,
+                                 p, diff);
+                    checked++;
+                }
+                cr_assert_eq(mm__as_fills_fast(&d, delta, u, mm_det_log(u)), u < p);
+            }
+        }
+    }
+    cr_assert_gt(checked, 10000);
+}
+
 Test(asmarket, extreme_intensities_always_or_never_fill)
 {
     mm_as_params p;

@@ -80,11 +80,12 @@ MM_HD double mm__as_fill_prob(const mm__as_derived *d, double delta)
  * dependent steps, many at a time in vectors by mm__as_path_lanes). With x = -k delta in [-700,
  * 700], p = A_dt mm_det_exp(x) rounded, and u < p exactly when ln u < ln p. The test takes the
  * sign of diff = ln_u - (ln_A_dt + x), where ln_A_dt = mm_det_log(A_dt) (mm__as_derive):
- * |ln_u - ln u| <= 4e-14 (mm_det_log within 4 ulp, |ln u| <= 37), |ln p - (ln A_dt + x)| <= 2e-15
- * (mm_det_exp and mm_det_log within a few ulp, the product's rounding), and the sum and the
- * difference are rounded by at most 2^-53 of |ln A_dt + x| <= 735 and of |diff| (2e-13 in all; a
- * rounded difference keeps its sign). So with |diff| > 1e-9 the sign of diff is the sign of ln u -
- * ln p for certain (the error is below 3e-13); only a draw within 1e-9 of p's logarithm (about one
+ * |ln_u - ln u| <= 4e-14 (mm_det_log within 4 ulp, |ln u| <= 37), |ln_A_dt - ln(A dt)| <= 4e-14
+ * likewise (|ln(A dt)| <= 35 over the domains), |ln p - ln(A dt) - x| <= 2e-15 (mm_det_exp within
+ * a few ulp of exp, the product's rounding), and the sum and the difference are rounded by at most
+ * 2^-53 of |ln_A_dt + x| <= 735 and of |diff| (9e-14; a rounded difference keeps its sign). So
+ * with |diff| > 1e-9 the sign of diff is the sign of ln u - ln p for certain (the error is below
+ * 2e-13); only a draw within 1e-9 of p's logarithm (about one
  * in 10^9) computes p itself. The bounds of x are mm__as_fill_prob's: above 700 p = 2 > u, below
  * -700 p = 0 <= u. tests/test_asmarket.c checks the answer against the
  * reference at and around p, and the whole state of mm_as_step_fast against mm_as_step_c. No
