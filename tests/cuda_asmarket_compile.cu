@@ -15,6 +15,11 @@ __global__ void mm_as_compile_kernel(const mm__as_derived *d, uint64_t seed, int
     mm__as_state_init(d, &st);
     for (int64_t i = 0; i < d->n_steps; i++)
         mm_as_step_c(d, &st, key, i);
+    mm__as_state fast;
+    mm__as_state_init(d, &fast);
+    for (int64_t i = 0; i < d->n_steps; i++)
+        mm_as_step_fast(d, &fast, key, i); /* the fast variant compiles for the device too */
+    if (fast.q != st.q) final_q[path] = -1;
     profit[path] = st.cash + (double)st.q * mm__as_mid(d, st.m) - (double)d->q0 * d->s0;
     final_q[path] = st.q;
 }

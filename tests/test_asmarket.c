@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mm_accel.h"
 #include "mm_asmarket.h"
+#include "mm_asmarket_lanes.h"
 #include "mmsim/asmarket.h"
 #include "testutil.h"
 
@@ -178,6 +180,179 @@ Test(asmarket, step_uses_the_documented_draws)
     }
     /* About 20% of 64 fill on each side: both outcomes were exercised. */
     cr_assert(seen[0][0] && seen[0][1] && seen[1][0] && seen[1][1]);
+}
+
+/* Every field of two path states, doubles bit for bit. */
+static int same_state(const mm__as_state *a, const mm__as_state *b)
+{
+    return a->q == b->q && a->m == b->m && same(a->cash, b->cash) &&
+           same(a->spread_sum, b->spread_sum) && same(a->abs_q_sum, b->abs_q_sum) &&
+           same(a->w_prev, b->w_prev) && same(a->w_peak, b->w_peak) && same(a->max_dd, b->max_dd) &&
+           same(a->d_sum, b->d_sum) && same(a->d_sq, b->d_sq) && a->both_quoted == b->both_quoted &&
+           a->bid_fills == b->bid_fills && a->ask_fills == b->ask_fills &&
+           a->max_abs_q == b->max_abs_q;
+}
+
+/* mm_as_step_fast against the reference mm_as_step_c: the whole state after every step of 150
+ * paths of each of nine markets (every strategy; intensities from never to always filling; quotes
+ * on the wrong side of the mid, where exp's argument passes +-700; an inventory limit). */
+Test(asmarket, fast_step_gives_the_reference_state_after_every_step)
+{
+    struct {
+        int strategy;
+        double gamma, k, A, sigma, dt, spread, skew;
+        int64_t q0, inv_limit;
+    } M[] = {
+        {MM_AS_INVENTORY, 0.1, 1.5, 140, 2, 0.005, 0, 0, 0, 0},
+        {MM_AS_SYMMETRIC, 0.01, 1.5, 140, 2, 0.005, 0, 0, 0, 0},
+        {MM_AS_GLFT, 1, 1.5, 140, 2, 0.005, 0, 0, 0, 0},
+        {MM_AS_FIXED, 0.1, 1.5, 140, 2, 0.005, 0.7, 0.05, 0, 0},
+        {MM_AS_INVENTORY, 0.5, 0.3, 3000, 2, 0.001, 0, 0, 3, 5},
+        {MM_AS_INVENTORY, 2, 40, 5, 0.1, 0.005, 0, 0, 0, 0},
+        {MM_AS_FIXED, 0.1, 1.5, 1e8, 2, 0.005, 0, 0, 0, 0},    /* A dt >= 1: always fills */
+        {MM_AS_FIXED, 0.1, 1.5, 1e-6, 2, 0.005, 1e5, 0, 0, 0}, /* x < -700: never */
+        {MM_AS_FIXED, 0.1, 1.5, 140, 2, 0.005, 0, 10, 100, 0}, /* quotes across the mid */
+    };
+    int64_t fills = 0, steps = 0;
+    for (size_t j = 0; j < sizeof M / sizeof M[0]; j++) {
+        mm_as_params p;
+        mm_as_defaults(&p);
+        p.strategy = M[j].strategy;
+        p.gamma = M[j].gamma;
+        p.k = M[j].k;
+        p.A = M[j].A;
+        p.sigma = M[j].sigma;
+        p.dt = M[j].dt;
+        p.spread = M[j].spread;
+        p.skew = M[j].skew;
+        p.q0 = M[j].q0;
+        p.inv_limit = M[j].inv_limit;
+        mm__as_derived d;
+        cr_assert_eq(mm__as_derive(&p, &d, NULL), 0, "market %zu", j);
+        for (int32_t path = 0; path < 150; path++) {
+            uint64_t key = mm_stream_key(11, (int64_t)j, path);
+            mm__as_state a, b;
+            mm__as_state_init(&d, &a);
+            mm__as_state_init(&d, &b);
+            for (int64_t i = 0; i < d.n_steps; i++) {
+                mm_as_step_c(&d, &a, key, i);
+                mm_as_step_fast(&d, &b, key, i);
+                cr_assert(same_state(&a, &b),
+                          "market %zu path %d step %lld: q %lld/%lld cash %a/%a", j, path,
+                          (long long)i, (long long)a.q, (long long)b.q, a.cash, b.cash);
+            }
+            fills += a.bid_fills + a.ask_fills;
+            steps += d.n_steps;
+        }
+    }
+    cr_assert(fills > steps / 10 && fills < 2 * steps, "fills %lld of %lld steps", (long long)fills,
+              (long long)steps);
+}
+
+/* mm__as_path_lanes (draws 64 steps at a time in vectors, fast fill decisions) against the
+ * reference mm__as_path: every field of every path's result, on every instruction set this CPU
+ * has, for step counts below, at and above the draw block (63, 64, 65, 200, 1000). */
+Test(asmarket, lanes_path_gives_the_reference_results_on_every_instruction_set)
+{
+    static const double dts[] = {1.0 / 63, 1.0 / 64, 1.0 / 65, 0.005, 0.001};
+    int ran = 0;
+    for (int isa = 0; isa < MM_ISA_COUNT; isa++) {
+        if (!mm__batch_isa_supported(isa)) continue;
+        ran++;
+        for (int strat = 0; strat < 4; strat++)
+            for (size_t t = 0; t < sizeof dts / sizeof dts[0]; t++) {
+                mm_as_params p;
+                mm_as_defaults(&p);
+                p.strategy = strat;
+                p.dt = dts[t];
+                p.spread = 0.6;
+                p.skew = 0.02;
+                p.inv_limit = strat == 3 ? 4 : 0;
+                mm__as_derived d;
+                cr_assert_eq(mm__as_derive(&p, &d, NULL), 0);
+                for (int32_t path = 0; path < 40; path++) {
+                    uint64_t key = mm_stream_key(5, strat, path);
+                    mm_as_path_result a, b;
+                    mm__as_path(&d, key, &a);
+                    cr_assert_eq(mm__as_path_lanes_isa(isa, &d, key, &b), 0);
+                    cr_assert(same_path(&a, &b), "%s strategy %d dt %g path %d: profit %a vs %a",
+                              mm__batch_isa_name(isa), strat, dts[t], path, a.profit, b.profit);
+                }
+            }
+    }
+    cr_assert_geq(ran, 1);
+}
+
+/* mm__as_fills_fast answers u < p as the reference does for u at p, one ulp either side, and
+ * within the margin (where it computes p itself), for depths over the whole range of exp's
+ * argument. */
+Test(asmarket, fast_fill_decision_equals_the_reference_at_the_probability)
+{
+    mm_as_params p;
+    mm_as_defaults(&p);
+    mm__as_derived d;
+    cr_assert_eq(mm__as_derive(&p, &d, NULL), 0);
+    int checked = 0;
+    /* Over (-470, 470) (x = -1.5 delta passes +-700) coarsely, then finely where 2^-53 <= p < 1:
+     * delta in (-0.24, 24.3). */
+    for (int j = -4700; j <= 4700 + 25000; j += j < 4700 ? 7 : 1) {
+        double delta = j <= 4700 ? (double)j * 0.1 + 0.0123 : -0.3 + (double)(j - 4700) * 0.001;
+        double pr = mm__as_fill_prob(&d, delta);
+        double u[] = {pr,
+                      nextafter(pr, 0),
+                      nextafter(pr, 2),
+                      pr * (1 - 3e-10),
+                      pr * (1 + 3e-10),
+                      pr * (1 - 2e-9),
+                      pr * (1 + 2e-9),
+                      pr * 0.5,
+                      pr * 1.5,
+                      0x1p-53,
+                      0.9999999};
+        for (size_t k = 0; k < sizeof u / sizeof u[0]; k++) {
+            if (!(u[k] >= 0x1p-53 && u[k] < 1)) continue; /* mm_u01's range */
+            double lu = mm_det_log(u[k]);
+            cr_assert_eq(mm__as_fills_fast(&d, delta, u[k], lu), u[k] < pr,
+                         "delta %a u %a p %a: fast %d", delta, u[k], pr,
+                         mm__as_fills_fast(&d, delta, u[k], lu));
+            checked++;
+        }
+    }
+    cr_assert_gt(checked, 99999);
+}
+
+/* The bound behind mm__as_fills_fast's margin: the sign of diff = ln_u - (ln_A_dt + x) is the sign
+ * of u - p whenever |diff| > 2e-13 (the margin is 1e-9). Checked where it is hardest: u within
+ * 1e-12 .. 6e-12 relative of p, both sides, over A dt from 1e-15 to 1e6 and the whole range of p.
+ */
+Test(asmarket, log_domain_sign_is_exact_beyond_its_error_bound)
+{
+    static const double A_dt[] = {1e-15, 3e-7, 0.7, 1.0, 1e6};
+    int checked = 0;
+    for (size_t a = 0; a < sizeof A_dt / sizeof A_dt[0]; a++) {
+        mm__as_derived d = {0};
+        d.A_dt = A_dt[a];
+        d.ln_A_dt = mm_det_log(A_dt[a]);
+        d.k = 1.0;
+        for (uint32_t i = 0; i < 20000; i++) {
+            mm_u32x4 r = mm_rng4(36, i, (uint32_t)a, 0, 0);
+            double x = (mm_u01(r.v[0], r.v[1]) - 0.5) * 1400.0, delta = -x;
+            double p = A_dt[a] * mm_det_exp(x);
+            if (!(p > 0x1p-52 && p < 0.999)) continue;
+            for (int j = -6; j <= 6; j++) {
+                if (j == 0) continue;
+                double u = p * (1.0 + (double)j * 1e-12);
+                double diff = mm_det_log(u) - (d.ln_A_dt + -d.k * delta);
+                if (fabs(diff) > 2e-13) {
+                    cr_assert_eq(diff < 0, u < p, "A dt %g x %a u %a p %a diff %g", A_dt[a], x, u,
+                                 p, diff);
+                    checked++;
+                }
+                cr_assert_eq(mm__as_fills_fast(&d, delta, u, mm_det_log(u)), u < p);
+            }
+        }
+    }
+    cr_assert_gt(checked, 10000);
 }
 
 Test(asmarket, extreme_intensities_always_or_never_fill)

@@ -101,6 +101,7 @@ int mm__as_derive(const mm_as_params *p, mm__as_derived *d, mm_error *err)
     d->dt = p->dt;
     d->ds = p->sigma * sqrt(p->dt);
     d->A_dt = p->A * p->dt;
+    d->ln_A_dt = mm_det_log(d->A_dt); /* A dt >= 1e-15: normal, in mm_det_log's domain */
     d->k = p->k;
     d->n_steps = steps_of(p->T, p->dt);
     d->q0 = p->q0;
@@ -137,6 +138,12 @@ void mm__as_path(const mm__as_derived *d, uint64_t key, mm_as_path_result *out)
     mm__as_state_init(d, &st);
     for (int64_t i = 0; i < d->n_steps; i++)
         mm_as_step_c(d, &st, key, i);
+    mm__as_path_result_of(d, &st, out);
+}
+
+void mm__as_path_result_of(const mm__as_derived *d, const mm__as_state *s, mm_as_path_result *out)
+{
+    mm__as_state st = *s;
     double n = (double)d->n_steps;
     double sT = mm__as_mid(d, st.m);
     memset(out, 0, sizeof *out);

@@ -2,11 +2,13 @@
  *
  * Each path is a pure function of (parameters, seed, id, path) written into its own slot, and the
  * summary is computed afterwards in path order by one thread, so the bits do not depend on the
- * thread count or on which thread ran which path. */
+ * thread count or on which thread ran which path. A path runs mm__as_path_lanes: mm__as_path's
+ * bits, its draws computed in vectors and most exponentials skipped (docs/perf.md). */
 #include <errno.h>
 #include <stdlib.h>
 
 #include "mm_asmarket.h"
+#include "mm_asmarket_lanes.h"
 #include "mm_config.h"
 #include "mm_internal.h"
 
@@ -33,7 +35,7 @@ int mm_as_run(const mm_as_params *p, uint64_t seed, int64_t id, int64_t n_paths,
 #pragma omp parallel for schedule(dynamic, 16) num_threads(nt)
 #endif
     for (int64_t i = 0; i < n_paths; i++)
-        mm__as_path(&d, mm_stream_key(seed, id, (int32_t)i), &r[i]);
+        mm__as_path_lanes(&d, mm_stream_key(seed, id, (int32_t)i), &r[i]);
     rc = mm_as_summarize(r, n_paths, out, err);
     if (r != paths_out) free(r);
     return rc;
