@@ -628,10 +628,7 @@ Test(ux, gen_duration_sets_the_events_from_the_rate)
  * is the one a rerun with the enum columns reproduces (docs/results.md). */
 Test(ux, results_written_before_the_enum_columns_still_read)
 {
-    const char *fx = getenv("MMSIM_FIXTURES");
-    cr_assert(fx, "MMSIM_FIXTURES is not set (run the tests through meson test)");
-    char r[1024];
-    snprintf(r, sizeof r, "%s/results-int32.h5", fx);
+    const char *r = tu_fixture("results-int32.h5");
     const char *v[] = {"mmsim", "verify", r, NULL};
     char *o = expect(v, 0, NULL);
     cr_assert(strstr(o, "content hash 02083864f4d4f043 verified (8 rows)"), "%s", o);

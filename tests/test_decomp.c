@@ -33,11 +33,7 @@ static const char *make_tapes(const char *name, double tick, double lot)
         gp.tick_size = tick;
         gp.lot_size = lot;
         snprintf(gp.symbol, sizeof gp.symbol, "S%d", k);
-        mm_ticks t = {0};
-        mm_error e = {0};
-        cr_assert_eq(mm_gen_ticks(&gp, &t, &e), 0, "%s", e.msg);
-        cr_assert_eq(mm_ticks_write(p, &t, NULL, &e), 0, "%s", e.msg);
-        mm_ticks_free(&t);
+        tu_gen_write(p, &gp);
     }
     return p;
 }
@@ -237,10 +233,7 @@ Test(decomp, spread_capture_is_each_fill_s_edge_to_the_mid_before_its_event)
  * and mm_results_read gives NaN for the two it lacks. */
 Test(decomp, a_table_written_before_the_columns_reads_with_nan_for_them)
 {
-    const char *fx = getenv("MMSIM_FIXTURES");
-    cr_assert(fx, "MMSIM_FIXTURES is not set (run the tests through meson test)");
-    char p[1024];
-    snprintf(p, sizeof p, "%s/results-int32.h5", fx);
+    const char *p = tu_fixture("results-int32.h5");
     mm_results_reader *r;
     mm_error e = {0};
     cr_assert_eq(mm_results_open(p, &r, &e), 0, "%s", e.msg);

@@ -671,10 +671,7 @@ Test(store, file_size_limit_fails_cleanly)
  * and by the writer asked to append. */
 Test(store, corrupt_global_heap_is_reported_not_a_hang, .timeout = 60)
 {
-    const char *fx = getenv("MMSIM_FIXTURES");
-    cr_assert(fx, "MMSIM_FIXTURES is not set (run the tests through meson test)");
-    char src[1024];
-    snprintf(src, sizeof src, "%s/fuzz/ticks/regress/hdf5-global-heap-hang-e6d3e555.h5", fx);
+    const char *src = tu_fixture("fuzz/ticks/regress/hdf5-global-heap-hang-e6d3e555.h5");
     const char *p = tu_path("heap.h5");
     size_t n;
     char *b = slurp(src, &n);

@@ -50,11 +50,7 @@ static const char *make_ticks(int64_t events)
         gp.events = events;
         gp.trade_frac = 0.2;
         strcpy(gp.symbol, k ? "BBB" : "AAA");
-        mm_ticks t = {0};
-        mm_error e = {0};
-        cr_assert_eq(mm_gen_ticks(&gp, &t, &e), 0, "%s", e.msg);
-        cr_assert_eq(mm_ticks_write(p, &t, NULL, &e), 0, "%s", e.msg);
-        mm_ticks_free(&t);
+        tu_gen_write(p, &gp);
     }
     return p;
 }

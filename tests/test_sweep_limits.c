@@ -342,11 +342,7 @@ static mm_grid *grid16(void)
         gp.seed = 7;
         gp.events = 2000;
         strcpy(gp.symbol, "AAA");
-        mm_ticks t = {0};
-        mm_error e = {0};
-        cr_assert_eq(mm_gen_ticks(&gp, &t, &e), 0, "%s", e.msg);
-        cr_assert_eq(mm_ticks_write(p, &t, NULL, &e), 0, "%s", e.msg);
-        mm_ticks_free(&t);
+        tu_gen_write(p, &gp);
     }
     char a[700];
     snprintf(a, sizeof a, "%s#AAA", p);

@@ -152,11 +152,7 @@ static const char *tape(int64_t n)
     gp.seed = 11;
     gp.events = n;
     strcpy(gp.symbol, "AAA");
-    mm_ticks t = {0};
-    mm_error e = {0};
-    cr_assert_eq(mm_gen_ticks(&gp, &t, &e), 0, "%s", e.msg);
-    cr_assert_eq(mm_ticks_write(p, &t, NULL, &e), 0, "%s", e.msg);
-    mm_ticks_free(&t);
+    tu_gen_write(p, &gp);
     return p;
 }
 

@@ -297,3 +297,23 @@ int tu_engine_runs(int e)
     char buf[1200];
     return e != MM_ENGINE_CUDA || mm_sweep_cuda_describe(buf, sizeof buf) > 0;
 }
+
+void tu_gen_write(const char *path, const mm_gen_params *gp)
+{
+    mm_ticks t = {0};
+    mm_error e = {0};
+    cr_assert_eq(mm_gen_ticks(gp, &t, &e), 0, "%s", e.msg);
+    cr_assert_eq(mm_ticks_write(path, &t, NULL, &e), 0, "%s", e.msg);
+    mm_ticks_free(&t);
+}
+
+const char *tu_fixture(const char *rel)
+{
+    static char buf[4][1024];
+    static int k;
+    char *p = buf[k++ & 3];
+    const char *dir = getenv("MMSIM_FIXTURES");
+    cr_assert(dir, "MMSIM_FIXTURES is not set (run the tests through meson test)");
+    snprintf(p, 1024, "%s/%s", dir, rel);
+    return p;
+}

@@ -55,6 +55,11 @@ mm_ticks tu_rows_depth_tape(const tu_row *r, int n, const tu_drow *d, int nd, in
 
 /* A small valid synthetic tape (heap) of n rows. */
 void tu_small_tape(mm_ticks *t, int64_t n, uint64_t seed);
+/* The path of fixtures/<rel> (MMSIM_FIXTURES, set by meson test; asserted); four calls' results
+ * stay valid at once. */
+const char *tu_fixture(const char *rel);
+/* mm_gen_ticks(gp) added to the tick file at path (created if absent); asserts on error. */
+void tu_gen_write(const char *path, const mm_gen_params *gp);
 
 /* 1 when sweep engine e can run on this machine (the CUDA engine needs a device). */
 int tu_engine_runs(int e);

@@ -196,17 +196,6 @@ Test(depth, lobster_deep_level_off_the_tick_is_an_error_naming_it)
 
 /* ---- LOBSTER fixture (fixtures/lobster, AMZN level 1): its first rows by hand ---- */
 
-static const char *fixture(const char *rel)
-{
-    static char buf[4][1024];
-    static int k;
-    char *p = buf[k++ & 3];
-    const char *dir = getenv("MMSIM_FIXTURES");
-    cr_assert(dir, "MMSIM_FIXTURES is set by meson test");
-    snprintf(p, 1024, "%s/%s", dir, rel);
-    return p;
-}
-
 Test(depth, amzn_fixture_first_rows_by_hand)
 {
     mm_import_opts o;
@@ -216,11 +205,11 @@ Test(depth, amzn_fixture_first_rows_by_hand)
     mm_ticks t;
     mm_import_report rep;
     mm_error e = {0};
-    cr_assert_eq(
-        mm_import_lobster(fixture("lobster/AMZN_2012-06-21_34200000_36000000_message_1.csv.gz"),
-                          fixture("lobster/AMZN_2012-06-21_34200000_36000000_orderbook_1.csv.gz"),
-                          &o, &t, &rep, &e),
-        0, "%s", e.msg);
+    cr_assert_eq(mm_import_lobster(
+                     tu_fixture("lobster/AMZN_2012-06-21_34200000_36000000_message_1.csv.gz"),
+                     tu_fixture("lobster/AMZN_2012-06-21_34200000_36000000_orderbook_1.csv.gz"), &o,
+                     &t, &rep, &e),
+                 0, "%s", e.msg);
     /* Messages: 0 hidden execution (book 22318 x 100 / 22395 x 100); 1 add id 11885113 of 21 at
      * 22381 (a new best bid, 22318 leaves the one level kept); 2 its execution (22381 empties,
      * 22375 x 100 comes into view); 3 execution of id 11534792, never added in the file, 26 at
@@ -287,11 +276,11 @@ Test(depth, amzn_fixture_depth_top_is_the_tape_top_at_every_row)
     o.date = "2012-06-21";
     mm_ticks t;
     mm_error e = {0};
-    cr_assert_eq(
-        mm_import_lobster(fixture("lobster/AMZN_2012-06-21_34200000_36000000_message_1.csv.gz"),
-                          fixture("lobster/AMZN_2012-06-21_34200000_36000000_orderbook_1.csv.gz"),
-                          &o, &t, NULL, &e),
-        0, "%s", e.msg);
+    cr_assert_eq(mm_import_lobster(
+                     tu_fixture("lobster/AMZN_2012-06-21_34200000_36000000_message_1.csv.gz"),
+                     tu_fixture("lobster/AMZN_2012-06-21_34200000_36000000_orderbook_1.csv.gz"), &o,
+                     &t, NULL, &e),
+                 0, "%s", e.msg);
     assert_top_follows(&t, 1);
     mm_ticks_free(&t);
 }
@@ -387,9 +376,9 @@ Test(depth, binance_fixture_top_follows_and_trades_are_removals)
     o.lot = "0.000001";
     mm_ticks t;
     mm_error e = {0};
-    cr_assert_eq(
-        mm_import_binance(fixture("binance/spot_btcusdt_20240808_first4000.gz"), &o, &t, NULL, &e),
-        0, "%s", e.msg);
+    cr_assert_eq(mm_import_binance(tu_fixture("binance/spot_btcusdt_20240808_first4000.gz"), &o, &t,
+                                   NULL, &e),
+                 0, "%s", e.msg);
     cr_assert_eq(t.depth.levels, 20);
     /* The stream starts at the snapshot's row with 20 levels a side shown. */
     int64_t r0 = t.depth.row[0];

@@ -473,10 +473,7 @@ Test(results, index_columns_are_enums_named_by_the_axis_values)
  * queue columns) reads as before, with the same content hash. */
 Test(results, plain_int32_index_columns_still_read)
 {
-    const char *fx = getenv("MMSIM_FIXTURES");
-    cr_assert(fx, "MMSIM_FIXTURES is not set (run the tests through meson test)");
-    char p[1024];
-    snprintf(p, sizeof p, "%s/results-int32.h5", fx);
+    const char *p = tu_fixture("results-int32.h5");
     mm_results_reader *r;
     mm_error e = {0};
     cr_assert_eq(mm_results_open(p, &r, &e), 0, "%s", e.msg);
