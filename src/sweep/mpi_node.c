@@ -98,6 +98,7 @@ typedef struct tape_msg {
     uint64_t bytes;
     mm_instrument inst;
     mm_depth depth; /* rows, levels and ids (its pointers are the first rank's: not used) */
+    char signal_name[MM_SYMBOL_MAX]; /* "": no signal column */
     char name[64];  /* the shared segment */
     mm_error err;
 } tape_msg;
@@ -123,6 +124,7 @@ int mm__mpi_load(mm__run *r, const char *path, const char *symbol, int flags, mm
                 memcpy(base, heap.mem_base, heap.mem_bytes);
                 h->n = heap.n;
                 h->depth = heap.depth; /* its pointers are rebound below */
+                memcpy(h->signal_name, heap.signal_name, sizeof h->signal_name);
                 h->bytes = heap.mem_bytes;
                 h->inst = heap.inst;
                 if (mprotect(base, heap.mem_bytes, PROT_READ) != 0) rc = -errno;
@@ -176,7 +178,8 @@ int mm__mpi_load(mm__run *r, const char *path, const char *symbol, int flags, mm
     out->inst = h->inst;
     out->depth.levels = h->depth.levels;
     out->depth.ids = h->depth.ids;
-    mm__ticks_bind(out, base, h->n, h->depth.n);
+    snprintf(out->signal_name, sizeof out->signal_name, "%s", h->signal_name);
+    mm__ticks_bind(out, base, h->n, h->depth.n, h->signal_name[0] != 0);
     out->mem_base = base;
     out->mem_bytes = (size_t)h->bytes;
     out->mem_kind = MM_MEM_SHM; /* mm_ticks_free unmaps it */
