@@ -38,8 +38,8 @@ int mm_ticks_write_signal(const char *path, const char *symbol, const char *name
         }
     if (old.signal && !replace) {
         rc = mm__errf(err, -EEXIST,
-                      "%s: instrument %s: already has the signal %s (replace it to write %s)",
-                      path, sym, old.signal_name, name);
+                      "%s: instrument %s: already has the signal %s (set replace to overwrite it)",
+                      path, sym, old.signal_name);
         goto out;
     }
     if ((rc = mm__ticks_alloc_heap_depth(&t, old.n, old.depth.n, 1))) {
