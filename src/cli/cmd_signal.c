@@ -84,8 +84,7 @@ static int read_points(const char *path, points *p)
         double v;
         errno = 0;
         if (!cli_is_decimal(a, 1) || ((ts = strtoll(a, NULL, 10)), errno == ERANGE)) {
-            cli_err("signal: %s:%" PRId64 ": ts_ns '%s' is not an integer of ns", path, lineno,
-                    a);
+            cli_err("signal: %s:%" PRId64 ": ts_ns '%s' is not an integer of ns", path, lineno, a);
             rc = MM_EXIT_RUNTIME;
             break;
         }
@@ -96,8 +95,8 @@ static int read_points(const char *path, points *p)
             break;
         }
         if (p->n > 0 && ts < p->ts[p->n - 1]) {
-            cli_err("signal: %s:%" PRId64 ": ts_ns %" PRId64 " is before the previous line's %" PRId64
-                    " (sort the file by time)",
+            cli_err("signal: %s:%" PRId64 ": ts_ns %" PRId64
+                    " is before the previous line's %" PRId64 " (sort the file by time)",
                     path, lineno, ts, p->ts[p->n - 1]);
             rc = MM_EXIT_RUNTIME;
             break;

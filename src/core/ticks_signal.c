@@ -19,8 +19,7 @@ int mm__signal_validate(const mm_ticks *t, const char *file, mm_error *err)
         return mm__errf(err, MM_EINVALID,
                         "%s: instrument %s: column signal: name '%.*s' must match "
                         "[A-Za-z0-9._-]+ (at most %d characters)",
-                        file, t->inst.symbol, MM_SYMBOL_MAX - 1, t->signal_name,
-                        MM_SYMBOL_MAX - 1);
+                        file, t->inst.symbol, MM_SYMBOL_MAX - 1, t->signal_name, MM_SYMBOL_MAX - 1);
     for (int64_t i = 0; i < t->n; i++)
         if (!isfinite(t->signal[i]))
             return mm__errf(err, MM_EINVALID,
@@ -30,8 +29,8 @@ int mm__signal_validate(const mm_ticks *t, const char *file, mm_error *err)
     return 0;
 }
 
-int mm_signal_asof(const int64_t *row_ts, int64_t n, const int64_t *ts, const double *v,
-                   int64_t m, double *out, mm_error *err)
+int mm_signal_asof(const int64_t *row_ts, int64_t n, const int64_t *ts, const double *v, int64_t m,
+                   double *out, mm_error *err)
 {
     if (n < 0 || m < 0 || (n > 0 && (!row_ts || !out)) || (m > 0 && (!ts || !v)))
         return mm__errf(err, MM_EUSAGE, "mm_signal_asof: bad argument");
