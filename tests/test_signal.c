@@ -356,3 +356,116 @@ Test(signal, asof_takes_the_last_point_at_or_before_each_row)
     cr_assert_eq(mm_signal_asof(rows, 6, ts, nan_v, 2, out, &e), MM_EUSAGE);
     cr_assert_str_eq(e.msg, "signal point 1: value nan is not finite");
 }
+
+/* ---- the command line ---- */
+
+static char *run_ok(const char *const *argv)
+{
+    char *out = NULL, *err = NULL;
+    int rc = tu_run(argv, &out, &err);
+    cr_assert_eq(rc, 0, "%s: exit %d: %s", argv[1], rc, err);
+    free(err);
+    return out;
+}
+
+/* mmsim signal: a CSV with a header, points between rows and two at one time; each row takes the
+ * last point at or before its time, 0 before the first. Without the header, the same column. */
+Test(signal, cli_imports_a_csv_with_the_asof_rule)
+{
+    tu_tmpdir();
+    const char *path = tu_path("t.h5"), *csv = tu_path("p.csv"), *csv2 = tu_path("q.csv");
+    mm_ticks t = {0};
+    tu_small_tape(&t, 1000, 9);
+    write_tape(path, &t);
+    int64_t a = t.ts_ns[100], b = t.ts_ns[500];
+    FILE *f = fopen(csv, "w"), *g = fopen(csv2, "w");
+    fprintf(f, "ts_ns,value\n");
+    fprintf(f, "%lld,1.5\n%lld,-2\n%lld,0.25\n", (long long)a, (long long)b, (long long)b);
+    fprintf(g, "%lld,1.5\r\n%lld,-2\r\n%lld,0.25\r\n", (long long)a, (long long)b, (long long)b);
+    fclose(f);
+    fclose(g);
+    const char *cmd[] = {"mmsim", "signal", path, "--csv", csv, "--name", "toy", NULL};
+    free(run_ok(cmd));
+    mm_ticks u = {0};
+    mm_error e = {0};
+    cr_assert_eq(mm_ticks_load(path, NULL, 0, &u, &e), 0, "%s", e.msg);
+    cr_assert(u.signal && !strcmp(u.signal_name, "toy"));
+    for (int64_t i = 0; i < u.n; i++) {
+        double want = u.ts_ns[i] < a ? 0 : u.ts_ns[i] < b ? 1.5 : 0.25;
+        cr_assert_eq(u.signal[i], want, "row %lld: %g", (long long)i, u.signal[i]);
+    }
+    uint64_t fp = u.inst.fingerprint;
+    mm_ticks_free(&u);
+    const char *again[] = {"mmsim",  "signal", path,        "--csv", csv2,
+                           "--name", "toy",    "--replace", NULL};
+    free(run_ok(again));
+    cr_assert_eq(mm_ticks_load(path, NULL, 0, &u, &e), 0, "%s", e.msg);
+    cr_assert_eq(u.inst.fingerprint, fp, "no header, CRLF: the same column");
+    mm_ticks_free(&u);
+    /* info shows it; export carries it into the raw tape. */
+    const char *info[] = {"mmsim", "info", path, NULL};
+    char *out = run_ok(info);
+    cr_assert(strstr(out, "  signal         toy: min 0, mean "), "%s", out);
+    free(out);
+    const char *raw = tu_path("t.mmtape");
+    const char *exp[] = {"mmsim", "export", path, "-o", raw, NULL};
+    free(run_ok(exp));
+    cr_assert_eq(mm_ticks_load_raw(raw, &u, &e), 0, "%s", e.msg);
+    cr_assert(u.signal && !strcmp(u.signal_name, "toy") && u.inst.fingerprint == fp);
+    cr_assert_eq(mm_ticks_fingerprint(&u), fp);
+    mm_ticks_free(&u);
+    mm_ticks_free(&t);
+    tu_cleanup();
+}
+
+static uint64_t content_hash(const char *out)
+{
+    const char *p = strstr(out, "content hash ");
+    cr_assert(p, "%s", out);
+    return strtoull(p + 13, NULL, 16);
+}
+
+/* A sweep over signal_skew on a tape with a signal: one content hash with the serial, threads and
+ * process engines; the rows with signal_skew 0 are the rows of the tape without a signal. */
+Test(signal, cli_sweep_over_signal_skew_engines_agree)
+{
+    tu_tmpdir();
+    const char *path = tu_path("t.h5"), *plain = tu_path("p.h5");
+    mm_ticks t = {0};
+    tu_small_tape(&t, 20000, 4);
+    write_tape(path, &t);
+    write_tape(plain, &t);
+    double *v = malloc(20000 * sizeof *v);
+    for (int i = 0; i < 20000; i++)
+        v[i] = (double)((i / 300) % 5) - 2;
+    mm_error e = {0};
+    cr_assert_eq(mm_ticks_write_signal(path, NULL, "steps", v, 20000, 0, &e), 0, "%s", e.msg);
+    free(v);
+    const char *eng[] = {"serial", "threads", "process"};
+    uint64_t h[3];
+    for (int k = 0; k < 3; k++) {
+        const char *argv[] = {
+            "mmsim",        "sweep",    path,   "--grid", "signal_skew=0,0.5,1,-1", "--grid",
+            "spread=0.5,2", "--engine", eng[k], "-o",     tu_path(eng[k]),          NULL};
+        char *out = NULL, *err = NULL;
+        cr_assert_eq(tu_run(argv, &out, &err), 0, "%s", err);
+        h[k] = content_hash(err[0] ? err : out);
+        free(out);
+        free(err);
+    }
+    cr_assert(h[0] == h[1] && h[1] == h[2], "%llx %llx %llx", (unsigned long long)h[0],
+              (unsigned long long)h[1], (unsigned long long)h[2]);
+    /* Row by row: signal_skew = 0 against the tape without a signal. */
+    const char *s0[] = {"mmsim", "run", path, "--spread", "2", "--signal-skew", "0", NULL};
+    const char *s1[] = {"mmsim", "run", path, "--spread", "2", "--signal-skew", "1", NULL};
+    const char *p0[] = {"mmsim", "run", plain, "--spread", "2", NULL};
+    char *a = run_ok(s0), *b = run_ok(p0), *c = run_ok(s1);
+    /* The metrics after the first line (which names the tape's instrument and engine). */
+    cr_assert_str_eq(strchr(a, '\n'), strchr(b, '\n'));
+    cr_assert_str_neq(strchr(c, '\n'), strchr(b, '\n'));
+    free(a);
+    free(b);
+    free(c);
+    mm_ticks_free(&t);
+    tu_cleanup();
+}
