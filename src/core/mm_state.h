@@ -64,7 +64,8 @@ typedef struct mm_derived {
     double maker_rate,
         taker_rate; /* fee per (tick x lot) of notional, money: bps * 1e-4 * tick * lot */
     double money;   /* tick_size * lot_size */
-    double signal_skew; /* fair += signal[i] x signal_skew, ticks per signal unit (0: none) */
+    /* fair += signal[i] x signal_skew (section 6), ticks per signal unit; 0: none. */
+    double signal_skew;
 } mm_derived;
 
 /* A tape's depth stream as the step reads it (book = l2, docs/model.md 4.5): the columns of

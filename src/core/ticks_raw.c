@@ -25,14 +25,14 @@
 
 /* The header, in file order (offsets in bytes). */
 typedef struct raw_header {
-    char magic[8];               /* 0: "MMTAPE01", or "MMTAPE02" with depth */
-    uint64_t n;                  /* 8: rows */
-    double tick_size, lot_size;  /* 16, 24 */
-    double year_s;               /* 32: 0 = not recorded */
-    uint64_t fingerprint;        /* 40: the tick file's XXH3-64 fingerprint, as recorded */
+    char magic[8];                /* 0: "MMTAPE01", or "MMTAPE02" with depth */
+    uint64_t n;                   /* 8: rows */
+    double tick_size, lot_size;   /* 16, 24 */
+    double year_s;                /* 32: 0 = not recorded */
+    uint64_t fingerprint;         /* 40: the tick file's XXH3-64 fingerprint, as recorded */
     int32_t allow_crossed, flags; /* 48, 52: flags 0, or RAW_SIGNAL */
-    char symbol[MM_SYMBOL_MAX];  /* 56: NUL-terminated, NUL-padded */
-    char source[MM_SOURCE_MAX];  /* 120: NUL-terminated, NUL-padded */
+    char symbol[MM_SYMBOL_MAX];   /* 56: NUL-terminated, NUL-padded */
+    char source[MM_SOURCE_MAX];   /* 120: NUL-terminated, NUL-padded */
     uint64_t checksum; /* 248: FNV-1a 64 of every byte after the header (columns, sections) */
 } raw_header;
 _Static_assert(sizeof(raw_header) == RAW_HEADER, "raw tape header layout");

@@ -244,7 +244,8 @@ static int build_image(const char *path, int exists, off_t old_size, const mm_ti
     size_t chunk = (size_t)(o->chunk_rows > 0 ? o->chunk_rows : 65536);
     size_t rows = t->n > 0 ? ((size_t)t->n + chunk - 1) / chunk * chunk : 0;
     size_t drows = t->depth.n > 0 ? ((size_t)t->depth.n + chunk - 1) / chunk * chunk : 0;
-    size_t incr = rows * (t->signal ? 41 : 33) + drows * 26 + (size_t)(exists ? old_size : 0) + ((size_t)1 << 20);
+    size_t incr = rows * (t->signal ? 41 : 33) + drows * 26 + (size_t)(exists ? old_size : 0) +
+                  ((size_t)1 << 20);
     H5FD_file_image_callbacks_t cb = {img_malloc,     img_memcpy,     img_realloc, img_free,
                                       img_udata_copy, img_udata_free, &own};
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);

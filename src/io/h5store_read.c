@@ -264,11 +264,11 @@ static int open_signal(hid_t grp, const char *path, const char *sym, int64_t n, 
     char name[MM_SYMBOL_MAX + 4];
     int a = mm__attr_get_strbuf(*ds, "name", name, sizeof name);
     if (a != 0 || !mm__valid_symbol(name))
-        return mm__errf(err, MM_EFORMAT,
-                        "%s: instrument %s: column signal: attribute name: %s", path, sym,
-                        a == -1   ? "missing"
-                        : a != 0  ? "must be a string"
-                                  : "must match [A-Za-z0-9._-]+ (at most 63 characters)");
+        return mm__errf(err, MM_EFORMAT, "%s: instrument %s: column signal: attribute name: %s",
+                        path, sym,
+                        a == -1  ? "missing"
+                        : a != 0 ? "must be a string"
+                                 : "must match [A-Za-z0-9._-]+ (at most 63 characters)");
     memcpy(t->signal_name, name, strlen(name) + 1); /* a valid symbol: shorter than the field */
     return 0;
 }
@@ -374,8 +374,8 @@ static int load_group(hid_t file, const char *path, const char *sym, int flags, 
         goto out;
     }
     int32_t levels = t.depth.levels, ids = t.depth.ids; /* the allocation rebinds t.depth */
-    rc = mm_ticks_alloc_signal(&t, n, m, sds >= 0,
-                               (flags & MM_LOAD_SHM) ? MM_MEM_SHM : MM_MEM_HEAP);
+    rc =
+        mm_ticks_alloc_signal(&t, n, m, sds >= 0, (flags & MM_LOAD_SHM) ? MM_MEM_SHM : MM_MEM_HEAP);
     t.depth.levels = levels;
     t.depth.ids = ids;
     if (rc) {

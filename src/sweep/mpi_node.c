@@ -98,9 +98,10 @@ typedef struct tape_msg {
     uint64_t bytes;
     mm_instrument inst;
     mm_depth depth; /* rows, levels and ids (its pointers are the first rank's: not used) */
-    char signal_name[MM_SYMBOL_MAX]; /* "": no signal column */
     char name[64];  /* the shared segment */
     mm_error err;
+    /* The signal's name ("": no signal column). */
+    char signal_name[MM_SYMBOL_MAX];
 } tape_msg;
 
 int mm__mpi_load(mm__run *r, const char *path, const char *symbol, int flags, mm_ticks *out,
