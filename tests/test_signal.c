@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "mm_accel.h"
+#include "mm_grid_int.h"
+#include "mmsim/sweep.h"
 #include "testutil.h"
 
 /* t with the signal column v[0 .. t->n) named `name` (a new heap tape; t is freed). */
@@ -468,4 +470,42 @@ Test(signal, cli_sweep_over_signal_skew_engines_agree)
     free(c);
     mm_ticks_free(&t);
     tu_cleanup();
+}
+
+/* The sweep's check before anything runs (mm__grid_check_tape): signal_skew other than 0, on the
+ * base or an axis, needs the tape's signal, and is refused on the cuda engine (the device has no
+ * signal column); 0 alone passes everywhere. */
+Test(signal, a_grid_with_signal_skew_is_checked_against_each_tape_and_engine)
+{
+    mm_ticks plain = {0}, t = {0};
+    tu_small_tape(&plain, 100, 1);
+    tu_small_tape(&t, 100, 1);
+    double v[100] = {0};
+    add_signal(&t, v, "z");
+    mm_grid *g = NULL;
+    mm_error e = {0};
+    const char *tapes[] = {"t.h5"};
+    cr_assert_eq(mm_grid_new(&g, &e), 0);
+    cr_assert_eq(mm_grid_set_tapes(g, tapes, 1, &e), 0, "%s", e.msg);
+    cr_assert_eq(mm_grid_add_axis(g, "spread", "1,2", &e), 0, "%s", e.msg);
+    cr_assert_eq(mm__grid_check_tape(g, &plain, 1, &e), 0, "%s", e.msg);
+    cr_assert_eq(mm_grid_add_axis(g, "signal_skew", "0,0.5", &e), 0, "%s", e.msg);
+    cr_assert_eq(mm__grid_check_tape(g, &t, 0, &e), 0, "%s", e.msg);
+    cr_assert_eq(mm__grid_check_tape(g, &plain, 0, &e), MM_EUSAGE);
+    cr_assert_str_eq(e.msg, "signal_skew: 0.5 needs a signal column, and tape TST has none (attach "
+                            "one with mm_ticks_write_signal)");
+    cr_assert_eq(mm__grid_check_tape(g, &t, 1, &e), MM_EUSAGE);
+    cr_assert_str_eq(e.msg, "signal_skew: 0.5 runs on the CPU engines only (the cuda engine takes "
+                            "signal_skew = 0, or another engine)");
+    mm_grid_free(g);
+    /* On the base (--set) instead of an axis. */
+    cr_assert_eq(mm_grid_new(&g, &e), 0);
+    cr_assert_eq(mm_grid_set_tapes(g, tapes, 1, &e), 0, "%s", e.msg);
+    cr_assert_eq(mm_grid_set(g, "signal_skew", "-2", &e), 0, "%s", e.msg);
+    cr_assert_eq(mm__grid_check_tape(g, &t, 0, &e), 0, "%s", e.msg);
+    cr_assert_eq(mm__grid_check_tape(g, &t, 1, &e), MM_EUSAGE);
+    cr_assert_eq(mm__grid_check_tape(g, &plain, 0, &e), MM_EUSAGE);
+    mm_grid_free(g);
+    mm_ticks_free(&plain);
+    mm_ticks_free(&t);
 }
