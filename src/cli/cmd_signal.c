@@ -4,12 +4,12 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "signal_csv.h"
 
 static const char HELP[] =
     "usage: mmsim signal ticks.h5 --csv FILE --name NAME [--symbol X] [--replace]\n"
@@ -29,105 +29,20 @@ static const char HELP[] =
     "  --replace      replace the tape's signal if it has one\n"
     "  -h, --help     this help\n";
 
-typedef struct points {
-    int64_t n, cap;
-    int64_t *ts;
-    double *v;
-} points;
-
-/* Strip a trailing CR/LF; split at the one comma. */
-static int split(char *line, char **a, char **b)
-{
-    size_t len = strlen(line);
-    while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
-        line[--len] = 0;
-    char *comma = strchr(line, ',');
-    if (!comma || strchr(comma + 1, ',')) return -1;
-    *comma = 0;
-    *a = line;
-    *b = comma + 1;
-    return 0;
-}
-
-static int parse_value(const char *s, double *v)
-{
-    if (!cli_is_decimal(s, 0)) return -1;
-    char *end;
-    errno = 0;
-    *v = strtod(s, &end);
-    return *end || errno == ERANGE || !isfinite(*v) ? -1 : 0;
-}
-
-/* Read the points of `path`; every failure is one line naming path:line. Returns 0 or an exit
- * status. */
-static int read_points(const char *path, points *p)
+/* Read the points of `path` (signal_csv.c); a failure is one line naming path:line. Returns 0 or
+ * an exit status. */
+static int read_points(const char *path, signal_points *p)
 {
     FILE *f = fopen(path, "r");
     if (!f) {
         cli_err("signal: %s: %s", path, strerror(errno));
         return MM_EXIT_RUNTIME;
     }
-    char *line = NULL;
-    size_t cap = 0;
-    int64_t lineno = 0;
-    int rc = 0;
-    while (getline(&line, &cap, f) >= 0) {
-        lineno++;
-        char *a, *b;
-        if (split(line, &a, &b)) {
-            cli_err("signal: %s:%" PRId64 ": expected two fields ts_ns,value", path, lineno);
-            rc = MM_EXIT_RUNTIME;
-            break;
-        }
-        if (lineno == 1 && !cli_is_decimal(a, 1)) continue; /* a header */
-        int64_t ts;
-        double v;
-        errno = 0;
-        if (!cli_is_decimal(a, 1) || ((ts = strtoll(a, NULL, 10)), errno == ERANGE)) {
-            cli_err("signal: %s:%" PRId64 ": ts_ns '%s' is not an integer of ns", path, lineno, a);
-            rc = MM_EXIT_RUNTIME;
-            break;
-        }
-        if (parse_value(b, &v)) {
-            cli_err("signal: %s:%" PRId64 ": value '%s' is not a finite decimal number", path,
-                    lineno, b);
-            rc = MM_EXIT_RUNTIME;
-            break;
-        }
-        if (p->n > 0 && ts < p->ts[p->n - 1]) {
-            cli_err("signal: %s:%" PRId64 ": ts_ns %" PRId64
-                    " is before the previous line's %" PRId64 " (sort the file by time)",
-                    path, lineno, ts, p->ts[p->n - 1]);
-            rc = MM_EXIT_RUNTIME;
-            break;
-        }
-        if (p->n == p->cap) {
-            int64_t nc = p->cap ? 2 * p->cap : 4096;
-            int64_t *nt = realloc(p->ts, (size_t)nc * sizeof *nt);
-            if (nt) p->ts = nt;
-            double *nv = nt ? realloc(p->v, (size_t)nc * sizeof *nv) : NULL;
-            if (nv) p->v = nv;
-            if (!nt || !nv) {
-                cli_err("signal: %s: out of memory", path);
-                rc = MM_EXIT_RUNTIME;
-                break;
-            }
-            p->cap = nc;
-        }
-        p->ts[p->n] = ts;
-        p->v[p->n++] = v;
-    }
-    if (rc == 0 && ferror(f)) {
-        cli_err("signal: %s: read error", path);
-        rc = MM_EXIT_RUNTIME;
-    }
-    if (rc == 0 && p->n == 0) {
-        cli_err("signal: %s: no ts_ns,value lines", path);
-        rc = MM_EXIT_RUNTIME;
-    }
-    free(line);
+    char msg[512];
+    int rc = signal_csv_read(f, path, p, msg, sizeof msg);
     fclose(f);
-    return rc;
+    if (rc) cli_err("signal: %s", msg);
+    return rc ? MM_EXIT_RUNTIME : 0;
 }
 
 int cmd_signal(int argc, char **argv)
@@ -173,7 +88,7 @@ int cmd_signal(int argc, char **argv)
         return MM_EXIT_USAGE;
     }
     const char *path = argv[optind];
-    points p = {0};
+    signal_points p = {0};
     mm_ticks t = {0};
     double *rows = NULL;
     mm_error e = {0};
@@ -203,7 +118,6 @@ int cmd_signal(int argc, char **argv)
 out:
     free(rows);
     mm_ticks_free(&t);
-    free(p.ts);
-    free(p.v);
+    signal_points_free(&p);
     return rc;
 }
