@@ -153,6 +153,8 @@ extern "C" int mm__cuda_tape_upload(const mm__tape_view *v, int device, mm__cuda
     k++;
     d.samp_r = v->samp_r ? (const int64_t *)(base + off[k]) : NULL;
     d.dv = NULL; /* the depth stream stays on the host: book = l2 is refused on this engine */
+    /* So does the signal: signal_skew other than 0 is refused on this engine. */
+    d.signal = NULL;
     t->dev = d;
     *out = t;
     return 0;

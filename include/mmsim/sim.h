@@ -96,6 +96,10 @@ typedef struct mm_params {
     int32_t stress_latency;
     double stress_vol, stress_liquidity;
     int32_t book; /* enum mm_book */
+    /* The tape's signal moves the fair price by signal[i] x signal_skew ticks at each decision
+     * (docs/model.md 6; ticks per signal unit, |signal_skew| < 1e6; 0, the default: no effect). A
+     * value other than 0 needs a tape with a signal column (docs/formats.md "Signal"). */
+    double signal_skew;
 } mm_params;
 
 /* A recorded latency series (docs/model.md, section 3.2): n >= 1 points at strictly increasing

@@ -19,6 +19,10 @@
  * reason cause[k]. Replaying the stream from an empty book gives, after the depth rows of tape row
  * i, the best `levels` levels per side known after event i. Sources with order ids add, for each
  * removal, the tape row at which the removed order joined the book (join[k]; -1: unknown).
+ *
+ * Signal (optional, docs/formats.md "Signal"): one finite float64 a row (signal[i] belongs to row
+ * i, e.g. a model's predicted mid move in ticks), with a name. The strategy's fair price moves by
+ * signal[i] x signal_skew ticks at the decision of event i (docs/model.md section 6).
  */
 #ifndef MMSIM_TICKS_H
 #define MMSIM_TICKS_H
@@ -87,6 +91,10 @@ typedef struct mm_ticks {
     int32_t *trade_px, *trade_sz;
     int8_t *trade_side;
     mm_depth depth; /* levels 0: none */
+    /* The signal column: n finite doubles in the tape's memory block (after the depth columns),
+     * NULL for a tape without one; its name ([A-Za-z0-9._-]+, "" without a signal). */
+    double *signal;
+    char signal_name[MM_SYMBOL_MAX];
     /* Storage (internal): base of the block holding all columns, its size, how it was obtained. */
     void *mem_base;
     size_t mem_bytes;
@@ -107,6 +115,10 @@ MM_API int mm_ticks_alloc(mm_ticks *t, int64_t n, int kind);
  * depth has levels >= 1). depth_n 0 allocates exactly what mm_ticks_alloc does. */
 MM_API int mm_ticks_alloc_depth(mm_ticks *t, int64_t n, int64_t depth_n, int kind);
 
+/* The same with the signal column too (signal 1: t->signal points at n zeroed doubles; the
+ * caller sets t->signal_name). */
+MM_API int mm_ticks_alloc_signal(mm_ticks *t, int64_t n, int64_t depth_n, int signal, int kind);
+
 /* Make a shared-memory tape read-only (mprotect). Children forked afterwards inherit it read-only.
  */
 MM_API int mm_ticks_seal(mm_ticks *t);
@@ -117,8 +129,10 @@ MM_API void mm_ticks_free(mm_ticks *t);
 /* XXH3-64 (seed 0) over: the row count as 8 little-endian bytes, then each column's n values as
  * little-endian bytes, in the order ts_ns, bid_px, ask_px, bid_sz, ask_sz, trade_px, trade_sz,
  * trade_side; then, only for a tape with depth (depth.levels > 0), the depth row count (8 bytes),
- * levels and ids (4 bytes each) and the depth columns row, join, px, sz, side, cause. A tape
- * without depth hashes as it did before depth existed. */
+ * levels and ids (4 bytes each) and the depth columns row, join, px, sz, side, cause; then, only
+ * for a tape with a signal, the 8 bytes "signal\0\0", the name's length (8 bytes), the name's bytes
+ * and the n values (IEEE float64). A tape without depth or signal hashes as it did before they
+ * existed. */
 MM_API uint64_t mm_ticks_fingerprint(const mm_ticks *t);
 
 /* Check every validation rule (see docs/formats.md). `file` is only used for the message.
@@ -171,6 +185,25 @@ MM_API int mm_ticks_list(const char *path, char (*symbols)[MM_SYMBOL_MAX], int m
  * file's). */
 MM_API int mm_ticks_load(const char *path, const char *symbol, int flags, mm_ticks *out,
                          mm_error *err);
+
+/* Signal (docs/formats.md, "Signal").
+ *
+ * mm_ticks_write_signal attaches the signal `name` (values[0 .. n), n = the tape's rows, finite) to
+ * instrument `symbol` (NULL: the file must hold one) of the tick file `path`: the tape is loaded
+ * (fingerprint verified), given the column and written back with mm_ticks_write's all-or-nothing
+ * replace (a temporary file renamed over `path`: never a half-written file), with a new
+ * fingerprint. A tape that already has a signal keeps it and the call fails with -EEXIST unless
+ * replace is 1. Returns 0, MM_EUSAGE (bad name, n not the rows, a value not finite: err names the
+ * file, instrument, signal and index), -EEXIST, or what loading and writing return. */
+MM_API int mm_ticks_write_signal(const char *path, const char *symbol, const char *name,
+                                 const double *values, int64_t n, int replace, mm_error *err);
+
+/* The as-of rule (docs/formats.md, "Signal"): row i of a tape (timestamps row_ts[0 .. n)) takes
+ * the value of the last point at or before its time, 0 before the first point. Points ts[0 .. m),
+ * v[0 .. m): ts non-decreasing, v finite (else MM_EUSAGE naming the point's index). out: n values.
+ */
+MM_API int mm_signal_asof(const int64_t *row_ts, int64_t n, const int64_t *ts, const double *v,
+                          int64_t m, double *out, mm_error *err);
 
 /* Synthetic market (see docs/synthetic.md). Integer-only tape generation from a counter-based RNG:
  * the same parameters give the same bytes on every machine. */

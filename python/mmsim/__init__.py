@@ -18,7 +18,7 @@ from ._run import Run, run  # noqa: E402
 from ._select import DSR, Selection  # noqa: E402
 from ._sweep import sweep  # noqa: E402
 from ._ticks import (Depth, Tape, gen, import_binance, import_csv, import_lobster, instruments, ticks,  # noqa: E402
-                     write_ticks)
+                     write_signal, write_ticks)
 
 
 def results(path):
@@ -26,7 +26,7 @@ def results(path):
     return Results(path)
 
 
-__all__ = ["ticks", "instruments", "write_ticks", "gen", "import_lobster", "import_binance", "import_csv",
+__all__ = ["ticks", "instruments", "write_ticks", "write_signal", "gen", "import_lobster", "import_binance", "import_csv",
            "run", "sweep", "results", "keys", "Tape", "Depth", "Run", "Results", "Row", "Selection", "DSR",
            "Progress", "Bar", "Error", "UsageError", "DataError", "NotFoundError", "LockedError", "Interrupted",
            "SystemFailure",

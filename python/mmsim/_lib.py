@@ -85,7 +85,8 @@ class mm_depth(C.Structure):
 
 class mm_ticks(C.Structure):
     _fields_ = ([("inst", mm_instrument), ("n", i64)] + [(n, P(t)) for n, t, _ in TICK_COLUMNS] +
-                [("depth", mm_depth), ("mem_base", vp), ("mem_bytes", sz), ("mem_kind", cint),
+                [("depth", mm_depth), ("signal", P(f64)), ("signal_name", C.c_char * MM_SYMBOL_MAX),
+                 ("mem_base", vp), ("mem_bytes", sz), ("mem_kind", cint),
                  ("_spare", C.c_char * SPARE)])
 
 
@@ -309,6 +310,8 @@ mm_ticks_fingerprint = _fn("mm_ticks_fingerprint", u64, P(mm_ticks))
 mm_ticks_write = _fn("mm_ticks_write", cint, cp, P(mm_ticks), P(mm_write_opts), E)
 mm_ticks_list = _fn("mm_ticks_list", cint, cp, vp, cint, P(cint), E)
 mm_ticks_load = _fn("mm_ticks_load", cint, cp, cp, cint, P(mm_ticks), E)
+mm_ticks_write_signal = _fn("mm_ticks_write_signal", cint, cp, cp, cp, P(f64), i64, cint, E)
+mm_signal_asof = _fn("mm_signal_asof", cint, P(i64), i64, P(i64), P(f64), i64, P(f64), E)
 mm_ticks_summarize = _fn("mm_ticks_summarize", None, P(mm_ticks), P(mm_ticks_stats))
 mm_gen_defaults = _fn("mm_gen_defaults", None, P(mm_gen_params))
 mm_gen_ticks = _fn("mm_gen_ticks", cint, P(mm_gen_params), P(mm_ticks), E)

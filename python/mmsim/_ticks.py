@@ -93,6 +93,9 @@ class Tape:
         for name, _, typestr in L.TICK_COLUMNS:
             setattr(self, name, _view(self, getattr(t, name), self.n, typestr))
         self.depth = Depth(self, t.depth)
+        # The signal column (docs/formats.md "Signal"): a read-only float64 view, or None.
+        self.signal_name = t.signal_name.decode() if t.signal else None
+        self.signal = _view(self, t.signal, self.n, "<f8") if t.signal else None
 
     def __del__(self):
         t = getattr(self, "_t", None)
@@ -106,6 +109,7 @@ class Tape:
     def __repr__(self):
         where = f" from {self.path}" if self.path else ""
         depth = f", depth {self.depth.levels} levels ({self.depth.n} rows)" if self.depth else ""
+        depth += f", signal {self.signal_name}" if self.signal is not None else ""
         return (f"<mmsim.Tape {self.symbol}{where}: {self.n} rows{depth}, fingerprint {self.fingerprint:016x}, "
                 f"tick {self.tick_size:g}, lot {self.lot_size:g}>")
 
@@ -231,6 +235,60 @@ def write_ticks(path, data, tick_size, lot_size, symbol, source="python", allow_
     _write(t, path, replace, compress)
     tape.fingerprint = int(t.inst.fingerprint)
     return tape
+
+
+def _signal_values(t, values):
+    """values as one finite float64 a row of tape t: an array or list of len(t) values, or a pandas
+    Series indexed by ts_ns (integers, or datetimes) put onto the rows by the as-of rule
+    (mm_signal_asof: the last point at or before each row's time, 0 before the first)."""
+    index = getattr(values, "index", None)
+    if index is not None and hasattr(values, "to_numpy"):
+        if getattr(index, "dtype", None) is not None and index.dtype.kind == "M":
+            ts = np.asarray(index.asi8 if hasattr(index, "asi8") else index.view("i8"), dtype="<i8")
+        else:
+            ts = np.asarray(index)
+            if ts.dtype.kind not in "iu":
+                raise L.UsageError(f"write_signal: a Series needs an index of ts_ns (integer ns or datetimes), "
+                                   f"got {ts.dtype}", L.MM_EUSAGE)
+            ts = ts.astype("<i8")
+        v = np.ascontiguousarray(values.to_numpy(dtype="<f8"))
+        ts = np.ascontiguousarray(ts)
+        out = np.zeros(t.n, dtype="<f8")
+        err = L.mm_error()
+        rows = np.ascontiguousarray(t.ts_ns, dtype="<i8")
+        L.check(L.mm_signal_asof(rows.ctypes.data_as(C.POINTER(C.c_int64)), t.n,
+                                 ts.ctypes.data_as(C.POINTER(C.c_int64)), v.ctypes.data_as(C.POINTER(C.c_double)),
+                                 len(v), out.ctypes.data_as(C.POINTER(C.c_double)), C.byref(err)), err)
+        return out
+    v = np.asarray(values)
+    if v.ndim != 1 or v.dtype.kind not in "iufb":
+        raise L.UsageError(f"write_signal: values: one number a row expected (a 1-d array or list, or a "
+                           f"Series indexed by ts_ns), got {v.dtype} of shape {v.shape}", L.MM_EUSAGE)
+    return np.ascontiguousarray(v, dtype="<f8")
+
+
+def write_signal(tape, name, values, symbol=None, replace=False):
+    """Attach the signal `name` to a tape of a tick file (mm_ticks_write_signal; docs/formats.md
+    "Signal"): `tape` a path or a Tape read from or written to a file; `values` one number a row (a
+    numpy array or a list of len(tape) values), or a pandas Series indexed by ts_ns (integer ns or
+    datetimes), applied with the as-of rule (each row takes the last value at or before its time, 0
+    before the first). The file is rewritten all or nothing; a tape that has a signal keeps it unless
+    replace=True. The key signal_skew then moves the fair price by signal x signal_skew ticks
+    (docs/model.md 6). Returns the tape as written (a Tape with .signal)."""
+    if isinstance(tape, Tape):
+        if tape.path is None:
+            raise L.UsageError("write_signal: the tape is in memory only: write it first (write_ticks) or give "
+                               "a file", L.MM_EUSAGE)
+        path, symbol = tape.path, tape.symbol if symbol is None else symbol
+    else:
+        path = os.fspath(tape)
+    t = ticks(path, symbol)
+    v = _signal_values(t, values)
+    err = L.mm_error()
+    L.check(L.mm_ticks_write_signal(L.b(path), L.b(t.symbol), L.b(str(name)),
+                                    v.ctypes.data_as(C.POINTER(C.c_double)), len(v), 1 if replace else 0,
+                                    C.byref(err)), err)
+    return ticks(path, t.symbol)
 
 
 # `mmsim gen` keys (src/cli/cmd_gen.c KEYS; its INI's names) -> mm_gen_params fields.

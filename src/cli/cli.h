@@ -154,6 +154,7 @@ int cmd_gen(int argc, char **argv);
  * "C: what path: reason" (what: the flag that gave it, or "synthetic market"). */
 int cli_gen_config(const char *C, const char *what, const char *path, mm_gen_params *p);
 int cmd_info(int argc, char **argv);
+int cmd_signal(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_show(int argc, char **argv);

@@ -96,6 +96,10 @@ static const char *const LIB_TO_FLAG[][2] = {
     {"mm_select_opts.min_train", "--min-train"},
     {"mm_select_opts.splits", "--splits"},
     {"import it with one, mm_import_opts.depth_levels > 0", "import it with --depth-levels N"},
+    {"attach one with mm_ticks_write_signal", "attach one with mmsim signal"},
+    {"(set replace to overwrite it)", "(--replace overwrites it)"},
+    {"the cuda engine takes signal_skew = 0, or another engine",
+     "--set signal_skew=0 for --engine cuda, or --engine process"},
     {"book = l1 on the cuda engine, or another engine",
      "--set book=l1 for --engine cuda, or --engine process"},
 };

@@ -12,8 +12,9 @@ static const char HELP[] =
     "\n"
     "Print, for each instrument: rows, time span, tick/lot size, source, fingerprint (verified "
     "against\n"
-    "the content), spread, mid, depth (levels per side and depth rows by cause) and trade "
-    "statistics.\n"
+    "the content), spread, mid, depth (levels per side and depth rows by cause), the signal (when "
+    "the\n"
+    "tape has one: its name, range, mean) and trade statistics.\n"
     "Validates every row (docs/formats.md).\n"
     "\n"
     "  --symbol X     only this instrument\n"
@@ -71,6 +72,20 @@ static void print_one(const mm_ticks *t, int verified)
         printf("\n");
     } else {
         printf("  depth          none (level 1 only)\n");
+    }
+    if (t->signal) { /* docs/formats.md "Signal" */
+        double lo = 0, hi = 0, sum = 0;
+        int64_t nonzero = 0;
+        for (int64_t i = 0; i < t->n; i++) {
+            double v = t->signal[i];
+            if (i == 0 || v < lo) lo = v;
+            if (i == 0 || v > hi) hi = v;
+            sum += v;
+            nonzero += v != 0;
+        }
+        printf("  signal         %s: min %.6g, mean %.6g, max %.6g, %" PRId64 " of %" PRId64
+               " rows not 0\n",
+               t->signal_name, lo, t->n ? sum / (double)t->n : 0.0, hi, nonzero, t->n);
     }
     printf("  trades         %" PRId64 " (buyer-initiated %" PRId64 ", seller-initiated %" PRId64
            "), volume %" PRId64 " lots",

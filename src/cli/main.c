@@ -20,6 +20,7 @@ static const char USAGE[] =
     "  gen      generate a synthetic market into a tick file\n"
     "  info     describe the instruments of a tick file\n"
     "  import   read LOBSTER, Binance capture or generic CSV files into a tick file\n"
+    "  signal   attach a signal column (a model's predictions) to a tape, from a CSV\n"
     "  run      replay one parameter combination, print its metrics (and a trace)\n"
     "  show     provenance and best rows of a sweep's results file\n"
     "  export   every row of a results file as CSV\n"
@@ -76,7 +77,7 @@ static int dispatch(int argc, char **argv);
 static const char *const COMMANDS[] = {"gen",       "info",   "import", "run",    "show",
                                        "export",    "report", "sweep",  "verify", "rerun",
                                        "as-market", "help",   "version",
-                                       "calibrate", "select"};
+                                       "calibrate", "select",  "signal"};
 // clang-format on
 #define N_COMMANDS ((int)(sizeof COMMANDS / sizeof COMMANDS[0]))
 
@@ -131,6 +132,7 @@ static int dispatch(int argc, char **argv)
     }
     if (!strcmp(cmd, "gen")) return cmd_gen(argc - 1, argv + 1);
     if (!strcmp(cmd, "info")) return cmd_info(argc - 1, argv + 1);
+    if (!strcmp(cmd, "signal")) return cmd_signal(argc - 1, argv + 1);
     if (!strcmp(cmd, "import")) return cmd_import(argc - 1, argv + 1);
     if (!strcmp(cmd, "run")) return cmd_run(argc - 1, argv + 1);
     if (!strcmp(cmd, "show")) return cmd_show(argc - 1, argv + 1);

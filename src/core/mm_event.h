@@ -30,6 +30,7 @@ typedef struct mm__tape_view {
     const int64_t *samp_e, *samp_r; /* [nsamp_lat] latency samples (empirical draws; NULL: none) */
     int64_t nsamp_lat;
     const mm__depth_view *dv; /* the depth stream with its index (NULL: none; host memory only) */
+    const double *signal;     /* [n] the tape's signal (NULL: none; host memory only) */
 } mm__tape_view;
 
 /* Build event i (0 <= i < v->n): the book before (row i-1; "no book" for i = 0) and after (row
@@ -73,6 +74,7 @@ MM_HD void mm__event(const mm__tape_view *v, int64_t i, mm_event *ev)
     ev->dv = v->dv;
     ev->d0 = v->dv ? v->dv->dbeg[i] : 0;
     ev->d1 = v->dv ? v->dv->dbeg[i + 1] : 0;
+    ev->sig = v->signal ? v->signal[i] : 0.0;
 }
 
 #endif

@@ -45,19 +45,24 @@ int mm__valid_symbol(const char *s);
 /* Column alignment of every tape block, bytes. */
 #define MM_COL_ALIGN 64
 
-/* Bytes of the single block that holds n rows of all columns and depth_n depth rows, each column
- * MM_COL_ALIGN-aligned (depth_n 0: the tick columns alone). */
-size_t mm__ticks_block_bytes(int64_t n, int64_t depth_n);
+/* Bytes of the single block that holds n rows of all columns, depth_n depth rows and, when signal
+ * is 1, the signal column, each column MM_COL_ALIGN-aligned (depth_n 0, signal 0: the tick columns
+ * alone). */
+size_t mm__ticks_block_bytes(int64_t n, int64_t depth_n, int signal);
 
-/* Point t's column pointers (and t->depth's, with t->depth.n = depth_n) into `base`
- * (MM_COL_ALIGN-aligned, mm__ticks_block_bytes(n, depth_n) bytes). depth.levels and .ids are not
- * touched. */
-void mm__ticks_bind(mm_ticks *t, void *base, int64_t n, int64_t depth_n);
+/* Point t's column pointers (and t->depth's, with t->depth.n = depth_n; t->signal, NULL when
+ * signal is 0) into `base` (MM_COL_ALIGN-aligned, mm__ticks_block_bytes(n, depth_n, signal)
+ * bytes). depth.levels, .ids and signal_name are not touched. */
+void mm__ticks_bind(mm_ticks *t, void *base, int64_t n, int64_t depth_n, int signal);
 
 /* Heap allocation of a zeroed block for n rows (core code uses this; shared memory lives in io),
- * and with room for depth_n depth rows. */
+ * and with room for depth_n depth rows and the signal column (signal 1). */
 int mm__ticks_alloc_heap(mm_ticks *t, int64_t n);
-int mm__ticks_alloc_heap_depth(mm_ticks *t, int64_t n, int64_t depth_n);
+int mm__ticks_alloc_heap_depth(mm_ticks *t, int64_t n, int64_t depth_n, int signal);
+/* The signal's rules (docs/formats.md, "Signal"), called by mm_ticks_validate: a tape with a
+ * signal column has a valid name and only finite values (MM_EINVALID naming file, instrument,
+ * column signal and row). */
+int mm__signal_validate(const mm_ticks *t, const char *file, mm_error *err);
 
 /* The depth rules of docs/formats.md ("Depth"), called by mm_ticks_validate: 0 or MM_EINVALID
  * naming file, instrument, depth column and depth row. Allocates nothing. */

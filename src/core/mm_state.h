@@ -64,6 +64,8 @@ typedef struct mm_derived {
     double maker_rate,
         taker_rate; /* fee per (tick x lot) of notional, money: bps * 1e-4 * tick * lot */
     double money;   /* tick_size * lot_size */
+    /* fair += signal[i] x signal_skew (section 6), ticks per signal unit; 0: none. */
+    double signal_skew;
 } mm_derived;
 
 /* A tape's depth stream as the step reads it (book = l2, docs/model.md 4.5): the columns of
@@ -97,6 +99,7 @@ typedef struct mm_event {
     const int64_t *samp_e, *samp_r; /* latency_dist = empirical: the samples (3.3) */
     int64_t nsamp_lat;
     const mm__depth_view *dv; /* the tape's depth stream (NULL: none) */
+    double sig;               /* the tape's signal at this row (0: a tape without one) */
     int64_t d0, d1;           /* this event's depth rows: [d0, d1) of dv */
 } mm_event;
 

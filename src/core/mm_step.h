@@ -257,6 +257,8 @@ MM_HD void mm__decide(mm_state *st, const mm_event *ev, const mm_derived *d, mm_
     st->nrep -= c;
     if (ev->bs == 0 || ev->as == 0) return; /* no two-sided book: leave orders as they are */
     double fair = d->fair_micro ? mm__micro(ev) : (double)ev->mid2 * 0.5;
+    /* The signal (section 6): fair + (signal x signal_skew), only when signal_skew is not 0. */
+    if (d->signal_skew != 0.0) fair = fair + ev->sig * d->signal_skew;
     double tau = d->time_varying ? ev->tau_end_s : 0.0;
     double hs = d->hs0 + d->hs1 * tau, sk = d->sk0 + d->sk1 * tau;
     int32_t target[2];

@@ -165,6 +165,10 @@ static const key_desc KEYS[] = {
       D(0, 1e6, 0, 1, MM_STRAT_GLFT, "in [0, 1e6)")),
     K("glft_Q", T_I32, glft_Q, "GLFT inventory bound, in quote sizes",
       D(1, 2147483647.0, 0, 0, MM_STRAT_GLFT, "in [1, 2147483647]")),
+    /* The reference alone for a value other than 0 (no fast kernel reads the signal yet). */
+    KN("signal_skew", T_F64, signal_skew,
+       "fair price moves by the tape's signal x this, ticks per signal unit (0: none)", 0, 0,
+       D(-1e6, 1e6, 1, 1, ANY, "within +-1e6 ticks per signal unit")),
 };
 #define NKEYS ((int)(sizeof KEYS / sizeof KEYS[0]))
 

@@ -185,6 +185,11 @@ int mm__params_tape_check(const mm_params *p, const mm_ticks *t, mm_error *err)
                         "book: l3 needs order ids (LOBSTER), and tape %s's depth stream has none "
                         "(book = l2 reads it)",
                         t->inst.symbol);
+    if (p->signal_skew != 0 && !t->signal)
+        return mm__errf(err, MM_EUSAGE,
+                        "signal_skew: %s needs a signal column, and tape %s has none (attach one "
+                        "with mm_ticks_write_signal)",
+                        MM__G(p->signal_skew), t->inst.symbol);
     if (p->book >= MM_BOOK_L2 && t->depth.levels <= 0)
         return mm__errf(err, MM_EUSAGE,
                         "book: l2 and l3 need a depth stream, and tape %s has none (import it with "
@@ -272,6 +277,7 @@ void mm__derive(const mm_params *p, const mm_ticks *t, mm_derived *d)
     if (d->book != MM_BOOK_L1) /* l2, l3: the skip kernel and shared states (params_keys.c) */
         d->caps &= MM_CAP_SKIP | MM_CAP_SHARE;
     d->money = inst->tick_size * inst->lot_size;
+    d->signal_skew = p->signal_skew;
     d->maker_rate = p->maker_fee_bps * 1e-4 * d->money;
     d->taker_rate = p->taker_fee_bps * 1e-4 * d->money;
 }
@@ -333,6 +339,7 @@ int mm__tape_init(mm__tape *tp, const mm_ticks *t, const mm_sim_config *c)
     v->trade_px = t->trade_px;
     v->trade_sz = t->trade_sz;
     v->trade_side = t->trade_side;
+    v->signal = t->signal;
     v->mid2 = tp->mid2;
     v->nsamp = tp->nsamp;
     v->traded[0] = tp->traded[0];

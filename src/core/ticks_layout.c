@@ -1,5 +1,6 @@
 /* Column layout of a tape: one block, columns in schema order, each 64-byte aligned; the depth
- * columns (when the tape has depth rows) after them, in the order row, join, px, sz, side, cause.
+ * columns (when the tape has depth rows) after them, in the order row, join, px, sz, side, cause;
+ * last the signal column (float64, n rows) of a tape that has one.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -20,15 +21,15 @@ static size_t depth_bytes(int64_t m)
     return 2 * round_up(rows * 8 + 1) + 2 * round_up(rows * 4 + 1) + 2 * round_up(rows + 1);
 }
 
-size_t mm__ticks_block_bytes(int64_t n, int64_t depth_n)
+size_t mm__ticks_block_bytes(int64_t n, int64_t depth_n, int signal)
 {
     size_t rows = (size_t)n;
     /* One int64 column, six int32 columns, one int8 column; at least one alignment unit each. */
     return round_up(rows * 8 + 1) + 6 * round_up(rows * 4 + 1) + round_up(rows + 1) +
-           depth_bytes(depth_n);
+           depth_bytes(depth_n) + (signal ? round_up(rows * 8 + 1) : 0);
 }
 
-void mm__ticks_bind(mm_ticks *t, void *base, int64_t n, int64_t depth_n)
+void mm__ticks_bind(mm_ticks *t, void *base, int64_t n, int64_t depth_n, int signal)
 {
     char *p = base;
     size_t rows = (size_t)n;
@@ -48,29 +49,33 @@ void mm__ticks_bind(mm_ticks *t, void *base, int64_t n, int64_t depth_n)
     d->row = d->join = NULL;
     d->px = d->sz = NULL;
     d->side = d->cause = NULL;
-    if (depth_n <= 0) return;
-    size_t m = (size_t)depth_n;
-    d->row = (int64_t *)p;
-    p += round_up(m * 8 + 1);
-    d->join = (int64_t *)p;
-    p += round_up(m * 8 + 1);
-    d->px = (int32_t *)p;
-    p += round_up(m * 4 + 1);
-    d->sz = (int32_t *)p;
-    p += round_up(m * 4 + 1);
-    d->side = (int8_t *)p;
-    p += round_up(m + 1);
-    d->cause = (int8_t *)p;
+    t->signal = NULL;
+    if (depth_n > 0) {
+        size_t m = (size_t)depth_n;
+        d->row = (int64_t *)p;
+        p += round_up(m * 8 + 1);
+        d->join = (int64_t *)p;
+        p += round_up(m * 8 + 1);
+        d->px = (int32_t *)p;
+        p += round_up(m * 4 + 1);
+        d->sz = (int32_t *)p;
+        p += round_up(m * 4 + 1);
+        d->side = (int8_t *)p;
+        p += round_up(m + 1);
+        d->cause = (int8_t *)p;
+        p += round_up(m + 1);
+    }
+    if (signal) t->signal = (double *)p;
 }
 
-int mm__ticks_alloc_heap_depth(mm_ticks *t, int64_t n, int64_t depth_n)
+int mm__ticks_alloc_heap_depth(mm_ticks *t, int64_t n, int64_t depth_n, int signal)
 {
     if (n < 0 || depth_n < 0) return -EINVAL;
-    size_t bytes = mm__ticks_block_bytes(n, depth_n);
+    size_t bytes = mm__ticks_block_bytes(n, depth_n, signal);
     void *base = aligned_alloc(MM_COL_ALIGN, bytes);
     if (!base) return -ENOMEM;
     memset(base, 0, bytes);
-    mm__ticks_bind(t, base, n, depth_n);
+    mm__ticks_bind(t, base, n, depth_n, signal);
     t->mem_base = base;
     t->mem_bytes = bytes;
     t->mem_kind = MM_MEM_HEAP;
@@ -79,5 +84,5 @@ int mm__ticks_alloc_heap_depth(mm_ticks *t, int64_t n, int64_t depth_n)
 
 int mm__ticks_alloc_heap(mm_ticks *t, int64_t n)
 {
-    return mm__ticks_alloc_heap_depth(t, n, 0);
+    return mm__ticks_alloc_heap_depth(t, n, 0, 0);
 }

@@ -21,18 +21,19 @@
 #define RAW_ROW 33        /* bytes per row: ts_ns 8, six int32 columns, trade_side 1 */
 #define RAW_DEPTH_HEAD 16 /* depth rows uint64, levels int32, ids int32 */
 #define RAW_DEPTH_ROW 26  /* bytes per depth row: row 8, join 8, px 4, sz 4, side 1, cause 1 */
+#define RAW_SIGNAL 1      /* flags: the signal section (its name, 64 bytes, then n float64) last */
 
 /* The header, in file order (offsets in bytes). */
 typedef struct raw_header {
-    char magic[8];               /* 0: "MMTAPE01", or "MMTAPE02" with depth */
-    uint64_t n;                  /* 8: rows */
-    double tick_size, lot_size;  /* 16, 24 */
-    double year_s;               /* 32: 0 = not recorded */
-    uint64_t fingerprint;        /* 40: the tick file's XXH3-64 fingerprint, as recorded */
-    int32_t allow_crossed, zero; /* 48, 52 */
-    char symbol[MM_SYMBOL_MAX];  /* 56: NUL-terminated, NUL-padded */
-    char source[MM_SOURCE_MAX];  /* 120: NUL-terminated, NUL-padded */
-    uint64_t checksum;           /* 248: FNV-1a 64 of every column byte after the header */
+    char magic[8];                /* 0: "MMTAPE01", or "MMTAPE02" with depth */
+    uint64_t n;                   /* 8: rows */
+    double tick_size, lot_size;   /* 16, 24 */
+    double year_s;                /* 32: 0 = not recorded */
+    uint64_t fingerprint;         /* 40: the tick file's XXH3-64 fingerprint, as recorded */
+    int32_t allow_crossed, flags; /* 48, 52: flags 0, or RAW_SIGNAL */
+    char symbol[MM_SYMBOL_MAX];   /* 56: NUL-terminated, NUL-padded */
+    char source[MM_SOURCE_MAX];   /* 120: NUL-terminated, NUL-padded */
+    uint64_t checksum; /* 248: FNV-1a 64 of every byte after the header (columns, sections) */
 } raw_header;
 _Static_assert(sizeof(raw_header) == RAW_HEADER, "raw tape header layout");
 
@@ -83,6 +84,11 @@ int mm_ticks_write_raw(FILE *f, const mm_ticks *t, mm_error *err)
     h.year_s = t->inst.year_s;
     h.fingerprint = t->inst.fingerprint;
     h.allow_crossed = t->inst.allow_crossed;
+    h.flags = t->signal ? RAW_SIGNAL : 0;
+    char sname[MM_SYMBOL_MAX];
+    memset(sname, 0, sizeof sname);
+    memcpy(sname, t->signal_name, strnlen(t->signal_name, MM_SYMBOL_MAX - 1));
+    size_t rows = (size_t)t->n;
     memcpy(h.symbol, t->inst.symbol, strnlen(t->inst.symbol, MM_SYMBOL_MAX - 1));
     memcpy(h.source, t->inst.source, strnlen(t->inst.source, MM_SOURCE_MAX - 1));
     const void *col[RAW_COLS];
@@ -95,12 +101,19 @@ int mm_ticks_write_raw(FILE *f, const mm_ticks *t, mm_error *err)
         if (k == 8) sum = fnv(sum, &dh, sizeof dh);
         sum = fnv(sum, col[k], size[k] * count[k]);
     }
+    if (t->signal) {
+        sum = fnv(sum, sname, sizeof sname);
+        sum = fnv(sum, t->signal, rows * 8);
+    }
     h.checksum = sum;
     if (fwrite(&h, sizeof h, 1, f) != 1) goto io;
     for (int k = 0; k < ncols; k++) {
         if (k == 8 && fwrite(&dh, sizeof dh, 1, f) != 1) goto io;
         if (count[k] > 0 && fwrite(col[k], size[k], count[k], f) != count[k]) goto io;
     }
+    if (t->signal && (fwrite(sname, sizeof sname, 1, f) != 1 ||
+                      (rows > 0 && fwrite(t->signal, 8, rows, f) != rows)))
+        goto io;
     return 0;
 io:
     return mm__errf(err, errno ? -errno : -EIO, "writing the raw tape: %s",
@@ -171,11 +184,14 @@ int mm_ticks_load_raw(const char *path, mm_ticks *out, mm_error *err)
         }
         want += RAW_DEPTH_HEAD + dh.n * RAW_DEPTH_ROW;
     }
+    int sig = h.flags == RAW_SIGNAL;
+    if (sig) want += MM_SYMBOL_MAX + h.n * 8;
     if ((uint64_t)sb.st_size != want) {
         rc = mm__errf(err, MM_EFORMAT,
-                      "%s: header: %" PRIu64 " rows%s need %" PRIu64
+                      "%s: header: %" PRIu64 " rows%s%s need %" PRIu64
                       " bytes; the file has %lld (truncated or not a raw tape)",
-                      path, h.n, depth ? " and their depth rows" : "", want, (long long)sb.st_size);
+                      path, h.n, depth ? " and their depth rows" : "", sig ? " and a signal" : "",
+                      want, (long long)sb.st_size);
         goto done;
     }
     if (!field_ok(h.symbol, sizeof h.symbol) || !mm__valid_symbol(h.symbol)) {
@@ -185,7 +201,7 @@ int mm_ticks_load_raw(const char *path, mm_ticks *out, mm_error *err)
                       path, MM_SYMBOL_MAX - 1);
         goto done;
     }
-    if (!field_ok(h.source, sizeof h.source) || h.zero != 0 ||
+    if (!field_ok(h.source, sizeof h.source) || (h.flags != 0 && h.flags != RAW_SIGNAL) ||
         (h.allow_crossed != 0 && h.allow_crossed != 1)) {
         rc = mm__errf(err, MM_EFORMAT, "%s: header: corrupt (source, flags)", path);
         goto done;
@@ -195,7 +211,7 @@ int mm_ticks_load_raw(const char *path, mm_ticks *out, mm_error *err)
                       path, h.year_s);
         goto done;
     }
-    if ((rc = mm__ticks_alloc_heap_depth(out, (int64_t)h.n, (int64_t)dh.n))) {
+    if ((rc = mm__ticks_alloc_heap_depth(out, (int64_t)h.n, (int64_t)dh.n, sig))) {
         rc = mm__errf(err, rc, "%s: cannot allocate %" PRIu64 " rows", path, h.n);
         goto done;
     }
@@ -218,6 +234,16 @@ int mm_ticks_load_raw(const char *path, mm_ticks *out, mm_error *err)
             rc = mm__errf(err, MM_EFORMAT, "%s: short read (truncated)", path);
         else
             sum = fnv(sum, col[k], size[k] * count[k]);
+    }
+    if (rc == 0 && sig) {
+        if (fread(out->signal_name, MM_SYMBOL_MAX, 1, f) != 1 ||
+            (h.n > 0 && fread(out->signal, 8, (size_t)h.n, f) != (size_t)h.n)) {
+            rc = mm__errf(err, MM_EFORMAT, "%s: short read (truncated)", path);
+        } else {
+            sum = fnv(sum, out->signal_name, MM_SYMBOL_MAX);
+            sum = fnv(sum, out->signal, (size_t)h.n * 8);
+            if (!field_ok(out->signal_name, MM_SYMBOL_MAX)) out->signal_name[0] = 0;
+        }
     }
     if (rc == 0 && sum != h.checksum)
         rc = mm__errf(err, MM_ECHECKSUM,

@@ -59,5 +59,6 @@ int mm_ticks_validate(const mm_ticks *t, const char *file, mm_error *err)
                  " (file does not allow crossed books)",
                  t->bid_px[i], t->ask_px[i]);
     }
-    return mm__depth_validate(t, file, err);
+    int rc = mm__depth_validate(t, file, err);
+    return rc ? rc : mm__signal_validate(t, file, err);
 }

@@ -8,6 +8,8 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include <string.h>
+
 #include "mm_internal.h"
 
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
@@ -41,6 +43,15 @@ uint64_t mm_ticks_fingerprint(const mm_ticks *t)
         XXH3_64bits_update(&st, d->sz, drows * 4);
         XXH3_64bits_update(&st, d->side, drows);
         XXH3_64bits_update(&st, d->cause, drows);
+    }
+    if (t->signal) {
+        /* Only a tape with a signal hashes more: its name and its values (IEEE bytes). */
+        static const char tag[8] = "signal";
+        uint64_t len = (uint64_t)strnlen(t->signal_name, MM_SYMBOL_MAX);
+        XXH3_64bits_update(&st, tag, sizeof tag);
+        XXH3_64bits_update(&st, &len, sizeof len);
+        XXH3_64bits_update(&st, t->signal_name, (size_t)len);
+        XXH3_64bits_update(&st, t->signal, rows * 8);
     }
     return XXH3_64bits_digest(&st);
 }

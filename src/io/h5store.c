@@ -5,7 +5,8 @@
  * allow_crossed, year_seconds (when recorded) /ticks/<SYMBOL>/ts_ns  int64 [n], and bid_px ask_px
  * bid_sz ask_sz trade_px trade_sz (int32 [n]), trade_side (int8 [n]); chunked, optionally shuffle +
  * deflate. A tape with depth adds the group /ticks/<SYMBOL>/depth (attributes levels, ids; columns
- * row join px sz side cause, [m] each).
+ * row join px sz side cause, [m] each). A tape with a signal adds /ticks/<SYMBOL>/signal (float64
+ * [n], attribute name).
  *
  * This file writes (mm_ticks_write); h5store_read.c reads (mm_ticks_list, mm_ticks_load).
  *
@@ -42,9 +43,9 @@
  *
  * Cost: memory for the file once more while writing (the driver's buffer, written out as it is). */
 
-/* One column of n rows: `name`, `size` bytes an element, from buf. */
-static int write_column(hid_t grp, const char *name, int size, const void *buf, int64_t n,
-                        const mm_write_opts *o)
+/* One column of n rows: `name`, of type ftype in the file, mtype in memory, from buf. */
+static int write_typed(hid_t grp, const char *name, hid_t ftype, hid_t mtype, const void *buf,
+                       int64_t n, const mm_write_opts *o)
 {
     hsize_t dims = (hsize_t)n, maxdims = H5S_UNLIMITED;
     hsize_t chunk = (hsize_t)(o->chunk_rows > 0 ? o->chunk_rows : 65536);
@@ -57,16 +58,22 @@ static int write_column(hid_t grp, const char *name, int size, const void *buf, 
     if (o->compress_level > 0 &&
         (H5Pset_shuffle(dcpl) < 0 || H5Pset_deflate(dcpl, (unsigned)o->compress_level) < 0))
         goto out;
-    ds = H5Dcreate2(grp, name, mm__int_col_type(size, 1), space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    ds = H5Dcreate2(grp, name, ftype, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
     if (ds < 0) goto out;
-    if (n > 0 && H5Dwrite(ds, mm__int_col_type(size, 0), H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0)
-        goto out;
+    if (n > 0 && H5Dwrite(ds, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) goto out;
     rc = 0;
 out:
     if (ds >= 0 && H5Dclose(ds) < 0) rc = -1;
     if (dcpl >= 0) H5Pclose(dcpl);
     if (space >= 0) H5Sclose(space);
     return rc;
+}
+
+/* One integer column of n rows: `name`, `size` bytes an element, from buf. */
+static int write_column(hid_t grp, const char *name, int size, const void *buf, int64_t n,
+                        const mm_write_opts *o)
+{
+    return write_typed(grp, name, mm__int_col_type(size, 1), mm__int_col_type(size, 0), buf, n, o);
 }
 
 static int write_group(hid_t file, const char *path, const mm_ticks *t, const mm_write_opts *o,
@@ -138,6 +145,19 @@ static int write_group(hid_t file, const char *path, const mm_ticks *t, const mm
                          sym, MM__DEPTH_COLS[i].name);
                 goto out;
             }
+        }
+    }
+    /* The signal, only for a tape that has one: a float64 column with its name as an attribute. */
+    if (t->signal) {
+        hid_t sds = -1;
+        int bad = write_typed(grp, MM__SIGNAL_COL, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, t->signal,
+                              t->n, o) ||
+                  (sds = H5Dopen2(grp, MM__SIGNAL_COL, H5P_DEFAULT)) < 0 ||
+                  mm__attr_put_str(sds, "name", t->signal_name);
+        if (sds >= 0) H5Dclose(sds);
+        if (bad) {
+            mm__errf(err, MM_EHDF5, "%s: instrument %s: column signal: cannot write", path, sym);
+            goto out;
         }
     }
     rc = 0;
@@ -217,13 +237,15 @@ static int build_image(const char *path, int exists, off_t old_size, const mm_ti
     ssize_t n = -1;
     hid_t file = -1;
     image_owner own = {NULL, 0, 0};
-    /* Size the in-memory file once, to about its final size: 33 bytes a row and 26 a depth row for
+    /* Size the in-memory file once, to about its final size: 33 bytes a row (41 with a signal) and
+     * 26 a depth row for
      * whole chunks (the last chunk is stored whole), the old file, 1 MiB of metadata. The driver
      * zeroes every step it grows by, so a step too small would double the memory touched. */
     size_t chunk = (size_t)(o->chunk_rows > 0 ? o->chunk_rows : 65536);
     size_t rows = t->n > 0 ? ((size_t)t->n + chunk - 1) / chunk * chunk : 0;
     size_t drows = t->depth.n > 0 ? ((size_t)t->depth.n + chunk - 1) / chunk * chunk : 0;
-    size_t incr = rows * 33 + drows * 26 + (size_t)(exists ? old_size : 0) + ((size_t)1 << 20);
+    size_t incr = rows * (t->signal ? 41 : 33) + drows * 26 + (size_t)(exists ? old_size : 0) +
+                  ((size_t)1 << 20);
     H5FD_file_image_callbacks_t cb = {img_malloc,     img_memcpy,     img_realloc, img_free,
                                       img_udata_copy, img_udata_free, &own};
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);

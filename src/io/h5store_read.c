@@ -229,6 +229,50 @@ static int open_depth(hid_t grp, const char *path, const char *sym, mm_ticks *t,
     return 0;
 }
 
+/* The signal column of an instrument, when there is one (docs/formats.md, "Signal"): a float64
+ * dataset of n rows with a string attribute `name` (a valid symbol), copied into t->signal_name.
+ * *ds is open on success (the caller closes it, also on failure when it is >= 0). No column: *ds
+ * stays -1. */
+static int open_signal(hid_t grp, const char *path, const char *sym, int64_t n, mm_ticks *t,
+                       hid_t *ds, mm_error *err)
+{
+    if (H5Lexists(grp, MM__SIGNAL_COL, H5P_DEFAULT) <= 0) return 0;
+    if ((*ds = H5Dopen2(grp, MM__SIGNAL_COL, H5P_DEFAULT)) < 0)
+        return mm__errf(err, MM_EFORMAT, "%s: instrument %s: column signal: not a dataset", path,
+                        sym);
+    hid_t type = H5Dget_type(*ds);
+    int ok = H5Tget_class(type) == H5T_FLOAT && H5Tget_size(type) == 8;
+    const char *cls = class_name(type);
+    int size = (int)H5Tget_size(type);
+    H5Tclose(type);
+    if (!ok)
+        return mm__errf(err, MM_EFORMAT,
+                        "%s: instrument %s: column signal: wrong dtype (%s of %d bytes), expected "
+                        "float64",
+                        path, sym, cls, size);
+    hid_t space = H5Dget_space(*ds);
+    int nd = H5Sget_simple_extent_ndims(space);
+    hsize_t d = 0;
+    if (nd == 1) H5Sget_simple_extent_dims(space, &d, NULL);
+    H5Sclose(space);
+    if (nd != 1 || (int64_t)d != n)
+        return mm__errf(err, MM_EFORMAT,
+                        "%s: instrument %s: column signal: %s %" PRId64
+                        " differs from ts_ns length %" PRId64,
+                        path, sym, nd == 1 ? "length" : "a shape of dimensions",
+                        nd == 1 ? (int64_t)d : (int64_t)nd, n);
+    char name[MM_SYMBOL_MAX + 4];
+    int a = mm__attr_get_strbuf(*ds, "name", name, sizeof name);
+    if (a != 0 || !mm__valid_symbol(name))
+        return mm__errf(err, MM_EFORMAT, "%s: instrument %s: column signal: attribute name: %s",
+                        path, sym,
+                        a == -1  ? "missing"
+                        : a != 0 ? "must be a string"
+                                 : "must match [A-Za-z0-9._-]+ (at most 63 characters)");
+    memcpy(t->signal_name, name, strlen(name) + 1); /* a valid symbol: shorter than the field */
+    return 0;
+}
+
 static int load_group(hid_t file, const char *path, const char *sym, int flags, mm_ticks *out,
                       mm_error *err)
 {
@@ -239,7 +283,7 @@ static int load_group(hid_t file, const char *path, const char *sym, int flags, 
     hid_t grp = H5Gopen2(file, gname, H5P_DEFAULT);
     if (grp < 0)
         return mm__errf(err, MM_EFORMAT, "%s: instrument %s: /%s is not a group", path, sym, gname);
-    hid_t ds[8], dds[6], dgrp = -1;
+    hid_t ds[8], dds[6], dgrp = -1, sds = -1;
     for (int i = 0; i < 8; i++)
         ds[i] = -1;
     for (int i = 0; i < 6; i++)
@@ -321,6 +365,7 @@ static int load_group(hid_t file, const char *path, const char *sym, int flags, 
         }
     }
     if ((rc = open_depth(grp, path, sym, &t, &dgrp, dds, &m, err))) goto out;
+    if ((rc = open_signal(grp, path, sym, n, &t, &sds, err))) goto out;
     if (!have_fp && !(flags & MM_LOAD_NO_VERIFY)) {
         rc = mm__errf(err, MM_EFORMAT,
                       "%s: instrument %s: attribute fingerprint: missing (skip the check with "
@@ -329,7 +374,8 @@ static int load_group(hid_t file, const char *path, const char *sym, int flags, 
         goto out;
     }
     int32_t levels = t.depth.levels, ids = t.depth.ids; /* the allocation rebinds t.depth */
-    rc = mm_ticks_alloc_depth(&t, n, m, (flags & MM_LOAD_SHM) ? MM_MEM_SHM : MM_MEM_HEAP);
+    rc =
+        mm_ticks_alloc_signal(&t, n, m, sds >= 0, (flags & MM_LOAD_SHM) ? MM_MEM_SHM : MM_MEM_HEAP);
     t.depth.levels = levels;
     t.depth.ids = ids;
     if (rc) {
@@ -337,7 +383,7 @@ static int load_group(hid_t file, const char *path, const char *sym, int flags, 
             mm__errf(err, rc,
                      "%s: instrument %s: cannot allocate %zu bytes of shared memory (/dev/shm) for "
                      "%" PRId64 " rows: %s",
-                     path, sym, mm__ticks_block_bytes(n, m), n, mm_strerror(rc));
+                     path, sym, mm__ticks_block_bytes(n, m, sds >= 0), n, mm_strerror(rc));
         else
             mm__errf(err, rc, "%s: instrument %s: cannot allocate %" PRId64 " rows: %s", path, sym,
                      n, mm_strerror(rc));
@@ -359,6 +405,11 @@ static int load_group(hid_t file, const char *path, const char *sym, int flags, 
             goto out;
         }
     }
+    if (sds >= 0 && n > 0 &&
+        H5Dread(sds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, t.signal) < 0) {
+        rc = mm__errf(err, MM_EHDF5, "%s: instrument %s: column signal: read error", path, sym);
+        goto out;
+    }
     if (!(flags & MM_LOAD_NO_VALIDATE)) {
         rc = mm_ticks_validate(&t, path, err);
         if (rc) goto out;
@@ -379,6 +430,7 @@ static int load_group(hid_t file, const char *path, const char *sym, int flags, 
         goto out;
     }
 out:
+    if (sds >= 0) H5Dclose(sds);
     for (int i = 5; i >= 0; i--)
         if (dds[i] >= 0) H5Dclose(dds[i]);
     if (dgrp >= 0) H5Gclose(dgrp);

@@ -69,6 +69,10 @@ static inline void *mm__depth_col_ptr(const mm_ticks *t, int i)
     }
 }
 
+/* The signal (docs/formats.md, "Signal"): the float64 column /ticks/<SYMBOL>/signal, [n], with
+ * its name as the string attribute `name`. */
+#define MM__SIGNAL_COL "signal"
+
 /* The HDF5 type of an integer column of `size` bytes: in the file (little-endian, what
  * docs/formats.md fixes) or in memory. */
 static inline hid_t mm__int_col_type(int size, int in_file)

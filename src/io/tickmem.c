@@ -64,15 +64,21 @@ int mm_ticks_alloc(mm_ticks *t, int64_t n, int kind)
 
 int mm_ticks_alloc_depth(mm_ticks *t, int64_t n, int64_t depth_n, int kind)
 {
-    if (!t || n < 0 || n > INT64_C(1) << 40 || depth_n < 0 || depth_n > INT64_C(1) << 40)
+    return mm_ticks_alloc_signal(t, n, depth_n, 0, kind);
+}
+
+int mm_ticks_alloc_signal(mm_ticks *t, int64_t n, int64_t depth_n, int signal, int kind)
+{
+    if (!t || n < 0 || n > INT64_C(1) << 40 || depth_n < 0 || depth_n > INT64_C(1) << 40 ||
+        (signal != 0 && signal != 1))
         return -EINVAL;
-    if (kind == MM_MEM_HEAP) return mm__ticks_alloc_heap_depth(t, n, depth_n);
+    if (kind == MM_MEM_HEAP) return mm__ticks_alloc_heap_depth(t, n, depth_n, signal);
     if (kind != MM_MEM_SHM) return -EINVAL;
-    size_t bytes = mm__ticks_block_bytes(n, depth_n);
+    size_t bytes = mm__ticks_block_bytes(n, depth_n, signal);
     int rc;
     void *base = mm__shm_map(bytes, &rc);
     if (!base) return rc;
-    mm__ticks_bind(t, base, n, depth_n);
+    mm__ticks_bind(t, base, n, depth_n, signal);
     t->mem_base = base;
     t->mem_bytes = bytes;
     t->mem_kind = MM_MEM_SHM;

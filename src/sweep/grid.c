@@ -336,6 +336,27 @@ int mm__grid_check_tape(const mm_grid *g, const mm_ticks *t, int cuda, mm_error 
             vals = g->axes[m].parsed;
             nv = g->axes[m].n;
         }
+    /* signal_skew: the base's, or the values of its axis (a value other than 0 needs the tape's
+     * signal, mm__params_tape_check; the cuda engine leaves the signal on the host). */
+    int sk = mm__params_key_index("signal_skew");
+    for (int32_t m = 0; m < g->n_axes; m++) {
+        const mm__grid_axis *a = &g->axes[m];
+        int axis = m > 0 && a->key_ix == sk;
+        if (m > 0 && !axis) continue;
+        for (int32_t k = 0; k < (axis ? a->n : 1); k++) {
+            double s = axis ? a->parsed[k].signal_skew : g->base.signal_skew;
+            if (s == 0) continue;
+            mm_params p = g->base;
+            p.signal_skew = s;
+            int rc = mm__params_tape_check(&p, t, err);
+            if (rc) return rc;
+            if (cuda)
+                return mm__errf(err, MM_EUSAGE,
+                                "signal_skew: %s runs on the CPU engines only (the cuda engine "
+                                "takes signal_skew = 0, or another engine)",
+                                MM__G(s));
+        }
+    }
     for (int32_t k = 0; k < nv; k++) {
         int rc = mm__params_tape_check(&vals[k], t, err);
         if (rc) return rc;

@@ -37,7 +37,8 @@ int mm__grid_check_combos(const mm_grid *g, const mm_sim_config *cfg, mm_error *
 /* What the grid's combinations ask of tape t (loaded, before anything runs): book = l2 a depth
  * stream (mm__params_tape_check), and with the cuda engine (cuda = 1) no combination that the
  * tape's depth stream would make l2 (book = l2, or auto on a tape with depth: the device has no
- * depth stream yet). 0, or MM_EUSAGE naming the key and the tape. */
+ * depth stream yet); signal_skew other than 0 a signal column, and not with the cuda engine (the
+ * device has no signal column). 0, or MM_EUSAGE naming the key and the tape. */
 int mm__grid_check_tape(const mm_grid *g, const mm_ticks *t, int cuda, mm_error *err);
 
 /* 1 when some combination of g draws random numbers (a Monte Carlo run's paths can differ). */

@@ -100,6 +100,8 @@ typedef struct tape_msg {
     mm_depth depth; /* rows, levels and ids (its pointers are the first rank's: not used) */
     char name[64];  /* the shared segment */
     mm_error err;
+    /* The signal's name ("": no signal column). */
+    char signal_name[MM_SYMBOL_MAX];
 } tape_msg;
 
 int mm__mpi_load(mm__run *r, const char *path, const char *symbol, int flags, mm_ticks *out,
@@ -123,6 +125,7 @@ int mm__mpi_load(mm__run *r, const char *path, const char *symbol, int flags, mm
                 memcpy(base, heap.mem_base, heap.mem_bytes);
                 h->n = heap.n;
                 h->depth = heap.depth; /* its pointers are rebound below */
+                memcpy(h->signal_name, heap.signal_name, sizeof h->signal_name);
                 h->bytes = heap.mem_bytes;
                 h->inst = heap.inst;
                 if (mprotect(base, heap.mem_bytes, PROT_READ) != 0) rc = -errno;
@@ -176,7 +179,8 @@ int mm__mpi_load(mm__run *r, const char *path, const char *symbol, int flags, mm
     out->inst = h->inst;
     out->depth.levels = h->depth.levels;
     out->depth.ids = h->depth.ids;
-    mm__ticks_bind(out, base, h->n, h->depth.n);
+    snprintf(out->signal_name, sizeof out->signal_name, "%s", h->signal_name);
+    mm__ticks_bind(out, base, h->n, h->depth.n, h->signal_name[0] != 0);
     out->mem_base = base;
     out->mem_bytes = (size_t)h->bytes;
     out->mem_kind = MM_MEM_SHM; /* mm_ticks_free unmaps it */

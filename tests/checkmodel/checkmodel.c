@@ -270,6 +270,11 @@ static int check(int tapes, int combos)
             if (ck_gen_tape(&t, ck_seed * 1000 + (uint64_t)ti, 20000 + (int64_t)(ck_rnd() % 60000)))
                 return 1;
             if (ti % 2 == 1) ck_perturb(&t);
+            /* A signal column on three tapes in four (signal_skew, section 6). */
+            if (ti % 4 != 3 && ck_add_signal(&t)) {
+                fprintf(stderr, "checkmodel: out of memory\n");
+                return 1;
+            }
         }
         /* Another master seed and first id / path of the random streams per tape (3.3). */
         c.seed = ((uint64_t)ck_rnd() << 32) | ck_rnd();
@@ -306,6 +311,7 @@ static int check(int tapes, int combos)
              * auto is the deepest the tape has. */
             if (p[j].book >= MM_BOOK_L2 && t.depth.levels == 0) p[j].book = MM_BOOK_AUTO;
             if (p[j].book == MM_BOOK_L3 && !t.depth.ids) p[j].book = MM_BOOK_AUTO;
+            if (!t.signal) p[j].signal_skew = 0; /* it needs a signal column */
         }
         /* Families for the batched kernel's shared states (docs/model.md section 8): one
          * combination in three is a copy of one of the three before it with another inventory
@@ -337,6 +343,7 @@ static int check(int tapes, int combos)
                 }
                 ck_no_draws(&p[j]);
                 p[j].max_orders_per_s = 0;
+                p[j].signal_skew = 0; /* the reference's alone (params_keys.c) */
             }
         for (int j = 0; j < combos; j++) {
             mm_error e = {0};

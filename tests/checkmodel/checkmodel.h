@@ -81,6 +81,9 @@ void ck_no_draws(mm_params *p);
 void ck_wide_params(mm_params *p);
 int ck_gen_tape(mm_ticks *t, uint64_t seed, int64_t events);
 void ck_perturb(mm_ticks *t);
+/* Give t a signal column (docs/formats.md "Signal"; t moves into a new block): a random walk, small
+ * integers, or spikes among zeros. Returns 0 or -1 (out of memory). */
+int ck_add_signal(mm_ticks *t);
 void ck_series(mm_latency_series *ls, const mm_ticks *t);
 void ck_series_free(mm_latency_series *ls);
 

@@ -130,7 +130,8 @@ static const char *const DRAWN[] = {"strategy",
                                     "glft_A",
                                     "glft_sigma",
                                     "glft_Q",
-                                    "book"};
+                                    "book",
+                                    "signal_skew"};
 
 int ck_check_keys(void)
 {
@@ -210,6 +211,37 @@ void ck_random_params(mm_params *p)
      * half the tapes have). */
     p->maker_fee_bps = (double)((int)(ck_rnd() % 5) - 2) * 0.5;
     p->taker_fee_bps = (double)(ck_rnd() % 5);
+    /* The signal moves the fair price (section 6) one time in two: a few ticks per unit either way
+     * (check forces 0 on a tape without a signal). */
+    p->signal_skew = ck_rnd() % 2 ? 0 : 6 * rndu() - 3;
+}
+
+int ck_add_signal(mm_ticks *t)
+{
+    mm_ticks s = {0};
+    if (mm__ticks_alloc_heap_depth(&s, t->n, t->depth.n, 1)) return -1;
+    memcpy(s.mem_base, t->mem_base, mm__ticks_block_bytes(t->n, t->depth.n, 0));
+    s.inst = t->inst;
+    s.depth.levels = t->depth.levels;
+    s.depth.ids = t->depth.ids;
+    snprintf(s.signal_name, sizeof s.signal_name, "ck");
+    int kind = (int)(ck_rnd() % 3);
+    double walk = 0;
+    for (int64_t i = 0; i < s.n; i++) {
+        if (kind == 0) { /* a random walk kept within +-5 */
+            walk += rndu() - 0.5;
+            if (walk > 5 || walk < -5) walk *= 0.5;
+            s.signal[i] = walk;
+        } else if (kind == 1) { /* small integers, changing now and then */
+            if (ck_rnd() % 20 == 0) walk = (double)((int)(ck_rnd() % 7) - 3);
+            s.signal[i] = walk;
+        } else { /* zero, with a spike one row in a hundred */
+            s.signal[i] = ck_rnd() % 100 ? 0.0 : 40 * rndu() - 20;
+        }
+    }
+    mm_ticks_free(t);
+    *t = s;
+    return 0;
 }
 
 /* A value of the domain [lo, hi] (lo_open, hi_open: that bound excluded) of a key of the table: a
