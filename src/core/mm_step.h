@@ -51,12 +51,20 @@ MM_HD void mm__land(mm_state *st, const mm_event *ev, const mm_derived *d, mm_tr
                 st->rejects += 1;
                 st->wait_ns[k] = a + d->backoff_ns;
                 mm__trace(tr, st, ev, d, MM_TR_REJECT, k, px, qty, 0);
-            } else {
+                continue;
+            }
+            if (d->book == MM_BOOK_L1 || !ev->dv) {
+                /* l1: the tape shows the touch only; take it at our own price. */
                 int32_t avail = k == 0 ? ev->pas : ev->pbs;
                 mm__fill(st, ev, d, k, px, qty < avail ? qty : avail, 1,
                          tr); /* the rest is cancelled */
+                continue;
             }
-            continue;
+            /* l2 / l3: walk the shown levels; the rest rests only where the book after the event
+             * shows nothing at or through px (else it would take the same lots again, 4.3). */
+            qty = mm__land_walk(st, ev, d, k, px, qty, tr);
+            int still = k == 0 ? (ev->as > 0 && ev->a <= px) : (ev->bs > 0 && ev->b >= px);
+            if (qty == 0 || still) continue; /* filled, or the rest is cancelled */
         }
         o->px = px;
         o->qty = qty;
