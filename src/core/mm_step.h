@@ -294,7 +294,9 @@ MM_HD void mm__decide(mm_state *st, const mm_event *ev, const mm_derived *d, mm_
                  * strategy knows that landing it knows every earlier fill (the channel is first in,
                  * first out, 3.2), so its known position has room for the order's unfilled lots;
                  * the fill that would use the last of it is learnt with the order's end
-                 * (done_ns). */
+                 * (done_ns). After a taker walk (3.1) the rest is at most the room its fills left;
+                 * their reports follow the response, and until they are known the known room is
+                 * larger still. */
                 MM_HD_ASSERT(size > 0);
                 send_cancel = 1;
                 send_order = size > 0;
