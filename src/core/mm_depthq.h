@@ -16,13 +16,10 @@ MM_HD int64_t mm__level_key(int k, int32_t px)
     return (int64_t)((uint64_t)(uint32_t)k << 32 | (uint32_t)px);
 }
 
-/* The size of level (k, px) as the depth stream shows it before event i, lots: the size after its
- * last depth row at a row before i; -1 when it has none or that row hid it (a HIDE: the level is
- * beyond the kept window, its size unknown). Binary searches: log2 of the levels, then of the
- * level's rows. */
-MM_HD int32_t mm__level_size(const mm__depth_view *dv, int k, int32_t px, int64_t i)
+/* The first entry of the level index whose key is at least key (dv->nlv: none). */
+MM_HD int64_t mm__level_lower(const mm__depth_view *dv, int64_t key)
 {
-    int64_t key = mm__level_key(k, px), lo = 0, hi = dv->nlv;
+    int64_t lo = 0, hi = dv->nlv;
     while (lo < hi) {
         int64_t mid = lo + (hi - lo) / 2;
         if (dv->lv_key[mid] < key)
@@ -30,8 +27,15 @@ MM_HD int32_t mm__level_size(const mm__depth_view *dv, int k, int32_t px, int64_
         else
             hi = mid;
     }
-    if (lo == dv->nlv || dv->lv_key[lo] != key) return -1;
-    int64_t a = dv->lv_beg[lo], b = dv->lv_beg[lo + 1], first = a;
+    return lo;
+}
+
+/* The size of the level of index entry j as the depth stream shows it before event i, lots: the
+ * size after its last depth row at a row before i; -1 when it has none or that row hid it (a HIDE:
+ * the level is beyond the kept window, its size unknown). A binary search of the level's rows. */
+MM_HD int32_t mm__level_size_at(const mm__depth_view *dv, int64_t j, int64_t i)
+{
+    int64_t a = dv->lv_beg[j], b = dv->lv_beg[j + 1], first = a;
     while (a < b) { /* the first of the level's rows at row i or later */
         int64_t mid = a + (b - a) / 2;
         if (dv->row[dv->lv_idx[mid]] < i)
@@ -42,6 +46,15 @@ MM_HD int32_t mm__level_size(const mm__depth_view *dv, int k, int32_t px, int64_
     if (a == first) return -1;
     int64_t r = dv->lv_idx[a - 1];
     return dv->cause[r] == MM_DEPTH_HIDE ? -1 : dv->sz[r];
+}
+
+/* The size of level (k, px) before event i (mm__level_size_at; -1: not shown). Binary searches:
+ * log2 of the levels, then of the level's rows. */
+MM_HD int32_t mm__level_size(const mm__depth_view *dv, int k, int32_t px, int64_t i)
+{
+    int64_t key = mm__level_key(k, px), j = mm__level_lower(dv, key);
+    if (j == dv->nlv || dv->lv_key[j] != key) return -1;
+    return mm__level_size_at(dv, j, i);
 }
 
 /* What event ev's depth rows did to level (k, px), whose size was lsz before them (-1: unknown):

@@ -51,12 +51,20 @@ MM_HD void mm__land(mm_state *st, const mm_event *ev, const mm_derived *d, mm_tr
                 st->rejects += 1;
                 st->wait_ns[k] = a + d->backoff_ns;
                 mm__trace(tr, st, ev, d, MM_TR_REJECT, k, px, qty, 0);
-            } else {
+                continue;
+            }
+            if (d->book == MM_BOOK_L1 || !ev->dv) {
+                /* l1: the tape shows the touch only; take it at our own price. */
                 int32_t avail = k == 0 ? ev->pas : ev->pbs;
                 mm__fill(st, ev, d, k, px, qty < avail ? qty : avail, 1,
                          tr); /* the rest is cancelled */
+                continue;
             }
-            continue;
+            /* l2 / l3: walk the shown levels; the rest rests only where the book after the event
+             * shows nothing at or through px (else it would take the same lots again, 4.3). */
+            qty = mm__land_walk(st, ev, d, k, px, qty, tr);
+            int still = k == 0 ? (ev->as > 0 && ev->a <= px) : (ev->bs > 0 && ev->b >= px);
+            if (qty == 0 || still) continue; /* filled, or the rest is cancelled */
         }
         o->px = px;
         o->qty = qty;
@@ -288,7 +296,9 @@ MM_HD void mm__decide(mm_state *st, const mm_event *ev, const mm_derived *d, mm_
                  * strategy knows that landing it knows every earlier fill (the channel is first in,
                  * first out, 3.2), so its known position has room for the order's unfilled lots;
                  * the fill that would use the last of it is learnt with the order's end
-                 * (done_ns). */
+                 * (done_ns). After a taker walk (3.1) the rest is at most the room its fills left;
+                 * their reports follow the response, and until they are known the known room is
+                 * larger still. */
                 MM_HD_ASSERT(size > 0);
                 send_cancel = 1;
                 send_order = size > 0;

@@ -1,6 +1,7 @@
 /* Section 4.5 of docs/model.md: the queue of a resting order from the tape's depth stream (book =
  * l2, l3), over the accounts of mm_fill.h (mm__fill, mm__cancel_cut); the step (mm_step.h) calls
- * it from its matching (4.4). */
+ * it from its matching (4.4). And section 3.1's taker walk: an order that crosses on landing with
+ * post_only = 0 takes the levels the depth stream shows (mm__land_walk, called from mm__land). */
 #ifndef MM_STEP_DEPTH_H
 #define MM_STEP_DEPTH_H
 
@@ -90,6 +91,58 @@ MM_HD void mm__queue_l3(mm_state *st, const mm_event *ev, const mm_derived *d, i
     }
     o->lsz = cur;
     if (!o->deep && o->ahead > cur) o->ahead = cur;
+}
+
+/* Section 3.1, book = l2 / l3: side k's crossing order, rem lots left, takes the opposite side's
+ * levels the depth stream shows before event ev at prices in [lo, hi] (lo <= hi, both negative or
+ * both >= 0, so that their keys are one run of the level index: a key orders a price as uint32),
+ * in price order (a buy ascending, a sell descending), each min(rem, size) at the level's price as
+ * a taker fill (section 5). Returns the lots left. */
+MM_HD int32_t mm__walk_run(mm_state *st, const mm_event *ev, const mm_derived *d, int k, int32_t lo,
+                           int32_t hi, int32_t rem, mm_trace_sink *tr)
+{
+    const mm__depth_view *dv = ev->dv;
+    int ko = 1 - k;
+    int64_t a = mm__level_lower(dv, mm__level_key(ko, lo));
+    int64_t b = mm__level_lower(dv, mm__level_key(ko, hi) + 1);
+    for (int64_t n = 0; n < b - a && rem > 0; n++) {
+        int64_t j = k == 0 ? a + n : b - 1 - n;
+        int32_t sz = mm__level_size_at(dv, j, ev->i);
+        if (sz <= 0) continue; /* not shown (beyond the window) or empty */
+        int32_t f = rem < sz ? rem : sz;
+        mm__fill(st, ev, d, k, (int32_t)(uint32_t)dv->lv_key[j], f, 1, tr);
+        rem -= f;
+    }
+    return rem;
+}
+
+/* Section 3.1, book = l2 / l3, post_only = 0: side k's order of qty lots at limit px crosses the
+ * book before event ev. It walks the opposite side from its best: first the best level of the
+ * level-1 columns (pa x pas for a buy), then the levels the depth stream shows strictly beyond
+ * it up to px inclusive, in price order, taking at each min(lots left, its size) at that level's
+ * price, a taker fill each (section 5: one fill count, one report and one trace record a level).
+ * Returns the lots left (0 or more): the caller rests them when the book after the event no longer
+ * crosses px, else cancels them (docs/model.md 3.1 says why). */
+MM_HD int32_t mm__land_walk(mm_state *st, const mm_event *ev, const mm_derived *d, int k,
+                            int32_t px, int32_t qty, mm_trace_sink *tr)
+{
+    int32_t best = k == 0 ? ev->pa : ev->pb, bsz = k == 0 ? ev->pas : ev->pbs;
+    MM_HD_ASSERT(bsz > 0 && qty > 0 && (k == 0 ? px >= best : px <= best));
+    int32_t f = qty < bsz ? qty : bsz;
+    mm__fill(st, ev, d, k, best, f, 1, tr);
+    int32_t rem = qty - f;
+    if (rem == 0 || best == px) return rem;
+    /* Beyond the best: a buy (best, px], a sell [px, best), split at 0 into runs of the index. */
+    int32_t lo = k == 0 ? best + 1 : px, hi = k == 0 ? px : best - 1;
+    int32_t nlo = lo, nhi = hi < 0 ? hi : -1, plo = lo > 0 ? lo : 0, phi = hi;
+    if (k == 0) {
+        if (lo < 0) rem = mm__walk_run(st, ev, d, k, nlo, nhi, rem, tr);
+        if (hi >= 0 && rem > 0) rem = mm__walk_run(st, ev, d, k, plo, phi, rem, tr);
+    } else {
+        if (hi >= 0) rem = mm__walk_run(st, ev, d, k, plo, phi, rem, tr);
+        if (lo < 0 && rem > 0) rem = mm__walk_run(st, ev, d, k, nlo, nhi, rem, tr);
+    }
+    return rem;
 }
 
 #endif

@@ -250,6 +250,28 @@ out:
 typedef struct ck_bench_opts ck_bench_opts;
 static int bench_tape(const ck_bench_opts *o, mm_ticks *t);
 
+/* The taker walks past the touch (docs/model.md 3.1) in the reference's trace: taker fills at an
+ * event and side after one at another price; and the rests of walks that rest (an active record
+ * right after the walk's fills). */
+typedef struct ck_walk_count {
+    int64_t walks, rests, ev;
+    int side, after_taker;
+    int32_t px;
+} ck_walk_count;
+
+static void ck_walk_rec(const mm_trace_rec *r, void *user)
+{
+    ck_walk_count *w = user;
+    int same = r->event == w->ev && r->side == w->side;
+    if (r->kind == MM_TR_ACTIVE && w->after_taker && same) w->rests++;
+    w->after_taker = r->kind == MM_TR_FILL && r->taker;
+    if (!w->after_taker) return;
+    if (same && r->px != w->px) w->walks++;
+    w->ev = r->event;
+    w->side = r->side;
+    w->px = r->px;
+}
+
 /* check: tapes generated per seed, or (--tape FILE without --bench) that tape each time, with its
  * depth stream if it has one (book = l2, section 4.5), its timestamps as recorded. */
 static const ck_bench_opts *ck_check_file;
@@ -258,8 +280,8 @@ static int check(int tapes, int combos)
 {
     mm_sim_config c;
     mm_sim_config_defaults(&c);
-    int64_t compared = 0, overflowed = 0;
-    int bad = 0;
+    int64_t compared = 0, overflowed = 0, walks = 0, rests = 0;
+    int bad = 0, depth_tapes = 0;
     memset(ck_batch_count, 0, sizeof ck_batch_count);
     ck_batch_lanes = 0;
     for (int ti = 0; ti < tapes; ti++) {
@@ -345,6 +367,10 @@ static int check(int tapes, int combos)
                 p[j].max_orders_per_s = 0;
                 p[j].signal_skew = 0; /* the reference's alone (params_keys.c) */
             }
+        /* With a depth stream, one combination in four takes liquidity behind the touch. */
+        if (t.depth.levels > 0)
+            for (int j = 3; j < combos; j += 4)
+                ck_taker_params(&p[j]);
         for (int j = 0; j < combos; j++) {
             mm_error e = {0};
             if (mm_params_check(&p[j], &e)) {
@@ -360,6 +386,18 @@ static int check(int tapes, int combos)
         if (r < 0) return 1;
         bad += r;
         compared += combos;
+        for (int j = 3; j < combos && t.depth.levels > 0; j += 4) {
+            mm_metrics mj;
+            mm_error e = {0};
+            ck_walk_count w = {0, 0, -1, 0, 0, 0};
+            mm_sim_config cj = c;
+            cj.id = c.id + j;
+            if (mm_sim_run_c(&t, &cj, &p[j], &mj, ck_walk_rec, &w, &e) == 0) {
+                walks += w.walks;
+                rests += w.rests;
+            }
+            depth_tapes += j == 3;
+        }
         mm__tape_free(&tp);
         free(d);
         free(p);
@@ -377,6 +415,10 @@ static int check(int tapes, int combos)
            " combinations on %d tapes (half across the whole domains; %" PRId64
            " overflowed 2^62), seed %" PRIu64 ", whole states at %d checkpoints and every metric\n",
            compared, tapes, overflowed, ck_seed, CK_CHECKPOINTS);
+    if (depth_tapes)
+        printf("checkmodel: %" PRId64 " taker walks past the touch, %" PRId64
+               " rests left resting (docs/model.md 3.1)\n",
+               walks, rests);
     if (ck_batch_count[1] > 0)
         printf("checkmodel: batch stepped %" PRId64 " of its %" PRId64
                " event x combination slots; %" PRId64 " slots parked (shared states)\n",

@@ -79,6 +79,10 @@ int ck_enum_coverage(char *buf, size_t cap);
 /* Execution randomness off (section 3.3): a combination that draws no random number. */
 void ck_no_draws(mm_params *p);
 void ck_wide_params(mm_params *p);
+/* On a tape with a depth stream: a combination whose orders cross on landing deeper than the touch
+ * (post_only = 0, fixed quotes sent as they are, skewed by the inventory, large sizes, a latency of
+ * 1 to 21 ms), so that the taker walk of docs/model.md 3.1 takes levels behind the best. */
+void ck_taker_params(mm_params *p);
 int ck_gen_tape(mm_ticks *t, uint64_t seed, int64_t events);
 void ck_perturb(mm_ticks *t);
 /* Give t a signal column (docs/formats.md "Signal"; t moves into a new block): a random walk, small

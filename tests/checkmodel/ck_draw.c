@@ -398,6 +398,25 @@ void ck_series_free(mm_latency_series *ls)
     free((void *)ls->response_ns);
 }
 
+void ck_taker_params(mm_params *p)
+{
+    p->post_only = 0;
+    p->cross_rule = MM_CROSS_REJECT;
+    p->strategy = MM_STRAT_FIXED;
+    p->spread_ticks = (ck_rnd() % 3) * 0.5;
+    /* Sizes of 10 to 900,000 lots (a LOBSTER touch holds hundreds of shares, a Binance one up to
+     * 1e5 lots of 1e-6 BTC); a skew of 0 to 16 ticks per quote size of inventory, so that quotes
+     * sent as they are cross the book by up to 16 ticks a quote size. */
+    int32_t scale = 1;
+    for (uint32_t e = 1 + ck_rnd() % 5; e > 0; e--)
+        scale *= 10;
+    p->quote_size = (1 + (int32_t)(ck_rnd() % 9)) * scale;
+    p->inv_limit = p->quote_size * (1 + (int32_t)(ck_rnd() % 8));
+    p->skew_ticks = ck_rnd() % 4 ? (double)(1 << (ck_rnd() % 5)) / p->quote_size : 0.0;
+    p->latency_ns = 1000000 + (int64_t)(ck_rnd() % 20000000);
+    p->max_orders_per_s = 0;
+}
+
 void ck_no_draws(mm_params *p)
 {
     p->latency_dist = MM_LAT_CONSTANT;
