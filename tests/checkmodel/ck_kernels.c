@@ -186,6 +186,9 @@ int ck_advance_timebug(const mm__tape *tp, const mm_derived *d, mm_state *st, in
 /* ck_sharebug.c: the batched kernel whose clean-step test of the shared states ignores kq. */
 int ck_advance_sharebug(const mm__tape *tp, const mm_derived *d, mm_state *st, int64_t m,
                         int64_t i0, int64_t i1);
+/* ck_touchbug.c: the batched kernel whose depth touch (mm__depth_touch) looks at the bid only. */
+int ck_advance_touchbug(const mm__tape *tp, const mm_derived *d, mm_state *st, int64_t m,
+                        int64_t i0, int64_t i1);
 /* ... and the lanes kernel (AVX2) with the same bug. */
 int ck_lanes_sharebug(const mm__tape *tp, const mm_derived *d, mm_state *st, int64_t m, int64_t i0,
                       int64_t i1);
@@ -249,6 +252,7 @@ const ck_kernel ck_kernels[] = {
     {"timebug", ck_advance_timebug, NULL, CK_PER_COMBO},
     {"sharebug", ck_advance_sharebug, NULL, 0},
     {"lanes_sharebug", ck_lanes_sharebug, NULL, 0},
+    {"touchbug", ck_advance_touchbug, NULL, 0},
     {"lanes_loosebug", ck_lanes_loosebug, NULL, 0},
 #endif
 };
