@@ -18,6 +18,7 @@
  *
  * ck_fit_book: the book a drawn combination runs on a tape (auto where the tape lacks what l2 or l3
  * read), and its tally for the summary line. */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -227,6 +228,29 @@ static void diff(ck_rows *r, int64_t i, const mm_ticks *t, int ids, int s, const
     }
 }
 
+/* Replays t's depth stream and checks that after the depth rows of each row the best shown level of
+ * each side is the row's level-1 columns (none on an empty side): -1 and the row when not. */
+static int64_t check_best(const mm_ticks *t)
+{
+    const mm_depth *d = &t->depth;
+    ck_side sh[2] = {0};
+    int64_t k = 0;
+    for (int64_t i = 0; i < t->n; i++) {
+        for (; k < d->n && d->row[k] == i; k++) {
+            int s = d->side[k], x = s > 0 ? 0 : 1, j = find(&sh[x], d->px[k]);
+            if (j >= 0) drop(&sh[x], j);
+            if (d->sz[k] > 0) insert(&sh[x], s, d->px[k], d->sz[k], -1);
+        }
+        for (int x = 0; x < 2; x++) {
+            int32_t px = x ? t->ask_px[i] : t->bid_px[i], sz = x ? t->ask_sz[i] : t->bid_sz[i];
+            int empty = sz <= 0 || px == (x ? MM_PX_NONE_ASK : MM_PX_NONE_BID);
+            if (empty ? sh[x].n != 0 : sh[x].n == 0 || sh[x].l[0].px != px || sh[x].l[0].sz != sz)
+                return i;
+        }
+    }
+    return -1;
+}
+
 int ck_gen_depth(mm_ticks *t, uint64_t seed, int ids)
 {
     g_dseed = seed;
@@ -274,6 +298,14 @@ int ck_gen_depth(mm_ticks *t, uint64_t seed, int ids)
     mm_error e = {0};
     if (mm__depth_validate(t, "checkmodel's generated tape", &e)) {
         fprintf(stderr, "checkmodel: the generated depth stream is refused: %s\n", e.msg);
+        return -1;
+    }
+    int64_t bad = check_best(t);
+    if (bad >= 0) {
+        fprintf(stderr,
+                "checkmodel: the generated depth stream's best level differs from the level-1 "
+                "columns at row %" PRId64 "\n",
+                bad);
         return -1;
     }
     return 0;
