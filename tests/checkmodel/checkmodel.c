@@ -333,9 +333,8 @@ static int check(int tapes, int combos)
         }
         /* One tape in four: every combination inside the lanes kernel's vector model (no random
          * draw, no order-rate limit), so that the batched kernel may choose it there (sim_batch.c:
-         * where most combinations step). The same on the depth tapes 4 of six (book = l2, l3:
-         * shared states across inventory limits whose members' orders die at other levels than
-         * their leaders', docs/model.md 8 "Dead fields"). */
+         * where most combinations step). The same families on the depth tape 4 of each six, so that
+         * book = l2 and l3 states are shared across inventory limits there. */
         if (ti % 4 == 2 || ti % 6 == 4)
             for (int j = 0; j < combos; j++) {
                 /* ... in families of 10 as a sweep's grid makes them: the same combination with
