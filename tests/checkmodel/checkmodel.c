@@ -54,6 +54,9 @@
 #define CK_RUN_STRIDE                                                                              \
     4 /* a CK_PER_COMBO kernel's public run is compared on every 4th combination */
 #define CK_MAX_PRINTED 20
+#ifndef CK_DEPTH_ROWS
+#define CK_DEPTH_ROWS 30000
+#endif
 
 static int
     g_selected[CK_MAX_KERNELS]; /* --kernel: 1 for each kernel to run (all when none is named) */
@@ -281,6 +284,8 @@ static int check(int tapes, int combos)
     mm_sim_config c;
     mm_sim_config_defaults(&c);
     int64_t compared = 0, overflowed = 0, walks = 0, rests = 0;
+    int64_t deeper[2] = {0},
+            on_depth[MM_COUNTS] = {0}; /* l2, l3 combinations; counts on depth tapes */
     int bad = 0, depth_tapes = 0;
     memset(ck_batch_count, 0, sizeof ck_batch_count);
     ck_batch_lanes = 0;
@@ -292,7 +297,16 @@ static int check(int tapes, int combos)
             if (ck_gen_tape(&t, ck_seed * 1000 + (uint64_t)ti, 20000 + (int64_t)(ck_rnd() % 60000)))
                 return 1;
             if (ti % 2 == 1) ck_perturb(&t);
-            /* A signal column on three tapes in four (signal_skew, section 6). */
+            /* A depth stream (book = l2, l3; ck_depth.c) after the perturbation (its best level is
+             * the level-1 columns), on every tape but the first of six and the lanes tapes below
+             * (ti % 4 == 2: l2 and l3 run outside the lanes kernel), with order ids on tapes 1, 4,
+             * 5 of six (tape 3 without: l2 only). */
+            if (ti % 6 && ti % 4 != 2) {
+                if (t.n > CK_DEPTH_ROWS) t.n = CK_DEPTH_ROWS;
+                if (ck_gen_depth(&t, ck_seed * 1000 + (uint64_t)ti, ti % 6 != 3)) return 1;
+            }
+            /* A signal column on three tapes in four (signal_skew, section 6), after the depth
+             * stream (ck_add_signal carries it into the new block). */
             if (ti % 4 != 3 && ck_add_signal(&t)) {
                 fprintf(stderr, "checkmodel: out of memory\n");
                 return 1;
@@ -329,10 +343,7 @@ static int check(int tapes, int combos)
                 ck_wide_params(&p[j]);
             else
                 ck_random_params(&p[j]);
-            /* book = l2 and l3 need a depth stream (a --tape imported with one), l3 order ids;
-             * auto is the deepest the tape has. */
-            if (p[j].book >= MM_BOOK_L2 && t.depth.levels == 0) p[j].book = MM_BOOK_AUTO;
-            if (p[j].book == MM_BOOK_L3 && !t.depth.ids) p[j].book = MM_BOOK_AUTO;
+            ck_fit_book(&p[j], &t);
             if (!t.signal) p[j].signal_skew = 0; /* it needs a signal column */
         }
         /* Families for the batched kernel's shared states (docs/model.md section 8): one
@@ -351,8 +362,9 @@ static int check(int tapes, int combos)
         }
         /* One tape in four: every combination inside the lanes kernel's vector model (no random
          * draw, no order-rate limit), so that the batched kernel may choose it there (sim_batch.c:
-         * where most combinations step). */
-        if (ti % 4 == 2)
+         * where most combinations step). The same families on the depth tape 4 of each six, so that
+         * book = l2 and l3 states are shared across inventory limits there. */
+        if (ti % 4 == 2 || ti % 6 == 4)
             for (int j = 0; j < combos; j++) {
                 /* ... in families of 10 as a sweep's grid makes them: the same combination with
                  * inventory limits 1..10 quote sizes. Splits there make many leaders mid-window,
@@ -378,12 +390,18 @@ static int check(int tapes, int combos)
                 return 1;
             }
             mm__derive(&p[j], &t, &d[j]);
+            deeper[d[j].book == MM_BOOK_L3] += d[j].book != MM_BOOK_L1;
         }
         char label[64];
         snprintf(label, sizeof label, "tape %d%s", ti, c.latency ? " (latency series)" : "");
         ck_case cs = {&t, &c, p, &tp, d, combos, label};
+        int64_t before[MM_COUNTS];
+        memcpy(before, ck_batch_count, sizeof before);
         int r = check_case(&cs, -1, &overflowed, 1);
         if (r < 0) return 1;
+        for (int k = 0; k < MM_COUNTS && t.depth.levels; k++)
+            on_depth[k] += ck_batch_count[k] - before[k];
+        depth_tapes += t.depth.levels > 0;
         bad += r;
         compared += combos;
         for (int j = 3; j < combos && t.depth.levels > 0; j += 4) {
@@ -396,7 +414,6 @@ static int check(int tapes, int combos)
                 walks += w.walks;
                 rests += w.rests;
             }
-            depth_tapes += j == 3;
         }
         mm__tape_free(&tp);
         free(d);
@@ -431,6 +448,12 @@ static int check(int tapes, int combos)
         else
             printf("checkmodel: the lanes kernel is not chosen on this CPU (no AVX2)\n");
     }
+    if (depth_tapes)
+        printf("checkmodel: %d tapes with a depth stream: book = l2 ran on %" PRId64
+               " combinations, l3 on %" PRId64 "; batch stepped %" PRId64 " of the %" PRId64
+               " event x combination slots of those tapes, %" PRId64 " parked (shared states)\n",
+               depth_tapes, deeper[0], deeper[1], on_depth[MM_COUNT_STEPS],
+               on_depth[MM_COUNT_SLOTS], on_depth[MM_COUNT_SHARED]);
     char cov[1024];
     int undrawn = ck_enum_coverage(cov, sizeof cov);
     printf("checkmodel: enum values drawn (of the key table's): %s\n", cov);

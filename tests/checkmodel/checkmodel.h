@@ -88,6 +88,11 @@ void ck_perturb(mm_ticks *t);
 /* Give t a signal column (docs/formats.md "Signal"; t moves into a new block): a random walk, small
  * integers, or spikes among zeros. Returns 0 or -1 (out of memory). */
 int ck_add_signal(mm_ticks *t);
+/* Depth (ck_depth.c): give t a depth stream as the importers make one (its best level the level-1
+ * columns; order ids when ids), drawn from seed; 0, or -1 (printed) when it cannot. ck_fit_book:
+ * the book a drawn combination runs on t (auto where t lacks what l2 or l3 read). */
+int ck_gen_depth(mm_ticks *t, uint64_t seed, int ids);
+void ck_fit_book(mm_params *p, const mm_ticks *t);
 void ck_series(mm_latency_series *ls, const mm_ticks *t);
 void ck_series_free(mm_latency_series *ls);
 

@@ -147,12 +147,33 @@ static int advance_thread(const mm__tape *tp, const mm_derived *d, mm_state *st,
 }
 
 #if MM_HAVE_CUDA
-/* The CUDA kernel (cuda/engine_cuda.cu) on device 0: -ENODEV without a GPU (skipped). */
+/* The CUDA kernel (cuda/engine_cuda.cu) on device 0: -ENODEV without a GPU (skipped). The device
+ * has no depth stream (the engine refuses book = l2, l3 before anything runs, docs/model.md 4.5):
+ * those combinations (on the generated tapes with depth, ck_depth.c) step in the kernel's
+ * per-thread code on the host, as the "thread" kernel does; the others on the device. */
 static int advance_cuda(const mm__tape *tp, const mm_derived *d, mm_state *st, int64_t m,
                         int64_t i0, int64_t i1)
 {
     mm_error e = {0};
-    return mm__cuda_advance(&tp->v, d, st, m, i0, i1, 0, &e);
+    int64_t n = 0;
+    for (int64_t j = 0; j < m; j++)
+        n += d[j].book == MM_BOOK_L1;
+    if (n == m) return mm__cuda_advance(&tp->v, d, st, m, i0, i1, 0, &e);
+    mm_derived *dd = malloc((size_t)(n ? n : 1) * sizeof *dd);
+    mm_state *ds = malloc((size_t)(n ? n : 1) * sizeof *ds);
+    int rc = dd && ds ? 0 : -ENOMEM;
+    for (int64_t j = 0, k = 0; j < m && !rc; j++)
+        if (d[j].book == MM_BOOK_L1) {
+            dd[k] = d[j];
+            ds[k++] = st[j];
+        } else
+            mm__thread_advance(&tp->v, &d[j], &st[j], i0, i1);
+    if (!rc && n) rc = mm__cuda_advance(&tp->v, dd, ds, n, i0, i1, 0, &e);
+    for (int64_t j = 0, k = 0; j < m && !rc && n; j++)
+        if (d[j].book == MM_BOOK_L1) st[j] = ds[k++];
+    free(dd);
+    free(ds);
+    return rc;
 }
 #endif
 
@@ -185,6 +206,9 @@ int ck_advance_timebug(const mm__tape *tp, const mm_derived *d, mm_state *st, in
 
 /* ck_sharebug.c: the batched kernel whose clean-step test of the shared states ignores kq. */
 int ck_advance_sharebug(const mm__tape *tp, const mm_derived *d, mm_state *st, int64_t m,
+                        int64_t i0, int64_t i1);
+/* ck_touchbug.c: the batched kernel whose depth touch (mm__depth_touch) looks at the bid only. */
+int ck_advance_touchbug(const mm__tape *tp, const mm_derived *d, mm_state *st, int64_t m,
                         int64_t i0, int64_t i1);
 /* ... and the lanes kernel (AVX2) with the same bug. */
 int ck_lanes_sharebug(const mm__tape *tp, const mm_derived *d, mm_state *st, int64_t m, int64_t i0,
@@ -249,6 +273,7 @@ const ck_kernel ck_kernels[] = {
     {"timebug", ck_advance_timebug, NULL, CK_PER_COMBO},
     {"sharebug", ck_advance_sharebug, NULL, 0},
     {"lanes_sharebug", ck_lanes_sharebug, NULL, 0},
+    {"touchbug", ck_advance_touchbug, NULL, 0},
     {"lanes_loosebug", ck_lanes_loosebug, NULL, 0},
 #endif
 };

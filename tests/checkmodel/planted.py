@@ -3,7 +3,7 @@
 
 Each bug is (checkmodel kernel, mutant name, header under src/core, exact original text, replacement).
 The product headers hold the correct code only; the build makes the buggy copies from this table, and
-tools/mutants reads the same table (--list0), so the five are also mutants.
+tools/mutants reads the same table (--list0), so each is also a mutant.
 
   planted.py BUG SRC_CORE OUT_DIR STAMP DEPFILE
       Copy every header of SRC_CORE into OUT_DIR (a directory of its own per bug), with BUG's original text
@@ -43,6 +43,12 @@ PLANTED = [
      "    return pre->fills[0] == post->fills[0] && pre->fills[1] == post->fills[1] &&\n"
      "           pre->kq == post->kq;\n",
      "    return pre->fills[0] == post->fills[0] && pre->fills[1] == post->fills[1];\n"),
+    # book = l2, l3 (docs/model.md 4.5): the skip test's depth touch looking at the bid only, so a
+    # depth row at a live ask's price behind the best does not step it and its queue misses the
+    # level's changes. Only depth rows behind the best show it: the generated tapes' depth streams.
+    ("touchbug", "depth_touch_ignores_the_ask", SKIP,
+     "        if (st->s[k].qty > 0 && dv->px[j] == st->s[k].px) return 1;\n",
+     "        if (k == 0 && st->s[k].qty > 0 && dv->px[j] == st->s[k].px) return 1;\n"),
     # A leader that a split made joins its group of loose leaders one event late (lanes kernel).
     ("loosebug", "lanes_loose_leader_joins_late", "src/core/accel/sim_lanes_group.h",
      "        from[l] = at ? at[l] : 0;\n",
