@@ -267,7 +267,7 @@ int ck_gen_depth(mm_ticks *t, uint64_t seed, int ids)
             diff(&r, i, t, ids, s, &old, &book[k], levels);
         }
     mm_ticks nt = {0};
-    if (mm__ticks_alloc_heap_depth(&nt, t->n, r.n)) return -1;
+    if (mm__ticks_alloc_heap_depth(&nt, t->n, r.n, t->signal != NULL)) return -1;
     nt.inst = t->inst;
     memcpy(nt.ts_ns, t->ts_ns, (size_t)t->n * sizeof *t->ts_ns);
     memcpy(nt.bid_px, t->bid_px, (size_t)t->n * sizeof *t->bid_px);
@@ -277,6 +277,10 @@ int ck_gen_depth(mm_ticks *t, uint64_t seed, int ids)
     memcpy(nt.trade_px, t->trade_px, (size_t)t->n * sizeof *t->trade_px);
     memcpy(nt.trade_sz, t->trade_sz, (size_t)t->n * sizeof *t->trade_sz);
     memcpy(nt.trade_side, t->trade_side, (size_t)t->n * sizeof *t->trade_side);
+    if (t->signal) {
+        memcpy(nt.signal, t->signal, (size_t)t->n * sizeof *t->signal);
+        memcpy(nt.signal_name, t->signal_name, sizeof nt.signal_name);
+    }
     nt.depth.levels = levels;
     nt.depth.ids = ids;
     if (r.n) {
