@@ -96,6 +96,11 @@ typedef struct mm_params {
     int32_t stress_latency;
     double stress_vol, stress_liquidity;
     int32_t book; /* enum mm_book */
+    /* Ladders (docs/model.md 6.2): levels quotes per side, [1, 8] (1: one quote); level_step ticks
+     * between adjacent rungs, [1, 1e6]; level_size: rung r's size is quote_size x level_size^r
+     * rounded half-even to whole lots (at least 1), [0.1, 10]. */
+    int32_t levels, level_step;
+    double level_size;
 } mm_params;
 
 /* A recorded latency series (docs/model.md, section 3.2): n >= 1 points at strictly increasing

@@ -130,7 +130,10 @@ static const char *const DRAWN[] = {"strategy",
                                     "glft_A",
                                     "glft_sigma",
                                     "glft_Q",
-                                    "book"};
+                                    "book",
+                                    "levels",
+                                    "level_step",
+                                    "level_size"};
 
 int ck_check_keys(void)
 {
@@ -210,6 +213,11 @@ void ck_random_params(mm_params *p)
      * half the tapes have). */
     p->maker_fee_bps = (double)((int)(ck_rnd() % 5) - 2) * 0.5;
     p->taker_fee_bps = (double)(ck_rnd() % 5);
+    /* Ladders (docs/model.md 6.2) one time in three: 2..8 rungs, 1..3 ticks apart, equal sizes or
+     * growing / shrinking ones. */
+    p->levels = ck_rnd() % 3 ? 1 : 2 + (int32_t)(ck_rnd() % 7);
+    p->level_step = 1 + (int32_t)(ck_rnd() % 3);
+    p->level_size = ck_rnd() % 2 ? 1 : 0.5 + 1.5 * rndu();
 }
 
 /* A value of the domain [lo, hi] (lo_open, hi_open: that bound excluded) of a key of the table: a
