@@ -100,9 +100,12 @@ MM_HD void mm__ladder_match(mm_state *st, const mm_event *ev, const mm_derived *
 {
     int ord[8], n = d->levels;
     int32_t px[8];
+    int live = 0; /* the rungs with a live order, sorted by price */
     for (int r = 0; r < n; r++) {
-        int32_t p = mm__rung_at(st, d, k, r)->px;
-        int j = r;
+        const mm_side *o = mm__rung_at(st, d, k, r);
+        if (o->qty <= 0) continue;
+        int32_t p = o->px;
+        int j = live++;
         for (; j > 0 && (k == 0 ? px[j - 1] < p : px[j - 1] > p); j--) {
             px[j] = px[j - 1];
             ord[j] = ord[j - 1];
@@ -111,7 +114,7 @@ MM_HD void mm__ladder_match(mm_state *st, const mm_event *ev, const mm_derived *
         ord[j] = r;
     }
     int32_t vol = ev->tsz, shown = k == 0 ? ev->as : ev->bs;
-    for (int j = 0; j < n; j++) {
+    for (int j = 0; j < live; j++) {
         mm__rung_swap(st, d, k, ord[j]);
         mm__match_vol(st, ev, d, k, &vol, &shown, tr);
         mm__rung_swap(st, d, k, ord[j]);
@@ -134,8 +137,8 @@ MM_HD void mm__ladder_decide(mm_state *st, const mm_event *ev, const mm_derived 
     for (int k = 0; k < 2; k++) {
         int64_t left = k == 0 ? (int64_t)d->limit - st->kq : (int64_t)d->limit + st->kq;
         for (int r = 0; r < d->levels; r++) {
-            mm__rung_swap(st, d, k, r);
-            mm_side *o = &st->s[k];
+            const mm_side *o = mm__rung_at(st, d, k, r);
+            int send = 0, cancel = 0;
             int32_t px = mm__rung_px(d, k, target[k], r), size = mm__rung_size(d, r);
             int32_t want = left <= 0 ? 0 : left < size ? (int32_t)left : size;
             if (o->land_ns != MM_NEVER || o->resp_ns > ev->ts) {
@@ -143,12 +146,16 @@ MM_HD void mm__ladder_decide(mm_state *st, const mm_event *ev, const mm_derived 
             } else if (o->acc && o->done_ns > ev->ts) {
                 int64_t dist = (int64_t)px - o->px;
                 if (dist < 0) dist = -dist;
-                if (dist >= d->requote) mm__send(st, ev, d, k, px, 1, want, tr);
-            } else if (want > 0) {
-                mm__send(st, ev, d, k, px, 0, want, tr);
+                send = cancel = dist >= d->requote;
+            } else {
+                send = want > 0;
             }
-            left -= mm__rung_commit(o);
-            mm__rung_swap(st, d, k, r);
+            if (send) { /* mm__send acts on s[k]: the rung goes there for it */
+                mm__rung_swap(st, d, k, r);
+                mm__send(st, ev, d, k, px, cancel, want, tr);
+                mm__rung_swap(st, d, k, r);
+            }
+            left -= mm__rung_commit(mm__rung_at(st, d, k, r));
         }
     }
     if (st->chan_ns > ev->ts) {
