@@ -6,7 +6,9 @@
  * action lands at the next row). */
 #include <criterion/criterion.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "mmsim/mmsim.h"
 #include "testutil.h"
@@ -263,4 +265,65 @@ Test(ladder, one_level_is_todays_model)
     mm_metrics a = run(THROUGH, 3, &p, &l), b = run(THROUGH, 3, &q, &l);
     cr_assert(a.pnl == b.pnl && a.volume == b.volume && a.orders == b.orders);
     cr_assert_eq(a.volume, 2);
+}
+
+/* The content hash a sweep prints ("content hash H"), or 0. */
+static unsigned long long sweep_hash(const char *engine, const char *out)
+{
+    const char *a[] = {"mmsim",
+                       "sweep",
+                       tu_path("t.h5"),
+                       "--grid",
+                       "spread=1:3",
+                       "--grid",
+                       "levels=1,2,4",
+                       "--grid",
+                       "level_size=1,1.5",
+                       "--set",
+                       "level_step=2",
+                       "--set",
+                       "latency_ns=100000",
+                       "--engine",
+                       engine,
+                       "-o",
+                       tu_path(out),
+                       NULL};
+    char *so = NULL, *se = NULL;
+    cr_assert_eq(tu_run(a, &so, &se), 0, "%s", se);
+    const char *h = strstr(so, "content hash ");
+    if (!h && se) h = strstr(se, "content hash ");
+    unsigned long long v = h ? strtoull(h + 13, NULL, 16) : 0;
+    free(so);
+    free(se);
+    return v;
+}
+
+Test(ladder, sweeps_over_levels_give_one_content_hash_on_every_cpu_engine, .timeout = 120)
+{
+    const char *g[] = {"mmsim", "gen", "--seed",        "3", "--events", "3000", "--symbol",
+                       "LAD",   "-o",  tu_path("t.h5"), NULL};
+    cr_assert_eq(tu_run(g, NULL, NULL), 0);
+    unsigned long long s = sweep_hash("serial", "s.h5");
+    cr_assert_neq(s, 0);
+    cr_assert_eq(sweep_hash("threads", "t2.h5"), s);
+    cr_assert_eq(sweep_hash("process", "p.h5"), s);
+    tu_cleanup();
+}
+
+Test(ladder, the_cuda_engine_refuses_a_ladder_before_anything_runs, .timeout = 60)
+{
+    setenv("MMSIM_CUDA_EMULATE", "1", 1); /* the engine's host loop without a device */
+    const char *g[] = {"mmsim", "gen", "--seed",        "3", "--events", "500", "--symbol",
+                       "LAD",   "-o",  tu_path("t.h5"), NULL};
+    cr_assert_eq(tu_run(g, NULL, NULL), 0);
+    const char *a[] = {"mmsim", "sweep", tu_path("t.h5"), "--grid", "levels=1,4", "--engine",
+                       "cuda",  "-o",    tu_path("o.h5"), NULL};
+    char *se = NULL;
+    cr_assert_eq(tu_run(a, NULL, &se), 2);
+    cr_assert(strstr(se, "levels: ladders (levels > 1, here 4) run on the CPU engines only"), "%s",
+              se);
+    cr_assert_neq(access(tu_path("o.h5"), F_OK), 0);
+    free(se);
+    unsetenv("MMSIM_CUDA_EMULATE");
+    tu_cleanup();
 }
