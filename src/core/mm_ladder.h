@@ -178,6 +178,13 @@ MM_HD void mm__step_ladder(mm_state *st, const mm_event *ev, const mm_derived *d
     mm__ladder_match(st, ev, d, 0, tr);
     mm__ladder_match(st, ev, d, 1, tr);
     mm__ladder_decide(st, ev, d, tr);
+    /* Invariants after every event (debug builds): the position within the limit, every rung's
+     * order and queue non-negative. */
+    MM_HD_ASSERT(st->q >= -(int64_t)d->limit && st->q <= d->limit);
+    for (int k = 0; k < 2; k++)
+        for (int r = 0; r < d->levels; r++)
+            MM_HD_ASSERT(mm__rung_at(st, d, k, r)->qty >= 0 &&
+                         mm__rung_at(st, d, k, r)->ahead >= 0);
 }
 
 #endif
