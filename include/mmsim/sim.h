@@ -100,6 +100,11 @@ typedef struct mm_params {
      * (docs/model.md 6; ticks per signal unit, |signal_skew| < 1e6; 0, the default: no effect). A
      * value other than 0 needs a tape with a signal column (docs/formats.md "Signal"). */
     double signal_skew;
+    /* Ladders (docs/model.md 6.2): levels quotes per side, [1, 8] (1: one quote); level_step ticks
+     * between adjacent rungs, [1, 1e6]; level_size: rung r's size is quote_size x level_size^r
+     * rounded half-even to whole lots (at least 1), [0.1, 10]. */
+    int32_t levels, level_step;
+    double level_size;
 } mm_params;
 
 /* A recorded latency series (docs/model.md, section 3.2): n >= 1 points at strictly increasing

@@ -36,6 +36,8 @@
  * a kernel has not opted into in params_keys.c is computed by the reference alone. */
 enum { MM_CAP_SKIP = 1, MM_CAP_LANES = 2, MM_CAP_SHARE = 4, MM_CAP_ALL = 7 };
 
+struct mm_side;
+
 typedef struct mm_derived {
     double hs0, hs1;      /* half spread = hs0 + hs1 * tau, ticks */
     double sk0, sk1;      /* skew per lot = sk0 + sk1 * tau, ticks/lot */
@@ -66,6 +68,15 @@ typedef struct mm_derived {
     double money;   /* tick_size * lot_size */
     /* fair += signal[i] x signal_skew (section 6), ticks per signal unit; 0: none. */
     double signal_skew;
+    /* Ladders (docs/model.md 6.2): levels quotes per side (1: one, today's model; then rungs and
+     * lsize are unused), lstep ticks apart, rung r's size the base size x lsize^r (mm__rung_size).
+     * rungs: the live orders of rungs 1..levels-1, side k's rung r at rungs[k (levels - 1) + r -
+     * 1] (rung 0 is the state's s[k]); storage the engine keeps per combination beside its state
+     * (mm__rungs_attach), read and written by the reference step alone (levels > 1 has no
+     * capability). */
+    int32_t levels, lstep;
+    double lsize;
+    struct mm_side *rungs;
 } mm_derived;
 
 /* A tape's depth stream as the step reads it (book = l2, docs/model.md 4.5): the columns of

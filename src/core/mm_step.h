@@ -99,9 +99,11 @@ MM_HD void mm__land(mm_state *st, const mm_event *ev, const mm_derived *d, mm_tr
     }
 }
 
-/* Section 4: the event against one live order. k = 0 bid (buy), 1 ask (sell). */
-MM_HD void mm__match(mm_state *st, const mm_event *ev, const mm_derived *d, int k,
-                     mm_trace_sink *tr)
+/* Section 4: the event against one live order. k = 0 bid (buy), 1 ask (sell). *vol: the lots of
+ * the event's trade left to fill it (4.1, 4.2), *shown: the lots shown at the opposite best left to
+ * fill it (4.3); each less what it filled (a ladder's rungs share them in price order, 6.2). */
+MM_HD void mm__match_vol(mm_state *st, const mm_event *ev, const mm_derived *d, int k, int32_t *vol,
+                         int32_t *shown, mm_trace_sink *tr)
 {
     mm_side *o = &st->s[k];
     if (o->qty <= 0) return;
@@ -114,8 +116,9 @@ MM_HD void mm__match(mm_state *st, const mm_event *ev, const mm_derived *d, int 
         if (through) {
             /* 4.1 trade-through: our better-priced order was hit first, by at most the traded
              * size (the whole order when unbounded). */
-            int32_t f = d->fill_unbounded || o->qty < ev->tsz ? o->qty : ev->tsz;
-            mm__fill(st, ev, d, k, px, f, 0, tr);
+            int32_t f = d->fill_unbounded || o->qty < *vol ? o->qty : *vol;
+            if (f > 0) mm__fill(st, ev, d, k, px, f, 0, tr);
+            *vol = *vol > f ? *vol - f : 0;
         } else if (ev->tpx == px) {
             traded_here = ev->tsz;
             /* 4.2 trade at our price: the queue ahead goes first; with trade_reach < 1 it reaches
@@ -124,12 +127,13 @@ MM_HD void mm__match(mm_state *st, const mm_event *ev, const mm_derived *d, int 
                 d->reach32 > UINT32_MAX ||
                 mm_stream4(st->key, MM_RNG_HIDDEN, (uint64_t)ev->i, (uint32_t)k).v[0] < d->reach32;
             if (!o->deep && !d->tto && reach && d->book != MM_BOOK_L3) { /* l3: 4.5 */
-                int32_t vol = ev->tsz;
-                int32_t take = o->ahead < vol ? o->ahead : vol;
+                int32_t v = *vol;
+                int32_t take = o->ahead < v ? o->ahead : v;
                 o->ahead -= take;
-                vol -= take;
-                int32_t f = o->qty < vol ? o->qty : vol;
+                v -= take;
+                int32_t f = o->qty < v ? o->qty : v;
                 if (f > 0) mm__fill(st, ev, d, k, px, f, 0, tr);
+                if (f > 0) *vol -= f;
             }
         }
     }
@@ -139,9 +143,9 @@ MM_HD void mm__match(mm_state *st, const mm_event *ev, const mm_derived *d, int 
     if (crossed && !d->tto) {
         /* At most the size displayed at the opposite best, which is at or through our price (the
          * whole order when unbounded). */
-        int32_t shown = k == 0 ? ev->as : ev->bs;
-        int32_t f = d->fill_unbounded || o->qty < shown ? o->qty : shown;
-        mm__fill(st, ev, d, k, px, f, 0, tr);
+        int32_t f = d->fill_unbounded || o->qty < *shown ? o->qty : *shown;
+        if (f > 0) mm__fill(st, ev, d, k, px, f, 0, tr);
+        *shown = *shown > f ? *shown - f : 0;
         if (o->qty <= 0) return;
     }
     /* 4.4 queue position from the book change on our side. */
@@ -178,6 +182,14 @@ MM_HD void mm__match(mm_state *st, const mm_event *ev, const mm_derived *d, int 
     } else {
         o->deep = 1; /* the best moved past our price: we are behind the visible best */
     }
+}
+
+/* Section 4 for one order: the event's whole trade and opposite best. */
+MM_HD void mm__match(mm_state *st, const mm_event *ev, const mm_derived *d, int k,
+                     mm_trace_sink *tr)
+{
+    int32_t vol = ev->tsz, shown = k == 0 ? ev->as : ev->bs;
+    mm__match_vol(st, ev, d, k, &vol, &shown, tr);
 }
 
 /* Section 6.1: may side k send a new order now? The reject back-off, then the token bucket of
@@ -251,8 +263,10 @@ MM_HD void mm__targets(double fair, double hs, double shift, int32_t target[2])
     target[1] = mm__target_ask(ta);
 }
 
-/* Section 6: quoting decision after the event. */
-MM_HD void mm__decide(mm_state *st, const mm_event *ev, const mm_derived *d, mm_trace_sink *tr)
+/* Section 6: the known position (3.2) and the quote targets after the event; 0 when the book is
+ * not two-sided (orders are left as they are). */
+MM_HD int mm__decide_targets(mm_state *st, const mm_event *ev, const mm_derived *d,
+                             int32_t target[2])
 {
     /* 3.2: the fill reports known by now move the known position. */
     int32_t c = 0;
@@ -263,13 +277,12 @@ MM_HD void mm__decide(mm_state *st, const mm_event *ev, const mm_derived *d, mm_
         st->rep_q[r] = r + c < st->nrep ? st->rep_q[r + c] : 0;
     }
     st->nrep -= c;
-    if (ev->bs == 0 || ev->as == 0) return; /* no two-sided book: leave orders as they are */
+    if (ev->bs == 0 || ev->as == 0) return 0; /* no two-sided book: leave orders as they are */
     double fair = d->fair_micro ? mm__micro(ev) : (double)ev->mid2 * 0.5;
     /* The signal (section 6): fair + (signal x signal_skew), only when signal_skew is not 0. */
     if (d->signal_skew != 0.0) fair = fair + ev->sig * d->signal_skew;
     double tau = d->time_varying ? ev->tau_end_s : 0.0;
     double hs = d->hs0 + d->hs1 * tau, sk = d->sk0 + d->sk1 * tau;
-    int32_t target[2];
     mm__targets(fair, hs, sk * (double)st->kq, target);
     /* 6: cross_rule = join: a target at or through the opposite best goes to the best of its own
      * side (never better). */
@@ -277,6 +290,48 @@ MM_HD void mm__decide(mm_state *st, const mm_event *ev, const mm_derived *d, mm_
         if (target[0] >= ev->a) target[0] = ev->b;
         if (target[1] <= ev->b) target[1] = ev->a;
     }
+    return 1;
+}
+
+/* Section 6: side k's live order (st->s[k]) sends a cancel (send_cancel) and / or a new order of
+ * qty lots at px (qty > 0), paced (6.1: an order held back sends nothing), with its entry latency.
+ */
+MM_HD void mm__send(mm_state *st, const mm_event *ev, const mm_derived *d, int k, int32_t px,
+                    int send_cancel, int32_t qty, mm_trace_sink *tr)
+{
+    mm_side *o = &st->s[k];
+    int send_order = qty > 0;
+    if (send_order && !mm__pace(st, ev, d, k)) return; /* 6.1: held back, nothing sent */
+    int64_t delay =
+        d->feed_ns + ev->lat_e +
+        mm__draw_latency(st->key, d->lat_dist, d->lat_sigma, d->entry_ns, MM_RNG_ENTRY,
+                         (uint64_t)(st->orders + st->cancels), ev->samp_e, ev->nsamp_lat);
+    o->land_ns = ev->ts + (delay < 1 ? 1 : delay);
+    o->new_px = px;
+    o->new_qty = send_order ? qty : 0;
+    if (send_cancel) {
+        st->cancels += 1;
+        mm__trace(tr, st, ev, d, MM_TR_CANCEL, k, o->px, o->qty, 0);
+    }
+    if (send_order) {
+        st->orders += 1;
+        mm__trace(tr, st, ev, d, MM_TR_ORDER, k, px, qty, 0);
+    }
+}
+
+/* Section 3.2: what the strategy will learn later about side k's order o is also a time to step
+ * (wake_ns). */
+MM_HD void mm__wake_side(mm_state *st, const mm_event *ev, const mm_side *o)
+{
+    if (o->resp_ns > ev->ts && o->resp_ns < st->wake_ns) st->wake_ns = o->resp_ns;
+    if (o->done_ns > ev->ts && o->done_ns < st->wake_ns) st->wake_ns = o->done_ns;
+}
+
+/* Section 6: quoting decision after the event. */
+MM_HD void mm__decide(mm_state *st, const mm_event *ev, const mm_derived *d, mm_trace_sink *tr)
+{
+    int32_t target[2];
+    if (!mm__decide_targets(st, ev, d, target)) return;
     st->wake_ns = MM_NEVER;
     /* Room to the inventory limit as known: a new order never asks for more than that. */
     int64_t room[2] = {d->limit - st->kq, d->limit + st->kq};
@@ -310,37 +365,26 @@ MM_HD void mm__decide(mm_state *st, const mm_event *ev, const mm_derived *d, mm_
             st->hold[k] = 0;
             continue;
         }
-        if (send_order && !mm__pace(st, ev, d, k)) continue; /* 6.1: held back, nothing sent */
-        int64_t delay =
-            d->feed_ns + ev->lat_e +
-            mm__draw_latency(st->key, d->lat_dist, d->lat_sigma, d->entry_ns, MM_RNG_ENTRY,
-                             (uint64_t)(st->orders + st->cancels), ev->samp_e, ev->nsamp_lat);
-        o->land_ns = ev->ts + (delay < 1 ? 1 : delay);
-        o->new_px = target[k];
-        o->new_qty = send_order ? size : 0;
-        if (send_cancel) {
-            st->cancels += 1;
-            mm__trace(tr, st, ev, d, MM_TR_CANCEL, k, o->px, o->qty, 0);
-        }
-        if (send_order) {
-            st->orders += 1;
-            mm__trace(tr, st, ev, d, MM_TR_ORDER, k, target[k], size, 0);
-        }
+        mm__send(st, ev, d, k, target[k], send_cancel, send_order ? size : 0, tr);
     }
     /* 3.2: what the strategy will learn later is also a time to step (wake_ns). */
     if (st->chan_ns > ev->ts) {
         if (st->nrep > 0 && st->rep_t[0] < st->wake_ns) st->wake_ns = st->rep_t[0];
-        for (int k = 0; k < 2; k++) {
-            const mm_side *o = &st->s[k];
-            if (o->resp_ns > ev->ts && o->resp_ns < st->wake_ns) st->wake_ns = o->resp_ns;
-            if (o->done_ns > ev->ts && o->done_ns < st->wake_ns) st->wake_ns = o->done_ns;
-        }
+        for (int k = 0; k < 2; k++)
+            mm__wake_side(st, ev, &st->s[k]);
     }
 }
 
-/* One event for one combination: samples, landings, matching (bid then ask), decision. */
+#include "mm_ladder.h"
+
+/* One event for one combination: samples, landings, matching (bid then ask), decision. A ladder
+ * (levels > 1, 6.2) steps its rungs instead (mm_ladder.h). */
 MM_HD void mm_step_c(mm_state *st, const mm_event *ev, const mm_derived *d, mm_trace_sink *tr)
 {
+    if (d->levels > 1) {
+        mm__step_ladder(st, ev, d, tr);
+        return;
+    }
     if (ev->n_samples) mm__sample(st, ev, d);
     if (st->s[0].land_ns <= ev->ts || st->s[1].land_ns <= ev->ts) mm__land(st, ev, d, tr);
     mm__match(st, ev, d, 0, tr);

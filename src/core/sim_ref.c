@@ -1,6 +1,7 @@
 /* Reference engine: one combination through the tape, every event, in order. */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
 
 #include "mm_internal.h"
 #include "sim_tape.h"
@@ -17,6 +18,11 @@ int mm_sim_run_c(const mm_ticks *t, const mm_sim_config *c, const mm_params *p, 
         return mm__errf(err, rc, "cannot allocate the tape tables");
     mm_derived d;
     mm__derive(p, t, &d);
+    mm_side *rungs = mm__rungs_attach(&d, 1, &rc); /* a ladder's rungs 1.. (6.2) */
+    if (rc) {
+        mm__tape_free(&tp);
+        return mm__errf(err, rc, "cannot allocate the ladder's orders");
+    }
     mm_state st;
     mm__state_init(&st, &tp, c->id, c->path);
     mm_trace_sink sink = {trace, user, 0};
@@ -26,6 +32,7 @@ int mm_sim_run_c(const mm_ticks *t, const mm_sim_config *c, const mm_params *p, 
         mm_step_c(&st, &ev, &d, trace ? &sink : NULL);
     }
     mm__finish(&st, &tp, &d, c, out);
+    free(rungs);
     mm__tape_free(&tp);
     if (st.ovf_event) return mm__overflow_err(st.ovf_event, -1, err);
     return 0;

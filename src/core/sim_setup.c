@@ -36,6 +36,9 @@ void mm_params_defaults(mm_params *p)
     p->stress_latency = 1;
     p->stress_vol = 1;
     p->stress_liquidity = 1;
+    p->levels = 1;
+    p->level_step = 1;
+    p->level_size = 1;
 }
 
 void mm_sim_config_defaults(mm_sim_config *c)
@@ -276,6 +279,10 @@ void mm__derive(const mm_params *p, const mm_ticks *t, mm_derived *d)
     }
     if (d->book != MM_BOOK_L1) /* l2, l3: the skip kernel and shared states (params_keys.c) */
         d->caps &= MM_CAP_SKIP | MM_CAP_SHARE;
+    d->levels = p->levels;
+    d->lstep = p->level_step;
+    d->lsize = p->level_size;
+    d->rungs = NULL; /* the engine's (mm__rungs_attach) */
     d->money = inst->tick_size * inst->lot_size;
     d->signal_skew = p->signal_skew;
     d->maker_rate = p->maker_fee_bps * 1e-4 * d->money;
@@ -440,6 +447,37 @@ void mm__state_init(mm_state *st, const mm__tape *tp, int64_t id, int32_t path)
 {
     memset(st, 0, sizeof *st); /* ZERO, and the padding: equal states are equal bytes */
     MM_STATE_FIELDS(MM_INIT_FIELD)
+}
+
+mm_side *mm__rungs_attach(mm_derived *d, int64_t m, int *rc)
+{
+    int64_t need = 0;
+    for (int64_t j = 0; j < m; j++)
+        need += 2 * (int64_t)(d[j].levels - 1);
+    *rc = 0;
+    if (need == 0) return NULL;
+    mm_side *store = malloc((size_t)need * sizeof *store);
+    if (!store) {
+        *rc = -ENOMEM;
+        return NULL;
+    }
+    need = 0;
+    for (int64_t j = 0; j < m; j++) {
+        d[j].rungs = d[j].levels > 1 ? store + need : NULL;
+        need += 2 * (int64_t)(d[j].levels - 1);
+    }
+    mm__rungs_reset(d, m);
+    return store;
+}
+
+void mm__rungs_reset(const mm_derived *d, int64_t m)
+{
+    mm_state z, *st = &z; /* a side as mm__state_init leaves it, from its fields' table */
+    memset(st, 0, sizeof *st);
+    MM_SIDE_FIELDS(MM_INIT_FIELD, 0)
+    for (int64_t j = 0; j < m; j++)
+        for (int32_t r = 0; r < 2 * (d[j].levels - 1); r++)
+            d[j].rungs[r] = z.s[0];
 }
 
 /* Section 7.1, pnl_close: the final position closed against the last row of the tape, walking no

@@ -38,6 +38,12 @@ void mm__derive(const mm_params *p, const mm_ticks *t, mm_derived *d);
 /* The state of combination id on path `path` before the first event (docs/model.md, section 3):
  * nothing live, flat, (id, path) recorded as the key of the combination's random streams. */
 void mm__state_init(mm_state *st, const mm__tape *tp, int64_t id, int32_t path);
+/* Ladders (docs/model.md 6.2): the live orders of rungs 1..levels-1 of the m combinations d[0..m),
+ * in one block the caller frees after their run (NULL when none has levels > 1, or *rc = -ENOMEM),
+ * each d[j].rungs pointing into it, set as mm__state_init sets a side. mm__rungs_reset sets them so
+ * again (a new run of the same combinations). */
+mm_side *mm__rungs_attach(mm_derived *d, int64_t m, int *rc);
+void mm__rungs_reset(const mm_derived *d, int64_t m);
 /* The metrics of a finished state (docs/model.md, section 7). */
 void mm__finish(const mm_state *st, const mm__tape *tp, const mm_derived *d, const mm_sim_config *c,
                 mm_metrics *m);

@@ -325,8 +325,30 @@ int mm__grid_check_combos(const mm_grid *g, const mm_sim_config *cfg, mm_error *
     return 0;
 }
 
+/* Ladders (docs/model.md 6.2) keep their rungs beside the state, which the cuda engine's device
+ * does not have: levels > 1 (the base's or a value of its axis) is refused before anything runs. */
+static int grid_check_cuda_levels(const mm_grid *g, mm_error *err)
+{
+    int lk = mm__params_key_index("levels");
+    int32_t lv = g->base.levels;
+    for (int32_t m = 1; m < g->n_axes; m++)
+        if (g->axes[m].key_ix == lk)
+            for (int32_t k = 0; k < g->axes[m].n; k++)
+                if (g->axes[m].parsed[k].levels > lv) lv = g->axes[m].parsed[k].levels;
+    if (lv > 1)
+        return mm__errf(err, MM_EUSAGE,
+                        "levels: ladders (levels > 1, here %d) run on the CPU engines only "
+                        "(levels = 1 on the cuda engine, or another engine)",
+                        (int)lv);
+    return 0;
+}
+
 int mm__grid_check_tape(const mm_grid *g, const mm_ticks *t, int cuda, mm_error *err)
 {
+    if (cuda) {
+        int rc = grid_check_cuda_levels(g, err);
+        if (rc) return rc;
+    }
     /* The book values the combinations take: the base's, or those of the book axis. */
     int bk = mm__params_key_index("book");
     const mm_params *vals = &g->base;

@@ -94,6 +94,11 @@ int mm__run_blocks(const mm__run *r, int32_t tape, const mm_params *p, int64_t n
             mm__derive(&p[s0 + j], tp->t, &d[j]);
             mm__state_init(&st[j], tp, first + s0 + j, 0);
         }
+        mm_side *rungs = mm__rungs_attach(d, m, &rc); /* ladders' rungs 1.. (6.2) */
+        if (rc) {
+            rc = mm__errf(err, rc, "cannot allocate the ladders' orders");
+            break;
+        }
         for (int64_t b = 0; b < nb; b++) {
             if (ei[b] > i0) mm__sim_batch_advance(tp, d, st, &g, m, i0, ei[b]);
             i0 = ei[b];
@@ -101,6 +106,7 @@ int mm__run_blocks(const mm__run *r, int32_t tape, const mm_params *p, int64_t n
                 mm__block_snap(&st[j], tp, &d[j], i0, &blk[(size_t)(s0 + j) * (size_t)nb + b]);
         }
         assert(i0 == tp->v.n);
+        free(rungs);
         for (int64_t j = 0; j < m; j++)
             mm__finish(&st[j], tp, &d[j], c, &out[s0 + j]);
         for (int64_t j = 0; j < m && rc == 0; j++)

@@ -115,6 +115,11 @@ static void localize(const ck_case *cs, int k, int64_t j, const mm_state *r0, co
 {
     mm_state a = *r0, b = *k0;
     char what[256], where[160];
+    if (cs->d[j].levels > 1) { /* a ladder's rungs at i0 are not kept: the checkpoint */
+        snprintf(where, sizeof where, "events %" PRId64 "..%" PRId64 " (a ladder)", i0, i1 - 1);
+        report(cs, k, j, where, "the states or the ladder's rungs differ");
+        return;
+    }
     for (int64_t i = i0; i < i1; i++) {
         int rc = ck_kernels[0].advance(cs->tp, &cs->d[j], &a, 1, i, i + 1);
         if (!rc) rc = ck_kernels[k].advance(cs->tp, &cs->d[j], &b, 1, i, i + 1);
@@ -144,6 +149,9 @@ static int check_case(const ck_case *cs, int only, int64_t *overflowed, int with
     int64_t m = cs->m, n = cs->t->n;
     size_t bytes = (size_t)(m > 0 ? m : 1) * sizeof(mm_state);
     mm_state *st[CK_MAX_KERNELS] = {0}, *prev[CK_MAX_KERNELS] = {0};
+    /* Each kernel's own copy of the constants, for its own ladders' rungs (docs/model.md 6.2). */
+    mm_derived *dk[CK_MAX_KERNELS] = {0};
+    mm_side *rk[CK_MAX_KERNELS] = {0};
     mm_metrics *out = calloc((size_t)(m > 0 ? m : 1), sizeof *out);
     int *rc = calloc((size_t)(m > 0 ? m : 1), sizeof *rc);
     int alive[CK_MAX_KERNELS] = {0}, bad = 0, fail = !out || !rc;
@@ -152,7 +160,13 @@ static int check_case(const ck_case *cs, int only, int64_t *overflowed, int with
         if (!g_selected[k] || (only > 0 && k > 0 && k != only)) continue;
         st[k] = malloc(bytes);
         prev[k] = malloc(bytes);
-        if (!st[k] || !prev[k])
+        dk[k] = malloc((size_t)(m > 0 ? m : 1) * sizeof(mm_derived));
+        int arc = 0;
+        if (dk[k] && m > 0) {
+            memcpy(dk[k], cs->d, (size_t)m * sizeof(mm_derived));
+            rk[k] = mm__rungs_attach(dk[k], m, &arc);
+        }
+        if (!st[k] || !prev[k] || !dk[k] || arc)
             fail = 1;
         else
             for (int64_t j = 0; j < m; j++)
@@ -168,7 +182,7 @@ static int check_case(const ck_case *cs, int only, int64_t *overflowed, int with
         for (int k = 0; k < ck_nkernels; k++) {
             if (!alive[k]) continue;
             memcpy(prev[k], st[k], bytes);
-            int r = ck_kernels[k].advance(cs->tp, cs->d, st[k], m, i0, i1);
+            int r = ck_kernels[k].advance(cs->tp, dk[k], st[k], m, i0, i1);
             if (r == -ENODEV && k > 0) {
                 if (!g_skipped[k]++)
                     printf("checkmodel: kernel %s cannot run on this machine: skipped\n",
@@ -185,7 +199,8 @@ static int check_case(const ck_case *cs, int only, int64_t *overflowed, int with
         for (int k = 1; k < ck_nkernels && !fail; k++) {
             if (!alive[k]) continue;
             for (int64_t j = 0; j < m; j++) {
-                if (!ck_state_diff(&st[0][j], &st[k][j], ck_kernels[k].name, what, sizeof what))
+                if (!ck_state_diff(&st[0][j], &st[k][j], ck_kernels[k].name, what, sizeof what) &&
+                    !ck_rungs_diff(&dk[0][j], &dk[k][j], ck_kernels[k].name, what, sizeof what))
                     continue;
                 localize(cs, k, j, &prev[0][j], &prev[k][j], i0, i1);
                 bad++, g_bad[k]++;
@@ -244,6 +259,8 @@ out:
     for (int k = 0; k < ck_nkernels; k++) {
         free(st[k]);
         free(prev[k]);
+        free(dk[k]);
+        free(rk[k]);
     }
     free(out);
     free(rc);
@@ -588,6 +605,12 @@ static int bench(const ck_bench_opts *o)
         }
         mm__derive(&p[j], &t, &d[j]);
     }
+    int arc = 0;
+    mm_side *rungs = mm__rungs_attach(d, combos, &arc); /* ladders (--set levels=N) */
+    if (arc) {
+        fprintf(stderr, "checkmodel: out of memory\n");
+        return 1;
+    }
     /* The check sample: CK_BENCH_SAMPLE combinations spread over the grid. */
     int ns = combos < CK_BENCH_SAMPLE ? combos : CK_BENCH_SAMPLE;
     for (int j = 0; j < ns; j++) {
@@ -622,6 +645,7 @@ static int bench(const ck_bench_opts *o)
         const mm_derived *dk = (ck_kernels[k].flags & CK_PER_COMBO) ? ds : d;
         for (int j = 0; j < m; j++)
             mm__state_init(&st[j], &tp, ck_state_id(&c, j), ck_state_path(&c));
+        mm__rungs_reset(dk, m);
         memset(ck_batch_count, 0, sizeof ck_batch_count);
         double t0 = now();
         int r = ck_kernels[k].advance(&tp, dk, st, m, 0, t.n);
@@ -651,6 +675,7 @@ static int bench(const ck_bench_opts *o)
     }
     mm__tape_free(&tp);
     free(st);
+    free(rungs);
     free(ds);
     free(d);
     free(ps);

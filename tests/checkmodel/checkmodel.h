@@ -61,6 +61,10 @@ extern const int ck_nkernels;
  * kname), 0 when equal (integers exactly, doubles bit for bit); the state's fields from
  * MM_STATE_FIELDS. */
 int ck_state_diff(const mm_state *r, const mm_state *k, const char *kname, char *what, size_t cap);
+/* A ladder's rungs 1.. (docs/model.md 6.2) of combination r (the reference's) and k, field by
+ * field; same contract as ck_state_diff. */
+int ck_rungs_diff(const mm_derived *r, const mm_derived *k, const char *kname, char *what,
+                  size_t cap);
 int ck_metrics_diff(const mm_metrics *r, const mm_metrics *b, const char *kname, char *what,
                     size_t cap);
 

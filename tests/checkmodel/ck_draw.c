@@ -131,7 +131,10 @@ static const char *const DRAWN[] = {"strategy",
                                     "glft_sigma",
                                     "glft_Q",
                                     "book",
-                                    "signal_skew"};
+                                    "signal_skew",
+                                    "levels",
+                                    "level_step",
+                                    "level_size"};
 
 int ck_check_keys(void)
 {
@@ -214,6 +217,11 @@ void ck_random_params(mm_params *p)
     /* The signal moves the fair price (section 6) one time in two: a few ticks per unit either way
      * (check forces 0 on a tape without a signal). */
     p->signal_skew = ck_rnd() % 2 ? 0 : 6 * rndu() - 3;
+    /* Ladders (docs/model.md 6.2) one time in three: 2..8 rungs, 1..3 ticks apart, equal sizes or
+     * growing / shrinking ones. */
+    p->levels = ck_rnd() % 3 ? 1 : 2 + (int32_t)(ck_rnd() % 7);
+    p->level_step = 1 + (int32_t)(ck_rnd() % 3);
+    p->level_size = ck_rnd() % 2 ? 1 : 0.5 + 1.5 * rndu();
 }
 
 int ck_add_signal(mm_ticks *t)

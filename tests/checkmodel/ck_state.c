@@ -37,6 +37,28 @@ int ck_state_diff(const mm_state *r, const mm_state *k, const char *kname, char 
     return 0;
 }
 
+int ck_rungs_diff(const mm_derived *r, const mm_derived *k, const char *kname, char *what,
+                  size_t cap)
+{
+    for (int32_t x = 0; x < 2 * (r->levels - 1); x++) {
+        mm_state a, b;
+        a.s[0] = r->rungs[x];
+        b.s[0] = k->rungs[x];
+#define I(f)                                                                                       \
+    if (a.f != b.f) {                                                                              \
+        snprintf(what, cap, "ladder side %d rung %d: field %s: c %" PRId64 ", %s %" PRId64,        \
+                 x / (r->levels - 1), 1 + x % (r->levels - 1), #f, (int64_t)a.f, kname,            \
+                 (int64_t)b.f);                                                                    \
+        return 1;                                                                                  \
+    }
+#define CK_FIELD(kind, f, init, role) kind(f)
+        MM_SIDE_FIELDS(CK_FIELD, 0)
+#undef CK_FIELD
+#undef I
+    }
+    return 0;
+}
+
 /* The first metric in which b differs from r; same contract as state_diff. */
 int ck_metrics_diff(const mm_metrics *r, const mm_metrics *b, const char *kname, char *what,
                     size_t cap)

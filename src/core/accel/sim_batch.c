@@ -235,7 +235,13 @@ int mm__sim_batch_tape(const mm__tape *tpp, const mm_sim_config *c, const mm_par
             mm__derive(&p[k], tp.t, &d[j]);
             mm__state_init(&st[j], &tp, first_id + k, path);
         }
+        mm_side *rungs = mm__rungs_attach(d, m, &rc); /* ladders' rungs 1.. (6.2) */
+        if (rc) {
+            rc = mm__errf(err, rc, "cannot allocate the ladders' orders");
+            break;
+        }
         mm__sim_batch_advance(&tp, d, st, &g, m, 0, tp.v.n);
+        free(rungs);
         for (int64_t j = 0; j < m; j++)
             mm__finish(&st[j], &tp, &d[j], c, &out[s0 + j]);
         for (int64_t j = 0; j < m && rc == 0; j++)

@@ -51,7 +51,14 @@ int mm__sim_slots_tape(const mm__tape *tp, const mm_sim_config *c, const mm_para
             mm__derive(&p[k], tp->t, &d[j]);
             mm__state_init(&st[j], tp, first_id + k, path0 + (int32_t)((s0 + j) % n_paths));
         }
-        if ((rc = advance(&tp->v, d, st, m, user, err))) break;
+        mm_side *rungs = mm__rungs_attach(d, m, &rc); /* ladders' rungs 1.. (6.2) */
+        if (rc) {
+            rc = mm__errf(err, rc, "cannot allocate the ladders' orders");
+            break;
+        }
+        rc = advance(&tp->v, d, st, m, user, err);
+        free(rungs);
+        if (rc) break;
         for (int64_t j = 0; j < m; j++)
             mm__finish(&st[j], tp, &d[j], c, &out[s0 + j]);
         for (int64_t j = 0; j < m && rc == 0; j++)
