@@ -1,4 +1,4 @@
-/* The CSV points of `mmsim signal` (signal_csv.h). Prints nothing: the command prints the message. */
+/* The CSV points of `mmsim signal` (signal_csv.h). Prints nothing: the command prints messages. */
 #include "signal_csv.h"
 
 #include <errno.h>

@@ -395,6 +395,7 @@ static int check(int tapes, int combos)
                 ck_no_draws(&p[j]);
                 p[j].max_orders_per_s = 0;
                 p[j].signal_skew = 0; /* the reference's alone (params_keys.c) */
+                p[j].levels = 1;      /* ladders too (docs/model.md 6.2) */
             }
         /* With a depth stream, one combination in four takes liquidity behind the touch. */
         if (t.depth.levels > 0)

@@ -1,7 +1,8 @@
-/* Fuzz target for the CSV points of `mmsim signal` (docs/formats.md "Signal"; src/cli/signal_csv.c).
- * Input: the file. Checked: a failure is one line starting with the file's name, and no points are
- * kept that break the contract; on success at least one point, times non-decreasing, values finite,
- * and the as-of rule (mm_signal_asof) takes them. Seeds: fixtures/fuzz/signal_csv/. */
+/* Fuzz target for the CSV points of `mmsim signal` (docs/formats.md "Signal";
+ * src/cli/signal_csv.c). Input: the file. Checked: a failure is one line starting with the file's
+ * name, and no points are kept that break the contract; on success at least one point, times
+ * non-decreasing, values finite, and the as-of rule (mm_signal_asof) takes them. Seeds:
+ * fixtures/fuzz/signal_csv/. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,7 +34,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (p.n < 1) abort();
         for (int64_t k = 0; k < p.n; k++)
             if (!isfinite(p.v[k]) || (k > 0 && p.ts[k] < p.ts[k - 1])) abort();
-        /* The as-of rule takes them: rows at each point's time get its value (the last of a time). */
+        /* The as-of rule takes them: rows at each point's time get its value (the last of a time).
+         */
         double *out = malloc((size_t)p.n * sizeof *out);
         mm_error e = {0};
         if (!out || mm_signal_asof(p.ts, p.n, p.ts, p.v, p.n, out, &e)) abort();
