@@ -361,6 +361,9 @@ static int check(int tapes, int combos)
             else
                 ck_random_params(&p[j]);
             ck_fit_book(&p[j], &t);
+            /* Combination 0 of each tape quotes one order a side: a mismatch of a ladder is
+             * reported by checkpoint, of one order at its event and field (checkmodel_reports). */
+            if (j == 0) p[j].levels = 1;
             if (!t.signal) p[j].signal_skew = 0; /* it needs a signal column */
         }
         /* Families for the batched kernel's shared states (docs/model.md section 8): one
