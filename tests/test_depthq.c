@@ -8,6 +8,7 @@
 
 #include "mm_accel.h"
 #include "testutil.h"
+#include "tu_engines.h"
 
 /* The market (tick 0.01, lot 1): bid 100 x 5, ask 102 x 5; the depth stream keeps 2 levels a side
  * and shows bid 99 x 7 and ask 103 x 4 behind them. Our fixed quotes at half spread 2 around the
@@ -86,21 +87,8 @@ static void on_trace(const mm_trace_rec *r, void *user)
  * bit to the batched engine's and the emulated CUDA kernel's. */
 static mm_metrics run(const mm_ticks *t, const mm_params *p, joins *j)
 {
-    mm_sim_config c;
-    mm_sim_config_defaults(&c);
-    mm_metrics m, b, g;
-    mm_error e = {0};
     memset(j, 0, sizeof *j);
-    cr_assert_eq(mm_sim_run_c(t, &c, p, &m, on_trace, j, &e), 0, "%s", e.msg);
-    cr_assert_eq(mm_sim_run_batch(t, &c, p, 1, &b, &e), 0, "%s", e.msg);
-    cr_assert(!memcmp(&m, &b, sizeof m), "the batched engine differs");
-    mm__tape tp;
-    cr_assert_eq(mm__tape_init(&tp, t, &c), 0);
-    cr_assert_eq(mm__sim_slots_tape(&tp, &c, p, 1, 0, 0, 1, &g, 8, mm__thread_emulate, NULL, &e), 0,
-                 "%s", e.msg);
-    mm__tape_free(&tp);
-    cr_assert(!memcmp(&m, &g, sizeof m), "the CUDA kernel's work differs");
-    return m;
+    return tu_run_engines(t, p, on_trace, j);
 }
 
 Test(depthq, joins_behind_the_shown_level_and_tracks_its_cancels)

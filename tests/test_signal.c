@@ -12,6 +12,7 @@
 #include "mm_grid_int.h"
 #include "mmsim/sweep.h"
 #include "testutil.h"
+#include "tu_engines.h"
 
 /* t with the signal column v[0 .. t->n) named `name` (a new heap tape; t is freed). */
 static void add_signal(mm_ticks *t, const double *v, const char *name)
@@ -79,23 +80,10 @@ static void on_trace(const mm_trace_rec *r, void *user)
  * emulated CUDA kernel's. */
 static mm_metrics run(const mm_ticks *t, const mm_params *p, orders *o)
 {
-    mm_sim_config c;
-    mm_sim_config_defaults(&c);
-    mm_metrics m, b, g;
-    mm_error e = {0};
     orders none;
     if (!o) o = &none;
     memset(o, 0, sizeof *o);
-    cr_assert_eq(mm_sim_run_c(t, &c, p, &m, on_trace, o, &e), 0, "%s", e.msg);
-    cr_assert_eq(mm_sim_run_batch(t, &c, p, 1, &b, &e), 0, "%s", e.msg);
-    cr_assert(!memcmp(&m, &b, sizeof m), "the batched engine differs");
-    mm__tape tp;
-    cr_assert_eq(mm__tape_init(&tp, t, &c), 0);
-    cr_assert_eq(mm__sim_slots_tape(&tp, &c, p, 1, 0, 0, 1, &g, 8, mm__thread_emulate, NULL, &e), 0,
-                 "%s", e.msg);
-    mm__tape_free(&tp);
-    cr_assert(!memcmp(&m, &g, sizeof m), "the CUDA kernel's work differs");
-    return m;
+    return tu_run_engines(t, p, on_trace, o);
 }
 
 /* Section 6 with half spread 1.5: fair = 101 + signal x signal_skew; bid floor(fair - 1.5), ask

@@ -11,6 +11,7 @@
 
 #include "mm_accel.h"
 #include "testutil.h"
+#include "tu_engines.h"
 
 /* The market (tick 0.01, lot 1), 3 levels a side kept. Row 0 (0 ms): bid 100 x 5, ask 102 x 5;
  * shown bids 100 x 5, 99 x 7, 98 x 2 and asks 102 x 5, 103 x 4, 104 x 6. Our fixed quotes at
@@ -122,21 +123,8 @@ static int recs(const trace_log *l, int kind, int side, const mm_trace_rec **out
  * the batched engine's and the emulated CUDA kernel's. */
 static mm_metrics run(const mm_ticks *t, const mm_params *p, trace_log *l)
 {
-    mm_sim_config c;
-    mm_sim_config_defaults(&c);
-    mm_metrics m, b, g;
-    mm_error e = {0};
     memset(l, 0, sizeof *l);
-    cr_assert_eq(mm_sim_run_c(t, &c, p, &m, on_trace, l, &e), 0, "%s", e.msg);
-    cr_assert_eq(mm_sim_run_batch(t, &c, p, 1, &b, &e), 0, "%s", e.msg);
-    cr_assert(!memcmp(&m, &b, sizeof m), "the batched engine differs");
-    mm__tape tpe;
-    cr_assert_eq(mm__tape_init(&tpe, t, &c), 0);
-    cr_assert_eq(mm__sim_slots_tape(&tpe, &c, p, 1, 0, 0, 1, &g, 8, mm__thread_emulate, NULL, &e),
-                 0, "%s", e.msg);
-    mm__tape_free(&tpe);
-    cr_assert(!memcmp(&m, &g, sizeof m), "the CUDA kernel's work differs");
-    return m;
+    return tu_run_engines(t, p, on_trace, l);
 }
 
 /* Size 6: 2 at 98, 3 at 99, 1 at 100 (of the 4 shown), nothing left. */
