@@ -46,6 +46,23 @@ typedef struct mm__share_log {
     int32_t fill, pad_;
 } mm__share_log;
 #define MM_SHARE_LOG 8
+/* The lanes kernel's deferred samples of parked members (docs/model.md section 8, "Deferred
+ * samples"; sim_lanes.h, lanes_settle): the window's events that cross a sampling boundary, and the
+ * function that brings a leader's members to an event. A member's samples wait (its cursor,
+ * mm__guards.scur: the first event whose samples it has not taken) until its own fields are read
+ * or replayed; they are then taken in vectors over the members, interleaved with the replay log
+ * in event order, the same operations on the same values as at once. settle NULL: the members
+ * sample at once (the skip kernel), and share_flush_all only replays. */
+struct mm__guards;
+typedef void (*mm__settle_fn)(const struct mm__guards *g, const mm_derived *d, mm_state *st,
+                              int32_t j, int64_t through);
+typedef struct mm__samp_win {
+    int64_t w0; /* the window's first event */
+    int32_t n;  /* its events with samples: evs[idx[0 .. n)], ascending */
+    int32_t idx[MM_LANES_WINDOW];
+    int32_t first[MM_LANES_WINDOW + 1]; /* first[r]: the first k with idx[k] >= r */
+    mm__settle_fn settle;
+} mm__samp_win;
 typedef struct mm__guards {
     int32_t *lo, *hi, *landi, *perm;
     int32_t *tmp;      /* scratch: the leaders a split of shared states made (share_split) */
@@ -70,9 +87,11 @@ typedef struct mm__guards {
     uint64_t *chash; /* per combination: the hash of its constants without the limit */
     uint8_t *live;   /* per position: 0 while parked (padded to 8 bytes, as need) */
     mm__share_key *key;
-    mm_event *evs;   /* [MM_LANES_WINDOW] the lanes kernel's decoded events */
-    mm__gate *gates; /* [MM_LANES_WINDOW] and their skip bounds (mm__gate_of) */
-    void *block;     /* the one allocation holding every array above */
+    mm_event *evs;    /* [MM_LANES_WINDOW] the lanes kernel's decoded events */
+    mm__gate *gates;  /* [MM_LANES_WINDOW] and their skip bounds (mm__gate_of) */
+    mm__samp_win *sw; /* the lanes kernel's deferred samples (settle NULL: none) */
+    int64_t *scur;    /* per member: the first event whose samples it has not taken (sw) */
+    void *block;      /* the one allocation holding every array above */
     int64_t cap;
 } mm__guards;
 int mm__guards_alloc(mm__guards *g, int64_t cap); /* 0 or -ENOMEM (nothing allocated) */

@@ -28,7 +28,8 @@ __attribute__((flatten)) MM_ISA_ATTR static void skip_advance(const mm__tape *tp
     uint8_t *restrict live = g->live;
     int64_t m8 = (m + 7) / 8 * 8;
     memset(need, 0, (size_t)m8);
-    int depth_books = 0; /* combinations with book = l2, l3 (their depth rows, mm__depth_touch) */
+    g->sw->settle = NULL; /* the members sample at once (below) */
+    int depth_books = 0;  /* combinations with book = l2, l3 (their depth rows, mm__depth_touch) */
     for (int64_t j = 0; j < m; j++)
         depth_books |= d[j].book != MM_BOOK_L1;
     mm_event ev, ev_ns;
@@ -38,7 +39,7 @@ __attribute__((flatten)) MM_ISA_ATTR static void skip_advance(const mm__tape *tp
         int64_t w1 = i1 - w0 < MM_SHARE_WINDOW ? i1 : w0 + MM_SHARE_WINDOW;
         /* Shared states, merged again each window: parked positions (live[q] = 0) never step;
          * their leaders step for them. */
-        int64_t parked = share_park(d, st, g, m, w0 == i0, v->ts_ns[w0]);
+        int64_t parked = share_park(d, st, g, m, w0 == i0, v->ts_ns[w0], w0);
         shared += parked * (w1 - w0);
         for (int k = 0; k < MM_KINDS; k++)
             for (int64_t q = beg[k]; q < beg[k + 1]; q++)

@@ -362,6 +362,106 @@ LANES_INLINE void lanes_step(lanes_st *x, const lanes_cst *c, const mm_event *ev
     *out = rare;
 }
 
+/* Deferred samples (docs/model.md section 8, "Deferred samples"): the members fl[0 .. nl) of
+ * one leader, nl <= MM_W, one per lane, take the samples of the window's events from their cursors
+ * (g->scur) through event `through`, interleaved with the leader's log lg[0 .. nlog) (an entry at
+ * event i after the samples of i: the step takes them first). The operations of mm__sample (and
+ * lanes_sample) on the same values: a member's position, cash and fees are its own, moved only by
+ * the replays. Unused lanes start at a cursor after every event and sample nothing. */
+LANES_INLINE void lanes_settle_lanes(const mm__guards *g, const mm_derived *d, mm_state *st,
+                                     const int32_t *fl, int nl, const mm__share_log *lg,
+                                     int32_t nlog, int64_t through)
+{
+    const mm__samp_win *sw = g->sw;
+    mm__vi cur = mm__vi_b(INT64_MAX), lpos = mm__vi_b(INT64_MAX), q = mm__vi_b(0);
+    mm__vi cash2 = q, n_ret = q;
+    mm__vd fees = mm__vd_b(0.0), money = fees, pnl_prev = fees, ret_mean = fees, ret_m2 = fees;
+    mm__vd pnl_peak = fees, max_dd = fees;
+    int64_t c0 = INT64_MAX;
+    for (int l = 0; l < nl; l++) {
+        const mm_state *s = &st[fl[l]];
+        cur[l] = g->scur[fl[l]];
+        lpos[l] = g->logpos[fl[l]];
+        c0 = cur[l] < c0 ? cur[l] : c0;
+        q[l] = s->q;
+        cash2[l] = s->cash2;
+        fees[l] = s->fees;
+        money[l] = d[fl[l]].money;
+        n_ret[l] = s->n_ret;
+        pnl_prev[l] = s->pnl_prev;
+        ret_mean[l] = s->ret_mean;
+        ret_m2[l] = s->ret_m2;
+        pnl_peak[l] = s->pnl_peak;
+        max_dd[l] = s->max_dd;
+    }
+    /* (A cursor before the window: no sample was left between it and the window.) */
+    int64_t r0 = c0 - sw->w0;
+    int32_t k = sw->first[r0 < 0 ? 0 : r0 > MM_LANES_WINDOW ? MM_LANES_WINDOW : r0];
+    for (int32_t p = 0; p <= nlog; p++) {
+        int64_t lim = p < nlog ? lg[p].i : through;
+        for (; k < sw->n && sw->w0 + sw->idx[k] <= lim; k++) {
+            const mm_event *ev = &g->evs[sw->idx[k]];
+            mm__vi ok = cur <= ev->i;
+            if (!MM_LANES_ANY(ok)) continue;
+            for (int32_t n = 0; n < ev->n_samples; n++) {
+                mm__vi w = cash2 + q * ev->prev_mid2;
+                mm__vd pnl = __builtin_convertvector(w, mm__vd) * 0.5 * money - fees;
+                mm__vd r = pnl - pnl_prev;
+                mm__vi n1 = n_ret + 1;
+                mm__vd delta = r - ret_mean;
+                mm__vd mean1 = ret_mean + delta / __builtin_convertvector(n1, mm__vd);
+                mm__vd m21 = ret_m2 + delta * (r - mean1);
+                mm__vd peak1 = mm__vd_sel(pnl > pnl_peak, pnl, pnl_peak);
+                mm__vd dd = peak1 - pnl;
+                max_dd = mm__vd_sel(ok & (dd > max_dd), dd, max_dd);
+                pnl_prev = mm__vd_sel(ok, pnl, pnl_prev);
+                n_ret = mm__vi_sel(ok, n1, n_ret);
+                ret_mean = mm__vd_sel(ok, mean1, ret_mean);
+                ret_m2 = mm__vd_sel(ok, m21, ret_m2);
+                pnl_peak = mm__vd_sel(ok, peak1, pnl_peak);
+            }
+        }
+        if (p == nlog) break;
+        for (int l = 0; l < nl; l++) { /* the entry, on the members that have not replayed it */
+            if (p < lpos[l]) continue;
+            mm_state *s = &st[fl[l]];
+            if (lg[p].fill) mm__fill_own(s, &lg[p].mv, lg[p].ts, lg[p].i);
+            s->kq += lg[p].dkq;
+            q[l] = s->q;
+            cash2[l] = s->cash2;
+            fees[l] = s->fees;
+        }
+    }
+    for (int l = 0; l < nl; l++) {
+        mm_state *s = &st[fl[l]];
+        s->n_ret = n_ret[l];
+        s->pnl_prev = pnl_prev[l];
+        s->ret_mean = ret_mean[l];
+        s->ret_m2 = ret_m2[l];
+        s->pnl_peak = pnl_peak[l];
+        s->max_dd = max_dd[l];
+        g->scur[fl[l]] = cur[l] > through + 1 ? cur[l] : through + 1;
+        g->logpos[fl[l]] = 0;
+    }
+}
+
+/* share_flush_all with deferred samples (mm__samp_win.settle): the members of leader j, MM_W at a
+ * time, through event `through`; j's log is then empty. */
+MM_ISA_ATTR static void lanes_settle(const mm__guards *g, const mm_derived *d, mm_state *st,
+                                     int32_t j, int64_t through)
+{
+    const mm__share_log *lg = &g->log[(int64_t)j * MM_SHARE_LOG];
+    int32_t nlog = g->logn[j];
+    for (int32_t f = g->fhead[j]; f >= 0;) {
+        int32_t fl[MM_W];
+        int nl = 0;
+        for (; f >= 0 && nl < MM_W; f = g->fnext[f])
+            fl[nl++] = f;
+        lanes_settle_lanes(g, d, st, fl, nl, lg, nlog, through);
+    }
+    g->logn[j] = 0;
+}
+
 #include "sim_lanes_group.h"
 
 #undef mm__vi

@@ -4,11 +4,11 @@
  * groups of MM_W, then the leaders that splits made during the window in groups of their own. */
 
 /* One event of combination j by mm_step_c, for a leader of shared states also its members'
- * (share_sample unless `sampled`; share_split when the step was not clean, the new leaders appended
- * to loose). */
+ * (share_split when the step was not clean, the new leaders appended to loose; the members'
+ * samples wait for lanes_settle). */
 static void lanes_step1(const mm__guards *g, const mm_derived *d, mm_state *st, int32_t j,
-                        const mm_event *ev, int sampled, int32_t *loose, int64_t *nloose,
-                        int64_t *shared, int64_t left)
+                        const mm_event *ev, int32_t *loose, int64_t *nloose, int64_t *shared,
+                        int64_t left)
 {
     int64_t *rest = &g->rest[2 * (int64_t)j];
     int64_t land0 = st[j].s[0].land_ns, land1 = st[j].s[1].land_ns;
@@ -17,7 +17,6 @@ static void lanes_step1(const mm__guards *g, const mm_derived *d, mm_state *st, 
         share_rested(&st[j], rest, land0, land1, ev->ts);
         return;
     }
-    if (!sampled && ev->n_samples) share_sample(g, d, st, j, ev);
     mm_state pre;
     int64_t prest[2] = {rest[0], rest[1]};
     memcpy(&pre, &st[j], sizeof pre);
@@ -46,11 +45,10 @@ typedef struct lanes_run {
 } lanes_run;
 
 /* step1 at event i; the leaders its split makes step from the next event on (they stepped i). */
-LANES_INLINE void lanes_step1_at(lanes_run *r, int32_t j, const mm_event *ev, int sampled,
-                                 int64_t i)
+LANES_INLINE void lanes_step1_at(lanes_run *r, int32_t j, const mm_event *ev, int64_t i)
 {
     int64_t n0 = r->nloose;
-    lanes_step1(r->g, r->d, r->st, j, ev, sampled, r->loose, &r->nloose, &r->shared, r->w1 - i);
+    lanes_step1(r->g, r->d, r->st, j, ev, r->loose, &r->nloose, &r->shared, r->w1 - i);
     for (int64_t k = n0; k < r->nloose; k++)
         r->at[k] = (int32_t)(i + 1 - r->w0);
 }
@@ -126,11 +124,8 @@ MM_ISA_ATTR static void lanes_group(lanes_run *r, const int32_t *cj, const int32
         }
     }
     int64_t nvec = 0; /* lanes in vec */
-    int any_lead = 0; /* a vector lane leads shared states */
-    for (int l = 0; l < nl; l++) {
+    for (int l = 0; l < nl; l++)
         nvec += vec[l] != 0;
-        any_lead |= vec[l] && g->fhead[cj[l]] >= 0;
-    }
     mm__vi lo = vec, hi = vec, land = vec; /* the skip test's, while fresh */
     int fresh = 0;
     for (int64_t i = r->w0 + first; i < r->w1; i++) {
@@ -148,7 +143,6 @@ MM_ISA_ATTR static void lanes_group(lanes_run *r, const int32_t *cj, const int32
                     later[l] = 0;
                     vec[l] = -1;
                     nvec++;
-                    any_lead |= g->fhead[cj[l]] >= 0;
                     fresh = 0;
                 } else if (sca[l] == 2) {
                     sca[l] = 1;
@@ -157,12 +151,8 @@ MM_ISA_ATTR static void lanes_group(lanes_run *r, const int32_t *cj, const int32
             }
         }
         for (int l = 0; nsca && l < nl; l++)
-            if (sca[l] == 1) lanes_step1_at(r, cj[l], ev, 0, i);
+            if (sca[l] == 1) lanes_step1_at(r, cj[l], ev, i);
         if (!nvec) continue;
-        /* The members' samples (their leaders' vector lanes take their own). */
-        if (any_lead && ev->n_samples)
-            for (int l = 0; l < nl; l++)
-                if (vec[l]) share_sample(g, d, st, cj[l], ev);
         /* The skip test of section 8 for the whole group (kinds 1, 2 and 3 only): when every lane
          * may skip, only the samples are taken. */
         mm__vi must =
@@ -192,7 +182,7 @@ MM_ISA_ATTR static void lanes_group(lanes_run *r, const int32_t *cj, const int32
             mm_state *s = &st[cj[l]];
             int64_t *rest = &r->g->rest[2 * (int64_t)cj[l]];
             lanes_put(&x, l, s, rest);
-            lanes_step1_at(r, cj[l], ev, 1, i);
+            lanes_step1_at(r, cj[l], ev, i);
             lanes_get(&x, l, s, rest);
             r->scalar++;
             if (s->ovf_event) { /* from now on, mm_step_c alone */
@@ -201,11 +191,6 @@ MM_ISA_ATTR static void lanes_group(lanes_run *r, const int32_t *cj, const int32
                 sca[l] = 1;
                 nsca++;
             }
-        }
-        if (any_lead) {
-            any_lead = 0;
-            for (int l = 0; l < nl; l++)
-                any_lead |= vec[l] && g->fhead[cj[l]] >= 0;
         }
     }
     for (int l = 0; l < nl; l++)
@@ -226,6 +211,7 @@ MM_ISA_ATTR static void lanes_advance(const mm__tape *tp, const mm_derived *d, m
      * the window's end; then they join the groups. */
     for (int64_t j = 0; j < m; j++)
         g->perm[j] = (int32_t)j;
+    g->sw->settle = lanes_settle;
     int32_t *act = g->tmp, *order = g->lo;
     lanes_run r = {g, d, st, 0, 0, g->landi, g->hi, 0, 0, 0, 0};
     /* Groups of combinations that quote alike: the live ones in the order of their half spread
@@ -241,13 +227,19 @@ MM_ISA_ATTR static void lanes_advance(const mm__tape *tp, const mm_derived *d, m
         order[j] = g->key[j].j;
     for (int64_t w0 = i0; w0 < i1; w0 += MM_LANES_WINDOW) {
         int64_t w1 = i1 - w0 < MM_LANES_WINDOW ? i1 : w0 + MM_LANES_WINDOW;
-        r.shared += share_park(d, st, g, m, w0 == i0, v->ts_ns[w0]) * (w1 - w0);
+        r.shared += share_park(d, st, g, m, w0 == i0, v->ts_ns[w0], w0) * (w1 - w0);
         r.w0 = w0;
         r.w1 = w1;
+        mm__samp_win *sw = g->sw;
+        sw->w0 = w0;
+        sw->n = 0;
         for (int64_t i = w0; i < w1; i++) {
             mm__event(v, i, &g->evs[i - w0]);
             mm__gate_of(&g->evs[i - w0], &g->gates[i - w0]);
+            sw->first[i - w0] = sw->n;
+            if (g->evs[i - w0].n_samples) sw->idx[sw->n++] = (int32_t)(i - w0);
         }
+        sw->first[w1 - w0] = sw->n;
         int64_t nact = 0;
         for (int64_t k = 0; k < m; k++)
             if (g->live[order[k]]) act[nact++] = order[k];
@@ -270,6 +262,10 @@ MM_ISA_ATTR static void lanes_advance(const mm__tape *tp, const mm_derived *d, m
                 lanes_group(&r, cj, at, nl);
             }
         }
+        /* The members' samples of the window (and their leaders' logs): each one's fields are
+         * current at the window's end, for the merge and the return. */
+        for (int64_t j = 0; j < m; j++)
+            if (g->fhead[j] >= 0) share_flush_all(g, d, st, (int32_t)j, w1 - 1);
     }
     share_unpark_all(st, g, m);
     g->count[MM_COUNT_STEPS] += (i1 - i0) * m - r.skipped - r.shared;

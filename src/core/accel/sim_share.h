@@ -242,8 +242,9 @@ static inline void share_take(mm_state *f, int64_t frest[2], const mm_state *l,
 /* ---- The replay log. A leader's step that is not clean but leaves every member's rooms clamped
  * as the leader's (no member splits) is not replayed on the members at once: its fills and the move
  * of its known position are appended to the leader's log, and a member replays the entries it has
- * not replayed (share_flush) whenever its own fields are read: before its samples, before a split
- * of its leader, at each window's merge and when the kernel returns. A member replays the same
+ * not replayed (share_flush) whenever its own fields are read: before its samples (with deferred
+ * samples, interleaved with them in event order: share_flush_all), before a split of its leader,
+ * at each window's merge and when the kernel returns. A member replays the same
  * fills, in the same order, with the same moves, as at once, so its fields are the same bit for
  * bit. While parked, a member's position and known position differ from its leader's by fixed
  * offsets (each takes the same fills and the same move of the known position), so the leader's
@@ -265,9 +266,17 @@ static inline void share_flush(const mm__guards *g, mm_state *st, int32_t f)
     g->logpos[f] = n;
 }
 
-/* Every member of leader j replays its log, which is then empty. */
-static inline void share_flush_all(const mm__guards *g, mm_state *st, int32_t j)
+/* Every member of leader j replays its log, which is then empty; with deferred samples (the lanes
+ * kernel, g->sw->settle) it also takes its samples through event `through`, in event order with
+ * the replays. */
+static inline void share_flush_all(const mm__guards *g, const mm_derived *d, mm_state *st,
+                                   int32_t j, int64_t through)
 {
+    if (g->sw->settle) {
+        if (g->fhead[j] >= 0) g->sw->settle(g, d, st, j, through);
+        g->logn[j] = 0;
+        return;
+    }
     if (g->logn[j] == 0) return;
     for (int32_t f = g->fhead[j]; f >= 0; f = g->fnext[f]) {
         share_flush(g, st, f);
@@ -308,12 +317,14 @@ static inline void share_narrow(const mm__guards *g, const mm_derived *d, const 
     }
 }
 
-/* Parks f (a combination with no members, its state current) as a member of leader l, whose
- * states agree from time t on (l's log is replayed on its members or empty). */
+/* Parks f (a combination with no members, its state current, its samples taken before event ev)
+ * as a member of leader l, whose states agree from time t (event ev) on (l's log is replayed on its
+ * members or empty). */
 static inline void share_link(const mm__guards *g, const mm_derived *d, const mm_state *st,
-                              int32_t f, int32_t l, int64_t t)
+                              int32_t f, int32_t l, int64_t t, int64_t ev)
 {
     g->tlink[f] = t;
+    g->scur[f] = ev;
     if (g->fhead[l] < 0) share_range_all(g, l);
     share_narrow(g, d, st, f, l);
     g->logpos[f] = g->logn[l];
@@ -330,7 +341,7 @@ static inline void share_link(const mm__guards *g, const mm_derived *d, const mm
 
 /* share_park's merge: the leaders and the combinations on their own whose states agree. */
 static int64_t share_merge(const mm_derived *d, mm_state *st, const mm__guards *g, int64_t m,
-                           int first, int64_t t)
+                           int first, int64_t t, int64_t ev)
 {
     int64_t n = 0, parked = 0;
     mm__share_img ic, il;
@@ -368,10 +379,10 @@ static int64_t share_merge(const mm_derived *d, mm_state *st, const mm__guards *
                 next = g->fnext[e];
                 share_take(&st[e], &g->rest[2 * (int64_t)e], &st[f], &g->rest[2 * (int64_t)f],
                            &g->off[(int64_t)e * MM_SHARE_NOFF], g->tlink[e]);
-                share_link(g, d, st, e, l, t);
+                share_link(g, d, st, e, l, t, ev);
             }
             g->fhead[f] = -1;
-            share_link(g, d, st, f, l, t);
+            share_link(g, d, st, f, l, t, ev);
             parked++;
         }
     }
@@ -379,12 +390,13 @@ static int64_t share_merge(const mm_derived *d, mm_state *st, const mm__guards *
 }
 
 /* Finds the families' shared states among the m combinations of the block (at positions perm) and
- * parks their members (live[q] = 0 at their positions). With `first` (the kernel starts: every
- * state whole) it sets up the links (pos = the inverse of perm, every position live); otherwise it
- * merges the leaders (and combinations on their own) whose states agree now: one leads, the others
- * and their members become its members. Returns the number of members parked. */
+ * parks their members (live[q] = 0 at their positions) at event ev (time t). With `first` (the
+ * kernel starts: every state whole) it sets up the links (pos = the inverse of perm, every position
+ * live); otherwise it merges the leaders (and combinations on their own) whose states agree now:
+ * one leads, the others and their members become its members. Returns the number of members
+ * parked. */
 static int64_t share_park(const mm_derived *d, mm_state *st, const mm__guards *g, int64_t m,
-                          int first, int64_t t)
+                          int first, int64_t t, int64_t ev)
 {
     if (first) {
         for (int64_t j = 0; j < m; j++) {
@@ -398,9 +410,9 @@ static int64_t share_park(const mm_derived *d, mm_state *st, const mm__guards *g
         }
     } else { /* every member current, every log empty */
         for (int64_t j = 0; j < m; j++)
-            if (g->fhead[j] >= 0) share_flush_all(g, st, (int32_t)j);
+            if (g->fhead[j] >= 0) share_flush_all(g, d, st, (int32_t)j, ev - 1);
     }
-    return share_merge(d, st, g, m, first, t);
+    return share_merge(d, st, g, m, first, t, ev);
 }
 
 /* Every member takes its leader's state (the kernel returns). */
@@ -412,16 +424,6 @@ static void share_unpark_all(mm_state *st, const mm__guards *g, int64_t m)
             share_take(&st[j], &g->rest[2 * j], &st[g->lead[j]], &g->rest[2 * (int64_t)g->lead[j]],
                        &g->off[j * MM_SHARE_NOFF], g->tlink[j]);
         }
-}
-
-/* The samples of event ev of leader j's members (section 2: from their own position, cash and
- * fees, which a shared step leaves as they are). */
-static inline void share_sample(const mm__guards *g, const mm_derived *d, mm_state *st, int64_t j,
-                                const mm_event *ev)
-{
-    share_flush_all(g, st, j);
-    for (int32_t f = g->fhead[j]; f >= 0; f = g->fnext[f])
-        mm__sample(&st[f], ev, &d[f]);
 }
 
 /* A step from pre to post that its members may share: no fill, the known position unmoved. */
@@ -459,12 +461,13 @@ static void share_record(const mm_trace_rec *r, void *user)
  * clamp as the leader's do, it took every branch the leader took (the landings compared the rooms
  * before the step, the decision the rooms after it) and only its own accounts differ: the fills
  * are replayed on them (mm__fill_own) and it stays. Every other member takes pre (keeping its own
- * fields), steps ev_ns (ev without samples: share_sample took them), then joins j or a member with
- * the same state (at most MM_SHARE_SUBS compared), or leads itself. The new leaders are appended
- * to out (*nout; their positions are live again). *shared (slots parked until the window's end,
- * left events from ev on) is kept. Returns the number of members stepped. The leader's fills: fills
- * when the caller recorded them in its step (a fills_only sink on share_record), else from its
- * step again, from pre, traced. Out of line: the kernels keep one copy of the step. */
+ * fields), steps ev_ns (ev without samples: taken at once, or settled through ev), then joins j or
+ * a member with the same state (at most MM_SHARE_SUBS compared), or leads itself. The new leaders
+ * are appended to out (*nout; their positions are live again). *shared (slots parked until the
+ * window's end, left events from ev on) is kept. Returns the number of members stepped. The
+ * leader's fills: fills when the caller recorded them in its step (a fills_only sink on
+ * share_record), else from its step again, from pre, traced. Out of line: the kernels keep one copy
+ * of the step. */
 #define MM_SHARE_SUBS 8
 __attribute__((noinline)) static int64_t
 share_split(const mm__guards *g, const mm_derived *d, mm_state *st, int32_t j, const mm_state *pre,
@@ -494,7 +497,7 @@ share_split(const mm__guards *g, const mm_derived *d, mm_state *st, int32_t j, c
     if (!fl.over && st[j].q >= rg[0] && st[j].q <= rg[1] && st[j].kq >= rg[2] &&
         st[j].kq <= rg[3]) {
         int ne = fl.n ? fl.n : 1;
-        if (g->logn[j] + ne > MM_SHARE_LOG) share_flush_all(g, st, j);
+        if (g->logn[j] + ne > MM_SHARE_LOG) share_flush_all(g, d, st, j, ev_ns->i);
         mm__share_log *e = &g->log[(int64_t)j * MM_SHARE_LOG + g->logn[j]];
         for (int k = 0; k < ne; k++) {
             if (k < fl.n) e[k].mv = mv[k];
@@ -506,7 +509,7 @@ share_split(const mm__guards *g, const mm_derived *d, mm_state *st, int32_t j, c
         g->logn[j] += ne;
         return 0;
     }
-    share_flush_all(g, st, j);
+    share_flush_all(g, d, st, j, ev_ns->i);
     share_range_all(g, j);
     share_rooms(&st[j], &d[j], lroom);
     mm__share_img sub[MM_SHARE_SUBS], ic;
@@ -553,7 +556,7 @@ share_split(const mm__guards *g, const mm_derived *d, mm_state *st, int32_t j, c
         while (k < nsub && memcmp(&ic, &sub[k], sizeof ic))
             k++;
         if (k < nsub) {
-            share_link(g, d, st, f, subj[k], ev_ns->ts);
+            share_link(g, d, st, f, subj[k], ev_ns->ts, ev_ns->i + 1);
             *shared += left - 1;
         } else {
             g->live[g->pos[f]] = 1;
