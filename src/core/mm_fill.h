@@ -105,7 +105,8 @@ MM_HD void mm__report(mm_state *st, const mm_event *ev, int64_t a, int64_t dq)
 typedef struct mm__fill_move {
     int64_t dq, dcash2, dmk2[MM_MARKOUTS], dspread2; /* lots; half-ticks x lots */
     double fee;                                      /* money */
-    int32_t qty, side_ix;
+    double notional; /* px x qty, ticks x lots: fee = the fee rate of `taker` x notional */
+    int32_t qty, side_ix, taker;
 } mm__fill_move;
 
 MM_HD void mm__fill_move_of(mm__fill_move *m, const mm_event *ev, const mm_derived *d, int side_ix,
@@ -114,7 +115,9 @@ MM_HD void mm__fill_move_of(mm__fill_move *m, const mm_event *ev, const mm_deriv
     int64_t sgn = side_ix == 0 ? 1 : -1;
     m->dq = sgn * qty;
     m->dcash2 = -2 * sgn * (int64_t)px * qty;
-    m->fee = (taker ? d->taker_rate : d->maker_rate) * ((double)px * (double)qty);
+    m->notional = (double)px * (double)qty;
+    m->taker = taker;
+    m->fee = (taker ? d->taker_rate : d->maker_rate) * m->notional;
     for (int k = 0; k < MM_MARKOUTS; k++)
         m->dmk2[k] = sgn * qty * (ev->mid2_h[k] - 2 * (int64_t)px);
     /* Section 7.1, spread capture: the fill's edge to the mid before the event (0 with no mid). */

@@ -379,6 +379,12 @@ static int check(int tapes, int combos)
                 int64_t lim = (int64_t)p[j].quote_size * (1 + (int64_t)(ck_rnd() % 16));
                 p[j].inv_limit = (int32_t)(lim > 1000000000 ? 1000000000 : lim);
             }
+            /* Other fee rates one copy in two (a family's members may differ in them too:
+             * docs/model.md 8, "Shared states"). */
+            if (j % 2) {
+                p[j].maker_fee_bps = (double)((int)(j % 5) - 2) * 0.5;
+                p[j].taker_fee_bps = (double)(j % 3);
+            }
         }
         /* One tape in four: every combination inside the lanes kernel's vector model (no random
          * draw, no order-rate limit), so that the batched kernel may choose it there (sim_batch.c:
@@ -394,6 +400,10 @@ static int check(int tapes, int combos)
                     p[j] = p[j - 1];
                     int64_t lim = (int64_t)p[j].quote_size * (1 + j % 10);
                     p[j].inv_limit = (int32_t)(lim > 1000000000 ? 1000000000 : lim);
+                    if ((j / 10) % 2) { /* and fee rates of their own, every other family */
+                        p[j].maker_fee_bps = (double)((int)(j % 5) - 2) * 0.5;
+                        p[j].taker_fee_bps = (double)(j % 4);
+                    }
                 }
                 ck_no_draws(&p[j]);
                 p[j].max_orders_per_s = 0;

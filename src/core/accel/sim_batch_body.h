@@ -106,7 +106,7 @@ __attribute__((flatten)) MM_ISA_ATTR static void skip_advance(const mm__tape *tp
             if (ev.n_samples && parked)
                 for (int64_t q = 0; q < m; q++)
                     if (!live[q]) {
-                        share_flush(g, st, g->perm[q]);
+                        share_flush(g, d, st, g->perm[q]);
                         mm__sample(&st[g->perm[q]], &ev, &d[g->perm[q]]);
                     }
             /* Pass 2: run them, 8 flags at a time. */
@@ -146,7 +146,7 @@ __attribute__((flatten)) MM_ISA_ATTR static void skip_advance(const mm__tape *tp
             }
         }
     }
-    share_unpark_all(st, g, m);
+    share_unpark_all(d, st, g, m);
     g->count[MM_COUNT_STEPS] += steps;
     g->count[MM_COUNT_SLOTS] += (i1 - i0) * m;
     g->count[MM_COUNT_SHARED] += shared;

@@ -425,7 +425,7 @@ LANES_INLINE void lanes_settle_lanes(const mm__guards *g, const mm_derived *d, m
         for (int l = 0; l < nl; l++) { /* the entry, on the members that have not replayed it */
             if (p < lpos[l]) continue;
             mm_state *s = &st[fl[l]];
-            if (lg[p].fill) mm__fill_own(s, &lg[p].mv, lg[p].ts, lg[p].i);
+            if (lg[p].fill) share_fill_own(s, &lg[p].mv, &d[fl[l]], lg[p].ts, lg[p].i);
             s->kq += lg[p].dkq;
             q[l] = s->q;
             cash2[l] = s->cash2;

@@ -267,7 +267,7 @@ MM_ISA_ATTR static void lanes_advance(const mm__tape *tp, const mm_derived *d, m
         for (int64_t j = 0; j < m; j++)
             if (g->fhead[j] >= 0) share_flush_all(g, d, st, (int32_t)j, w1 - 1);
     }
-    share_unpark_all(st, g, m);
+    share_unpark_all(d, st, g, m);
     g->count[MM_COUNT_STEPS] += (i1 - i0) * m - r.skipped - r.shared;
     g->count[MM_COUNT_SLOTS] += (i1 - i0) * m;
     g->count[MM_COUNT_SHARED] += r.shared;

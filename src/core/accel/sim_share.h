@@ -12,8 +12,9 @@
 
 /* ---- Shared states (docs/model.md section 8, "Shared states") ----
  *
- * Combinations of a block whose constants differ only in the inventory limit and that draw no
- * random number are a family. Two of a family whose states agree on every shared field (the
+ * Combinations of a block whose constants differ only in the inventory limit and the fee rates
+ * (which only the accounts read: a fill's fee, section 5) and that draw no random number are a
+ * family. Two of a family whose states agree on every shared field (the
  * orders, actions in flight, responses, reports, pacing: all but their own, role OWN in
  * MM_STATE_FIELDS; dead fields aside, sim_share_dead.h) and whose rooms clamped at the quote size
  * agree (share_rooms) take the same branches in a step that fills nothing and moves no known
@@ -23,7 +24,7 @@
  * rejects, messages, held) move with the leader's: a member's is the leader's plus an offset fixed
  * when it was parked. When a leader's step fills or moves its known position (share_clean fails),
  * each member whose rooms after the step clamp as the leader's do gets the leader's fills replayed
- * on its own fields; every other member takes the leader's state from before that step (keeping its
+ * on its own fields (with its own fee rate); every other member takes the leader's state from before that step (keeping its
  * own fields), steps itself, and joins the leader again, or another member that stepped to the same
  * state, or leads on its own (share_split). At each window the kernel merges the leaders whose
  * states agree again (share_park); when it returns, every member takes its leader's state
@@ -84,6 +85,7 @@ static inline void share_image(const mm_derived *d, const mm_state *s, const int
 {
     memcpy(&img->d, d, sizeof img->d);
     img->d.limit = 0;
+    img->d.maker_rate = img->d.taker_rate = 0.0; /* read by the accounts alone */
     memcpy(&img->s, s, sizeof img->s);
 #define MM_SHARE_ZERO(kind, f, init, role) MM_STATE_IF_OWN(role, img->s.f = 0;)
     MM_STATE_FIELDS(MM_SHARE_ZERO)
@@ -252,15 +254,25 @@ static inline void share_take(mm_state *f, int64_t frest[2], const mm_state *l,
  * range is the intersection over its members, and a step that leaves the leader in its range
  * splits no member. */
 
+/* A leader's fill m on member s (constants df): its own accounts, with its own fee rate (members
+ * may differ from their leader in their fee rates, which only the accounts read). */
+static inline void share_fill_own(mm_state *s, const mm__fill_move *m, const mm_derived *df,
+                                  int64_t ts, int64_t i)
+{
+    mm__fill_move mf = *m;
+    mf.fee = (mf.taker ? df->taker_rate : df->maker_rate) * mf.notional;
+    mm__fill_own(s, &mf, ts, i);
+}
+
 /* Member f replays the entries of its leader's log it has not replayed. */
-static inline void share_flush(const mm__guards *g, mm_state *st, int32_t f)
+static inline void share_flush(const mm__guards *g, const mm_derived *d, mm_state *st, int32_t f)
 {
     int32_t l = g->lead[f], p = g->logpos[f], n = g->logn[l];
     if (p == n) return;
     const mm__share_log *e = &g->log[(int64_t)l * MM_SHARE_LOG];
     mm_state *s = &st[f];
     for (; p < n; p++) {
-        if (e[p].fill) mm__fill_own(s, &e[p].mv, e[p].ts, e[p].i);
+        if (e[p].fill) share_fill_own(s, &e[p].mv, &d[f], e[p].ts, e[p].i);
         s->kq += e[p].dkq;
     }
     g->logpos[f] = n;
@@ -279,7 +291,7 @@ static inline void share_flush_all(const mm__guards *g, const mm_derived *d, mm_
     }
     if (g->logn[j] == 0) return;
     for (int32_t f = g->fhead[j]; f >= 0; f = g->fnext[f]) {
-        share_flush(g, st, f);
+        share_flush(g, d, st, f);
         g->logpos[f] = 0;
     }
     g->logn[j] = 0;
@@ -356,6 +368,7 @@ static int64_t share_merge(const mm_derived *d, mm_state *st, const mm__guards *
         if (first) { /* the constants' hash, once per kernel call */
             memcpy(&ic.d, &d[j], sizeof ic.d);
             ic.d.limit = 0;
+            ic.d.maker_rate = ic.d.taker_rate = 0.0;
             g->chash[j] = share_hash(&ic.d, sizeof ic.d, UINT64_C(0xcbf29ce484222325));
         }
         g->key[n++] =
@@ -416,11 +429,11 @@ static int64_t share_park(const mm_derived *d, mm_state *st, const mm__guards *g
 }
 
 /* Every member takes its leader's state (the kernel returns). */
-static void share_unpark_all(mm_state *st, const mm__guards *g, int64_t m)
+static void share_unpark_all(const mm_derived *d, mm_state *st, const mm__guards *g, int64_t m)
 {
     for (int64_t j = 0; j < m; j++)
         if (g->lead[j] >= 0) {
-            share_flush(g, st, (int32_t)j);
+            share_flush(g, d, st, (int32_t)j);
             share_take(&st[j], &g->rest[2 * j], &st[g->lead[j]], &g->rest[2 * (int64_t)g->lead[j]],
                        &g->off[j * MM_SHARE_NOFF], g->tlink[j]);
         }
@@ -484,8 +497,8 @@ share_split(const mm__guards *g, const mm_derived *d, mm_state *st, int32_t j, c
         mm_trace_sink sink = {share_record, &fl, 1};
         mm_step_c(&t, ev_ns, &d[j], &sink);
     }
-    /* The fills' moves, the same for every member (its fee rates are the leader's: members differ
-     * in inv_limit only). */
+    /* The fills' moves, the same for every member but for the fee (share_fill_own: members differ
+     * in inv_limit and the fee rates only). */
     mm__fill_move mv[MM_SHARE_FILLS];
     int64_t dq = 0, dkq = st[j].kq - pre->kq, lroom[4];
     for (int k = 0; k < fl.n; k++) {
@@ -529,7 +542,7 @@ share_split(const mm__guards *g, const mm_derived *d, mm_state *st, int32_t j, c
             share_rooms(&t, &d[f], r);
             if (!memcmp(r, lroom, sizeof r)) {
                 for (int k = 0; k < fl.n; k++)
-                    mm__fill_own(s, &mv[k], ev_ns->ts, ev_ns->i);
+                    share_fill_own(s, &mv[k], &d[f], ev_ns->ts, ev_ns->i);
                 s->kq = t.kq;
                 g->fnext[f] = g->fhead[j]; /* stays: counters moved as the leader's */
                 g->fhead[j] = f;
