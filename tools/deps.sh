@@ -14,7 +14,8 @@ PKGS=(gcc pkg-config meson ninja-build libhdf5-dev libxxhash-dev libcriterion-de
       libopenmpi-dev openmpi-bin python3 python3-h5py python3-numpy python3-pandas python3-xxhash
       python3-scipy  # tests/select_scipy.py: mmsim select against scipy (issue 32)
       clang clang-format libclang-rt-dev libomp-dev llvm  # clang: tools/fuzz.sh (libFuzzer), tools/tsan.sh (libomp + Archer)
-      python3-numba)  # tools/bench-peer: the Numba peer of ../shared/bench (issue 14)
+      python3-numba  # tools/bench-peer: the Numba peer of ../shared/bench (issue 14)
+      patch)  # tools/bench-peer --issue34: applies tools/peer_default.patch to a copy of the shared peer
 PKGS+=(chromium)  # report_chromium: the report pages and the heatmap's pixels in headless Chromium (issue 29)
 # The Python package (python/, docs/python.md; issue 33): pip install . (meson-python), its tests (pytest) and
 # the quickstart notebook run by nbclient in an ipykernel, with matplotlib.
