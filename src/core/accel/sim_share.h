@@ -24,11 +24,11 @@
  * rejects, messages, held) move with the leader's: a member's is the leader's plus an offset fixed
  * when it was parked. When a leader's step fills or moves its known position (share_clean fails),
  * each member whose rooms after the step clamp as the leader's do gets the leader's fills replayed
- * on its own fields (with its own fee rate); every other member takes the leader's state from before that step (keeping its
- * own fields), steps itself, and joins the leader again, or another member that stepped to the same
- * state, or leads on its own (share_split). At each window the kernel merges the leaders whose
- * states agree again (share_park); when it returns, every member takes its leader's state
- * (share_unpark_all). */
+ * on its own fields (with its own fee rate); every other member takes the leader's state from
+ * before that step (keeping its own fields), steps itself, and joins the leader again, or another
+ * member that stepped to the same state, or leads on its own (share_split). At each window the
+ * kernel merges the leaders whose states agree again (share_park); when it returns, every member
+ * takes its leader's state (share_unpark_all). */
 
 /* A combination with constants d may share a state (the key table says so, MM_CAP_SHARE: its
  * values draw no random number, section 3.3, so its state does not depend on its stream key). */
