@@ -47,20 +47,22 @@ typedef struct mm__share_log {
 } mm__share_log;
 #define MM_SHARE_LOG 8
 /* The lanes kernel's deferred samples of parked members (docs/model.md section 8, "Deferred
- * samples"; sim_lanes.h, lanes_settle): the window's events that cross a sampling boundary, and the
- * function that brings a leader's members to an event. A member's samples wait (its cursor,
- * mm__guards.scur: the first event whose samples it has not taken) until its own fields are read
- * or replayed; they are then taken in vectors over the members, interleaved with the replay log
- * in event order, the same operations on the same values as at once. settle NULL: the members
- * sample at once (the skip kernel), and share_flush_all only replays. */
+ * samples"; sim_lanes.h, lanes_settle): the events that cross a sampling boundary since every
+ * member was last current (at most MM_SAMP_LIST; when full, every member takes its samples), and
+ * the function that brings a leader's members to an event. A member's samples wait (its cursor,
+ * mm__guards.scur: the first event whose samples it has not taken) until its own fields are
+ * replayed or the kernel returns; they are then taken in vectors over the members, interleaved
+ * with the replay log in event order, the same operations on the same values as at once. settle
+ * NULL: the members sample at once (the skip kernel), and share_flush_all only replays. */
+#define MM_SAMP_LIST 4096
 struct mm__guards;
 typedef void (*mm__settle_fn)(const struct mm__guards *g, const mm_derived *d, mm_state *st,
                               int32_t j, int64_t through);
 typedef struct mm__samp_win {
-    int64_t w0; /* the window's first event */
-    int32_t n;  /* its events with samples: evs[idx[0 .. n)], ascending */
-    int32_t idx[MM_LANES_WINDOW];
-    int32_t first[MM_LANES_WINDOW + 1]; /* first[r]: the first k with idx[k] >= r */
+    int32_t n;                  /* events listed, ascending: */
+    int32_t ns[MM_SAMP_LIST];   /* their boundaries crossed (n_samples), */
+    int64_t ev[MM_SAMP_LIST];   /* their indices and */
+    int64_t mid2[MM_SAMP_LIST]; /* twice the mid before each (prev_mid2) */
     mm__settle_fn settle;
 } mm__samp_win;
 typedef struct mm__guards {

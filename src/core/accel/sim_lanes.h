@@ -363,11 +363,12 @@ LANES_INLINE void lanes_step(lanes_st *x, const lanes_cst *c, const mm_event *ev
 }
 
 /* Deferred samples (docs/model.md section 8, "Deferred samples"): the members fl[0 .. nl) of
- * one leader, nl <= MM_W, one per lane, take the samples of the window's events from their cursors
- * (g->scur) through event `through`, interleaved with the leader's log lg[0 .. nlog) (an entry at
- * event i after the samples of i: the step takes them first). The operations of mm__sample (and
- * lanes_sample) on the same values: a member's position, cash and fees are its own, moved only by
- * the replays. Unused lanes start at a cursor after every event and sample nothing. */
+ * one leader (of leaders with empty logs when nlog is 0), nl <= MM_W, one per lane, take the
+ * samples of the listed events (g->sw) from their cursors (g->scur) through event `through`,
+ * interleaved with the leader's log lg[0 .. nlog) (an entry at event i after the samples of i: the
+ * step takes them first). The operations of mm__sample (and lanes_sample) on the same values: a
+ * member's position, cash and fees are its own, moved only by the replays. Unused lanes start at a
+ * cursor after every event and sample nothing. */
 LANES_INLINE void lanes_settle_lanes(const mm__guards *g, const mm_derived *d, mm_state *st,
                                      const int32_t *fl, int nl, const mm__share_log *lg,
                                      int32_t nlog, int64_t through)
@@ -394,17 +395,24 @@ LANES_INLINE void lanes_settle_lanes(const mm__guards *g, const mm_derived *d, m
         pnl_peak[l] = s->pnl_peak;
         max_dd[l] = s->max_dd;
     }
-    /* (A cursor before the window: no sample was left between it and the window.) */
-    int64_t r0 = c0 - sw->w0;
-    int32_t k = sw->first[r0 < 0 ? 0 : r0 > MM_LANES_WINDOW ? MM_LANES_WINDOW : r0];
+    /* The first listed event at or after the earliest cursor (every event with samples before it
+     * was taken by every member: the list starts after the last time all were current). */
+    int32_t k = 0, hi = sw->n;
+    while (k < hi) {
+        int32_t mid = k + (hi - k) / 2;
+        if (sw->ev[mid] < c0)
+            k = mid + 1;
+        else
+            hi = mid;
+    }
     for (int32_t p = 0; p <= nlog; p++) {
         int64_t lim = p < nlog ? lg[p].i : through;
-        for (; k < sw->n && sw->w0 + sw->idx[k] <= lim; k++) {
-            const mm_event *ev = &g->evs[sw->idx[k]];
-            mm__vi ok = cur <= ev->i;
+        for (; k < sw->n && sw->ev[k] <= lim; k++) {
+            mm__vi ok = cur <= sw->ev[k];
             if (!MM_LANES_ANY(ok)) continue;
-            for (int32_t n = 0; n < ev->n_samples; n++) {
-                mm__vi w = cash2 + q * ev->prev_mid2;
+            int64_t mid2 = sw->mid2[k];
+            for (int32_t n = 0; n < sw->ns[k]; n++) {
+                mm__vi w = cash2 + q * mid2;
                 mm__vd pnl = __builtin_convertvector(w, mm__vd) * 0.5 * money - fees;
                 mm__vd r = pnl - pnl_prev;
                 mm__vi n1 = n_ret + 1;
@@ -460,6 +468,32 @@ MM_ISA_ATTR static void lanes_settle(const mm__guards *g, const mm_derived *d, m
         lanes_settle_lanes(g, d, st, fl, nl, lg, nlog, through);
     }
     g->logn[j] = 0;
+}
+
+/* Every member of the m combinations takes its samples (and replays its leader's log) through
+ * event `through`: those of leaders with a log leader by leader, the others MM_W at a time across
+ * leaders (nothing to interleave). The list of events with samples is then empty. */
+MM_ISA_ATTR static void lanes_settle_all(const mm__guards *g, const mm_derived *d, mm_state *st,
+                                         int64_t m, int64_t through)
+{
+    int32_t fl[MM_W];
+    int nf = 0;
+    for (int64_t j = 0; j < m; j++) {
+        if (g->fhead[j] < 0) continue;
+        if (g->logn[j]) {
+            lanes_settle(g, d, st, (int32_t)j, through);
+            continue;
+        }
+        for (int32_t f = g->fhead[j]; f >= 0; f = g->fnext[f]) {
+            fl[nf++] = f;
+            if (nf == MM_W) {
+                lanes_settle_lanes(g, d, st, fl, nf, NULL, 0, through);
+                nf = 0;
+            }
+        }
+    }
+    if (nf) lanes_settle_lanes(g, d, st, fl, nf, NULL, 0, through);
+    g->sw->n = 0;
 }
 
 #include "sim_lanes_group.h"

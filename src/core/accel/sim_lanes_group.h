@@ -212,6 +212,7 @@ MM_ISA_ATTR static void lanes_advance(const mm__tape *tp, const mm_derived *d, m
     for (int64_t j = 0; j < m; j++)
         g->perm[j] = (int32_t)j;
     g->sw->settle = lanes_settle;
+    g->sw->n = 0;
     int32_t *act = g->tmp, *order = g->lo;
     lanes_run r = {g, d, st, 0, 0, g->landi, g->hi, 0, 0, 0, 0};
     /* Groups of combinations that quote alike: the live ones in the order of their half spread
@@ -230,16 +231,20 @@ MM_ISA_ATTR static void lanes_advance(const mm__tape *tp, const mm_derived *d, m
         r.shared += share_park(d, st, g, m, w0 == i0, v->ts_ns[w0], w0) * (w1 - w0);
         r.w0 = w0;
         r.w1 = w1;
+        /* The window's events with samples join the list (when it is full, every member takes
+         * its samples first). */
         mm__samp_win *sw = g->sw;
-        sw->w0 = w0;
-        sw->n = 0;
+        if (sw->n > MM_SAMP_LIST - MM_LANES_WINDOW) lanes_settle_all(g, d, st, m, w0 - 1);
         for (int64_t i = w0; i < w1; i++) {
-            mm__event(v, i, &g->evs[i - w0]);
-            mm__gate_of(&g->evs[i - w0], &g->gates[i - w0]);
-            sw->first[i - w0] = sw->n;
-            if (g->evs[i - w0].n_samples) sw->idx[sw->n++] = (int32_t)(i - w0);
+            mm_event *ev = &g->evs[i - w0];
+            mm__event(v, i, ev);
+            mm__gate_of(ev, &g->gates[i - w0]);
+            if (ev->n_samples) {
+                sw->ev[sw->n] = i;
+                sw->mid2[sw->n] = ev->prev_mid2;
+                sw->ns[sw->n++] = ev->n_samples;
+            }
         }
-        sw->first[w1 - w0] = sw->n;
         int64_t nact = 0;
         for (int64_t k = 0; k < m; k++)
             if (g->live[order[k]]) act[nact++] = order[k];
@@ -262,11 +267,8 @@ MM_ISA_ATTR static void lanes_advance(const mm__tape *tp, const mm_derived *d, m
                 lanes_group(&r, cj, at, nl);
             }
         }
-        /* The members' samples of the window (and their leaders' logs): each one's fields are
-         * current at the window's end, for the merge and the return. */
-        for (int64_t j = 0; j < m; j++)
-            if (g->fhead[j] >= 0) share_flush_all(g, d, st, (int32_t)j, w1 - 1);
     }
+    lanes_settle_all(g, d, st, m, i1 - 1); /* every member current, for the return */
     share_unpark_all(d, st, g, m);
     g->count[MM_COUNT_STEPS] += (i1 - i0) * m - r.skipped - r.shared;
     g->count[MM_COUNT_SLOTS] += (i1 - i0) * m;

@@ -329,14 +329,14 @@ static inline void share_narrow(const mm__guards *g, const mm_derived *d, const 
     }
 }
 
-/* Parks f (a combination with no members, its state current, its samples taken before event ev)
- * as a member of leader l, whose states agree from time t (event ev) on (l's log is replayed on its
- * members or empty). */
+/* Parks f (a combination with no members, its state current but for the samples before event cur
+ * that it has not taken) as a member of leader l, whose states agree from time t on (l's log is
+ * replayed on its members or empty). */
 static inline void share_link(const mm__guards *g, const mm_derived *d, const mm_state *st,
-                              int32_t f, int32_t l, int64_t t, int64_t ev)
+                              int32_t f, int32_t l, int64_t t, int64_t cur)
 {
     g->tlink[f] = t;
-    g->scur[f] = ev;
+    g->scur[f] = cur;
     if (g->fhead[l] < 0) share_range_all(g, l);
     share_narrow(g, d, st, f, l);
     g->logpos[f] = g->logn[l];
@@ -392,7 +392,7 @@ static int64_t share_merge(const mm_derived *d, mm_state *st, const mm__guards *
                 next = g->fnext[e];
                 share_take(&st[e], &g->rest[2 * (int64_t)e], &st[f], &g->rest[2 * (int64_t)f],
                            &g->off[(int64_t)e * MM_SHARE_NOFF], g->tlink[e]);
-                share_link(g, d, st, e, l, t, ev);
+                share_link(g, d, st, e, l, t, g->scur[e]); /* (its samples still wait) */
             }
             g->fhead[f] = -1;
             share_link(g, d, st, f, l, t, ev);
@@ -423,7 +423,7 @@ static int64_t share_park(const mm_derived *d, mm_state *st, const mm__guards *g
         }
     } else { /* every member current, every log empty */
         for (int64_t j = 0; j < m; j++)
-            if (g->fhead[j] >= 0) share_flush_all(g, d, st, (int32_t)j, ev - 1);
+            if (g->fhead[j] >= 0 && g->logn[j]) share_flush_all(g, d, st, (int32_t)j, ev - 1);
     }
     return share_merge(d, st, g, m, first, t, ev);
 }
