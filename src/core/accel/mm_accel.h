@@ -58,13 +58,13 @@ typedef struct mm__share_log {
 struct mm__guards;
 typedef void (*mm__settle_fn)(const struct mm__guards *g, const mm_derived *d, mm_state *st,
                               int32_t j, int64_t through);
-typedef struct mm__samp_win {
+typedef struct mm__samp_list {
     int32_t n;                  /* events listed, ascending: */
     int32_t ns[MM_SAMP_LIST];   /* their boundaries crossed (n_samples), */
     int64_t ev[MM_SAMP_LIST];   /* their indices and */
     int64_t mid2[MM_SAMP_LIST]; /* twice the mid before each (prev_mid2) */
     mm__settle_fn settle;
-} mm__samp_win;
+} mm__samp_list;
 typedef struct mm__guards {
     int32_t *lo, *hi, *landi, *perm;
     int32_t *tmp;      /* scratch: the leaders a split of shared states made (share_split) */
@@ -89,11 +89,11 @@ typedef struct mm__guards {
     uint64_t *chash; /* per combination: the hash of its constants without the limit */
     uint8_t *live;   /* per position: 0 while parked (padded to 8 bytes, as need) */
     mm__share_key *key;
-    mm_event *evs;    /* [MM_LANES_WINDOW] the lanes kernel's decoded events */
-    mm__gate *gates;  /* [MM_LANES_WINDOW] and their skip bounds (mm__gate_of) */
-    mm__samp_win *sw; /* the lanes kernel's deferred samples (settle NULL: none) */
-    int64_t *scur;    /* per member: the first event whose samples it has not taken (sw) */
-    void *block;      /* the one allocation holding every array above */
+    mm_event *evs;     /* [MM_LANES_WINDOW] the lanes kernel's decoded events */
+    mm__gate *gates;   /* [MM_LANES_WINDOW] and their skip bounds (mm__gate_of) */
+    mm__samp_list *sw; /* the lanes kernel's deferred samples (settle NULL: none) */
+    int64_t *scur;     /* per member: the first event whose samples it has not taken (sw) */
+    void *block;       /* the one allocation holding every array above */
     int64_t cap;
 } mm__guards;
 int mm__guards_alloc(mm__guards *g, int64_t cap); /* 0 or -ENOMEM (nothing allocated) */

@@ -39,7 +39,7 @@ int mm__guards_alloc(mm__guards *g, int64_t cap)
     size_t range = guards_round(n * 4 * sizeof(int64_t));
     size_t tlink = guards_round(n * sizeof(int64_t));
     size_t rest = guards_round(n * 2 * sizeof(int64_t));
-    size_t sw = guards_round(sizeof(mm__samp_win)), scur = guards_round(n * sizeof(int64_t));
+    size_t sw = guards_round(sizeof(mm__samp_list)), scur = guards_round(n * sizeof(int64_t));
     size_t bytes = 11 * i32 + 2 * f64 + 2 * u8 + cnt + key + off + chash + evs + gts + log + range +
                    tlink + rest + sw + scur;
     char *b = aligned_alloc(64, bytes);
@@ -78,7 +78,7 @@ int mm__guards_alloc(mm__guards *g, int64_t cap)
     b += tlink;
     g->rest = (int64_t *)(void *)b;
     b += rest;
-    g->sw = (mm__samp_win *)(void *)b;
+    g->sw = (mm__samp_list *)(void *)b;
     b += sw;
     g->scur = (int64_t *)(void *)b;
     g->cap = (int64_t)n;

@@ -373,7 +373,7 @@ LANES_INLINE void lanes_settle_lanes(const mm__guards *g, const mm_derived *d, m
                                      const int32_t *fl, int nl, const mm__share_log *lg,
                                      int32_t nlog, int64_t through)
 {
-    const mm__samp_win *sw = g->sw;
+    const mm__samp_list *sw = g->sw;
     mm__vi cur = mm__vi_b(INT64_MAX), lpos = mm__vi_b(INT64_MAX), q = mm__vi_b(0);
     mm__vi cash2 = q, n_ret = q;
     mm__vd fees = mm__vd_b(0.0), money = fees, pnl_prev = fees, ret_mean = fees, ret_m2 = fees;
@@ -453,7 +453,7 @@ LANES_INLINE void lanes_settle_lanes(const mm__guards *g, const mm_derived *d, m
     }
 }
 
-/* share_flush_all with deferred samples (mm__samp_win.settle): the members of leader j, MM_W at a
+/* share_flush_all with deferred samples (mm__samp_list.settle): the members of leader j, MM_W at a
  * time, through event `through`; j's log is then empty. */
 MM_ISA_ATTR static void lanes_settle(const mm__guards *g, const mm_derived *d, mm_state *st,
                                      int32_t j, int64_t through)

@@ -233,7 +233,7 @@ MM_ISA_ATTR static void lanes_advance(const mm__tape *tp, const mm_derived *d, m
         r.w1 = w1;
         /* The window's events with samples join the list (when it is full, every member takes
          * its samples first). */
-        mm__samp_win *sw = g->sw;
+        mm__samp_list *sw = g->sw;
         if (sw->n > MM_SAMP_LIST - MM_LANES_WINDOW) lanes_settle_all(g, d, st, m, w0 - 1);
         for (int64_t i = w0; i < w1; i++) {
             mm_event *ev = &g->evs[i - w0];
