@@ -9,7 +9,9 @@
 #include "mm_accel.h"
 #include "mm_detmath.h"
 #include "mm_detmath_n.h"
+#include "mm_draw.h"
 #include "mm_rng.h"
+#include <math.h>
 
 static double dbl(uint64_t b)
 {
@@ -156,4 +158,74 @@ Test(detmath, everything_equals_the_frozen_reference_on_millions_of_draws)
             }
         }
     }
+}
+
+/* The lognormal latency of docs/model.md 3.3 as written there: min(floor(base x mm_det_exp(v)),
+ * the cap), the frozen exp. */
+static int64_t lat_lognormal_ref(int64_t base, double v)
+{
+    double x = (double)base * frozen_exp_c(v);
+    if (!(x < (double)MM_SIM_LATENCY_MAX_NS)) return MM_SIM_LATENCY_MAX_NS;
+    return (int64_t)x;
+}
+
+/* Whether mm__lat_lognormal's quick test decides (its interval holds no integer and not the cap).
+ */
+static int quick_decides(int64_t base, double v)
+{
+    double y = (double)base * mm__exp_quick(v), cap = (double)MM_SIM_LATENCY_MAX_NS;
+    double lo = y * (1.0 - 0x1p-40), hi = y * (1.0 + 0x1p-40);
+    return lo >= cap || (hi < cap && (int64_t)lo == (int64_t)hi);
+}
+
+/* mm__exp_quick, the division-free exp behind the lognormal draw, is within 2^-49 of the model's
+ * mm_det_exp (relative) over its whole domain: the bound mm__lat_lognormal's proof needs (2^-47
+ * with the roundings), 128x inside its 2^-40 interval. */
+Test(detmath, quick_exp_is_within_2_pow_minus_49_of_det_exp)
+{
+    double worst = 0;
+    for (uint32_t i = 0; i < 4000000; i++) {
+        mm_u32x4 r = mm_rng4(36, i, 0, 0, 0);
+        double u = mm_u01(r.v[0], r.v[1]);
+        double x = (i & 1) ? (u - 0.5) * 1400.0 : (u - 0.5) * 90.0;
+        double q = mm__exp_quick(x), e = frozen_exp_c(x);
+        double rel = fabs(q - e) / e;
+        if (rel > worst) worst = rel;
+        cr_assert_leq(rel, 0x1p-49, "exp(%a): quick %a, det %a", x, q, e);
+    }
+    cr_assert_gt(worst, 0.0, "the quick exp never differed: the test would not see a difference");
+}
+
+/* The draw equals the model's formula on millions of (base, sigma z) pairs, and on pairs made to
+ * land within a few ulp of a whole number of ns and of the cap, where mm_det_exp decides (checked
+ * to happen). */
+Test(detmath, lognormal_latency_equals_the_formula_also_next_to_whole_ns)
+{
+    for (uint32_t i = 0; i < 2000000; i++) {
+        mm_u32x4 r = mm_rng4(37, i, 0, 0, 0);
+        int64_t base = (int64_t)ldexp(1.0, (int)(r.v[2] % 42)) + (int64_t)(r.v[3] % 1000);
+        double sigma = 5.0 * mm_u01(r.v[1], r.v[3]);
+        double v = sigma * mm__norm_inv(mm_u01(r.v[0], r.v[1]));
+        cr_assert_eq(mm__lat_lognormal(base, v), lat_lognormal_ref(base, v), "base %lld v %a",
+                     (long long)base, v);
+    }
+    int64_t slow = 0;
+    for (uint32_t i = 0; i < 200000; i++) {
+        mm_u32x4 r = mm_rng4(38, i, 0, 0, 0);
+        int64_t base = 1 + (int64_t)(r.v[0] % 1000000);
+        /* a target a whole number of ns (or the cap): v = ln(target / base), then a few ulp either
+         * way, so that base x exp(v) falls just below, on or just above it */
+        double target = (i % 16 == 0) ? (double)MM_SIM_LATENCY_MAX_NS
+                                      : (double)(1 + (int64_t)(r.v[1] % 100000000));
+        double v = log(target / (double)base);
+        if (!(v > -44.0 && v < 44.0)) continue;
+        uint64_t b = bits(v);
+        int k = (int)(r.v[2] % 9) - 4;
+        double w = v == 0 ? v : dbl((uint64_t)((int64_t)b + k));
+        slow += !quick_decides(base, w);
+        cr_assert_eq(mm__lat_lognormal(base, w), lat_lognormal_ref(base, w), "base %lld v %a",
+                     (long long)base, w);
+    }
+    cr_assert_gt(slow, 100000, "only %lld of the near-integer draws took the exact path",
+                 (long long)slow);
 }
