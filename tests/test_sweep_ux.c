@@ -327,3 +327,44 @@ Test(run_from, a_monte_carlo_row_without_path_says_path_0, .timeout = 120)
     cr_assert_eq(strstr(err, "--path N"), NULL, "%s", err);
     free(err);
 }
+
+TestSuite(tapes, .fini = tu_cleanup);
+
+/* A file's instruments are all swept when none is named, also past the 16 that the first listing
+ * has room for (sweep_set_tapes lists again with room for all), in the order of their names. */
+Test(tapes, a_file_with_18_instruments_sweeps_all_of_them, .timeout = 120)
+{
+    const char *f = tu_path("many.h5");
+    for (int k = 17; k >= 0; k--) { /* written out of order: the listing sorts them */
+        char sym[8], seed[8];
+        snprintf(sym, sizeof sym, "S%02d", k);
+        snprintf(seed, sizeof seed, "%d", k + 1);
+        const char *g[] = {"mmsim",    "gen", "--seed", seed, "--events", "2000",
+                           "--symbol", sym,   "-o",     f,    NULL};
+        char *err;
+        cr_assert_eq(tu_run(g, NULL, &err), 0, "%s: %s", sym, err);
+        free(err);
+    }
+    const char *out_h5 = tu_path("many_out.h5");
+    const char *a[] = {"mmsim", "sweep", f, "--grid", "spread=1:2", "-o", out_h5, NULL};
+    char *out, *err;
+    cr_assert_eq(tu_run(a, &out, &err), 0, "%s", err);
+    cr_assert(strstr(out, "36 combinations (18 tapes)"), "%s", out);
+    free(out);
+    free(err);
+    mm_results_reader *r = NULL;
+    mm_error e = {0};
+    cr_assert_eq(mm_results_open(out_h5, &r, &e), 0, "%s", e.msg);
+    const mm_results_info *info = mm_results_describe(r);
+    int t = mm_results_axis_find(info, "tape");
+    cr_assert_geq(t, 0);
+    cr_assert_eq(info->axes[t].n, 18);
+    for (int k = 0; k < 18; k++) {
+        char want[8], got[1024];
+        snprintf(want, sizeof want, "#S%02d", k);
+        mm_results_axis_format(&info->axes[t], k, got, sizeof got);
+        cr_assert(strstr(got, want) && strlen(strstr(got, want)) == strlen(want), "tape %d: %s", k,
+                  got);
+    }
+    mm_results_close(r);
+}

@@ -273,18 +273,25 @@ int sweep_set_tapes(const char *C, const cli_sweep_config *c, mm_grid *g, int *m
         int count = c->n_symbols;
         char(*syms)[MM_SYMBOL_MAX] = NULL;
         if (!c->n_symbols) {
-            if (mm_ticks_list(c->files[f], NULL, 0, &count, &e)) {
-                rc = cli_fail(&e);
-                break;
-            }
-            if (!(syms = calloc((size_t)count + 1, MM_SYMBOL_MAX))) {
-                cli_err("%s: out of memory for the list of instruments", C);
-                rc = MM_EXIT_RUNTIME;
-                break;
-            }
-            if (mm_ticks_list(c->files[f], syms, count, &count, &e)) {
+            /* Room for 16 symbols first: a second listing (the file opened again) only for more. */
+            int room = 16;
+            for (;;) {
+                if (!(syms = calloc((size_t)room, MM_SYMBOL_MAX))) {
+                    cli_err("%s: out of memory for the list of instruments", C);
+                    rc = MM_EXIT_RUNTIME;
+                    break;
+                }
+                if (mm_ticks_list(c->files[f], syms, room, &count, &e)) {
+                    rc = cli_fail(&e);
+                    break;
+                }
+                if (count <= room) break;
                 free(syms);
-                rc = cli_fail(&e);
+                syms = NULL;
+                room = count;
+            }
+            if (rc) {
+                free(syms);
                 break;
             }
             *multi |= count > 1;

@@ -276,8 +276,8 @@ static int datasets_crash_hdf5(hid_t file)
 
 /* The files up to 64 MiB that passed both checks in this process, by size and XXH3-128 of their
  * bytes: both checks depend on nothing else, so the same bytes opened again (a sweep opens each
- * tape file three times: to list its instruments, to load it, to fingerprint it; the same file
- * under several names) skip the scan and the child. Content, not path or inode: a file rewritten
+ * tape file twice: to list its instruments and to load it; the same file under several names)
+ * skip the scan and the child. Content, not path or inode: a file rewritten
  * in place (a fuzzer's input) is checked again. A ring of MM_GUARD_PASSED; larger files are always
  * checked (their probe costs little beside reading them). */
 #define MM_GUARD_PASSED 64
