@@ -336,7 +336,7 @@ Test(tapes, a_file_with_18_instruments_sweeps_all_of_them, .timeout = 120)
 {
     const char *f = tu_path("many.h5");
     for (int k = 17; k >= 0; k--) { /* written out of order: the listing sorts them */
-        char sym[8], seed[8];
+        char sym[16], seed[16];
         snprintf(sym, sizeof sym, "S%02d", k);
         snprintf(seed, sizeof seed, "%d", k + 1);
         const char *g[] = {"mmsim",    "gen", "--seed", seed, "--events", "2000",
@@ -360,7 +360,7 @@ Test(tapes, a_file_with_18_instruments_sweeps_all_of_them, .timeout = 120)
     cr_assert_geq(t, 0);
     cr_assert_eq(info->axes[t].n, 18);
     for (int k = 0; k < 18; k++) {
-        char want[8], got[1024];
+        char want[16], got[1024];
         snprintf(want, sizeof want, "#S%02d", k);
         mm_results_axis_format(&info->axes[t], k, got, sizeof got);
         cr_assert(strstr(got, want) && strlen(strstr(got, want)) == strlen(want), "tape %d: %s", k,
