@@ -184,3 +184,67 @@ Test(queue_traded, a_change_of_our_level_in_between_starts_the_count_again)
         cr_assert_eq(f.qty[0], want[k], "rule %d: fill %d, want %d", RULES[k], f.qty[0], want[k]);
     }
 }
+
+/* Section 2's sample counts: n_samples[i] = K(i) - K(i-1), K(i) = floor((ts_i - ts_0) / sample_ns).
+ * mm__tape_init keeps K with its next boundary and divides only after a gap of more than one
+ * interval (session 20); this compares it with the division on every row, over seeded timestamps
+ * with repeats, steps inside an interval, rows on a boundary exactly, one-interval steps and gaps
+ * of many intervals, for several sampling clocks. */
+Test(tape_tables, sample_counts_are_the_floor_division_of_every_row)
+{
+    enum { N = 4000 };
+    static const int64_t CLOCKS[] = {1, 7, 1000, 1000000, 1000000000, INT64_C(3600000000000)};
+    uint64_t x = 0x9e3779b97f4a7c15u;
+    for (int c = 0; c < (int)(sizeof CLOCKS / sizeof CLOCKS[0]); c++) {
+        int64_t S = CLOCKS[c];
+        mm_ticks t = {0};
+        cr_assert_eq(mm_ticks_alloc(&t, N, MM_MEM_HEAP), 0);
+        snprintf(t.inst.symbol, sizeof t.inst.symbol, "NS");
+        t.inst.tick_size = 0.25;
+        t.inst.lot_size = 1;
+        t.inst.allow_crossed = 1;
+        int64_t ts = INT64_C(1000000000000);
+        for (int i = 0; i < N; i++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            int kind = (int)(x % 6);
+            int64_t r = (int64_t)((x >> 8) % (uint64_t)(S > 1 ? S : 2));
+            if (i > 0) {
+                int64_t k0 = (ts - t.ts_ns[0]) / S;
+                if (kind == 1)
+                    ts += r / 4; /* inside, or just over */
+                else if (kind == 2)
+                    ts = t.ts_ns[0] + (k0 + 1) * S; /* the next boundary exactly */
+                else if (kind == 3)
+                    ts = t.ts_ns[0] + (k0 + 1) * S - 1; /* just before it */
+                else if (kind == 4)
+                    ts += S; /* one interval */
+                else if (kind == 5)
+                    ts += (int64_t)(x >> 40) % 50 * S + r; /* many */
+                /* kind 0: the same timestamp */
+            }
+            t.ts_ns[i] = ts;
+            t.bid_px[i] = 100;
+            t.bid_sz[i] = 1;
+            t.ask_px[i] = 101;
+            t.ask_sz[i] = 1;
+        }
+        mm_sim_config cfg;
+        mm_sim_config_defaults(&cfg);
+        cfg.sample_ns = S;
+        if ((t.ts_ns[N - 1] - t.ts_ns[0]) / S > 100000000) { /* over the samples' cap: fewer rows */
+            mm_ticks_free(&t);
+            continue;
+        }
+        mm__tape tp;
+        cr_assert_eq(mm__tape_init(&tp, &t, &cfg), 0, "sample_ns %lld", (long long)S);
+        int64_t prev = 0;
+        for (int i = 0; i < N; i++) {
+            int64_t k = (t.ts_ns[i] - t.ts_ns[0]) / S;
+            cr_assert_eq(tp.nsamp[i], (int32_t)(k - prev), "sample_ns %lld row %d: %d, want %lld",
+                         (long long)S, i, tp.nsamp[i], (long long)(k - prev));
+            prev = k;
+        }
+        mm__tape_free(&tp);
+        mm_ticks_free(&t);
+    }
+}

@@ -368,3 +368,70 @@ Test(tapes, a_file_with_18_instruments_sweeps_all_of_them, .timeout = 120)
     }
     mm_results_close(r);
 }
+
+TestSuite(output_kind, .fini = tu_cleanup);
+
+static void copy_file(const char *from, const char *to)
+{
+    FILE *a = fopen(from, "rb"), *b = fopen(to, "wb");
+    cr_assert(a && b, "%s -> %s", from, to);
+    char buf[65536];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, a)) > 0)
+        cr_assert_eq(fwrite(buf, 1, n, b), n);
+    fclose(a);
+    cr_assert_eq(fclose(b), 0);
+}
+
+/* docs/results.md "User block": a results file starts with "mmsim_format=<tag>\n" and zeros to byte
+ * 512, where the HDF5 superblock starts; the sweep replaces such a file without opening it with
+ * HDF5, still replaces an older results file without the block (checked through HDF5), and still
+ * refuses a tick file, also one whose first bytes claim to be a results file but whose byte 512 is
+ * not HDF5's signature. */
+Test(output_kind, results_files_carry_their_tag_in_a_user_block, .timeout = 120)
+{
+    const char *t = tu_path("t.h5"), *o = tu_path("o.h5");
+    const char *gen[] = {"mmsim", "gen", "--seed", "5", "--events", "3000", "-o", t, NULL};
+    cr_assert_eq(tu_run(gen, NULL, NULL), 0);
+    const char *sw[] = {"mmsim",   "sweep",     t,    "--grid", "spread=1:3",
+                        "--quiet", "--replace", "-o", o,        NULL};
+    char *err;
+    cr_assert_eq(tu_run(sw, NULL, &err), 0, "%s", err);
+    free(err);
+    unsigned char b[520];
+    FILE *f = fopen(o, "rb");
+    cr_assert(f);
+    cr_assert_eq(fread(b, 1, sizeof b, f), sizeof b);
+    fclose(f);
+    const char tag[] = "mmsim_format=mmsim-results/2\n";
+    cr_assert_eq(memcmp(b, tag, sizeof tag - 1), 0, "%.40s", (const char *)b);
+    for (size_t i = sizeof tag - 1; i < 512; i++)
+        cr_assert_eq(b[i], 0, "byte %zu", i);
+    cr_assert_eq(memcmp(b + 512, "\x89HDF\r\n\x1a\n", 8), 0);
+    /* The block is the file's: it reads and verifies as before. */
+    const char *v[] = {"mmsim", "verify", o, NULL};
+    cr_assert_eq(tu_run(v, NULL, &err), 0, "%s", err);
+    free(err);
+    /* Replaced again (the fast path), and an older results file without the block. */
+    cr_assert_eq(tu_run(sw, NULL, &err), 0, "%s", err);
+    free(err);
+    copy_file(tu_fixture("results-int32.h5"), o);
+    cr_assert_eq(tu_run(sw, NULL, &err), 0, "an old results file: %s", err);
+    free(err);
+    /* A tick file is refused; so is one whose first bytes copy a results file's block (its byte
+     * 512 is not the superblock: HDF5 answers, and it is a tick file). */
+    const char *tt[] = {"mmsim",   "sweep",     t,    "--grid",         "spread=1:3",
+                        "--quiet", "--replace", "-o", tu_path("t2.h5"), NULL};
+    copy_file(t, tu_path("t2.h5"));
+    cr_assert_eq(tu_run(tt, NULL, &err), 2);
+    cr_assert(strstr(err, "is a mmsim-ticks/1 file, not a results file"), "%s", err);
+    free(err);
+    f = fopen(tu_path("t2.h5"), "r+b");
+    cr_assert(f);
+    cr_assert_eq(fwrite(tag, 1, sizeof tag - 1, f), sizeof tag - 1);
+    fclose(f);
+    cr_assert_eq(tu_run(tt, NULL, &err), 2);
+    cr_assert(strstr(err, "refusing to write into it") || strstr(err, "refusing to overwrite it"),
+              "%s", err);
+    free(err);
+}

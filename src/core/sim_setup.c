@@ -367,11 +367,23 @@ int mm__tape_init(mm__tape *tp, const mm_ticks *t, const mm_sim_config *c)
     if (n == 0) return 0;
     tp->t0 = v->t0 = t->ts_ns[0];
     tp->t_end = v->t_end = t->ts_ns[n - 1];
-    int64_t last = 0, kprev = 0;
+    /* nsamp[i] = k(i) - k(i-1), k(i) = floor((ts_i - t0) / sample_ns) (k(-1) = 0). Timestamps do
+     * not decrease, so k is kept with the next boundary (k + 1) x sample_ns: a row before it
+     * keeps k, one in the next interval adds 1, and only a row past that (a gap of more than one
+     * interval) divides. The same k as dividing every row, without a 64-bit division per row. */
+    int64_t last = 0, kprev = 0, ki = 0, next = c->sample_ns;
     for (int64_t i = 0; i < n; i++) {
         if (t->bid_sz[i] > 0 && t->ask_sz[i] > 0) last = (int64_t)t->bid_px[i] + t->ask_px[i];
         tp->mid2[i] = last;
-        int64_t ki = (t->ts_ns[i] - tp->t0) / c->sample_ns;
+        int64_t dt = t->ts_ns[i] - tp->t0;
+        if (dt >= next) {
+            if (dt - next < c->sample_ns)
+                ki++;
+            else
+                ki = dt / c->sample_ns;
+            /* (k + 1) x sample_ns, saturated: past INT64_MAX no dt reaches it */
+            if (__builtin_mul_overflow(ki + 1, c->sample_ns, &next)) next = INT64_MAX;
+        }
         tp->nsamp[i] = (int32_t)(ki - kprev);
         kprev = ki;
     }

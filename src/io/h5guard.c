@@ -19,7 +19,7 @@
  * chunked: each chunk's address and size); the rest of a tick file is a few kilobytes of object
  * headers, B-trees and heaps. Smaller files are scanned whole: there the cost is small, and a
  * corrupt dataset header cannot hide a heap. */
-#define _GNU_SOURCE /* memmem */
+#define _GNU_SOURCE /* pipe2 */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -119,6 +119,21 @@ static uint64_t le64(const unsigned char *p)
     return v;
 }
 
+/* The first "GCOL" that lies wholly in p[0, len), or NULL: memchr (vectorised in libc) for its
+ * first byte, then the other three. A quarter of the instructions of glibc's memmem for this
+ * needle on tick files (about 0.9 against 3.7 an input byte: callgrind, docs/perf.md). */
+static const unsigned char *find_gcol(const unsigned char *p, size_t len)
+{
+    while (len >= 4) {
+        const unsigned char *g = memchr(p, 'G', len - 3);
+        if (!g) return NULL;
+        if (g[1] == 'C' && g[2] == 'O' && g[3] == 'L') return g;
+        len -= (size_t)(g + 1 - p);
+        p = g + 1;
+    }
+    return NULL;
+}
+
 /* Offset of a heap whose signature starts in d[from, to) and which HDF5 cannot decode safely, or
  * -1. */
 static int64_t scan(const unsigned char *d, size_t n, size_t from, size_t to, const char **why)
@@ -127,7 +142,7 @@ static int64_t scan(const unsigned char *d, size_t n, size_t from, size_t to, co
     const unsigned char *at = d + from;
     while ((size_t)(at - d) < to) {
         size_t left = n - (size_t)(at - d), span = to - (size_t)(at - d) + 3;
-        at = memmem(at, span < left ? span : left, "GCOL", 4);
+        at = find_gcol(at, span < left ? span : left);
         if (!at) break;
         size_t off = (size_t)(at - d);
         if (off + 16 > n) break;

@@ -1,8 +1,10 @@
 /* HDF5 helpers shared by the tick store, the results table and the command line (mm_h5util.h). */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "mm_h5guard.h"
 #include "mm_h5util.h"
@@ -226,4 +228,38 @@ int mm__h5_open_ro(const char *path, hid_t *file, mm_error *err)
     }
     *file = f;
     return 0;
+}
+
+#define MM__UB_KEY "mmsim_format="
+
+int mm__h5_userblock_put(const char *path, const char *tag)
+{
+    char ub[MM__H5_USERBLOCK] = {0};
+    int len = snprintf(ub, sizeof ub, MM__UB_KEY "%s\n", tag);
+    if (len < 0 || (size_t)len >= sizeof ub) return -EINVAL;
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0) return -errno;
+    ssize_t w = pwrite(fd, ub, sizeof ub, 0);
+    int rc = w == (ssize_t)sizeof ub ? 0 : w < 0 ? -errno : -EIO;
+    if (close(fd) != 0 && rc == 0) rc = -errno;
+    return rc;
+}
+
+int mm__h5_userblock_tag(const char *path, char *tag, size_t cap)
+{
+    static const unsigned char sig[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
+    unsigned char b[MM__H5_USERBLOCK + 8];
+    if (cap) tag[0] = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    ssize_t n = pread(fd, b, sizeof b, 0);
+    close(fd);
+    size_t k = sizeof MM__UB_KEY - 1;
+    if (n != (ssize_t)sizeof b || memcmp(b, MM__UB_KEY, k) || memcmp(b + MM__H5_USERBLOCK, sig, 8))
+        return 0;
+    const unsigned char *nl = memchr(b + k, '\n', MM__H5_USERBLOCK - k);
+    if (!nl || (size_t)(nl - b - k) >= cap) return 0;
+    memcpy(tag, b + k, (size_t)(nl - b - k));
+    tag[nl - b - k] = 0;
+    return 1;
 }

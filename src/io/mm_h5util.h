@@ -46,6 +46,17 @@ void mm__h5quiet_end(mm__h5quiet *q);
 enum { MM__H5_NOT_HDF5 = 1, MM__H5_NO_OPEN = 2 };
 int mm__h5_open_ro(const char *path, hid_t *file, mm_error *err);
 
+/* The user block of files mmsim writes (results files: docs/results.md, "User block"): the first
+ * MM__H5_USERBLOCK bytes, before HDF5's superblock, hold the text "mmsim_format=TAG\n" and zeros,
+ * TAG being the root attribute mmsim_format. It tells what a file is without opening it with HDF5
+ * (the HDF5 guard's probe and a metadata cache): cli_check_h5_kind reads it first.
+ * mm__h5_userblock_put writes it into a closed file created with that user block (0, or -errno);
+ * mm__h5_userblock_tag copies TAG into tag (cap bytes, NUL-terminated) and returns 1 when path
+ * starts with such a block followed by the HDF5 signature, else 0 (any other file, unreadable). */
+#define MM__H5_USERBLOCK 512
+int mm__h5_userblock_put(const char *path, const char *tag);
+int mm__h5_userblock_tag(const char *path, char *tag, size_t cap);
+
 /* Attributes. Writers return 0 or -1. Readers return 0, -1 when missing, -2 when of the wrong type
  * or shape, -3 when memory for a string could not be allocated (the string readers). Strings are
  * written variable-length UTF-8 (what h5py returns as str). */

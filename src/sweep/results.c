@@ -321,6 +321,7 @@ static int create(const char *path, const mm_results_axis *axes, int32_t n_axes,
     mm__h5quiet q;
     mm__h5quiet_begin(&q);
     hid_t fcpl = plist_no_times(H5P_FILE_CREATE), fapl = H5Pcreate(H5P_FILE_ACCESS);
+    H5Pset_userblock(fcpl, MM__H5_USERBLOCK); /* its text: at commit (mm__h5_userblock_put) */
     H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG);
     w->file = H5Fcreate(tmp, H5F_ACC_TRUNC, fcpl, fapl);
     H5Pclose(fapl);

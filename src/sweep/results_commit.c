@@ -332,6 +332,9 @@ int mm__results_commit_hash(mm_results_writer *w, const mm_results_meta *meta, u
     mm__h5quiet_end(&q);
     if (rc && q.sys_errno)
         rc = mm__errf(err, -q.sys_errno, "%s: %s", w->path, strerror(q.sys_errno));
+    if (rc == 0 && (rc = mm__h5_userblock_put(w->tmp, w->paths > 1 ? MM_RESULTS_FORMAT_MC
+                                                                   : MM_RESULTS_FORMAT)) != 0)
+        mm__errf(err, rc, "%s: %s: %s", w->path, w->tmp, mm_strerror(rc));
     if (rc == 0 && (rc = mm__fsync_path(w->tmp)) != 0)
         mm__errf(err, rc, "%s: %s", w->path, mm_strerror(rc));
     if (rc == 0 && rename(w->tmp, w->path) != 0)
