@@ -1,7 +1,11 @@
 /* mmsim: command dispatch, --help and --version. */
 #include <malloc.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <hdf5.h>
 #include <xxhash.h>
@@ -106,17 +110,33 @@ static int unknown_command(const char *cmd)
     return MM_EXIT_USAGE;
 }
 
+/* The process's heap (CLI only; the library leaves malloc alone), docs/perf.md "Start-up". A sweep
+ * allocates and frees in turn the tape's columns, the tape tables, HDF5's metadata caches (one per
+ * file opened) and the results' buffers, a few MiB each; each 4 KiB page the kernel maps costs a
+ * page fault (about 2 us on a virtual machine), a quarter of a short sweep's system time. So:
+ * blocks up to 32 MiB come from the heap, freed memory stays there for the next allocation, the
+ * heap grows 64 MiB at a time (address space: pages are committed when written), and the kernel is
+ * asked for transparent huge pages on it (madvise; ignored where THP is off): one fault per 2 MiB.
+ * Larger blocks (a long tape) are mapped on their own as before. */
+static void cli_heap_setup(void)
+{
+    mallopt(M_MMAP_THRESHOLD, 32 << 20);
+    mallopt(M_TRIM_THRESHOLD, 256 << 20);
+    mallopt(M_TOP_PAD, 64 << 20);
+    uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
+    uintptr_t lo = (uintptr_t)sbrk(0);
+    void *volatile grow = malloc(1 << 20); /* the heap grows here, by the pad (volatile: the */
+    free(grow);                            /* compiler may drop an unused malloc and free) */
+    uintptr_t hi = (uintptr_t)sbrk(0);
+    lo = (lo + pg - 1) / pg * pg;
+    hi = hi / pg * pg;
+    if (hi > lo) madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+}
+
 int main(int argc, char **argv)
 {
     cli_signals_init();
-    /* Freed memory stays in the heap for the next allocation instead of going back to the
-     * kernel: the tape's columns, the tape tables, HDF5's metadata caches (one per open) and the
-     * results' buffers are allocated and freed in turn, and each page the kernel hands out again
-     * costs a page fault (about 2 us here). Blocks over 32 MiB (a large tape) are still mapped
-     * on their own. docs/perf.md, "Start-up". */
-    mallopt(M_MMAP_THRESHOLD, 32 << 20);
-    mallopt(M_TRIM_THRESHOLD, 256 << 20);
-    mallopt(M_TOP_PAD, 8 << 20);
+    cli_heap_setup();
 #ifdef MM_HDF5_STATIC
     /* HDF5 linked into this executable (meson option static_hdf5): a filter plugin is built
      * against the shared libhdf5 and would load a second, uninitialised copy of it, so plugins
