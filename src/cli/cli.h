@@ -74,6 +74,9 @@ void cli_sharpe_warnings(const struct mm_results_info *in, const char *prefix);
 
 /* Report a library error (its one-line message) and return MM_EXIT_USAGE for MM_EUSAGE, else 1. */
 int cli_fail(const mm_error *e);
+/* An MPI launcher (mpirun, mpiexec, srun with PMI or PMIx) started this process (its environment).
+ */
+int cli_mpi_launched(void);
 /* A library message as the CLI prints it: the API's option names in it (MM_LOAD_NO_VERIFY,
  * mm_sweep_opts.resume, ...) replaced by the CLI's flags (--no-verify, --resume, ...); into buf
  * (cap bytes), which it returns. */

@@ -116,7 +116,7 @@ void cli_sweep_interrupt_hint(const char *cmd, const char *hint)
 }
 
 /* Launched by an MPI launcher (mpirun, mpiexec, srun with PMI or PMIx)? */
-static int mpi_launched(void)
+int cli_mpi_launched(void)
 {
     return getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMI_SIZE") || getenv("PMIX_RANK");
 }
@@ -385,7 +385,7 @@ int cmd_sweep(int argc, char **argv)
         goto out;
     }
     if (ps_on) ps.paths = o.paths;
-    if (!c.engine && mpi_launched()) o.engine = MM_ENGINE_MPI;
+    if (!c.engine && cli_mpi_launched()) o.engine = MM_ENGINE_MPI;
     char obj_name[64], obj_text[80]; /* the indexed column; the objective as recorded */
     if (sweep_objective(C, c.objective ? c.objective : o.objective, o.sim.markout_ns, o.paths,
                         obj_name, sizeof obj_name, obj_text, sizeof obj_text)) {
@@ -425,7 +425,7 @@ int cmd_sweep(int argc, char **argv)
     /* MPI: initialised when launched by an MPI launcher (otherwise the engine runs in this
      * process); rank 0 reports, the other ranks print only their own failures. */
     int mpi_rank = 0, mpi_size = 1, mpi_on = 0;
-    if (rc == 0 && o.engine == MM_ENGINE_MPI && mpi_launched()) {
+    if (rc == 0 && o.engine == MM_ENGINE_MPI && cli_mpi_launched()) {
         if (mm_sweep_mpi_init(&mpi_rank, &mpi_size, &e))
             rc = cli_fail(&e);
         else

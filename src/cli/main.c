@@ -1,4 +1,5 @@
 /* mmsim: command dispatch, --help and --version. */
+#include <errno.h>
 #include <malloc.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -133,8 +134,45 @@ static void cli_heap_setup(void)
     if (hi > lo) madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
 }
 
+#if MM_HAVE_MPI
+/* 1 when this binary's engine "mpi" runs ranks (mmsim-mpi: engine_mpi.c), 0 in `mmsim`
+ * (mpi_none.c). */
+extern const int mm__mpi_ranks_linked;
+
+/* `mmsim sweep` started by an MPI launcher runs `mmsim-mpi` from this binary's directory, the same
+ * program with the MPI engine (src/cli/meson.build): `mmsim` itself does not link MPI, whose
+ * libraries (open-pal, open-rte, hwloc, libevent, ...) took about 0.8 ms of every start
+ * (docs/perf.md, "Start-up, session 20"; docs/cluster.md). Returns only when that fails, having
+ * said why. */
+static int run_mpi_binary(char **argv)
+{
+    char self[4096];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 16);
+    if (n <= 0) {
+        cli_err(
+            "sweep: started by an MPI launcher; cannot find this program's path to run mmsim-mpi: "
+            "%s",
+            strerror(errno));
+        return MM_EXIT_RUNTIME;
+    }
+    self[n] = 0;
+    char *slash = strrchr(self, '/');
+    snprintf(slash ? slash + 1 : self, sizeof self - (size_t)(slash ? slash + 1 - self : 0),
+             "mmsim-mpi");
+    execv(self, argv);
+    cli_err("sweep: started by an MPI launcher; cannot run %s (the MPI build of mmsim, installed "
+            "beside it): %s",
+            self, strerror(errno));
+    return MM_EXIT_RUNTIME;
+}
+#endif
+
 int main(int argc, char **argv)
 {
+#if MM_HAVE_MPI
+    if (!mm__mpi_ranks_linked && argc > 1 && !strcmp(argv[1], "sweep") && cli_mpi_launched())
+        return run_mpi_binary(argv);
+#endif
     cli_signals_init();
     cli_heap_setup();
 #ifdef MM_HDF5_STATIC

@@ -440,5 +440,8 @@ static int run_mpi(mm__run *r, int workers, mm_error *err)
     return r->worker ? run_worker(r, s, err) : run_lead(r, s, err);
 }
 
+/* This binary's engine "mpi" runs ranks (mpi_none.c: 0); src/cli/main.c reads it. */
+const int mm__mpi_ranks_linked = 1;
+
 const mm__engine mm__engine_mpi = {
     "mpi", MM__ENGINE_NO_FORK | MM__ENGINE_ONE_WORKER | MM__ENGINE_RANKS, run_mpi, 4 * DEPTH};

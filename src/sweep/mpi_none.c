@@ -50,5 +50,8 @@ static int run_one(mm__run *r, int workers, mm_error *err)
     return threads > 1 ? mm__engine_threads.run(r, threads, err) : mm__engine_serial.run(r, 1, err);
 }
 
+/* No ranks in this binary (engine_mpi.c: 1); src/cli/main.c reads it. */
+const int mm__mpi_ranks_linked = 0;
+
 const mm__engine mm__engine_mpi = {
     "mpi", MM__ENGINE_NO_FORK | MM__ENGINE_ONE_WORKER | MM__ENGINE_RANKS, run_one, 4};
