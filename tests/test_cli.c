@@ -880,3 +880,37 @@ Test(cli, an_abbreviated_config_flag_is_read_not_ignored)
              tu_path("c.ini"));
     expect_run(c, 2, want);
 }
+
+#include "mm_config.h"
+
+/* The CUDA engine's module (src/sweep/cuda_load.c): `mmsim` loads it only for the engine or
+ * --version; found in the build tree, --version names the runtime; a module that cannot be loaded
+ * gives the engine a one-line error naming it (exit 1), and --version says why. */
+Test(cli, the_cuda_engine_is_a_module_loaded_when_asked_for, .timeout = 60)
+{
+    if (!MM_HAVE_CUDA) cr_skip_test("built without CUDA");
+    const char *v[] = {"mmsim", "--version", NULL};
+    char *out, *err;
+    cr_assert_eq(tu_run(v, &out, NULL), 0);
+    cr_assert(strstr(out, "cuda: runtime ") && !strstr(out, "runtime 0.0") &&
+                  !strstr(out, "cannot be loaded"),
+              "%s", out);
+    free(out);
+    setenv("MMSIM_CUDA_MODULE", "/nonexistent/mmsim-cuda.so", 1);
+    cr_assert_eq(tu_run(v, &out, NULL), 0);
+    cr_assert(strstr(out, "mmsim-cuda.so) cannot be loaded: /nonexistent/mmsim-cuda.so"), "%s",
+              out);
+    free(out);
+    const char *t = tu_path("t.h5");
+    const char *gen[] = {"mmsim", "gen", "--seed", "3", "--events", "2000", "-o", t, NULL};
+    cr_assert_eq(tu_run(gen, NULL, NULL), 0);
+    const char *sw[] = {"mmsim",    "sweep", t,    "--grid",        "spread=1:2",
+                        "--engine", "cuda",  "-o", tu_path("c.h5"), NULL};
+    cr_assert_eq(tu_run(sw, NULL, &err), 1);
+    cr_assert(strstr(err, "engine cuda: cannot run here: the CUDA engine's module (mmsim-cuda.so) "
+                          "cannot be loaded") &&
+                  tu_lines(err) == 1,
+              "%s", err);
+    free(err);
+    unsetenv("MMSIM_CUDA_MODULE");
+}
