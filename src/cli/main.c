@@ -114,24 +114,31 @@ static int unknown_command(const char *cmd)
 /* The process's heap (CLI only; the library leaves malloc alone), docs/perf.md "Start-up". A sweep
  * allocates and frees in turn the tape's columns, the tape tables, HDF5's metadata caches (one per
  * file opened) and the results' buffers, a few MiB each; each 4 KiB page the kernel maps costs a
- * page fault (about 2 us on a virtual machine), a quarter of a short sweep's system time. So:
+ * page fault (2 us on one virtual machine, about 10 us on another), and the guard's probe (a fork,
+ * src/io/h5guard.c) makes every 4 KiB page written before it fault again when written after it. So:
  * blocks up to 32 MiB come from the heap, freed memory stays there for the next allocation, the
  * heap grows 64 MiB at a time (address space: pages are committed when written), and the kernel is
  * asked for transparent huge pages on it (madvise; ignored where THP is off): one fault per 2 MiB.
- * Larger blocks (a long tape) are mapped on their own as before. */
+ * A huge page needs a 2 MiB-aligned range that no 4 KiB page has touched yet, and malloc writes a
+ * header at the end of each block it hands out: so the first block, never freed, ends just below
+ * a 2 MiB boundary at least 256 KiB above the heap's end (address space only: malloc writes none
+ * of it), the heap's growth is advised from that boundary on, and everything allocated after it
+ * lies in huge pages. Larger blocks (a long tape) are mapped on their own as before. */
 static void cli_heap_setup(void)
 {
     mallopt(M_MMAP_THRESHOLD, 32 << 20);
     mallopt(M_TRIM_THRESHOLD, 256 << 20);
     mallopt(M_TOP_PAD, 64 << 20);
-    uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
-    uintptr_t lo = (uintptr_t)sbrk(0);
-    void *volatile grow = malloc(1 << 20); /* the heap grows here, by the pad (volatile: the */
-    free(grow);                            /* compiler may drop an unused malloc and free) */
-    uintptr_t hi = (uintptr_t)sbrk(0);
-    lo = (lo + pg - 1) / pg * pg;
-    hi = hi / pg * pg;
-    if (hi > lo) madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+    const uintptr_t huge = 2u << 20;
+    uintptr_t end = (uintptr_t)sbrk(0);
+    uintptr_t al = (end + (256u << 10) + huge - 1) / huge * huge;
+    /* The block starts at or below `end` (malloc's top chunk): with its 16-byte header it ends at
+     * least 32 bytes below `al`, where malloc writes the next header. Over the free space of the
+     * initial heap (132 KiB), so the heap grows by it and the pad. Volatile: the compiler may drop
+     * an unused malloc. */
+    void *volatile head = malloc(al - end - 64);
+    uintptr_t hi = (uintptr_t)sbrk(0) / huge * huge;
+    if (head && hi > al) madvise((void *)al, hi - al, MADV_HUGEPAGE);
 }
 
 #if MM_HAVE_MPI
