@@ -22,9 +22,11 @@ hash_of() { sed -n 's/^results: .*, content hash \([0-9a-f]*\)$/\1/p' "$1"; }
 shm_before=$(ls /dev/shm | grep -c '^mmsim\.mpi\.' || true)
 
 # `mmsim` does not load MPI's libraries; an MPI launcher's sweep runs `mmsim-mpi` beside it (src/cli/main.c).
-if ldd "$mmsim" | grep -q 'libmpi'; then fail "$mmsim links libmpi (it should run mmsim-mpi instead)"; fi
+# (ldd's output is read whole: `ldd | grep -q` under pipefail fails when grep exits first and ldd
+# then dies of SIGPIPE.)
+if grep -q 'libmpi' <<<"$(ldd "$mmsim")"; then fail "$mmsim links libmpi (it should run mmsim-mpi instead)"; fi
 [ -x "$(dirname "$mmsim")/mmsim-mpi" ] || fail "no mmsim-mpi beside $mmsim"
-ldd "$(dirname "$mmsim")/mmsim-mpi" | grep -q 'libmpi' || fail "mmsim-mpi does not link libmpi"
+grep -q 'libmpi' <<<"$(ldd "$(dirname "$mmsim")/mmsim-mpi")" || fail "mmsim-mpi does not link libmpi"
 
 "$mmsim" gen --seed 3 --events 30000 --symbol AAA -o t.h5 >/dev/null
 "$mmsim" gen --seed 4 --events 20000 --symbol BBB -o t.h5 >/dev/null
