@@ -322,6 +322,41 @@ static void passed_add(size_t n, XXH128_hash_t h)
     pthread_mutex_unlock(&g_passed_mu);
 }
 
+/* The file's bytes for the hash and the scan: files up to MM_GUARD_READ bytes are read into a
+ * buffer, larger ones mapped. Mapping costs a page fault per 64 KiB and, on some virtual machines,
+ * far more for each page first touched through a new mapping (mmap + XXH3 of a 1.5 MB file: 0.6 ms
+ * where pread into a reused buffer + XXH3 took 0.2 ms; docs/perf.md, "Start-up, session 21"); a
+ * sweep hashes each tape twice (listing, loading), and its heap keeps the freed buffer for the
+ * next. Returns MAP_FAILED when that fails (then, as when mapping fails, no hash and no scan: the
+ * child probe still runs). */
+#define MM_GUARD_READ ((size_t)8 << 20)
+static unsigned char *guard_map(int fd, size_t n)
+{
+    if (n <= MM_GUARD_READ) {
+        unsigned char *b = malloc(n);
+        size_t got = 0;
+        while (b && got < n) {
+            ssize_t r = pread(fd, b + got, n - got, (off_t)got);
+            if (r < 0 && errno == EINTR) continue;
+            if (r <= 0) break;
+            got += (size_t)r;
+        }
+        if (b && got == n) return b;
+        free(b);
+        return MAP_FAILED;
+    }
+    void *m = mmap(NULL, n, PROT_READ, MAP_PRIVATE, fd, 0);
+    return m == MAP_FAILED ? MAP_FAILED : (unsigned char *)m;
+}
+
+static void guard_unmap(unsigned char *m, size_t n)
+{
+    if (n <= MM_GUARD_READ)
+        free(m);
+    else
+        munmap(m, n);
+}
+
 int mm__h5_guard(hid_t file, const char *path, mm_error *err)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -358,11 +393,11 @@ int mm__h5_guard(hid_t file, const char *path, mm_error *err)
     const char *why = "";
     XXH128_hash_t h = {0, 0};
     if (!crash) {
-        unsigned char *m = mmap(NULL, n, PROT_READ, MAP_PRIVATE, fd, 0);
+        unsigned char *m = guard_map(fd, n);
         if (m != MAP_FAILED && whole) {
             h = XXH3_128bits(m, n);
             if (passed_find(n, h)) {
-                munmap(m, n);
+                guard_unmap(m, n);
                 goto out;
             }
         }
@@ -374,7 +409,7 @@ int mm__h5_guard(hid_t file, const char *path, mm_error *err)
                 if (to > from) bad = scan(m, n, from, to, &why);
                 if (i < rs.n && rs.r[i].hi > from) from = rs.r[i].hi < n ? (size_t)rs.r[i].hi : n;
             }
-            munmap(m, n);
+            guard_unmap(m, n);
         }
     }
     if (bad >= 0) {
