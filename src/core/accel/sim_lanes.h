@@ -362,39 +362,130 @@ LANES_INLINE void lanes_step(lanes_st *x, const lanes_cst *c, const mm_event *ev
     *out = rare;
 }
 
-/* Deferred samples (docs/model.md section 8, "Deferred samples"): the members fl[0 .. nl) of
- * one leader (of leaders with empty logs when nlog is 0), nl <= MM_W, one per lane, take the
- * samples of the listed events (g->sw) from their cursors (g->scur) through event `through`,
- * interleaved with the leader's log lg[0 .. nlog) (an entry at event i after the samples of i: the
- * step takes them first). The operations of mm__sample (and lanes_sample) on the same values: a
- * member's position, cash and fees are its own, moved only by the replays. Unused lanes start at a
- * cursor after every event and sample nothing. */
-LANES_INLINE void lanes_settle_lanes(const mm__guards *g, const mm_derived *d, mm_state *st,
-                                     const int32_t *fl, int nl, const mm__share_log *lg,
-                                     int32_t nlog, int64_t through)
+/* Deferred samples (docs/model.md section 8, "Deferred samples"). One set of MM_W members, one
+ * per lane: what a sample reads and writes of each (a member's position, cash and fees are its own,
+ * moved only by the replays of its leader's log). Unused lanes have a cursor after every event. */
+typedef struct settle_set {
+    mm__vi cur, lpos, q, cash2, n_ret;
+    mm__vd fees, money, pnl_prev, ret_mean, ret_m2, pnl_peak, max_dd;
+} settle_set;
+
+/* The set of members fl[0 .. nl), nl <= MM_W; *c0: the earliest cursor so far. */
+LANES_INLINE void settle_get(settle_set *a, const mm__guards *g, const mm_derived *d,
+                             const mm_state *st, const int32_t *fl, int nl, int64_t *c0)
 {
-    const mm__samp_list *sw = g->sw;
-    mm__vi cur = mm__vi_b(INT64_MAX), lpos = mm__vi_b(INT64_MAX), q = mm__vi_b(0);
-    mm__vi cash2 = q, n_ret = q;
-    mm__vd fees = mm__vd_b(0.0), money = fees, pnl_prev = fees, ret_mean = fees, ret_m2 = fees;
-    mm__vd pnl_peak = fees, max_dd = fees;
-    int64_t c0 = INT64_MAX;
+    a->cur = mm__vi_b(INT64_MAX);
+    a->lpos = mm__vi_b(INT64_MAX);
+    a->q = a->cash2 = a->n_ret = mm__vi_b(0);
+    a->fees = a->money = a->pnl_prev = a->ret_mean = a->ret_m2 = mm__vd_b(0.0);
+    a->pnl_peak = a->max_dd = mm__vd_b(0.0);
     for (int l = 0; l < nl; l++) {
         const mm_state *s = &st[fl[l]];
-        cur[l] = g->scur[fl[l]];
-        lpos[l] = g->logpos[fl[l]];
-        c0 = cur[l] < c0 ? cur[l] : c0;
-        q[l] = s->q;
-        cash2[l] = s->cash2;
-        fees[l] = s->fees;
-        money[l] = d[fl[l]].money;
-        n_ret[l] = s->n_ret;
-        pnl_prev[l] = s->pnl_prev;
-        ret_mean[l] = s->ret_mean;
-        ret_m2[l] = s->ret_m2;
-        pnl_peak[l] = s->pnl_peak;
-        max_dd[l] = s->max_dd;
+        a->cur[l] = g->scur[fl[l]];
+        a->lpos[l] = g->logpos[fl[l]];
+        *c0 = a->cur[l] < *c0 ? a->cur[l] : *c0;
+        a->q[l] = s->q;
+        a->cash2[l] = s->cash2;
+        a->fees[l] = s->fees;
+        a->money[l] = d[fl[l]].money;
+        a->n_ret[l] = s->n_ret;
+        a->pnl_prev[l] = s->pnl_prev;
+        a->ret_mean[l] = s->ret_mean;
+        a->ret_m2[l] = s->ret_m2;
+        a->pnl_peak[l] = s->pnl_peak;
+        a->max_dd[l] = s->max_dd;
     }
+}
+
+/* The PnL of the set's lanes at mid2 (twice the mid), as mm__sample computes it. */
+LANES_INLINE mm__vd settle_pnl(const settle_set *a, int64_t mid2)
+{
+    mm__vi w = a->cash2 + a->q * mid2;
+    return __builtin_convertvector(w, mm__vd) * 0.5 * a->money - a->fees;
+}
+
+/* One sample of PnL pnl on the lanes of ok: mm__sample's operations, in its order. */
+LANES_INLINE void settle_sample(settle_set *a, mm__vd pnl, mm__vi ok)
+{
+    mm__vd r = pnl - a->pnl_prev;
+    mm__vi n1 = a->n_ret + 1;
+    mm__vd delta = r - a->ret_mean;
+    mm__vd mean1 = a->ret_mean + delta / __builtin_convertvector(n1, mm__vd);
+    mm__vd m21 = a->ret_m2 + delta * (r - mean1);
+    mm__vd peak1 = mm__vd_sel(pnl > a->pnl_peak, pnl, a->pnl_peak);
+    mm__vd dd = peak1 - pnl;
+    a->max_dd = mm__vd_sel(ok & (dd > a->max_dd), dd, a->max_dd);
+    a->pnl_prev = mm__vd_sel(ok, pnl, a->pnl_prev);
+    a->n_ret = mm__vi_sel(ok, n1, a->n_ret);
+    a->ret_mean = mm__vd_sel(ok, mean1, a->ret_mean);
+    a->ret_m2 = mm__vd_sel(ok, m21, a->ret_m2);
+    a->pnl_peak = mm__vd_sel(ok, peak1, a->pnl_peak);
+}
+
+/* A second or later sample of the same event on the lanes of ok, after settle_sample with the same
+ * pnl and ok: the same operations, less those whose results cannot change (for each lane of ok,
+ * pnl_prev is pnl already, pnl_peak is at least pnl or unordered with it, and the drawdown is the
+ * one max_dd has seen). */
+LANES_INLINE void settle_sample_again(settle_set *a, mm__vd pnl, mm__vi ok)
+{
+    mm__vd r = pnl - a->pnl_prev;
+    mm__vi n1 = a->n_ret + 1;
+    mm__vd delta = r - a->ret_mean;
+    mm__vd mean1 = a->ret_mean + delta / __builtin_convertvector(n1, mm__vd);
+    mm__vd m21 = a->ret_m2 + delta * (r - mean1);
+    a->n_ret = mm__vi_sel(ok, n1, a->n_ret);
+    a->ret_mean = mm__vd_sel(ok, mean1, a->ret_mean);
+    a->ret_m2 = mm__vd_sel(ok, m21, a->ret_m2);
+}
+
+/* Log entry p replayed on the set's members that have not replayed it. */
+LANES_INLINE void settle_replay(settle_set *a, const mm_derived *d, mm_state *st, const int32_t *fl,
+                                int nl, const mm__share_log *lg, int32_t p)
+{
+    for (int l = 0; l < nl; l++) {
+        if (p < a->lpos[l]) continue;
+        mm_state *s = &st[fl[l]];
+        if (lg[p].fill) share_fill_own(s, &lg[p].mv, &d[fl[l]], lg[p].ts, lg[p].i);
+        s->kq += lg[p].dkq;
+        a->q[l] = s->q;
+        a->cash2[l] = s->cash2;
+        a->fees[l] = s->fees;
+    }
+}
+
+LANES_INLINE void settle_put(const settle_set *a, const mm__guards *g, mm_state *st,
+                             const int32_t *fl, int nl, int64_t through)
+{
+    for (int l = 0; l < nl; l++) {
+        mm_state *s = &st[fl[l]];
+        s->n_ret = a->n_ret[l];
+        s->pnl_prev = a->pnl_prev[l];
+        s->ret_mean = a->ret_mean[l];
+        s->ret_m2 = a->ret_m2[l];
+        s->pnl_peak = a->pnl_peak[l];
+        s->max_dd = a->max_dd[l];
+        g->scur[fl[l]] = a->cur[l] > through + 1 ? a->cur[l] : through + 1;
+        g->logpos[fl[l]] = 0;
+    }
+}
+
+/* The members fl[0 .. nl) of one leader (of leaders with empty logs when nlog is 0), one per lane,
+ * in one set (nl <= MM_W; two = 0) or two (MM_W < nl <= 2 MM_W; two = 1), take the samples of the
+ * listed events (g->sw) from their cursors (g->scur) through event `through`, interleaved with the
+ * leader's log lg[0 .. nlog) (an entry at event i after the samples of i: the step takes them
+ * first). Two sets run two independent chains of samples (each sample's mean waits for a division
+ * by the one before): where the divider is not busy, the second costs little (docs/perf.md,
+ * "Start-up, session 21"). */
+LANES_INLINE void lanes_settle_n(const mm__guards *g, const mm_derived *d, mm_state *st,
+                                 const int32_t *fl, int nl, const mm__share_log *lg, int32_t nlog,
+                                 int64_t through, const int two)
+{
+    const mm__samp_list *sw = g->sw;
+    settle_set A = {0}, B = {0}; /* (B unused with one set) */
+    int na = two ? MM_W : nl, nb = two ? nl - MM_W : 0;
+    int64_t c0 = INT64_MAX;
+    settle_get(&A, g, d, st, fl, na, &c0);
+    if (two) settle_get(&B, g, d, st, fl + MM_W, nb, &c0);
     /* The first listed event at or after the earliest cursor (every event with samples before it
      * was taken by every member: the list starts after the last time all were current). */
     int32_t k = 0, hi = sw->n;
@@ -408,62 +499,52 @@ LANES_INLINE void lanes_settle_lanes(const mm__guards *g, const mm_derived *d, m
     for (int32_t p = 0; p <= nlog; p++) {
         int64_t lim = p < nlog ? lg[p].i : through;
         for (; k < sw->n && sw->ev[k] <= lim; k++) {
-            mm__vi ok = cur <= sw->ev[k];
-            if (!MM_LANES_ANY(ok)) continue;
+            mm__vi oka = A.cur <= sw->ev[k], okb = oka;
+            if (two) {
+                okb = B.cur <= sw->ev[k];
+                if (!MM_LANES_ANY(oka | okb)) continue;
+            } else if (!MM_LANES_ANY(oka)) {
+                continue;
+            }
             int64_t mid2 = sw->mid2[k];
-            for (int32_t n = 0; n < sw->ns[k]; n++) {
-                mm__vi w = cash2 + q * mid2;
-                mm__vd pnl = __builtin_convertvector(w, mm__vd) * 0.5 * money - fees;
-                mm__vd r = pnl - pnl_prev;
-                mm__vi n1 = n_ret + 1;
-                mm__vd delta = r - ret_mean;
-                mm__vd mean1 = ret_mean + delta / __builtin_convertvector(n1, mm__vd);
-                mm__vd m21 = ret_m2 + delta * (r - mean1);
-                mm__vd peak1 = mm__vd_sel(pnl > pnl_peak, pnl, pnl_peak);
-                mm__vd dd = peak1 - pnl;
-                max_dd = mm__vd_sel(ok & (dd > max_dd), dd, max_dd);
-                pnl_prev = mm__vd_sel(ok, pnl, pnl_prev);
-                n_ret = mm__vi_sel(ok, n1, n_ret);
-                ret_mean = mm__vd_sel(ok, mean1, ret_mean);
-                ret_m2 = mm__vd_sel(ok, m21, ret_m2);
-                pnl_peak = mm__vd_sel(ok, peak1, pnl_peak);
+            mm__vd pa = settle_pnl(&A, mid2), pb = two ? settle_pnl(&B, mid2) : pa;
+            settle_sample(&A, pa, oka);
+            if (two) settle_sample(&B, pb, okb);
+            for (int32_t n = 1; n < sw->ns[k]; n++) {
+                settle_sample_again(&A, pa, oka);
+                if (two) settle_sample_again(&B, pb, okb);
             }
         }
         if (p == nlog) break;
-        for (int l = 0; l < nl; l++) { /* the entry, on the members that have not replayed it */
-            if (p < lpos[l]) continue;
-            mm_state *s = &st[fl[l]];
-            if (lg[p].fill) share_fill_own(s, &lg[p].mv, &d[fl[l]], lg[p].ts, lg[p].i);
-            s->kq += lg[p].dkq;
-            q[l] = s->q;
-            cash2[l] = s->cash2;
-            fees[l] = s->fees;
-        }
+        settle_replay(&A, d, st, fl, na, lg, p);
+        if (two) settle_replay(&B, d, st, fl + MM_W, nb, lg, p);
     }
-    for (int l = 0; l < nl; l++) {
-        mm_state *s = &st[fl[l]];
-        s->n_ret = n_ret[l];
-        s->pnl_prev = pnl_prev[l];
-        s->ret_mean = ret_mean[l];
-        s->ret_m2 = ret_m2[l];
-        s->pnl_peak = pnl_peak[l];
-        s->max_dd = max_dd[l];
-        g->scur[fl[l]] = cur[l] > through + 1 ? cur[l] : through + 1;
-        g->logpos[fl[l]] = 0;
-    }
+    settle_put(&A, g, st, fl, na, through);
+    if (two) settle_put(&B, g, st, fl + MM_W, nb, through);
 }
 
-/* share_flush_all with deferred samples (mm__samp_list.settle): the members of leader j, MM_W at a
- * time, through event `through`; j's log is then empty. */
+/* lanes_settle_n for nl <= 2 MM_W members. */
+LANES_INLINE void lanes_settle_lanes(const mm__guards *g, const mm_derived *d, mm_state *st,
+                                     const int32_t *fl, int nl, const mm__share_log *lg,
+                                     int32_t nlog, int64_t through)
+{
+    if (nl > MM_W)
+        lanes_settle_n(g, d, st, fl, nl, lg, nlog, through, 1);
+    else
+        lanes_settle_n(g, d, st, fl, nl, lg, nlog, through, 0);
+}
+
+/* share_flush_all with deferred samples (mm__samp_list.settle): the members of leader j, 2 MM_W at
+ * a time, through event `through`; j's log is then empty. */
 MM_ISA_ATTR static void lanes_settle(const mm__guards *g, const mm_derived *d, mm_state *st,
                                      int32_t j, int64_t through)
 {
     const mm__share_log *lg = &g->log[(int64_t)j * MM_SHARE_LOG];
     int32_t nlog = g->logn[j];
     for (int32_t f = g->fhead[j]; f >= 0;) {
-        int32_t fl[MM_W];
+        int32_t fl[2 * MM_W];
         int nl = 0;
-        for (; f >= 0 && nl < MM_W; f = g->fnext[f])
+        for (; f >= 0 && nl < 2 * MM_W; f = g->fnext[f])
             fl[nl++] = f;
         lanes_settle_lanes(g, d, st, fl, nl, lg, nlog, through);
     }
@@ -471,12 +552,12 @@ MM_ISA_ATTR static void lanes_settle(const mm__guards *g, const mm_derived *d, m
 }
 
 /* Every member of the m combinations takes its samples (and replays its leader's log) through
- * event `through`: those of leaders with a log leader by leader, the others MM_W at a time across
- * leaders (nothing to interleave). The list of events with samples is then empty. */
+ * event `through`: those of leaders with a log leader by leader, the others 2 MM_W at a time
+ * across leaders (nothing to interleave). The list of events with samples is then empty. */
 MM_ISA_ATTR static void lanes_settle_all(const mm__guards *g, const mm_derived *d, mm_state *st,
                                          int64_t m, int64_t through)
 {
-    int32_t fl[MM_W];
+    int32_t fl[2 * MM_W];
     int nf = 0;
     for (int64_t j = 0; j < m; j++) {
         if (g->fhead[j] < 0) continue;
@@ -486,7 +567,7 @@ MM_ISA_ATTR static void lanes_settle_all(const mm__guards *g, const mm_derived *
         }
         for (int32_t f = g->fhead[j]; f >= 0; f = g->fnext[f]) {
             fl[nf++] = f;
-            if (nf == MM_W) {
+            if (nf == 2 * MM_W) {
                 lanes_settle_lanes(g, d, st, fl, nf, NULL, 0, through);
                 nf = 0;
             }
