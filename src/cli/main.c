@@ -120,11 +120,11 @@ static int unknown_command(const char *cmd)
  * heap grows 64 MiB at a time (address space: pages are committed when written), and the kernel is
  * asked for transparent huge pages on it (madvise; ignored where THP is off): one fault per 2 MiB.
  * A huge page needs a 2 MiB-aligned range that no 4 KiB page has touched yet, and malloc writes a
- * header at the end of each block it hands out: so the first block, never freed, ends just below
+ * header at the end of each block it hands out: so the first block, kept to the end, ends just below
  * a 2 MiB boundary at least 256 KiB above the heap's end (address space only: malloc writes none
  * of it), the heap's growth is advised from that boundary on, and everything allocated after it
  * lies in huge pages. Larger blocks (a long tape) are mapped on their own as before. */
-static void *volatile g_heap_head; /* cli_heap_setup's first block, never freed */
+static void *volatile g_heap_head; /* cli_heap_setup's first block, freed when main ends */
 static void cli_heap_setup(void)
 {
     mallopt(M_MMAP_THRESHOLD, 32 << 20);
@@ -180,8 +180,13 @@ static int run_mpi_binary(char **argv)
  * object left open there is nothing of it to finish, so the process leaves with _exit once every
  * stdio stream is flushed (the commands close their own files). Returns, for exit() to do the
  * rest, when an HDF5 object is still open, when a stream cannot be flushed, under a sanitizer
- * (its leak check runs at exit), in mmsim-mpi (MPI's own handlers) and with the shared HDF5 (not
- * initialised at start there: counting its objects would initialise it). */
+ * (its leak check runs at exit), in mmsim-mpi (MPI's own handlers), with the shared HDF5 (not
+ * initialised at start there: counting its objects would initialise it) and in a test harness that
+ * calls main itself. */
+/* Defined, as 1, by tests/alloc_fail's harness, which runs this main many times in its own process
+ * (main must return there); undefined (a null address) in mmsim. */
+extern const int mm__cli_in_process __attribute__((weak));
+
 static void cli_quick_exit(int rc)
 {
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__) || !defined(MM_HDF5_STATIC)
@@ -190,6 +195,7 @@ static void cli_quick_exit(int rc)
 #if MM_HAVE_MPI
     if (mm__mpi_ranks_linked) return;
 #endif
+    if (&mm__cli_in_process && mm__cli_in_process) return;
     if (fflush(NULL) != 0 || H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_ALL) != 0) return;
     _exit(rc);
 #endif
@@ -212,6 +218,8 @@ int main(int argc, char **argv)
 #endif
     int rc = dispatch(argc, argv);
     cli_files_free();
+    free(g_heap_head); /* (for tests/alloc_fail, which runs this main many times in one process) */
+    g_heap_head = NULL;
     const char *cmd = argc > 1 && argv[1][0] != '-' ? argv[1] : NULL;
     rc = cli_close_stdout(cmd, rc);
     cli_quick_exit(rc);

@@ -784,6 +784,9 @@ static int body_import_csv(mm_error *err, uint64_t *res)
  * ---- */
 
 int main(int argc, char **argv); /* mmsim's */
+/* mmsim's main returns to this harness instead of leaving the process (src/cli/main.c). */
+extern const int mm__cli_in_process;
+const int mm__cli_in_process = 1;
 
 /* Runs mmsim with args (NULL-terminated, without "mmsim") in this process, stdout and stderr in
  * files of g_base. Returns the exit status; err->msg gets stderr (its final newline removed), *res
