@@ -120,10 +120,10 @@ static int unknown_command(const char *cmd)
  * heap grows 64 MiB at a time (address space: pages are committed when written), and the kernel is
  * asked for transparent huge pages on it (madvise; ignored where THP is off): one fault per 2 MiB.
  * A huge page needs a 2 MiB-aligned range that no 4 KiB page has touched yet, and malloc writes a
- * header at the end of each block it hands out: so the first block, kept to the end, ends just below
- * a 2 MiB boundary at least 256 KiB above the heap's end (address space only: malloc writes none
- * of it), the heap's growth is advised from that boundary on, and everything allocated after it
- * lies in huge pages. Larger blocks (a long tape) are mapped on their own as before. */
+ * header at the end of each block it hands out: so the first block, kept to the end, ends just
+ * below a 2 MiB boundary at least 256 KiB above the heap's end (address space only: malloc writes
+ * none of it), the heap's growth is advised from that boundary on, and everything allocated after
+ * it lies in huge pages. Larger blocks (a long tape) are mapped on their own as before. */
 static void *volatile g_heap_head; /* cli_heap_setup's first block, freed when main ends */
 static void cli_heap_setup(void)
 {
