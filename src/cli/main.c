@@ -175,6 +175,10 @@ static int run_mpi_binary(char **argv)
 }
 #endif
 
+/* Defined, as 1, by tests/alloc_fail's harness, which runs this main many times in its own process
+ * (main must return there); undefined (a null address) in mmsim. */
+extern const int mm__cli_in_process __attribute__((weak));
+
 /* The end of a command. exit() runs HDF5's atexit handler, which frees the library's whole state
  * (about 0.5 ms of a one-combination sweep; docs/perf.md, "Start-up, session 21"): with no HDF5
  * object left open there is nothing of it to finish, so the process leaves with _exit once every
@@ -183,10 +187,6 @@ static int run_mpi_binary(char **argv)
  * (its leak check runs at exit), in mmsim-mpi (MPI's own handlers), with the shared HDF5 (not
  * initialised at start there: counting its objects would initialise it) and in a test harness that
  * calls main itself. */
-/* Defined, as 1, by tests/alloc_fail's harness, which runs this main many times in its own process
- * (main must return there); undefined (a null address) in mmsim. */
-extern const int mm__cli_in_process __attribute__((weak));
-
 static void cli_quick_exit(int rc)
 {
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__) || !defined(MM_HDF5_STATIC)

@@ -329,9 +329,9 @@ static int check(int tapes, int combos)
                 return 1;
             }
         }
-        /* The sampling clock (section 2): 10 ms on one tape in three, so that many events carry
-         * several samples (the generated tapes are about 12 ms an event; at the default 1 s a
-         * second sample of one event is rare), 1 s on the others. */
+        /* The sampling clock (section 2): 0.3 ms on one tape in three, so that most events carry
+         * several samples (the generated tapes have an event about every millisecond; at the
+         * default 1 s a second sample of one event is rare), 1 s on the others. */
         c.sample_ns = ti % 3 == 2 ? 300000 : 1000000000;
         /* Another master seed and first id / path of the random streams per tape (3.3). */
         c.seed = ((uint64_t)ck_rnd() << 32) | ck_rnd();

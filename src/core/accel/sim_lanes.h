@@ -404,28 +404,11 @@ LANES_INLINE mm__vd settle_pnl(const settle_set *a, int64_t mid2)
     return __builtin_convertvector(w, mm__vd) * 0.5 * a->money - a->fees;
 }
 
-/* One sample of PnL pnl on the lanes of ok: mm__sample's operations, in its order. */
-LANES_INLINE void settle_sample(settle_set *a, mm__vd pnl, mm__vi ok)
-{
-    mm__vd r = pnl - a->pnl_prev;
-    mm__vi n1 = a->n_ret + 1;
-    mm__vd delta = r - a->ret_mean;
-    mm__vd mean1 = a->ret_mean + delta / __builtin_convertvector(n1, mm__vd);
-    mm__vd m21 = a->ret_m2 + delta * (r - mean1);
-    mm__vd peak1 = mm__vd_sel(pnl > a->pnl_peak, pnl, a->pnl_peak);
-    mm__vd dd = peak1 - pnl;
-    a->max_dd = mm__vd_sel(ok & (dd > a->max_dd), dd, a->max_dd);
-    a->pnl_prev = mm__vd_sel(ok, pnl, a->pnl_prev);
-    a->n_ret = mm__vi_sel(ok, n1, a->n_ret);
-    a->ret_mean = mm__vd_sel(ok, mean1, a->ret_mean);
-    a->ret_m2 = mm__vd_sel(ok, m21, a->ret_m2);
-    a->pnl_peak = mm__vd_sel(ok, peak1, a->pnl_peak);
-}
-
-/* A second or later sample of the same event on the lanes of ok, after settle_sample with the same
- * pnl and ok: the same operations, less those whose results cannot change (for each lane of ok,
- * pnl_prev is pnl already, pnl_peak is at least pnl or unordered with it, and the drawdown is the
- * one max_dd has seen). */
+/* The running mean and sum of squares of the returns (section 2's Welford update) and the count,
+ * for a sample of PnL pnl on the lanes of ok; reads pnl_prev, does not move it. Alone, it is a
+ * second or later sample of one event after settle_sample with the same pnl and ok: the rest of a
+ * sample cannot change there (for each lane of ok, pnl_prev is pnl already, pnl_peak is at least
+ * pnl or unordered with it, and the drawdown is the one max_dd has seen). */
 LANES_INLINE void settle_sample_again(settle_set *a, mm__vd pnl, mm__vi ok)
 {
     mm__vd r = pnl - a->pnl_prev;
@@ -436,6 +419,18 @@ LANES_INLINE void settle_sample_again(settle_set *a, mm__vd pnl, mm__vi ok)
     a->n_ret = mm__vi_sel(ok, n1, a->n_ret);
     a->ret_mean = mm__vd_sel(ok, mean1, a->ret_mean);
     a->ret_m2 = mm__vd_sel(ok, m21, a->ret_m2);
+}
+
+/* One sample of PnL pnl on the lanes of ok: mm__sample's operations (each lane's results do not
+ * depend on the order of independent ones). */
+LANES_INLINE void settle_sample(settle_set *a, mm__vd pnl, mm__vi ok)
+{
+    settle_sample_again(a, pnl, ok);
+    mm__vd peak1 = mm__vd_sel(pnl > a->pnl_peak, pnl, a->pnl_peak);
+    mm__vd dd = peak1 - pnl;
+    a->max_dd = mm__vd_sel(ok & (dd > a->max_dd), dd, a->max_dd);
+    a->pnl_prev = mm__vd_sel(ok, pnl, a->pnl_prev);
+    a->pnl_peak = mm__vd_sel(ok, peak1, a->pnl_peak);
 }
 
 /* Log entry p replayed on the set's members that have not replayed it. */
