@@ -1,6 +1,7 @@
 /* The kernel registry of checkmodel: every implementation of the model's step, the reference first.
  * How to add one: checkmodel.h, above ck_kernel. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "checkmodel.h"
@@ -147,30 +148,41 @@ static int advance_thread(const mm__tape *tp, const mm_derived *d, mm_state *st,
 }
 
 #if MM_HAVE_CUDA
-/* The CUDA kernel (cuda/engine_cuda.cu) on device 0: -ENODEV without a GPU (skipped). The device
- * has no depth stream (the engine refuses book = l2, l3 before anything runs, docs/model.md 4.5):
- * those combinations (on the generated tapes with depth, ck_depth.c) step in the kernel's
- * per-thread code on the host, as the "thread" kernel does; the others on the device. */
+/* The CUDA kernel (cuda/engine_cuda.cu) on device 0: -ENODEV without a GPU (skipped). What the
+ * engine refuses before anything runs (mm__grid_check_tape) stays on the host, in the kernel's
+ * per-thread code, as the "thread" kernel does: book = l2, l3 (the device has no depth stream,
+ * docs/model.md 4.5), ladders (levels > 1: their rungs are host memory, 6.2) and signal_skew other
+ * than 0 (the signal column stays on the host, section 6). The others step on the device; a CUDA
+ * error is printed with its message. */
+static int ck_on_device(const mm_derived *d)
+{
+    return d->book == MM_BOOK_L1 && d->levels == 1 && d->signal_skew == 0.0;
+}
+
 static int advance_cuda(const mm__tape *tp, const mm_derived *d, mm_state *st, int64_t m,
                         int64_t i0, int64_t i1)
 {
     mm_error e = {0};
     int64_t n = 0;
     for (int64_t j = 0; j < m; j++)
-        n += d[j].book == MM_BOOK_L1;
-    if (n == m) return mm__cuda_advance(&tp->v, d, st, m, i0, i1, 0, &e);
-    mm_derived *dd = malloc((size_t)(n ? n : 1) * sizeof *dd);
-    mm_state *ds = malloc((size_t)(n ? n : 1) * sizeof *ds);
-    int rc = dd && ds ? 0 : -ENOMEM;
-    for (int64_t j = 0, k = 0; j < m && !rc; j++)
-        if (d[j].book == MM_BOOK_L1) {
-            dd[k] = d[j];
-            ds[k++] = st[j];
-        } else
-            mm__thread_advance(&tp->v, &d[j], &st[j], i0, i1);
-    if (!rc && n) rc = mm__cuda_advance(&tp->v, dd, ds, n, i0, i1, 0, &e);
-    for (int64_t j = 0, k = 0; j < m && !rc && n; j++)
-        if (d[j].book == MM_BOOK_L1) st[j] = ds[k++];
+        n += ck_on_device(&d[j]);
+    mm_derived *dd = n == m ? NULL : malloc((size_t)(n ? n : 1) * sizeof *dd);
+    mm_state *ds = n == m ? NULL : malloc((size_t)(n ? n : 1) * sizeof *ds);
+    int rc = n == m || (dd && ds) ? 0 : -ENOMEM;
+    if (n == m)
+        rc = mm__cuda_advance(&tp->v, d, st, m, i0, i1, 0, &e);
+    else {
+        for (int64_t j = 0, k = 0; j < m && !rc; j++)
+            if (ck_on_device(&d[j])) {
+                dd[k] = d[j];
+                ds[k++] = st[j];
+            } else
+                mm__thread_advance(&tp->v, &d[j], &st[j], i0, i1);
+        if (!rc && n) rc = mm__cuda_advance(&tp->v, dd, ds, n, i0, i1, 0, &e);
+        for (int64_t j = 0, k = 0; j < m && !rc && n; j++)
+            if (ck_on_device(&d[j])) st[j] = ds[k++];
+    }
+    if (rc && rc != -ENODEV) fprintf(stderr, "checkmodel: %s\n", e.msg);
     free(dd);
     free(ds);
     return rc;
