@@ -18,7 +18,7 @@ mkdir "$W/src"
 (cd "$SRC" && git ls-files -z -c -o --exclude-standard | xargs -0 cp --parents -t "$W/src")
 cd "$W/src"
 git apply "$SRC/tests/extension_strategy.patch"
-meson setup "$W/b" "$W/src" --buildtype=release -Dwerror=true -Dcuda=disabled >"$W/setup.log" 2>&1 ||
+meson setup "$W/b" "$W/src" --buildtype=plain -Doptimization=1 -Dwerror=true -Dcuda=disabled >"$W/setup.log" 2>&1 ||
   { tail -20 "$W/setup.log"; exit 1; }
 ninja -C "$W/b" src/cli/mmsim tests/checkmodel >"$W/build.log" 2>&1 || { tail -30 "$W/build.log"; exit 1; }
 M="$W/b/src/cli/mmsim"

@@ -119,15 +119,15 @@ __attribute__((flatten)) MM_ISA_ATTR static void skip_advance(const mm__tape *tp
                     int64_t q = q8 + b, j = g->perm[q];
                     int kq = kind_at(beg, q);
                     int64_t *rest = &g->rest[2 * j];
-                    if (g->fhead[j] < 0) {
-                        share_step(&st[j], rest, &ev, &d[j], NULL);
-                        steps++;
-                    } else { /* a leader: its members share the step unless it fills */
-                        mm_state pre;
-                        int64_t prest[2] = {rest[0], rest[1]};
-                        memcpy(&pre, &st[j], sizeof pre);
-                        share_step(&st[j], rest, &ev, &d[j], NULL);
-                        steps++;
+                    /* One call site of the step (inlined once): a leader keeps its state
+                     * before, as its members share the step unless it fills. */
+                    const int lead = g->fhead[j] >= 0;
+                    mm_state pre;
+                    int64_t prest[2] = {rest[0], rest[1]};
+                    if (lead) memcpy(&pre, &st[j], sizeof pre);
+                    share_step(&st[j], rest, &ev, &d[j], NULL);
+                    steps++;
+                    if (lead) {
                         if (!share_clean(&pre, &st[j])) {
                             ev_ns = ev;
                             ev_ns.n_samples = 0; /* taken above */

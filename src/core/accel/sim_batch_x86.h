@@ -1,6 +1,6 @@
 /* What the x86-64 builds of the batched kernels share (included by sim_batch_avx2.c and
- * sim_batch_avx512.c, one instruction set each): the skip kernel's text (sim_batch_body.h), the
- * lanes kernel's helpers below, and mm_step_c out of line for the lanes' rare steps.
+ * sim_batch_avx512.c, one instruction set each): the skip kernel's text (sim_batch_body.h) and the
+ * lanes kernel's helpers below (mm_step_c out of line is sim_share.h's share_step_c).
  *
  * The lanes kernel is built for x86-64 with AVX2 (4 lanes of 64 bits) and AVX-512 (8 lanes) only:
  * without 64-bit lane compares its SSE2 build ran about 9x slower than the skip kernel, and the
@@ -26,14 +26,5 @@
 #define mm__vd_sel(m, a, b)                                                                        \
     ((mm__vd)((((mm__vi)(m)) & (mm__vi)(a)) | (~((mm__vi)(m)) & (mm__vi)(b))))
 typedef long long mm__vll __attribute__((vector_size(32)));
-
-/* mm_step_c out of line for the lanes kernel (its rare lanes and the combinations outside its
- * vectors' model): one copy, not one inlined per call site (inlined, the file compiled 5x slower
- * under ASan). tr: NULL, or a leader's fills_only sink. */
-__attribute__((noinline)) static void lanes_step_c(mm_state *s, const mm_event *ev,
-                                                   const mm_derived *d, mm_trace_sink *tr)
-{
-    mm_step_c(s, ev, d, tr);
-}
 
 #endif

@@ -13,7 +13,7 @@ static void lanes_step1(const mm__guards *g, const mm_derived *d, mm_state *st, 
     int64_t *rest = &g->rest[2 * (int64_t)j];
     int64_t land0 = st[j].s[0].land_ns, land1 = st[j].s[1].land_ns;
     if (g->fhead[j] < 0) {
-        lanes_step_c(&st[j], ev, &d[j], NULL);
+        share_step_c(&st[j], ev, &d[j], NULL);
         share_rested(&st[j], rest, land0, land1, ev->ts);
         return;
     }
@@ -24,7 +24,7 @@ static void lanes_step1(const mm__guards *g, const mm_derived *d, mm_state *st, 
     mm__share_fills fl;
     fl.n = fl.over = 0;
     mm_trace_sink sink = {share_record, &fl, 1};
-    lanes_step_c(&st[j], ev, &d[j], &sink);
+    share_step_c(&st[j], ev, &d[j], &sink);
     share_rested(&st[j], rest, land0, land1, ev->ts);
     if (share_clean(&pre, &st[j])) return;
     mm_event ev_ns = *ev;
