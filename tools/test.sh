@@ -13,7 +13,9 @@ jobs=$(nproc)
 git ls-files '*.c' '*.h' '*.cu' | grep -v '^fixtures/' | xargs clang-format --dry-run --Werror
 [ -d build-ci ] || meson setup build-ci --buildtype=release -Dwerror=true
 ninja -C build-ci
-meson test -C build-ci --print-errorlogs --num-processes "$jobs"
+# Suite 'once' (the command line's and the engines' behaviour: messages, files, journals, signals,
+# processes) runs in the sanitizer pass below only; every other test runs in both.
+meson test -C build-ci --print-errorlogs --num-processes "$jobs" --no-suite once
 # The GPU machines' build (docs/perf-gpu.md): the core, the CUDA engine where nvcc exists, and the
 # checker, with no HDF5; its checker must pass here too.
 # -O1: CI checks that it builds and that its checker passes; the speed is measured elsewhere.

@@ -92,8 +92,8 @@ MM_HD int64_t mm__lat_lognormal(int64_t base, double v)
  * mean base: -base ln(u); lognormal with median base: base exp(sigma z), z = mm__norm_inv(u); u =
  * mm_u01 of the draw's words 0 and 1; truncated to whole ns, at most MM_SIM_LATENCY_MAX_NS. base 0
  * draws nothing. */
-MM_HD int64_t mm__draw_latency(uint64_t key, int32_t dist, double sigma, int64_t base,
-                               uint32_t purpose, uint64_t a, const int64_t *samp, int64_t nsamp)
+MM_HD_BIG int64_t mm__draw_latency(uint64_t key, int32_t dist, double sigma, int64_t base,
+                                   uint32_t purpose, uint64_t a, const int64_t *samp, int64_t nsamp)
 {
     if (dist == MM_LAT_CONSTANT || (base == 0 && dist != MM_LAT_EMPIRICAL)) return base;
     mm_u32x4 r = mm_stream4(key, purpose, a, 0);
@@ -235,7 +235,7 @@ MM_HD int64_t mm__binom_btrd(uint64_t key, uint64_t a, uint32_t b, int64_t n, do
  * mm_det_log1p(-q)), f(k + 1) = f(k) (n - k) / (k + 1) x q / (1 - q) and stopping at k = min(n,
  * floor(n q) + 100) at the latest; otherwise mm__binom_btrd(n, q). For p > 1/2 the draw is n - k
  * (k drawn with q = 1 - p, exact since p >= 1/2). n <= 0 or p <= 0: 0; p >= 1: n. */
-MM_HD int64_t mm__draw_binomial(uint64_t key, uint64_t a, uint32_t b, int64_t n, double p)
+MM_HD_BIG int64_t mm__draw_binomial(uint64_t key, uint64_t a, uint32_t b, int64_t n, double p)
 {
     if (n <= 0 || !(p > 0)) return 0;
     if (p >= 1) return n;

@@ -151,8 +151,8 @@ MM_HD void mm__fill_own(mm_state *st, const mm__fill_move *m, int64_t ts, int64_
 }
 
 /* Section 5: a fill of qty lots at px on side_ix (0 buy, 1 sell). */
-MM_HD void mm__fill(mm_state *st, const mm_event *ev, const mm_derived *d, int side_ix, int32_t px,
-                    int32_t qty, int taker, mm_trace_sink *tr)
+MM_HD_BIG void mm__fill(mm_state *st, const mm_event *ev, const mm_derived *d, int side_ix,
+                        int32_t px, int32_t qty, int taker, mm_trace_sink *tr)
 {
     mm__fill_move m;
     mm__fill_move_of(&m, ev, d, side_ix, px, qty, taker);
