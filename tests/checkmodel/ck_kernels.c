@@ -166,12 +166,15 @@ static int advance_cuda(const mm__tape *tp, const mm_derived *d, mm_state *st, i
     int64_t n = 0;
     for (int64_t j = 0; j < m; j++)
         n += ck_on_device(&d[j]);
-    mm_derived *dd = n == m ? NULL : malloc((size_t)(n ? n : 1) * sizeof *dd);
-    mm_state *ds = n == m ? NULL : malloc((size_t)(n ? n : 1) * sizeof *ds);
-    int rc = n == m || (dd && ds) ? 0 : -ENOMEM;
-    if (n == m)
+    mm_derived *dd = NULL;
+    mm_state *ds = NULL;
+    int rc;
+    if (n == m) {
         rc = mm__cuda_advance(&tp->v, d, st, m, i0, i1, 0, &e);
-    else {
+    } else {
+        dd = malloc((size_t)(n ? n : 1) * sizeof *dd);
+        ds = malloc((size_t)(n ? n : 1) * sizeof *ds);
+        rc = dd && ds ? 0 : -ENOMEM;
         for (int64_t j = 0, k = 0; j < m && !rc; j++)
             if (ck_on_device(&d[j])) {
                 dd[k] = d[j];

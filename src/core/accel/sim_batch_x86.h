@@ -1,6 +1,6 @@
 /* What the x86-64 builds of the batched kernels share (included by sim_batch_avx2.c and
  * sim_batch_avx512.c, one instruction set each): the skip kernel's text (sim_batch_body.h) and the
- * lanes kernel's helpers below (mm_step_c out of line is sim_share.h's share_step_c).
+ * lanes kernel's helpers below (the step out of line is sim_share.h's share_step_out).
  *
  * The lanes kernel is built for x86-64 with AVX2 (4 lanes of 64 bits) and AVX-512 (8 lanes) only:
  * without 64-bit lane compares its SSE2 build ran about 9x slower than the skip kernel, and the

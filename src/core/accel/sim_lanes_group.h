@@ -11,10 +11,8 @@ static void lanes_step1(const mm__guards *g, const mm_derived *d, mm_state *st, 
                         int64_t left)
 {
     int64_t *rest = &g->rest[2 * (int64_t)j];
-    int64_t land0 = st[j].s[0].land_ns, land1 = st[j].s[1].land_ns;
     if (g->fhead[j] < 0) {
-        share_step_c(&st[j], ev, &d[j], NULL);
-        share_rested(&st[j], rest, land0, land1, ev->ts);
+        share_step_out(&st[j], rest, ev, &d[j], NULL);
         return;
     }
     mm_state pre;
@@ -24,8 +22,7 @@ static void lanes_step1(const mm__guards *g, const mm_derived *d, mm_state *st, 
     mm__share_fills fl;
     fl.n = fl.over = 0;
     mm_trace_sink sink = {share_record, &fl, 1};
-    share_step_c(&st[j], ev, &d[j], &sink);
-    share_rested(&st[j], rest, land0, land1, ev->ts);
+    share_step_out(&st[j], rest, ev, &d[j], &sink);
     if (share_clean(&pre, &st[j])) return;
     mm_event ev_ns = *ev;
     ev_ns.n_samples = 0;

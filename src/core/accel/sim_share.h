@@ -217,12 +217,14 @@ static inline void share_step(mm_state *s, int64_t rest[2], const mm_event *ev, 
     share_rested(s, rest, land0, land1, ev->ts);
 }
 
-/* mm_step_c out of line, for the splits and the lanes' rare steps: inlined at the skip kernel's one
- * hot call site only (four inlined copies took 50 s of compiling per instruction set). */
-__attribute__((noinline)) static void share_step_c(mm_state *s, const mm_event *ev,
-                                                   const mm_derived *d, mm_trace_sink *tr)
+/* share_step out of line, for the splits and the lanes' rare steps: mm_step_c is inlined at the
+ * skip kernel's one hot call site only (four inlined copies took 50 s of compiling per instruction
+ * set). */
+__attribute__((noinline)) static void share_step_out(mm_state *s, int64_t rest[2],
+                                                     const mm_event *ev, const mm_derived *d,
+                                                     mm_trace_sink *tr)
 {
-    mm_step_c(s, ev, d, tr);
+    share_step(s, rest, ev, d, tr);
 }
 
 /* Member f (own fields and counter offsets off, parked at time t; frest its rest times) takes
@@ -503,7 +505,8 @@ share_split(const mm__guards *g, const mm_derived *d, mm_state *st, int32_t j, c
         mm_state t;
         memcpy(&t, pre, sizeof t);
         mm_trace_sink sink = {share_record, &fl, 1};
-        share_step_c(&t, ev_ns, &d[j], &sink);
+        int64_t trest[2] = {0, 0}; /* (the trial's rest times are not kept) */
+        share_step_out(&t, trest, ev_ns, &d[j], &sink);
     }
     /* The fills' moves, the same for every member but for the fee (share_fill_own: members differ
      * in inv_limit and the fee rates only). */
@@ -563,9 +566,7 @@ share_split(const mm__guards *g, const mm_derived *d, mm_state *st, int32_t j, c
         g->lead[f] = g->fnext[f] = -1;
         int64_t *frest = &g->rest[2 * (int64_t)f];
         share_take(s, frest, pre, pre_rest, &g->off[(int64_t)f * MM_SHARE_NOFF], g->tlink[f]);
-        int64_t fl0 = s->s[0].land_ns, fl1 = s->s[1].land_ns; /* share_step, out of line */
-        share_step_c(s, ev_ns, &d[f], NULL);
-        share_rested(s, frest, fl0, fl1, ev_ns->ts);
+        share_step_out(s, frest, ev_ns, &d[f], NULL);
         n++;
         *shared -= left;
         if (!nsub) {
