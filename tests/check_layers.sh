@@ -19,7 +19,8 @@ check() { # LAYER, then the layers above it
     above=$(for l in "$@"; do headers "$l"; done)
     for f in $(find "$src/$layer" -name '*.c' -o -name '*.h' -o -name '*.cu' | sort); do
         grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' "$f" | while IFS= read -r line; do
-            name=$(printf '%s\n' "$line" | sed 's/.*include[[:space:]]*"\([^"]*\)".*/\1/')
+            name=${line#*\"} # the text between the quotes (no sed process per line)
+            name=${name%%\"*}
             case $name in
             */../* | ../*)
                 echo "${f#"$src"/}:${line%%:*}: #include \"$name\" (a relative path: use the include directories)"
@@ -65,7 +66,8 @@ model_vs_accel() {
     accel=$(headers core/accel)
     for f in $(find "$src/core" -path "$src/core/accel" -prune -o \( -name '*.c' -o -name '*.h' \) -print | sort); do
         grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' "$f" | while IFS= read -r line; do
-            name=$(printf '%s\n' "$line" | sed 's/.*include[[:space:]]*"\([^"]*\)".*/\1/')
+            name=${line#*\"} # the text between the quotes (no sed process per line)
+            name=${name%%\"*}
             base=${name##*/}
             for h in $accel; do
                 if [ "$h" = "$base" ]; then

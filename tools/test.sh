@@ -15,12 +15,16 @@ git ls-files '*.c' '*.h' '*.cu' | grep -v '^fixtures/' | xargs clang-format --dr
 ninja -C build-ci
 # Suite 'once' (the command line's and the engines' behaviour: messages, files, journals, signals,
 # processes) runs in the sanitizer pass below only; every other test runs in both.
-meson test -C build-ci --print-errorlogs --num-processes "$jobs" --no-suite once
+# (and suite 'cuda_deps', which configures and compiles a copy of the GPU machines' build: checked on
+# build-core below instead)
+meson test -C build-ci --print-errorlogs --num-processes "$jobs" --no-suite once --no-suite cuda_deps
 # The GPU machines' build (docs/perf-gpu.md): the core, the CUDA engine where nvcc exists, and the
 # checker, with no HDF5; its checker must pass here too.
 # -O1: CI checks that it builds and that its checker passes; the speed is measured elsewhere.
 [ -d build-core ] || meson setup build-core --buildtype=plain -Doptimization=1 -Dwerror=true -Dcore_only=true
 ninja -C build-core
+# Its CUDA object (where nvcc exists) follows the headers it includes (the test cuda_deps, on this build).
+if [ -f build-core/cuda/libmm_cuda.a.p/engine_cuda.cu.o ]; then tests/check_cuda_deps.sh . build-core; fi
 build-core/checkmodel --tapes 2 --combos 16
 # ... and it reads a real tape without HDF5: a raw tape written by the full build (mmsim export).
 build-ci/src/cli/mmsim gen --seed 5 --events 30000 -o build-core/day.h5 --replace >/dev/null

@@ -55,6 +55,8 @@ static const char *g_hit_fn;
 static void *g_hit_caller;
 static block *g_tab;
 static size_t g_cap, g_live; /* g_cap: a power of two, or 0 */
+static void **g_sites;       /* af_record_sites: the caller of call c at g_sites[c - 1] */
+static int64_t g_sites_cap;
 
 static size_t slot_of(const void *p)
 {
@@ -114,7 +116,9 @@ static void tab_del(const void *p)
 static int tick(const char *fn, void *caller)
 {
     if (!g_armed) return 0;
-    if (++g_count != g_fail_at) return 0;
+    ++g_count;
+    if (g_count <= g_sites_cap) g_sites[g_count - 1] = caller;
+    if (g_count != g_fail_at) return 0;
     g_hit = 1;
     g_hit_fn = fn;
     g_hit_caller = caller;
@@ -161,6 +165,14 @@ void af_arm(int64_t fail_at)
 void af_arm_observe(int64_t at)
 {
     arm(at, 1);
+}
+
+void af_record_sites(void **sites, int64_t cap)
+{
+    pthread_mutex_lock(&g_mu);
+    g_sites = sites;
+    g_sites_cap = sites ? cap : 0;
+    pthread_mutex_unlock(&g_mu);
 }
 
 void af_disarm(void)

@@ -19,6 +19,9 @@ void af_arm(int64_t fail_at);
 /* Like af_arm, but call number `at` only records its site (af_hit_fn, af_hit_caller) and succeeds:
  * tells where a run that crashed was refused. */
 void af_arm_observe(int64_t at);
+/* While armed, call number c (1 <= c <= cap) stores its caller's return address in sites[c - 1]
+ * (the harness's thinning, test_alloc_fail --sites). NULL: record nothing. */
+void af_record_sites(void **sites, int64_t cap);
 /* Stop counting and failing; live blocks stay tracked (af_live) until they are freed. */
 void af_disarm(void);
 /* Calls counted since af_arm. */

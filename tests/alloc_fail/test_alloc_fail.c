@@ -16,7 +16,8 @@
  * may leave its journal, and then a --resume without injection must give the reference table;
  *   - under ASan/UBSan (the sanitizer build), no report: ASan and LeakSanitizer run in each child.
  *
- * Usage: test_alloc_fail [-v] [--from K] [--to K] [SCENARIO...]   (no scenario: all of them)
+ * Usage: test_alloc_fail [-v] [-j N] [--sites] [--from K] [--to K] [SCENARIO...]   (no scenario:
+ * all of them). --sites: refuse each call site's 1st, 2nd, power-of-two-th and last call only.
  * Exit 0 when every run passes, 1 otherwise (each failing k is printed with the refused call's
  * source line and, for leaks, where the leaked block was allocated). */
 #define _GNU_SOURCE /* dladdr */
@@ -31,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -1149,6 +1151,11 @@ static int
 static uint64_t g_ref_res;    /* the reference run's result */
 static uint64_t g_ref_digest; /* and the digest of what it wrote */
 static int g_pie = 1;
+/* --sites: the reference run records the call site of each allocation here (shared with the forked
+ * children); the loop then refuses a site's 1st, 2nd, every power-of-two-th and last call only. */
+enum { SITES_CAP = 1 << 16 };
+static int g_thin;
+static void **g_sites;
 
 static void to_site(site *s, const char *fn, void *caller)
 {
@@ -1215,6 +1222,7 @@ static void child_run(const scenario *sc, int64_t k, int keep_journal, report *r
     mm_error err = {0};
     uint64_t res = 0;
     alarm(60);
+    af_record_sites(k == 0 && g_thin ? g_sites : NULL, SITES_CAP);
     if (g_observe)
         af_arm_observe(k);
     else
@@ -1502,10 +1510,41 @@ static void warm_guard(void)
     closedir(d);
 }
 
+/* --sites: which of the reference run's calls 1..total to refuse (want[k] = 1). A call site (the
+ * caller's return address) is refused at its 1st and 2nd call, at every power-of-two-th call and at
+ * its last: a loop's first pass, a later one and its end, not each of its hundreds of iterations.
+ * Calls past SITES_CAP, whose site was not recorded, are all refused. */
+static char *pick_calls(int64_t total)
+{
+    char *want = calloc((size_t)total + 2, 1);
+    if (!want) die("out of memory");
+    int64_t rec = total < SITES_CAP ? total : SITES_CAP;
+    for (int64_t k = 1; k <= total; k++) {
+        if (k > rec) {
+            want[k] = 1;
+            continue;
+        }
+        int64_t j = 1, later = 0;
+        for (int64_t i = 1; i < k; i++)
+            j += g_sites[i - 1] == g_sites[k - 1];
+        for (int64_t i = k + 1; i <= rec && !later; i++)
+            later = g_sites[i - 1] == g_sites[k - 1];
+        want[k] = j <= 2 || (j & (j - 1)) == 0 || !later;
+    }
+    return want;
+}
+
 static int run_scenario(const scenario *sc, int64_t from, int64_t to)
 {
     g_engine = MM_ENGINE_SERIAL;
     g_workers = 1;
+    if (g_thin && !g_sites) {
+        /* mapped here, not in main: with -j each scenario's process has its own */
+        void *m = mmap(NULL, SITES_CAP * sizeof *g_sites, PROT_READ | PROT_WRITE,
+                       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+        if (m == MAP_FAILED) die("mmap: %s", strerror(errno));
+        g_sites = m;
+    }
     if (sc->setup) sc->setup();
     warm_guard();
     report r;
@@ -1518,11 +1557,16 @@ static int run_scenario(const scenario *sc, int64_t from, int64_t to)
     }
     g_ref_res = r.res;
     g_ref_digest = r.digest;
-    int64_t total = r.count, clean = 0, worked = 0, bad = 0, bare = 0, k;
+    int64_t total = r.count, clean = 0, worked = 0, bad = 0, bare = 0, skipped = 0, k;
+    char *want = g_thin ? pick_calls(total) : NULL;
     char bare_sites[8][600];
     int n_bare_sites = 0;
     int64_t last = to > 0 ? to : INT64_MAX;
     for (k = from; k <= last; k++) {
+        if (want && k <= total && !want[k]) {
+            skipped++;
+            continue;
+        }
         st = run_child(sc, k, 0, &r);
         int ok = WIFEXITED(st) && WEXITSTATUS(st) == 0 && r.n_viol == 0;
         if (ok && r.rc == 0 && !r.hit) break; /* past the last allocation: done */
@@ -1560,9 +1604,12 @@ static int run_scenario(const scenario *sc, int64_t from, int64_t to)
             break;
         }
     }
+    free(want);
     printf("%-15s %4" PRId64 " allocations; refused one at a time: %" PRId64
            " clean errors, %" PRId64 " worked around, %" PRId64 " FAILED   (%s)\n",
            sc->name, total, clean, worked, bad, sc->what);
+    if (skipped)
+        printf("    --sites: %" PRId64 " repeated calls of a call site not refused\n", skipped);
     if (bare) {
         printf("    note: %" PRId64 " of the clean errors say only \"out of memory\" (no file or "
                "operation named), e.g. after:\n",
@@ -1598,6 +1645,8 @@ int main(int argc, char **argv)
             jobs = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--from") && i + 1 < argc)
             from = strtoll(argv[++i], NULL, 10);
+        else if (!strcmp(argv[i], "--sites"))
+            g_thin = 1;
         else if (!strcmp(argv[i], "--to") && i + 1 < argc)
             to = strtoll(argv[++i], NULL, 10);
         else if (!strcmp(argv[i], "--list")) {
@@ -1605,9 +1654,9 @@ int main(int argc, char **argv)
                 printf("%-15s %s\n", g_scenarios[s].name, g_scenarios[s].what);
             return 0;
         } else if (argv[i][0] == '-') {
-            fprintf(
-                stderr,
-                "usage: test_alloc_fail [-v] [-j N] [--list] [--from K] [--to K] [SCENARIO...]\n");
+            fprintf(stderr,
+                    "usage: test_alloc_fail [-v] [-j N] [--list] [--sites] [--from K] [--to K] "
+                    "[SCENARIO...]\n");
             return 2;
         } else if (n_only < 64)
             only[n_only++] = argv[i];
