@@ -7,11 +7,16 @@
 # script, findutils, mawk, gzip, libc-bin ldd) or comes with a package below (binutils' addr2line with
 # gcc, openssh-client, which mpirun needs even on one node, with openmpi-bin). Chromium, for the
 # report_chromium test, is tools/bootstrap.sh's (the test skips without it).
+# Usage: tools/deps.sh [--build]. --build: only what configuring and compiling the release build needs
+# (Meson's checks: compilers, HDF5, xxHash, Criterion, zlib, MPI and mpirun, python3): tools/test.sh installs
+# the rest while that build compiles (the rest, Python's packages, clang and Chromium, took about 160 of a
+# fresh machine's 210 s of installing, mostly on one core).
 set -euo pipefail
-PKGS=(gcc pkg-config meson ninja-build libhdf5-dev libxxhash-dev libcriterion-dev zlib1g-dev
+BUILD_PKGS=(gcc pkg-config meson ninja-build libhdf5-dev libxxhash-dev libcriterion-dev zlib1g-dev
       git   # tools/test.sh: the format check lists the tracked sources (git ls-files); tools/mutants
       time  # /usr/bin/time: the report benchmark (tests/report/bench_report.sh)
-      libopenmpi-dev openmpi-bin python3 python3-h5py python3-numpy python3-pandas python3-xxhash
+      libopenmpi-dev openmpi-bin python3)
+PKGS=("${BUILD_PKGS[@]}" python3-h5py python3-numpy python3-pandas python3-xxhash
       python3-scipy  # tests/select_scipy.py: mmsim select against scipy (issue 32)
       clang clang-format libclang-rt-dev libomp-dev llvm  # clang: tools/fuzz.sh (libFuzzer), tools/tsan.sh (libomp + Archer)
       python3-numba  # tools/bench-peer: the Numba peer of ../shared/bench (issue 14)
@@ -21,6 +26,12 @@ PKGS+=(chromium)  # report_chromium: the report pages and the heatmap's pixels i
 # the quickstart notebook run by nbclient in an ipykernel, with matplotlib.
 PKGS+=(python3-mesonpy python3-pip python3-venv python3-pytest python3-nbclient python3-nbformat python3-ipykernel
        python3-matplotlib)
+if [ "${1:-}" = "--build" ]; then
+  PKGS=("${BUILD_PKGS[@]}")
+elif [ $# -gt 0 ]; then
+  echo "usage: tools/deps.sh [--build]" >&2
+  exit 2
+fi
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

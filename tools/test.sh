@@ -1,18 +1,30 @@
 #!/usr/bin/env bash
 # The whole test suite: installs what is missing, checks the formatting (.clang-format), builds with warnings
 # as errors and runs every test, then
-# does the same under AddressSanitizer + UndefinedBehaviorSanitizer (+ float-cast-overflow, debug asserts
-# and the allocation-failure injection tests), then a short libFuzzer smoke of every fuzz target
-# (tools/fuzz.sh) and ThreadSanitizer on the threads engine (tools/tsan.sh). Benchmarks are not run here
-# (meson test -C build --benchmark, see docs/perf.md).
+# does the same under AddressSanitizer + UndefinedBehaviorSanitizer (+ float-cast-overflow, debug asserts,
+# the allocation-failure injection tests and the fuzz targets' seeded mutations, CI's fuzz smoke), then
+# ThreadSanitizer on the threads engine (tools/tsan.sh). Benchmarks are not run here (meson test -C build
+# --benchmark, see docs/perf.md); nor is libFuzzer (tools/fuzz.sh, docs/fuzzing.md "In CI").
 set -euo pipefail
 cd "$(dirname "$0")/.."
-tools/deps.sh
+# What the release build needs first; the rest (Python's packages, clang, Chromium) installs while it
+# compiles: on a fresh machine that is most of the 3.5 minutes of installing, mostly on one core.
+tools/deps.sh --build
+deps_log=$(mktemp)
+tools/deps.sh >"$deps_log" 2>&1 &
+deps_pid=$!
+trap 'wait "$deps_pid" 2>/dev/null || true; rm -f "$deps_log"' EXIT
 jobs=$(nproc)
-# One code style (.clang-format), applied to every C, header and CUDA file.
-git ls-files '*.c' '*.h' '*.cu' | grep -v '^fixtures/' | xargs clang-format --dry-run --Werror
 [ -d build-ci ] || meson setup build-ci --buildtype=release -Dwerror=true
 ninja -C build-ci
+if ! wait "$deps_pid"; then
+  cat "$deps_log" >&2
+  echo "tools/test.sh: tools/deps.sh failed" >&2
+  exit 1
+fi
+cat "$deps_log"
+# One code style (.clang-format), applied to every C, header and CUDA file.
+git ls-files '*.c' '*.h' '*.cu' | grep -v '^fixtures/' | xargs clang-format --dry-run --Werror
 # Suite 'once' (the command line's and the engines' behaviour: messages, files, journals, signals,
 # processes) runs in the sanitizer pass below only; every other test runs in both.
 # (and suite 'cuda_deps', which configures and compiles a copy of the GPU machines' build: checked on
@@ -45,10 +57,9 @@ UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1 \
   --no-suite peer --no-suite static --no-suite mutations --no-suite extension --no-suite planted \
   --no-suite chromium --no-suite scipy
 # (Skipped here, run in the release build above: the peer gate checks numbers, not memory; 'extension'
-# builds a patched copy of the tree; 'static' reads the sources; 'mutations' is import_fuzz_replay's 9,000
-# seeded mutations, whose target the fuzz smoke below runs under ASan + UBSan from the same seeds;
+# builds a patched copy of the tree; 'static' reads the sources; 'mutations' is import_fuzz_replay's 18,000
+# seeded mutations (import_fuzz_replay_san runs 1,800 of them here, CI's fuzz smoke of that target);
 # 'planted' runs checkmodel's planted bugs (test code: that the checker catches them), 'chromium' a
 # browser over the report pages that report_html checks here, 'scipy' mmsim select's numbers against
 # scipy (test_select runs here). CI's time: docs/testing.md, "CI's time".)
-FUZZ_RUNS=2000 tools/fuzz.sh
 tools/tsan.sh
