@@ -195,6 +195,15 @@ Test(progress, monte_carlo_eta_at_half_way_is_within_25_percent_of_the_truth, .t
     const mm_sweep_progress *end = &l.p[l.n - 1];
     cr_assert(end->final);
     cr_assert_eq(end->updates_finished, end->updates_total);
+    /* 25% of the truth; 50% under ASan, whose chunks do not cost the same: its quarantine keeps
+     * freed blocks, so early chunks fault in fresh pages (system time of this thread), and a page
+     * fault's cost on a shared 2-core machine follows what the neighbouring tests do (CI once saw
+     * the first half take 0.711 s of CPU and the second 0.508 s). */
+#if defined(__SANITIZE_ADDRESS__)
+    const double tol = 0.5;
+#else
+    const double tol = 0.25;
+#endif
     for (int i = 0; i < l.n; i++) {
         const mm_sweep_progress *p = &l.p[i];
         cr_assert_geq(p->updates_finished, p->updates_done);
@@ -203,7 +212,7 @@ Test(progress, monte_carlo_eta_at_half_way_is_within_25_percent_of_the_truth, .t
         double truth = end->elapsed_s - p->elapsed_s;
         cr_log_info("at %.1f%%: ETA %.3f s, truth %.3f s (CPU)",
                     100.0 * (double)p->updates_finished / (double)p->updates_total, eta, truth);
-        cr_assert(fabs(eta - truth) <= 0.25 * truth,
+        cr_assert(fabs(eta - truth) <= tol * truth,
                   "at %.1f%% after %.3f s: ETA %.3f s, the run took %.3f s more",
                   100.0 * (double)p->updates_finished / (double)p->updates_total, p->elapsed_s, eta,
                   truth);
