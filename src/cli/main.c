@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "cli_keys.h"
 #include "mm_config.h"
+#include "mm_h5guard.h"
 #include "mmsim/sweep.h"
 #include "report.h"
 
@@ -201,6 +202,32 @@ static void cli_quick_exit(int rc)
 #endif
 }
 
+/* The HDF5 guard's record across processes (docs/formats.md, "The guard's record"): a file that
+ * passed the guard's forked probe in an earlier run, same bytes and same HDF5, skips the probe,
+ * about a third of a one-combination sweep's CPU. $MMSIM_CACHE_DIR/h5guard.v1, else
+ * $XDG_CACHE_HOME/mmsim/h5guard.v1, else $HOME/.cache/mmsim/h5guard.v1 (relative XDG_CACHE_HOME or
+ * HOME: ignored, as the XDG specification says); MMSIM_CACHE_DIR set and empty turns it off, and
+ * so does a path that does not fit. Not in mmsim-mpi (its ranks probe each file themselves). */
+static void cli_guard_record_init(void)
+{
+#if MM_HAVE_MPI
+    if (mm__mpi_ranks_linked) return;
+#endif
+    const char *d = getenv("MMSIM_CACHE_DIR"), *sub = "/h5guard.v1";
+    if (!d) {
+        d = getenv("XDG_CACHE_HOME");
+        sub = "/mmsim/h5guard.v1";
+        if (!d || d[0] != '/') {
+            d = getenv("HOME");
+            sub = "/.cache/mmsim/h5guard.v1";
+            if (d && d[0] != '/') d = NULL;
+        }
+    }
+    char path[4096];
+    if (!d || !*d || snprintf(path, sizeof path, "%s%s", d, sub) >= (int)sizeof path) return;
+    mm__h5_guard_record_set(path); /* -ENOMEM: no record, the probes run */
+}
+
 int main(int argc, char **argv)
 {
 #if MM_HAVE_MPI
@@ -216,7 +243,12 @@ int main(int argc, char **argv)
      * filter fails to read with HDF5's error, as it does where no plugin is installed. */
     H5PLset_loading_state(0);
 #endif
+    cli_guard_record_init();
     int rc = dispatch(argc, argv);
+    /* Only after success: a failed command leaves no trace outside its own outputs. A record
+     * that cannot be written costs the next run its probes, nothing else. */
+    if (rc == 0) mm__h5_guard_record_save();
+    mm__h5_guard_record_set(NULL);
     cli_files_free();
     free(g_heap_head); /* (for tests/alloc_fail, which runs this main many times in one process) */
     g_heap_head = NULL;

@@ -232,6 +232,7 @@ static int datasets_crash_hdf5(hid_t file)
      * the child's exit closes it, at once (a sleep-and-check loop waited up to twice as long). */
     int pfd[2];
     if (pipe2(pfd, O_CLOEXEC) != 0) return 0;
+    mm__h5_guard_probes++;
     pid_t pid = fork();
     if (pid < 0) {
         close(pfd[0]);
@@ -417,7 +418,10 @@ int mm__h5_guard(hid_t file, const char *path, mm_error *err)
                       (long long)bad, why);
         goto out;
     }
-    if (whole) {
+    int hashed = whole && (h.low64 | h.high64);
+    /* A file an earlier process probed (the record, when the caller set one) skips the child. */
+    int recorded = hashed && mm__h5_guard_record_has(n, h);
+    if (whole && !recorded) {
         H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
         crash = datasets_crash_hdf5(file);
         H5Eset_auto2(H5E_DEFAULT, func, fdata);
@@ -425,8 +429,10 @@ int mm__h5_guard(hid_t file, const char *path, mm_error *err)
     if (crash)
         rc = mm__errf(err, MM_EFORMAT, "%s: corrupt HDF5 file (HDF5 %s reading it)", path,
                       crash == 2 ? "does not finish" : "crashes");
-    else if (whole && (h.low64 | h.high64))
+    else if (hashed) {
         passed_add(n, h);
+        if (!recorded) mm__h5_guard_record_add(n, h);
+    }
 out:
     free(rs.r);
     close(fd);

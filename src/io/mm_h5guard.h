@@ -4,6 +4,8 @@
 #define MM_H5GUARD_H
 
 #include <hdf5.h>
+#include <stddef.h>
+#include <xxhash.h>
 
 #include "mmsim/mmsim.h"
 
@@ -22,5 +24,25 @@
  * "PATH: corrupt HDF5 file (global heap at byte N does not advance)" or
  * "... has an object past its end)". */
 int mm__h5_guard(hid_t file, const char *path, mm_error *err);
+
+/* The guard's record across processes (h5guard_record.c; docs/formats.md, "The guard's record"):
+ * a file of (size, XXH3-128) of files up to 64 MiB whose forked probe passed under this HDF5
+ * version; such a file skips the probe (never the heap scan). Off until a path is set.
+ * mm__h5_guard_record_set: the record's file (copied; NULL turns the record off and forgets what
+ * this process added); 0 or -ENOMEM. It is read at the first guard that needs it; an absent,
+ * unreadable or corrupt file reads as empty.
+ * mm__h5_guard_record_has: 1 when a file of n bytes with hash h is recorded, else 0.
+ * mm__h5_guard_record_add: remembers a file that passed in this process, for the next save.
+ * mm__h5_guard_record_save: appends what was added since the last save (making the directory,
+ * 0700, where missing; rewriting the file whole, through a temporary file and a rename, when it
+ * held a bad record or more than 4,096); 0 (also when off or nothing was added) or -errno. The CLI
+ * calls it when a command has succeeded, so a failed command leaves no trace there. */
+int mm__h5_guard_record_set(const char *path);
+int mm__h5_guard_record_has(size_t n, XXH128_hash_t h);
+void mm__h5_guard_record_add(size_t n, XXH128_hash_t h);
+int mm__h5_guard_record_save(void);
+
+/* Forked probes run by this process (for tests). */
+extern unsigned long mm__h5_guard_probes;
 
 #endif
