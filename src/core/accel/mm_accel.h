@@ -27,6 +27,8 @@ enum {
 };
 /* Events per window of the lanes kernel (sim_lanes.h): decoded once into mm__guards.evs. */
 #define MM_LANES_WINDOW 128
+/* At most this many windows between two merges of the lanes kernel (sim_lanes_group.h). */
+#define MM_LANES_MERGE_GAP 2
 /* Shared states (docs/model.md section 8, "Shared states"): per combination j, lead[j] = the
  * leader whose state j shares (-1: j steps on its own), fhead[j] / fnext[j] = the members sharing
  * j's state (-1: end), pos[j] = j's position in perm; key is scratch for finding them. */

@@ -223,9 +223,26 @@ MM_ISA_ATTR static void lanes_advance(const mm__tape *tp, const mm_derived *d, m
     share_sort(g->key, m);
     for (int64_t j = 0; j < m; j++)
         order[j] = g->key[j].j;
+    /* The merge (share_park) at a window's start, backed off: after a merge that parked no one
+     * new, the next window has none (at most MM_LANES_MERGE_GAP windows apart); one that parks
+     * anyone brings it back to every window. Sharing changes no bit (section 8), only the work:
+     * on the peer grid the merge and its sort were about 9% of the BTCUSDT spot day's CPU, most
+     * of them finding nothing (docs/perf.md, "Session 24"). */
+    int64_t gap = 1, merge_at = i0, parked = 0;
     for (int64_t w0 = i0; w0 < i1; w0 += MM_LANES_WINDOW) {
         int64_t w1 = i1 - w0 < MM_LANES_WINDOW ? i1 : w0 + MM_LANES_WINDOW;
-        r.shared += share_park(d, st, g, m, w0 == i0, v->ts_ns[w0], w0) * (w1 - w0);
+        if (w0 > i0) { /* the members still parked (splits unpark some) */
+            parked = 0;
+            for (int64_t j = 0; j < m; j++)
+                parked += g->lead[j] >= 0;
+        }
+        if (w0 >= merge_at) {
+            int64_t before = parked;
+            parked = share_park(d, st, g, m, w0 == i0, v->ts_ns[w0], w0);
+            gap = parked > before || w0 == i0 ? 1 : MM_LANES_MERGE_GAP;
+            merge_at = w0 + gap * MM_LANES_WINDOW;
+        }
+        r.shared += parked * (w1 - w0);
         r.w0 = w0;
         r.w1 = w1;
         /* The window's events with samples join the list (when it is full, every member takes
