@@ -139,66 +139,7 @@ static inline uint64_t share_quick(const mm_state *s, const mm_derived *d, uint6
     return share_hash(w, sizeof w, ch);
 }
 
-/* The keys' order: by h, then the larger limit first, then by j (a total order: j differs). */
-static inline int share_key_less(const mm__share_key *x, const mm__share_key *y)
-{
-    if (x->h != y->h) return x->h < y->h;
-    if (x->limit != y->limit) return x->limit > y->limit;
-    return x->j < y->j;
-}
-
-/* Sorts a[0 .. n) in share_key_less's order: quicksort (median of three, the smaller side first, so
- * at most log2 n ranges wait), insertion sort below 16 keys. (glibc's qsort, a merge sort calling
- * the comparison through a pointer, was 3% of a BTC sweep's instructions; the order is the same.)
- */
-static void share_sort(mm__share_key *a, int64_t n)
-{
-    int64_t wait[128], nw = 0, lo = 0, hi = n - 1;
-    mm__share_key t;
-#define MM_KEY_SWAP(x, y) (t = a[x], a[x] = a[y], a[y] = t)
-    for (;;) {
-        while (hi - lo >= 16) {
-            int64_t mid = lo + (hi - lo) / 2, i = lo, j = hi;
-            if (share_key_less(&a[mid], &a[lo])) MM_KEY_SWAP(mid, lo);
-            if (share_key_less(&a[hi], &a[mid])) {
-                MM_KEY_SWAP(hi, mid);
-                if (share_key_less(&a[mid], &a[lo])) MM_KEY_SWAP(mid, lo);
-            }
-            mm__share_key p = a[mid];
-            while (i <= j) {
-                while (share_key_less(&a[i], &p))
-                    i++;
-                while (share_key_less(&p, &a[j]))
-                    j--;
-                if (i <= j) {
-                    MM_KEY_SWAP(i, j);
-                    i++;
-                    j--;
-                }
-            }
-            if (j - lo < hi - i) { /* [lo, j] now, [i, hi] later */
-                wait[nw++] = i;
-                wait[nw++] = hi;
-                hi = j;
-            } else {
-                wait[nw++] = lo;
-                wait[nw++] = j;
-                lo = i;
-            }
-        }
-        for (int64_t i = lo + 1; i <= hi; i++) {
-            int64_t k = i;
-            t = a[i];
-            for (; k > lo && share_key_less(&t, &a[k - 1]); k--)
-                a[k] = a[k - 1];
-            a[k] = t;
-        }
-        if (!nw) break;
-        hi = wait[--nw];
-        lo = wait[--nw];
-    }
-#undef MM_KEY_SWAP
-}
+#include "sim_share_sort.h"
 
 /* mm_step_c on state s, and the kernels' rest times of s (mm__guards.rest): a side whose action
  * landed at this event (land_ns at or before it, before the step: one landing per side and event,
@@ -536,8 +477,14 @@ share_split(const mm__guards *g, const mm_derived *d, mm_state *st, int32_t j, c
     share_flush_all(g, d, st, j, ev_ns->i);
     share_range_all(g, j);
     share_rooms(&st[j], &d[j], lroom);
+    /* The states a stepped member may join: j and the new leaders, up to MM_SHARE_SUBS, each with
+     * its quick hash (share_quick: equal images have equal hashes); an image is made only where
+     * the hashes agree (most stepped members join no one: their images were half of a split's
+     * copying), and kept for the next member. */
     mm__share_img sub[MM_SHARE_SUBS], ic;
     int32_t subj[MM_SHARE_SUBS];
+    uint64_t subq[MM_SHARE_SUBS];
+    int subimg[MM_SHARE_SUBS];
     int nsub = 0;
     int64_t n = 0;
     int32_t f = g->fhead[j];
@@ -570,15 +517,27 @@ share_split(const mm__guards *g, const mm_derived *d, mm_state *st, int32_t j, c
         n++;
         *shared -= left;
         if (!nsub) {
-            memset(&sub[0], 0, sizeof sub[0]);
-            memset(&ic, 0, sizeof ic);
-            share_image(&d[j], &st[j], &g->rest[2 * (int64_t)j], &sub[0], ev_ns->ts);
+            subq[0] = share_quick(&st[j], &d[j], g->chash[j], ev_ns->ts);
+            subimg[0] = 0;
             subj[nsub++] = j;
         }
-        share_image(&d[f], s, frest, &ic, ev_ns->ts);
-        int k = 0;
-        while (k < nsub && memcmp(&ic, &sub[k], sizeof ic))
-            k++;
+        uint64_t qf = share_quick(s, &d[f], g->chash[f], ev_ns->ts);
+        int k = 0, icset = 0;
+        for (; k < nsub; k++) {
+            if (subq[k] != qf) continue;
+            if (!subimg[k]) { /* (st[subj[k]] has not changed since it stepped) */
+                memset(&sub[k], 0, sizeof sub[k]);
+                share_image(&d[subj[k]], &st[subj[k]], &g->rest[2 * (int64_t)subj[k]], &sub[k],
+                            ev_ns->ts);
+                subimg[k] = 1;
+            }
+            if (!icset) {
+                memset(&ic, 0, sizeof ic);
+                share_image(&d[f], s, frest, &ic, ev_ns->ts);
+                icset = 1;
+            }
+            if (!memcmp(&ic, &sub[k], sizeof ic)) break;
+        }
         if (k < nsub) {
             share_link(g, d, st, f, subj[k], ev_ns->ts, ev_ns->i + 1);
             *shared += left - 1;
@@ -587,7 +546,9 @@ share_split(const mm__guards *g, const mm_derived *d, mm_state *st, int32_t j, c
             g->logn[f] = 0;
             out[(*nout)++] = f;
             if (nsub < MM_SHARE_SUBS) {
-                memcpy(&sub[nsub], &ic, sizeof ic);
+                if (icset) memcpy(&sub[nsub], &ic, sizeof ic);
+                subimg[nsub] = icset;
+                subq[nsub] = qf;
                 subj[nsub++] = f;
             }
         }
