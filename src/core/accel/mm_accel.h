@@ -49,7 +49,7 @@ typedef struct mm__share_log {
 } mm__share_log;
 #define MM_SHARE_LOG 8
 /* The lanes kernel's deferred samples of parked members (docs/model.md section 8, "Deferred
- * samples"; sim_lanes.h, lanes_settle): the events that cross a sampling boundary since every
+ * samples"; sim_lanes_settle.h, lanes_settle): the events that cross a sampling boundary since every
  * member was last current (at most MM_SAMP_LIST; when full, every member takes its samples), and
  * the function that brings a leader's members to an event. A member's samples wait (its cursor,
  * mm__guards.scur: the first event whose samples it has not taken) until its own fields are
