@@ -49,9 +49,9 @@ typedef struct mm__share_log {
 } mm__share_log;
 #define MM_SHARE_LOG 8
 /* The lanes kernel's deferred samples of parked members (docs/model.md section 8, "Deferred
- * samples"; sim_lanes_settle.h, lanes_settle): the events that cross a sampling boundary since every
- * member was last current (at most MM_SAMP_LIST; when full, every member takes its samples), and
- * the function that brings a leader's members to an event. A member's samples wait (its cursor,
+ * samples"; sim_lanes_settle.h, lanes_settle): the events that cross a sampling boundary since
+ * every member was last current (at most MM_SAMP_LIST; when full, every member takes its samples),
+ * and the function that brings a leader's members to an event. A member's samples wait (its cursor,
  * mm__guards.scur: the first event whose samples it has not taken) until its own fields are
  * replayed or the kernel returns; they are then taken in vectors over the members, interleaved
  * with the replay log in event order, the same operations on the same values as at once. settle
