@@ -224,6 +224,8 @@ static herr_t probe_visit(hid_t obj, const char *name, const H5O_info_t *info, v
  * did not exit with status 0 (HDF5 crashed), 0 otherwise, also when fork fails (then the parent's
  * own opens run unprotected) or the file is open for writing (a file mmsim writes into has passed
  * this check when it was read). */
+unsigned long mm__h5_guard_probes;
+
 static int datasets_crash_hdf5(hid_t file)
 {
     unsigned intent = 0;
@@ -331,18 +333,23 @@ static void passed_add(size_t n, XXH128_hash_t h)
  * next. Returns MAP_FAILED when that fails (then, as when mapping fails, no hash and no scan: the
  * child probe still runs). */
 #define MM_GUARD_READ ((size_t)8 << 20)
+size_t mm__h5_guard_pread(int fd, void *b, size_t n)
+{
+    size_t got = 0;
+    while (got < n) {
+        ssize_t r = pread(fd, (unsigned char *)b + got, n - got, (off_t)got);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) break;
+        got += (size_t)r;
+    }
+    return got;
+}
+
 static unsigned char *guard_map(int fd, size_t n)
 {
     if (n <= MM_GUARD_READ) {
         unsigned char *b = malloc(n);
-        size_t got = 0;
-        while (b && got < n) {
-            ssize_t r = pread(fd, b + got, n - got, (off_t)got);
-            if (r < 0 && errno == EINTR) continue;
-            if (r <= 0) break;
-            got += (size_t)r;
-        }
-        if (b && got == n) return b;
+        if (b && mm__h5_guard_pread(fd, b, n) == n) return b;
         free(b);
         return MAP_FAILED;
     }

@@ -46,7 +46,6 @@ static key *g_have;          /* those of this guard and HDF5 version */
 static size_t g_nhave;
 static key *g_new; /* passed in this process, not in the file */
 static size_t g_nnew, g_capnew;
-unsigned long mm__h5_guard_probes; /* forked probes of this process (h5guard.c) */
 
 static void put32(unsigned char *p, uint32_t v)
 {
@@ -139,13 +138,7 @@ static void load_locked(void)
     }
     want -= want % REC;
     unsigned char *b = want ? malloc(want) : NULL;
-    size_t got = 0;
-    while (b && got < want) {
-        ssize_t r = pread(fd, b + got, want - got, (off_t)got);
-        if (r < 0 && errno == EINTR) continue;
-        if (r <= 0) break;
-        got += (size_t)r;
-    }
+    size_t got = b ? mm__h5_guard_pread(fd, b, want) : 0;
     close(fd);
     got -= got % REC;
     key *have = got ? malloc(got / REC * sizeof *have) : NULL;

@@ -45,4 +45,8 @@ int mm__h5_guard_record_save(void);
 /* Forked probes run by this process (for tests). */
 extern unsigned long mm__h5_guard_probes;
 
+/* pread of bytes [0, n) of fd into b, through short reads and EINTR: the bytes read (n, or fewer at
+ * end of file or on an error). */
+size_t mm__h5_guard_pread(int fd, void *b, size_t n);
+
 #endif
