@@ -98,7 +98,6 @@ def check(path, kind, expect_null):
     assert math.isclose(num(r"DSR = ([0-9.e+-]+)", out), dsr, rel_tol=1e-4, abs_tol=1e-300), (out, dsr)
     assert math.isclose(num(r"sr0 = (-?[0-9.e+-]+)", out), sr0, rel_tol=1e-5), (out, sr0)
     if expect_null:
-        assert 0.35 <= pbo <= 0.65, f"no-edge market: PBO {pbo}"
         assert dsr < 0.95, f"no-edge market: DSR {dsr} significant"
     print(f"{path} ({kind}): {T} periods x {N} trials, {aside} set aside: PBO {pbo:.4f}, DSR {dsr:.4f} (sr {sr:.4f}, sr0 {sr0:.4f}), "
           f"walk-forward {sum(oos):.4g} vs in-sample best {perf[1:, best].sum():.4g}: as select says")
@@ -112,6 +111,16 @@ run("sweep", tape, "--grid", "latency_sigma=0:2:0.05", "--set", "spread=0", "--s
     "--set", "latency_dist=exponential", "--set", "latency_ns=1000000", "--blocks", "16", "-o", null,
     "--quiet", "--replace")
 check(null, "pnl", True)
+# A no-edge market's PBO is near 1/2, but one seed's varies widely (41 trials, 16 groups: seeds 1..6 of
+# this sweep gave 0.19 to 0.61): the mean over four master seeds must be within [0.35, 0.65].
+pbos = [num(r"PBO = ([0-9.]+)", run("select", null))]
+for seed in ("2", "3", "4"):
+    other = os.path.join(work, f"null{seed}.h5")
+    run("sweep", tape, "--grid", "latency_sigma=0:2:0.05", "--set", "spread=0", "--set", "inv_limit=10",
+        "--set", "latency_dist=exponential", "--set", "latency_ns=1000000", "--blocks", "16", "-o", other,
+        "--quiet", "--replace", "--seed", seed)
+    pbos.append(num(r"PBO = ([0-9.]+)", run("select", other)))
+assert 0.35 <= sum(pbos) / len(pbos) <= 0.65, f"no-edge market: PBO {pbos}, mean {sum(pbos) / len(pbos)}"
 # A grid with rows that never fill (spreads beyond the book), on two tapes: the set-aside count,
 # the blocks of both tapes, and the Sharpe objective.
 tape2 = os.path.join(work, "rw2.h5")

@@ -43,7 +43,7 @@ static void run_kernel(int which, int isa, const mm__tape *tp, const mm_sim_conf
     mm_derived d[M];
     for (int j = 0; j < M; j++) {
         mm__derive(p, tp->t, &d[j]);
-        mm__state_init(&st[j], tp, j, 0);
+        mm__state_init(&st[j], tp, &d[j], j, 0);
     }
     mm__guards g;
     cr_assert_eq(mm__guards_alloc(&g, M), 0);

@@ -1,7 +1,8 @@
 /* Rules that a wrong version used to pass the suite with (issue 28), each planted by tools/mutants:
- * - streams: the random stream of a Monte Carlo sweep's row is keyed by its combination id (a key
- *   that ignored it gave every row one stream: rows that differ only in a parameter the draws and
- *   fills do not read came out identical);
+ * - streams: the random streams of a Monte Carlo sweep's row are keyed by its family (every
+ *   parameter but inv_limit and the fee rates: a key that ignored it gave every row one stream, so
+ *   rows that differ only in a parameter the draws and fills do not read came out identical), and
+ *   not by its row (docs/model.md 3.3);
  * - grid: a range a:b:step includes b within its 1e-9 tolerance (0.1:0.3:0.1 is 3 values, not 2);
  * - latency_series: the recorded latency is floored, also on a falling segment, and held at its
  *   first point before it (docs/model.md 3.2), expectations worked out by hand. */
@@ -17,29 +18,26 @@
 
 TestSuite(streams, .fini = tu_cleanup);
 
-Test(streams, rows_that_differ_only_in_fees_draw_different_paths, .timeout = 120)
+/* A sweep of the small tape over `axis` (its spec) with exponential latencies and uniform queue
+ * joins, master seed 7, P paths kept, each row's paths (row-major) into m. */
+enum { P = 4 };
+static void draw_sweep(const char *tape, const char *axis, const char *spec, const char *fixed_fee,
+                       const char *out, int64_t rows, mm_metrics *m, mm_params *pr)
 {
-    /* maker_fee_bps = 0 and 0.5 with exponential latencies and uniform queue joins: the fee changes
-     * PnL, never a draw, an order or a fill. So rows 0 and 1 differ in orders and volume only
-     * because each has its own streams (combination id 0 and 1); with one stream for both, every
-     * path of row 1 repeats row 0's. 4 paths kept. */
-    enum { P = 4 };
-    mm_ticks t = {0};
     mm_error e = {0};
-    tu_small_tape(&t, 3000, 11);
-    const char *path = tu_path("t.h5");
-    cr_assert_eq(mm_ticks_write(path, &t, NULL, &e), 0, "%s", e.msg);
-    char spec[600];
-    snprintf(spec, sizeof spec, "%s#%s", path, t.inst.symbol);
-    mm_ticks_free(&t);
-    const char *tapes[1] = {spec};
+    const char *tapes[1] = {tape};
     mm_grid *g = NULL;
     cr_assert_eq(mm_grid_new(&g, NULL), 0);
     cr_assert_eq(mm_grid_set_tapes(g, tapes, 1, &e), 0, "%s", e.msg);
-    cr_assert_eq(mm_grid_add_axis(g, "maker_fee_bps", "0,0.5", &e), 0, "%s", e.msg);
+    if (fixed_fee) cr_assert_eq(mm_grid_set(g, "maker_fee_bps", fixed_fee, &e), 0, "%s", e.msg);
+    cr_assert_eq(mm_grid_add_axis(g, axis, spec, &e), 0, "%s", e.msg);
+    if (!fixed_fee) cr_assert_eq(mm_grid_add_axis(g, "maker_fee_bps", "0,0.5", &e), 0, "%s", e.msg);
     cr_assert_eq(mm_grid_set(g, "latency_dist", "exponential", &e), 0, "%s", e.msg);
     cr_assert_eq(mm_grid_set(g, "latency_ns", "300000", &e), 0, "%s", e.msg);
     cr_assert_eq(mm_grid_set(g, "queue_join", "uniform", &e), 0, "%s", e.msg);
+    cr_assert_eq(mm_grid_combo_count(g), rows);
+    for (int64_t k = 0; k < rows; k++)
+        cr_assert_eq(mm_grid_combo(g, k, &pr[k], NULL), 0);
     mm_sweep_opts o;
     mm_sweep_opts_defaults(&o);
     o.engine = MM_ENGINE_SERIAL;
@@ -50,24 +48,71 @@ Test(streams, rows_that_differ_only_in_fees_draw_different_paths, .timeout = 120
     o.objective = "pnl_p5";
     o.config_text = "test";
     mm_sweep_report rep;
-    cr_assert_eq(mm_sweep_run(g, &o, tu_path("s.h5"), &rep, &e), 0, "%s", e.msg);
+    cr_assert_eq(mm_sweep_run(g, &o, out, &rep, &e), 0, "%s", e.msg);
     mm_grid_free(g);
     mm_results_reader *r = NULL;
-    cr_assert_eq(mm_results_open(tu_path("s.h5"), &r, &e), 0, "%s", e.msg);
-    mm_metrics m[2 * P];
-    cr_assert_eq(mm_results_read_paths(r, 0, 2 * P, m, &e), 0, "%s", e.msg);
+    cr_assert_eq(mm_results_open(out, &r, &e), 0, "%s", e.msg);
+    cr_assert_eq(mm_results_read_paths(r, 0, rows * P, m, &e), 0, "%s", e.msg);
     mm_results_close(r);
-    int same = 0, moved = 0;
-    for (int p = 0; p < P; p++) {
-        const mm_metrics *a = &m[p], *b = &m[P + p];
-        cr_assert(a->orders > 100, "path %d: %lld orders", p, (long long)a->orders);
-        same += a->orders == b->orders && a->volume == b->volume && a->fills_bid == b->fills_bid &&
-                a->fills_ask == b->fills_ask;
-        moved += p > 0 && (a->orders != m[0].orders || a->volume != m[0].volume);
-    }
+}
+
+static int same_path(const mm_metrics *a, const mm_metrics *b)
+{
+    return a->orders == b->orders && a->volume == b->volume && a->fills_bid == b->fills_bid &&
+           a->fills_ask == b->fills_ask;
+}
+
+Test(streams, a_family_draws_one_stream_and_other_families_their_own, .timeout = 120)
+{
+    /* docs/model.md 3.3: a combination's streams are keyed by its family (every parameter but
+     * inv_limit and the fee rates) and the path, not by its row. close_penalty_ticks changes no
+     * draw, order or fill (only pnl_close), so rows that differ in it differ in orders and volume
+     * only because their families have streams of their own (a key that ignored the family gave
+     * them one stream); rows that differ only in maker_fee_bps draw the same paths, fill for
+     * fill; and a combination draws the same paths in another grid, at another row. */
+    mm_ticks t = {0};
+    mm_error e = {0};
+    tu_small_tape(&t, 3000, 11);
+    const char *path = tu_path("t.h5");
+    cr_assert_eq(mm_ticks_write(path, &t, NULL, &e), 0, "%s", e.msg);
+    char spec[600];
+    snprintf(spec, sizeof spec, "%s#%s", path, t.inst.symbol);
+    mm_ticks_free(&t);
+    mm_metrics m[4 * P], m2[P];
+    mm_params p[4], p2[1];
+    draw_sweep(spec, "close_penalty_ticks", "0,3", NULL, tu_path("s.h5"), 4, m, p);
+    int fee_moved = 0, fam_moved = 0, moved = 0;
+    for (int r = 0; r < 4; r++)
+        for (int s = r + 1; s < 4; s++) {
+            int one_family = p[r].close_penalty_ticks == p[s].close_penalty_ticks;
+            cr_assert(p[r].maker_fee_bps != p[s].maker_fee_bps || !one_family);
+            for (int k = 0; k < P; k++) {
+                const mm_metrics *a = &m[r * P + k], *b = &m[s * P + k];
+                cr_assert(a->orders > 100, "row %d path %d: %lld orders", r, k, (long long)a->orders);
+                if (one_family) {
+                    cr_assert(same_path(a, b), "rows %d and %d (fees apart), path %d: %lld vs %lld orders",
+                              r, s, k, (long long)a->orders, (long long)b->orders);
+                    fee_moved += a->pnl != b->pnl; /* the fee moves the PnL */
+                } else {
+                    fam_moved += !same_path(a, b);
+                }
+            }
+        }
+    for (int k = 1; k < P; k++)
+        moved += !same_path(&m[k], &m[0]);
     cr_assert(moved > 0, "the paths of row 0 are all the same");
-    cr_assert_eq(same, 0, "%d of %d paths of rows 0 and 1 (ids 0 and 1, fees apart) drew the same",
-                 same, P);
+    cr_assert(fee_moved > 0, "the fee rows have equal PnL");
+    cr_assert_eq(fam_moved, 4 * P, "%d of %d paths of rows in two families drew differently", fam_moved,
+                 4 * P);
+    /* The combination of row 3 alone (row 0 of a one-row grid): the same paths. */
+    char fee[32];
+    snprintf(fee, sizeof fee, "%g", p[3].maker_fee_bps);
+    char cp[32];
+    snprintf(cp, sizeof cp, "%d", (int)p[3].close_penalty_ticks);
+    draw_sweep(spec, "close_penalty_ticks", cp, fee, tu_path("s2.h5"), 1, m2, p2);
+    for (int k = 0; k < P; k++)
+        cr_assert(same_path(&m2[k], &m[3 * P + k]) && m2[k].pnl == m[3 * P + k].pnl,
+                  "path %d of the combination at row 3 and alone differ", k);
 }
 
 Test(grid, a_decimal_range_includes_its_end)

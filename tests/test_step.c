@@ -79,6 +79,66 @@ Test(draws, the_normal_quantile_matches_known_values)
     cr_assert_float_eq(mm__norm_inv(1e-10), -6.361340902, 1e-7);
 }
 
+/* The positions of the latency draws (section 3.3): the entry latency of side k's action at event i
+ * at (i, k), of rung r's at (i, k + 2 r); the response latencies of an event's messages at (i, 0),
+ * (i, 1), ..., counted again from 0 at the next event (mm_step_c resets msg_n). */
+Test(draws, latencies_are_drawn_at_the_event_and_its_message_or_slot)
+{
+    uint64_t key = mm_stream_key(5, 123456789, 2);
+    mm_derived d;
+    memset(&d, 0, sizeof d);
+    d.lat_dist = MM_LAT_EXPONENTIAL;
+    d.draws = 1;
+    d.resp_ns = 100000;
+    d.entry_ns = 200000;
+    d.size = 1;
+    d.limit = 10;
+    mm_state st;
+    init(&st);
+    st.key = key;
+    mm_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.i = 4321;
+    ev.ts = 1000000000;
+    int64_t want[3];
+    for (uint32_t m = 0; m < 3; m++)
+        want[m] = mm__draw_latency(key, MM_LAT_EXPONENTIAL, 0, 100000, MM_RNG_RESPONSE, 4321, m,
+                                   NULL, 0);
+    cr_assert(want[0] != want[1] && want[1] != want[2]);
+    st.nmsg = 77; /* the messages before: not the position */
+    int64_t a0 = mm__resp_at(&st, &ev, &d);
+    cr_assert_eq(a0, ev.ts + want[0]);
+    int64_t a1 = mm__resp_at(&st, &ev, &d);
+    cr_assert_eq(a1, a0 > ev.ts + want[1] ? a0 : ev.ts + want[1], "the second message: (i, 1)");
+    cr_assert_eq(st.msg_n, 2);
+    /* Entry: side 1 at slot 1, then a rung-2 ask at slot 1 + 4. */
+    mm__send(&st, &ev, &d, 1, 1, 50, 0, 1, NULL);
+    cr_assert_eq(st.s[1].land_ns,
+                 ev.ts + mm__draw_latency(key, MM_LAT_EXPONENTIAL, 0, 200000, MM_RNG_ENTRY, 4321, 1,
+                                          NULL, 0));
+    mm__send(&st, &ev, &d, 1, 5, 50, 0, 1, NULL);
+    cr_assert_eq(st.s[1].land_ns,
+                 ev.ts + mm__draw_latency(key, MM_LAT_EXPONENTIAL, 0, 200000, MM_RNG_ENTRY, 4321, 5,
+                                          NULL, 0));
+    /* A step ends with msg_n 0 (no book: nothing else happens). */
+    ev.i = 4322;
+    ev.ts += 1;
+    mm_step_c(&st, &ev, &d, NULL);
+    cr_assert_eq(st.msg_n, 0);
+    /* The next event's first message is at (i, 0) again. */
+    ev.i = 4323;
+    ev.ts = 2000000000;
+    cr_assert_eq(mm__resp_at(&st, &ev, &d),
+                 ev.ts + mm__draw_latency(key, MM_LAT_EXPONENTIAL, 0, 100000, MM_RNG_RESPONSE, 4323,
+                                          0, NULL, 0));
+    /* A combination that draws nothing counts nothing (msg_n stays 0: the lanes kernel has none). */
+    d.lat_dist = MM_LAT_CONSTANT;
+    d.draws = 0;
+    st.msg_n = 0;
+    mm__resp_at(&st, &ev, &d);
+    cr_assert_eq(st.msg_n, 0);
+}
+
 Test(draws, streams_depend_on_seed_id_path_and_position_only)
 {
     uint64_t k = mm_stream_key(1, 7, 3);
@@ -86,13 +146,13 @@ Test(draws, streams_depend_on_seed_id_path_and_position_only)
     cr_assert_neq(k, mm_stream_key(2, 7, 3));
     cr_assert_neq(k, mm_stream_key(1, 8, 3));
     cr_assert_neq(k, mm_stream_key(1, 7, 4));
-    int64_t a = mm__draw_latency(k, MM_LAT_EXPONENTIAL, 0, 100000, MM_RNG_ENTRY, 5, NULL, 0);
-    cr_assert_eq(a, mm__draw_latency(k, MM_LAT_EXPONENTIAL, 0, 100000, MM_RNG_ENTRY, 5, NULL, 0));
-    cr_assert_neq(a, mm__draw_latency(k, MM_LAT_EXPONENTIAL, 0, 100000, MM_RNG_ENTRY, 6, NULL, 0));
+    int64_t a = mm__draw_latency(k, MM_LAT_EXPONENTIAL, 0, 100000, MM_RNG_ENTRY, 5, 0, NULL, 0);
+    cr_assert_eq(a, mm__draw_latency(k, MM_LAT_EXPONENTIAL, 0, 100000, MM_RNG_ENTRY, 5, 0, NULL, 0));
+    cr_assert_neq(a, mm__draw_latency(k, MM_LAT_EXPONENTIAL, 0, 100000, MM_RNG_ENTRY, 6, 0, NULL, 0));
     cr_assert_neq(a,
-                  mm__draw_latency(k, MM_LAT_EXPONENTIAL, 0, 100000, MM_RNG_RESPONSE, 5, NULL, 0));
-    cr_assert_eq(mm__draw_latency(k, MM_LAT_CONSTANT, 0, 12345, MM_RNG_ENTRY, 5, NULL, 0), 12345);
-    cr_assert_eq(mm__draw_latency(k, MM_LAT_LOGNORMAL, 1, 0, MM_RNG_ENTRY, 5, NULL, 0), 0);
+                  mm__draw_latency(k, MM_LAT_EXPONENTIAL, 0, 100000, MM_RNG_RESPONSE, 5, 0, NULL, 0));
+    cr_assert_eq(mm__draw_latency(k, MM_LAT_CONSTANT, 0, 12345, MM_RNG_ENTRY, 5, 0, NULL, 0), 12345);
+    cr_assert_eq(mm__draw_latency(k, MM_LAT_LOGNORMAL, 1, 0, MM_RNG_ENTRY, 5, 0, NULL, 0), 0);
 }
 
 Test(draws, exponential_latencies_have_the_mean_and_lognormal_ones_the_median_and_sigma)
@@ -106,9 +166,9 @@ Test(draws, exponential_latencies_have_the_mean_and_lognormal_ones_the_median_an
     int below = 0;
     for (int i = 0; i < n; i++) {
         sum +=
-            (double)mm__draw_latency(k, MM_LAT_EXPONENTIAL, 0, 1000000, MM_RNG_ENTRY, i, NULL, 0);
+            (double)mm__draw_latency(k, MM_LAT_EXPONENTIAL, 0, 1000000, MM_RNG_ENTRY, i, 0, NULL, 0);
         int64_t x =
-            mm__draw_latency(k, MM_LAT_LOGNORMAL, 0.5, 1000000, MM_RNG_RESPONSE, i, NULL, 0);
+            mm__draw_latency(k, MM_LAT_LOGNORMAL, 0.5, 1000000, MM_RNG_RESPONSE, i, 0, NULL, 0);
         double l = log((double)x / 1e6);
         sl += l;
         sl2 += l * l;
@@ -124,7 +184,7 @@ Test(draws, exponential_latencies_have_the_mean_and_lognormal_ones_the_median_an
     int64_t top = 0;
     for (int i = 0; i < 1000; i++) {
         int64_t x = mm__draw_latency(k, MM_LAT_EXPONENTIAL, 0, MM_SIM_LATENCY_MAX_NS, MM_RNG_ENTRY,
-                                     i, NULL, 0);
+                                     i, 0, NULL, 0);
         cr_assert(x >= 0 && x <= MM_SIM_LATENCY_MAX_NS);
         top += x == MM_SIM_LATENCY_MAX_NS;
     }
@@ -171,10 +231,10 @@ Test(draws, empirical_latencies_are_the_samples_plus_the_parameter)
     uint64_t k = mm_stream_key(5, 0, 0);
     int count[3] = {0};
     for (int i = 0; i < 30000; i++) {
-        int64_t x = mm__draw_latency(k, MM_LAT_EMPIRICAL, 0, 1000, MM_RNG_ENTRY, i, e, 3);
+        int64_t x = mm__draw_latency(k, MM_LAT_EMPIRICAL, 0, 1000, MM_RNG_ENTRY, i, 0, e, 3);
         cr_assert(x == 1010 || x == 1020 || x == 1030, "%ld", (long)x);
         count[(x - 1010) / 10]++;
-        int64_t y = mm__draw_latency(k, MM_LAT_EMPIRICAL, 0, 0, MM_RNG_RESPONSE, i, r, 3);
+        int64_t y = mm__draw_latency(k, MM_LAT_EMPIRICAL, 0, 0, MM_RNG_RESPONSE, i, 0, r, 3);
         cr_assert(y >= 1 && y <= 3);
     }
     for (int j = 0; j < 3; j++)

@@ -124,10 +124,10 @@ typedef struct mm_sweep_progress {
 typedef void (*mm_sweep_progress_fn)(const mm_sweep_progress *p, void *user);
 
 /* Automatic chunks (mm_sweep_opts.chunk = 0, docs/sweep.md "Engines"): at most this many
- * combinations, and at most MM_SWEEP_CHUNK_AUTO_MAX_MC with paths > 1. Plain integer literals: the
- * command line's help prints them (stringized). */
+ * combinations, and with paths > 1 at most MM_SWEEP_SLOTS_AUTO_MAX (combination, path) slots. The
+ * command line's help prints them. */
 #define MM_SWEEP_CHUNK_AUTO_MAX 1024
-#define MM_SWEEP_CHUNK_AUTO_MAX_MC 256
+#define MM_SWEEP_SLOTS_AUTO_MAX 65536
 
 /* mm_sweep_opts.device: every visible CUDA device. */
 #define MM_SWEEP_DEVICE_ALL (-1)

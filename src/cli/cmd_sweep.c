@@ -51,7 +51,7 @@ static const char HELP[] =
     "  --workers N         processes or threads (default: number of cores; mpi: threads in each\n"
     "                      rank, default 1)\n"
     "  --chunk N           combinations per chunk, 1 to %d (default 0: automatic, at most %d,\n"
-    "                      or %d with --paths)\n"
+    "                      and at most %d / paths with --paths)\n"
     "  --stall-s S         engine process: a worker that finishes nothing for S seconds is killed\n"
     "                      and its chunk rerun once on a fresh worker (default 600; 0: wait for\n"
     "                      ever); the threads engine cannot kill a thread and waits\n"
@@ -307,7 +307,7 @@ int cmd_sweep(int argc, char **argv)
             no_verify = 1;
             break;
         case 'h':
-            printf(HELP, SWEEP_CHUNK_MAX, MM_SWEEP_CHUNK_AUTO_MAX, MM_SWEEP_CHUNK_AUTO_MAX_MC,
+            printf(HELP, SWEEP_CHUNK_MAX, MM_SWEEP_CHUNK_AUTO_MAX, MM_SWEEP_SLOTS_AUTO_MAX,
                    SWEEP_PROGRESS_S_DEFAULT);
             goto out;
         default: /* ':' (a value missing) or an unknown option */

@@ -87,16 +87,17 @@ MM_HD int64_t mm__lat_lognormal(int64_t base, double v)
     return (int64_t)x;
 }
 
-/* Section 3.3: a latency around `base` ns, drawn at (purpose, a) of the stream `key`: constant:
+/* Section 3.3: a latency around `base` ns, drawn at (purpose, a, b) of the stream `key`: constant:
  * base; empirical: base + samp[floor(u x nsamp)] (at most MM_SIM_LATENCY_MAX_NS); exponential with
  * mean base: -base ln(u); lognormal with median base: base exp(sigma z), z = mm__norm_inv(u); u =
  * mm_u01 of the draw's words 0 and 1; truncated to whole ns, at most MM_SIM_LATENCY_MAX_NS. base 0
  * draws nothing. */
 MM_HD_BIG int64_t mm__draw_latency(uint64_t key, int32_t dist, double sigma, int64_t base,
-                                   uint32_t purpose, uint64_t a, const int64_t *samp, int64_t nsamp)
+                                   uint32_t purpose, uint64_t a, uint32_t b, const int64_t *samp,
+                                   int64_t nsamp)
 {
     if (dist == MM_LAT_CONSTANT || (base == 0 && dist != MM_LAT_EMPIRICAL)) return base;
-    mm_u32x4 r = mm_stream4(key, purpose, a, 0);
+    mm_u32x4 r = mm_stream4(key, purpose, a, b);
     double u = mm_u01(r.v[0], r.v[1]);
     if (dist == MM_LAT_EMPIRICAL) {
         if (nsamp <= 0) return base;

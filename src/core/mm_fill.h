@@ -66,13 +66,14 @@ MM_HD void mm__trace(mm_trace_sink *tr, const mm_state *st, const mm_event *ev, 
 }
 
 /* Section 3.2: the time at which the strategy knows a message the exchange sends at this event
- * (a response or a fill report): ts + response latency (drawn per message, 3.3), and never before
- * the previous message. A time after ts is also one at which the batched kernel must step
- * (wake_ns). */
+ * (a response or a fill report): ts + response latency (drawn per message, 3.3, at position (event
+ * index, the messages drawn at this event before it)), and never before the previous message. A
+ * time after ts is also one at which the batched kernel must step (wake_ns). */
 MM_HD int64_t mm__resp_at(mm_state *st, const mm_event *ev, const mm_derived *d)
 {
     int64_t r = mm__draw_latency(st->key, d->lat_dist, d->lat_sigma, d->resp_ns, MM_RNG_RESPONSE,
-                                 (uint64_t)st->nmsg, ev->samp_r, ev->nsamp_lat);
+                                 (uint64_t)ev->i, (uint32_t)st->msg_n, ev->samp_r, ev->nsamp_lat);
+    st->msg_n += d->draws; /* 0 between events: mm_step_c resets it */
     st->nmsg += 1;
     int64_t a = ev->ts + r + ev->lat_r;
     if (a < st->chan_ns) a = st->chan_ns;

@@ -94,6 +94,9 @@ int mm__params_check_ranges(const mm_params *p, mm_error *err);
 int mm__params_key_domain(int key_index, double *lo, double *hi, int *lo_open, int *hi_open,
                           int *integer);
 
+/* Section 3.3: the stream id of p's family (the combinations that differ from p at most in
+ * inv_limit and the fee rates; docs/model.md 3.3 defines the sum). */
+uint64_t mm__params_family(const mm_params *p);
 /* The kernel capabilities (MM_CAP_*, mm_state.h) of p: the AND of those of each key's value. */
 unsigned mm__params_caps(const mm_params *p);
 /* The capabilities of key i's value v (its enum index, or its number): for tests and the docs. */

@@ -152,7 +152,7 @@ MM_HD void mm__ladder_decide(mm_state *st, const mm_event *ev, const mm_derived 
             }
             if (send) { /* mm__send acts on s[k]: the rung goes there for it */
                 mm__rung_swap(st, d, k, r);
-                mm__send(st, ev, d, k, px, cancel, want, tr);
+                mm__send(st, ev, d, k, (uint32_t)(k + 2 * r), px, cancel, want, tr);
                 mm__rung_swap(st, d, k, r);
             }
             left -= mm__rung_commit(mm__rung_at(st, d, k, r));

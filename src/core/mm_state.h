@@ -31,7 +31,9 @@
  * key's value, beyond the reference (mm_step_c), which implements every value. MM_CAP_SKIP: the
  * batched kernel may skip events for it (the skip test, docs/model.md 8); MM_CAP_LANES: the lanes
  * kernel's vector step (sim_lanes.h) computes it; MM_CAP_SHARE: combinations that differ only in
- * inv_limit may share one state (it draws nothing from its stream key). The CUDA engine runs
+ * inv_limit and the fee rates may share one state (a draw's key and position are those of the
+ * family and the event, docs/model.md 3.3, so a member would draw what its leader draws; states
+ * with different stream keys never share: the key is a shared field). The CUDA engine runs
  * mm_step_c itself (mm_thread.h), so it implements every value the reference does. A key or value
  * a kernel has not opted into in params_keys.c is computed by the reference alone. */
 enum { MM_CAP_SKIP = 1, MM_CAP_LANES = 2, MM_CAP_SHARE = 4, MM_CAP_ALL = 7 };
@@ -77,6 +79,10 @@ typedef struct mm_derived {
     int32_t levels, lstep;
     double lsize;
     struct mm_side *rungs;
+    /* Section 3.3: draws = 1 when the combination draws a random number; then fam is its family's
+     * stream id (mm__params_family: the parameters but inv_limit and the fee rates), else 0. */
+    int32_t draws;
+    uint64_t fam;
 } mm_derived;
 
 /* A tape's depth stream as the step reads it (book = l2, docs/model.md 4.5): the columns of
@@ -148,9 +154,8 @@ typedef struct mm_state {
     /* PnL sampling (Welford over the returns between samples). */
     double pnl_prev, ret_mean, ret_m2, pnl_peak, max_dd;
     int64_t n_ret;
-    /* The key of this state's random streams (docs/model.md, section 3): the combination id in
-     * its sweep (0 for a single run) and the path. Set by mm__state_init; the replay model reads
-     * neither. */
+    /* The combination id in its sweep (0 for a single run) and the path (the stream key's, 3.3).
+     * Set by mm__state_init; no rule reads them. */
     int64_t id, path;
     /* Section 6.1, pacing: wait_ns[k] = no new order on side k before this time (reject back-off);
      * the token bucket of max_orders_per_s: tok = credit spent below capacity, in ns x orders/s
@@ -167,10 +172,13 @@ typedef struct mm_state {
      * entry 0: known from rep_t, moving kq by rep_q lots (entries from nrep on are 0, so equal
      * queues are equal bytes: the batched kernel's shared states compare them). */
     int64_t kq, chan_ns;
-    int32_t nrep, rpad_;
+    int32_t nrep;
+    /* Section 3.3: the response latencies drawn at this event so far (the position of the next);
+     * 0 between events (mm_step_c resets it). */
+    int32_t msg_n;
     int64_t rep_t[MM_REPORTS], rep_q[MM_REPORTS];
-    /* Section 3.3: the key of this state's random streams (mm_stream_key(seed, id, path)) and the
-     * number of messages sent so far (the position of each response latency draw). */
+    /* Section 3.3: the key of this state's random streams (mm_stream_key(seed, fam, path) when it
+     * draws, else 0) and the number of messages sent so far (responses and fill reports). */
     uint64_t key;
     int64_t nmsg;
 } mm_state;
@@ -182,8 +190,8 @@ typedef struct mm_state {
  * (sim_share.h), checkmodel's whole-state compare and its first-mismatch printout. kind:  I an
  * integer, D a double (compared exactly, bit for bit); field: the lvalue under a state (s[0].px,
  * mk2[2]); init:  its value before the first event: ZERO, NEVER (MM_NEVER), MIN (INT64_MIN), T0
- * (the tape's first time), ID, PATH (the combination's id and path), KEY (mm_stream_key(seed, id,
- * path)); role:  SHARED (states that share agree on it, dead fields aside: sim_share_dead.h), OWN
+ * (the tape's first time), ID, PATH (the combination's id and path), KEY (mm_stream_key(seed, fam,
+ * path) for a combination that draws, else 0); role:  SHARED (states that share agree on it, dead fields aside: sim_share_dead.h), OWN
  * (each member of a shared state keeps its own: its accounts, samples, counters and keys), PAD. The
  * sizes listed add up to sizeof(mm_state) (the assertion below): a field added to the struct and
  * not to the table does not compile. */
@@ -209,10 +217,10 @@ typedef struct mm_state {
     X(I, wait_ns[0], MIN, SHARED) X(I, wait_ns[1], MIN, SHARED) X(I, tok, ZERO, SHARED)            \
     X(I, tok_t, T0, SHARED) X(I, held, ZERO, OWN) X(I, hold[0], ZERO, SHARED)                      \
     X(I, hold[1], ZERO, SHARED) X(I, wake_ns, NEVER, SHARED)                                       \
-    X(I, kq, ZERO, OWN) X(I, chan_ns, MIN, SHARED) X(I, nrep, ZERO, SHARED) X(I, rpad_, ZERO, PAD) \
+    X(I, kq, ZERO, OWN) X(I, chan_ns, MIN, SHARED) X(I, nrep, ZERO, SHARED) X(I, msg_n, ZERO, SHARED)\
     MM_REPORT_FIELDS(X, 0) MM_REPORT_FIELDS(X, 1) MM_REPORT_FIELDS(X, 2) MM_REPORT_FIELDS(X, 3)    \
     MM_REPORT_FIELDS(X, 4) MM_REPORT_FIELDS(X, 5) MM_REPORT_FIELDS(X, 6) MM_REPORT_FIELDS(X, 7)    \
-    X(I, key, KEY, OWN) X(I, nmsg, ZERO, OWN)
+    X(I, key, KEY, SHARED) X(I, nmsg, ZERO, OWN)
 /* clang-format on */
 #define MM_STATE_FIELD_SIZE(kind, f, init, role) +sizeof(((mm_state *)0)->f)
 #ifdef __cplusplus /* nvcc */

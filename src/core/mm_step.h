@@ -294,10 +294,11 @@ MM_HD int mm__decide_targets(mm_state *st, const mm_event *ev, const mm_derived 
 }
 
 /* Section 6: side k's live order (st->s[k]) sends a cancel (send_cancel) and / or a new order of
- * qty lots at px (qty > 0), paced (6.1: an order held back sends nothing), with its entry latency.
+ * qty lots at px (qty > 0), paced (6.1: an order held back sends nothing), with its entry latency,
+ * drawn (3.3) at position (event index, slot): slot = k + 2 r for rung r (6.2; 0 without a ladder).
  */
-MM_HD void mm__send(mm_state *st, const mm_event *ev, const mm_derived *d, int k, int32_t px,
-                    int send_cancel, int32_t qty, mm_trace_sink *tr)
+MM_HD void mm__send(mm_state *st, const mm_event *ev, const mm_derived *d, int k, uint32_t slot,
+                    int32_t px, int send_cancel, int32_t qty, mm_trace_sink *tr)
 {
     mm_side *o = &st->s[k];
     int send_order = qty > 0;
@@ -305,7 +306,7 @@ MM_HD void mm__send(mm_state *st, const mm_event *ev, const mm_derived *d, int k
     int64_t delay =
         d->feed_ns + ev->lat_e +
         mm__draw_latency(st->key, d->lat_dist, d->lat_sigma, d->entry_ns, MM_RNG_ENTRY,
-                         (uint64_t)(st->orders + st->cancels), ev->samp_e, ev->nsamp_lat);
+                         (uint64_t)ev->i, slot, ev->samp_e, ev->nsamp_lat);
     o->land_ns = ev->ts + (delay < 1 ? 1 : delay);
     o->new_px = px;
     o->new_qty = send_order ? qty : 0;
@@ -365,7 +366,7 @@ MM_HD void mm__decide(mm_state *st, const mm_event *ev, const mm_derived *d, mm_
             st->hold[k] = 0;
             continue;
         }
-        mm__send(st, ev, d, k, target[k], send_cancel, send_order ? size : 0, tr);
+        mm__send(st, ev, d, k, (uint32_t)k, target[k], send_cancel, send_order ? size : 0, tr);
     }
     /* 3.2: what the strategy will learn later is also a time to step (wake_ns). */
     if (st->chan_ns > ev->ts) {
@@ -383,6 +384,7 @@ MM_HD void mm_step_c(mm_state *st, const mm_event *ev, const mm_derived *d, mm_t
 {
     if (d->levels > 1) {
         mm__step_ladder(st, ev, d, tr);
+        st->msg_n = 0;
         return;
     }
     if (ev->n_samples) mm__sample(st, ev, d);
@@ -390,6 +392,7 @@ MM_HD void mm_step_c(mm_state *st, const mm_event *ev, const mm_derived *d, mm_t
     mm__match(st, ev, d, 0, tr);
     mm__match(st, ev, d, 1, tr);
     mm__decide(st, ev, d, tr);
+    st->msg_n = 0; /* 3.3: the next event's response draws count from 0 */
     /* Invariants of the state after every event (debug builds). */
     MM_HD_ASSERT(st->q >= -(int64_t)d->limit && st->q <= d->limit);
     MM_HD_ASSERT(st->s[0].qty >= 0 && st->s[1].qty >= 0 && st->s[0].ahead >= 0 &&

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "mm_internal.h"
+#include "mm_rng.h"
 #include "mm_state.h"
 
 enum key_type { T_I32, T_I64, T_F64, T_ENUM };
@@ -46,16 +47,18 @@ static const char *const BOOKS[] = {"auto", "l1", "l2", "l3", NULL};
 
 /* The capabilities of each enum value, in the order of its names (a value added to the names
  * without one here is the reference's alone: the arrays are sized by the names). A value that
- * draws a random number (docs/model.md 3.3) cannot share a state and is not in the lanes kernel. */
+ * draws a random number (docs/model.md 3.3) is not in the lanes kernel; it shares states (its
+ * draws are keyed by the family and the event, so a member draws what its leader draws). */
 enum { ALL = MM_CAP_ALL, SKIP = MM_CAP_SKIP, NOLANES = MM_CAP_SKIP | MM_CAP_SHARE };
 static const unsigned STRATS_CAPS[sizeof STRATS / sizeof *STRATS - 1] = {ALL, ALL, ALL};
 static const unsigned QUEUES_CAPS[sizeof QUEUES / sizeof *QUEUES - 1] = {ALL, ALL, ALL};
 static const unsigned FAIRS_CAPS[sizeof FAIRS / sizeof *FAIRS - 1] = {ALL, ALL};
 static const unsigned FILLVOL_CAPS[sizeof FILLVOL / sizeof *FILLVOL - 1] = {ALL, ALL};
 static const unsigned CROSS_CAPS[sizeof CROSS / sizeof *CROSS - 1] = {ALL, ALL};
-static const unsigned LATDIST_CAPS[sizeof LATDIST / sizeof *LATDIST - 1] = {ALL, SKIP, SKIP, SKIP};
-static const unsigned JOIN_CAPS[sizeof JOIN / sizeof *JOIN - 1] = {ALL, SKIP};
-static const unsigned CANCELDRAW_CAPS[sizeof CANCELDRAW / sizeof *CANCELDRAW - 1] = {ALL, SKIP};
+static const unsigned LATDIST_CAPS[sizeof LATDIST / sizeof *LATDIST - 1] = {ALL, NOLANES, NOLANES,
+                                                                        NOLANES};
+static const unsigned JOIN_CAPS[sizeof JOIN / sizeof *JOIN - 1] = {ALL, NOLANES};
+static const unsigned CANCELDRAW_CAPS[sizeof CANCELDRAW / sizeof *CANCELDRAW - 1] = {ALL, NOLANES};
 /* book: auto is l1 on a tape without depth (every kernel), l2 or l3 on one with it, which the skip
  * kernel runs (mm__derive keeps only MM_CAP_SKIP of a combination resolved to them; the skip test
  * steps it on every event with a depth row at a live order's price, mm__depth_touch). */
@@ -131,7 +134,7 @@ static const key_desc KEYS[] = {
        "l3 (exact FIFO from order ids)"),
     KN("trade_reach", T_F64, trade_reach,
        "probability that a trade at our price reaches our queue (else hidden liquidity took it)", 1,
-       SKIP, D(0, 1, 0, 0, ANY, "in [0, 1]")),
+       NOLANES, D(0, 1, 0, 0, ANY, "in [0, 1]")),
     KN("levels", T_I32, levels,
        "quotes per side (a ladder), 1..8; rung r rests r x level_step ticks behind rung 0", 1, 0,
        D(1, 8, 0, 0, ANY, "in [1, 8]")),
@@ -398,6 +401,36 @@ unsigned mm__params_caps(const mm_params *p)
         c &= caps_of(&KEYS[i], key_value(&KEYS[i], p));
     /* The lanes kernel and the shared states run inside the skip kernel: without it, neither. */
     return c & MM_CAP_SKIP ? c : 0;
+}
+
+/* Section 3.3: the family's stream id of p, the sum (mod 2^64) over every key but inv_limit,
+ * maker_fee_bps and taker_fee_bps whose value differs from its default (mm_params_defaults) of
+ * mm_stream_key(FNV-1a-64 of the key's name, the value's word, 0); the word of a value is the IEEE
+ * bits of the value as a double (an enum: its index; 0 as +0). A sum over the keys that differ
+ * from their defaults: a key added later, at its default, changes no family. */
+uint64_t mm__params_family(const mm_params *p)
+{
+    mm_params def;
+    mm_params_defaults(&def);
+    uint64_t fam = 0;
+    for (int i = 0; i < NKEYS; i++) {
+        const key_desc *k = &KEYS[i];
+        if (!strcmp(k->name, "inv_limit") || !strcmp(k->name, "maker_fee_bps") ||
+            !strcmp(k->name, "taker_fee_bps"))
+            continue;
+        double v = key_value(k, p), v0 = key_value(k, &def);
+        if (v == 0) v = 0.0; /* -0 as +0 */
+        if (v0 == 0) v0 = 0.0;
+        uint64_t w, w0;
+        memcpy(&w, &v, sizeof w);
+        memcpy(&w0, &v0, sizeof w0);
+        if (w == w0) continue;
+        uint64_t h = UINT64_C(0xcbf29ce484222325);
+        for (const char *c = k->name; *c; c++)
+            h = (h ^ (unsigned char)*c) * UINT64_C(0x100000001b3);
+        fam += mm_stream_key(h, (int64_t)w, 0);
+    }
+    return fam;
 }
 
 int mm__params_check_enums(const mm_params *p, mm_error *err)

@@ -24,7 +24,7 @@ int mm_sim_run_c(const mm_ticks *t, const mm_sim_config *c, const mm_params *p, 
         return mm__errf(err, rc, "cannot allocate the ladder's orders");
     }
     mm_state st;
-    mm__state_init(&st, &tp, c->id, c->path);
+    mm__state_init(&st, &tp, &d, c->id, c->path);
     mm_trace_sink sink = {trace, user, 0};
     mm_event ev;
     for (int64_t i = 0; i < t->n; i++) {

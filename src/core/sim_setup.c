@@ -287,6 +287,11 @@ void mm__derive(const mm_params *p, const mm_ticks *t, mm_derived *d)
     d->signal_skew = p->signal_skew;
     d->maker_rate = p->maker_fee_bps * 1e-4 * d->money;
     d->taker_rate = p->taker_fee_bps * 1e-4 * d->money;
+    /* 3.3: a combination that draws keys its streams by its family */
+    int draws = d->lat_dist != MM_LAT_CONSTANT || d->join_uniform || d->cancel_binom ||
+                d->reach32 != (UINT64_C(1) << 32);
+    d->fam = draws ? mm__params_family(p) : 0;
+    d->draws = draws;
 }
 
 /* Section 3.2: the series' value y at time ts, j being the last point at or before ts (0 when ts is
@@ -453,9 +458,10 @@ void mm__tape_free(mm__tape *tp)
 #define MM_INIT_T0(l) l = tp->t0;
 #define MM_INIT_ID(l) l = id;
 #define MM_INIT_PATH(l) l = path;
-#define MM_INIT_KEY(l) l = mm_stream_key(tp->seed, id, path);
+#define MM_INIT_KEY(l) l = d->draws ? mm_stream_key(tp->seed, (int64_t)d->fam, path) : 0;
 #define MM_INIT_FIELD(kind, f, init, role) MM_INIT_##init(st->f)
-void mm__state_init(mm_state *st, const mm__tape *tp, int64_t id, int32_t path)
+void mm__state_init(mm_state *st, const mm__tape *tp, const mm_derived *d, int64_t id,
+                    int32_t path)
 {
     memset(st, 0, sizeof *st); /* ZERO, and the padding: equal states are equal bytes */
     MM_STATE_FIELDS(MM_INIT_FIELD)

@@ -35,9 +35,11 @@ int mm__params_tape_check(const mm_params *p, const mm_ticks *t, mm_error *err);
 /* Derived constants of a combination on tape t (its tick and lot sizes; whether it has depth:
  * book = auto). */
 void mm__derive(const mm_params *p, const mm_ticks *t, mm_derived *d);
-/* The state of combination id on path `path` before the first event (docs/model.md, section 3):
- * nothing live, flat, (id, path) recorded as the key of the combination's random streams. */
-void mm__state_init(mm_state *st, const mm__tape *tp, int64_t id, int32_t path);
+/* The state of combination id (constants d) on path `path` before the first event (docs/model.md,
+ * section 3): nothing live, flat, (id, path) recorded, the key of its random streams that of its
+ * family and path (3.3; 0 when it draws nothing). */
+void mm__state_init(mm_state *st, const mm__tape *tp, const mm_derived *d, int64_t id,
+                    int32_t path);
 /* Ladders (docs/model.md 6.2): the live orders of rungs 1..levels-1 of the m combinations d[0..m),
  * in one block the caller frees after their run (NULL when none has levels > 1, or *rc = -ENOMEM),
  * each d[j].rungs pointing into it, set as mm__state_init sets a side. mm__rungs_reset sets them so

@@ -92,7 +92,7 @@ int mm__run_blocks(const mm__run *r, int32_t tape, const mm_params *p, int64_t n
         int64_t m = n - s0 < cap ? n - s0 : cap, i0 = 0;
         for (int64_t j = 0; j < m; j++) {
             mm__derive(&p[s0 + j], tp->t, &d[j]);
-            mm__state_init(&st[j], tp, first + s0 + j, 0);
+            mm__state_init(&st[j], tp, &d[j], first + s0 + j, 0);
         }
         mm_side *rungs = mm__rungs_attach(d, m, &rc); /* ladders' rungs 1.. (6.2) */
         if (rc) {

@@ -150,7 +150,7 @@ static int check_columns(const mm_sweep_opts *o, mm_error *err)
 /* Monte Carlo limits: paths per combination, and (combination, path) runs one chunk computes at
  * once by default (each holds an mm_metrics, 184 bytes: 12 MB). */
 #define MM_SWEEP_PATHS_MAX 1000000
-#define MM_SWEEP_SLOTS_MAX 65536
+#define MM_SWEEP_SLOTS_MAX MM_SWEEP_SLOTS_AUTO_MAX
 
 /* The disk a run keeping its paths needs beside its output: the journal (every combination's
  * record) and the table (its rows and /paths), against the free space of the output's file system.
@@ -285,11 +285,11 @@ int mm_sweep_run(const mm_grid *g, const mm_sweep_opts *o, const char *out_path,
         int64_t per = g->n_combos / g->axes[0].n;
         /* Monte Carlo: a chunk's paths are stepped together, so the kernel's 64 slots need only
          * 64 / paths combinations; at most MM_SWEEP_SLOTS_MAX (combination, path) slots per chunk
-         * bound a worker's memory whatever paths is (and MM_SWEEP_CHUNK_AUTO_MAX_MC combinations:
-         * paths draw, so they share no step). */
+         * bound a worker's memory whatever paths is. A family's members share their steps on
+         * each path (docs/model.md 3.3), so the chunk is otherwise as large as without paths. */
         int64_t lo = o->paths > 1 ? 64 / o->paths : 64,
                 hi = o->paths > 1 ? MM_SWEEP_SLOTS_MAX / o->paths : MM_SWEEP_CHUNK_AUTO_MAX;
-        if (o->paths > 1 && hi > MM_SWEEP_CHUNK_AUTO_MAX_MC) hi = MM_SWEEP_CHUNK_AUTO_MAX_MC;
+        if (hi > MM_SWEEP_CHUNK_AUTO_MAX) hi = MM_SWEEP_CHUNK_AUTO_MAX;
         if (lo < 1) lo = 1;
         if (hi < 1) hi = 1;
         if (engine->flags & MM__ENGINE_GPU_CHUNKS) {

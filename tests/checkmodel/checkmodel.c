@@ -170,7 +170,8 @@ static int check_case(const ck_case *cs, int only, int64_t *overflowed, int with
             fail = 1;
         else
             for (int64_t j = 0; j < m; j++)
-                mm__state_init(&st[k][j], cs->tp, ck_state_id(cs->c, j), ck_state_path(cs->c));
+                mm__state_init(&st[k][j], cs->tp, &cs->d[j], ck_state_id(cs->c, j),
+                               ck_state_path(cs->c));
         alive[k] = 1;
     }
     if (fail) {
@@ -662,7 +663,7 @@ static int bench(const ck_bench_opts *o)
         int m = (ck_kernels[k].flags & CK_PER_COMBO) ? ns : combos;
         const mm_derived *dk = (ck_kernels[k].flags & CK_PER_COMBO) ? ds : d;
         for (int j = 0; j < m; j++)
-            mm__state_init(&st[j], &tp, ck_state_id(&c, j), ck_state_path(&c));
+            mm__state_init(&st[j], &tp, &dk[j], ck_state_id(&c, j), ck_state_path(&c));
         mm__rungs_reset(dk, m);
         memset(ck_batch_count, 0, sizeof ck_batch_count);
         double t0 = now();

@@ -217,10 +217,11 @@ int mm__sim_batch_tape(const mm__tape *tpp, const mm_sim_config *c, const mm_par
     }
     int rc = 0;
     const mm__tape tp = *tpp;
-    /* A slot is one (combination, path): slot s is combination k = s / n_paths, path path0 + s %
-     * n_paths, and its metrics go to out[s]. Slots are stepped in blocks of up to MM_BLOCK. */
-    int64_t slots = n * n_paths;
-    int64_t blk = slots < MM_BLOCK ? slots : MM_BLOCK;
+    /* A slot is one (combination, path): combination k on path path0 + p, whose metrics go to
+     * out[k n_paths + p]. Slots are stepped in blocks of up to MM_BLOCK combinations of one path,
+     * path after path: a family's members on one path share a state (docs/model.md 3.3 and 8), so
+     * a block holds as many of them as a sweep without paths does. */
+    int64_t blk = n < MM_BLOCK ? n : MM_BLOCK;
     size_t cap = (size_t)(blk > 0 ? blk : 1);
     mm_state *st = aligned_alloc(64, (cap * sizeof(mm_state) + 63) / 64 * 64);
     mm_derived *d = malloc(cap * sizeof(mm_derived));
@@ -232,13 +233,13 @@ int mm__sim_batch_tape(const mm__tape *tpp, const mm_sim_config *c, const mm_par
         if (!grc) mm__guards_free(&g);
         return mm__errf(err, -ENOMEM, "cannot allocate %lld combination states", (long long)blk);
     }
-    for (int64_t s0 = 0; s0 < slots; s0 += blk) {
-        int64_t m = slots - s0 < blk ? slots - s0 : blk;
+    for (int64_t s0 = 0; s0 < n * n_paths && rc == 0;) {
+        int32_t pi = (int32_t)(s0 / n), path = path0 + pi; /* s0 = pi n + the first combination */
+        int64_t k0 = s0 % n, m = n - k0 < blk ? n - k0 : blk;
+        s0 += m;
         for (int64_t j = 0; j < m; j++) {
-            int64_t k = (s0 + j) / n_paths;
-            int32_t path = path0 + (int32_t)((s0 + j) % n_paths);
-            mm__derive(&p[k], tp.t, &d[j]);
-            mm__state_init(&st[j], &tp, first_id + k, path);
+            mm__derive(&p[k0 + j], tp.t, &d[j]);
+            mm__state_init(&st[j], &tp, &d[j], first_id + k0 + j, path);
         }
         mm_side *rungs = mm__rungs_attach(d, m, &rc); /* ladders' rungs 1.. (6.2) */
         if (rc) {
@@ -248,7 +249,7 @@ int mm__sim_batch_tape(const mm__tape *tpp, const mm_sim_config *c, const mm_par
         mm__sim_batch_advance(&tp, d, st, &g, m, 0, tp.v.n);
         free(rungs);
         for (int64_t j = 0; j < m; j++)
-            mm__finish(&st[j], &tp, &d[j], c, &out[s0 + j]);
+            mm__finish(&st[j], &tp, &d[j], c, &out[(k0 + j) * n_paths + pi]);
         for (int64_t j = 0; j < m && rc == 0; j++)
             if (st[j].ovf_event) rc = mm__overflow_err(st[j].ovf_event, st[j].id, err);
         if (rc) break;

@@ -30,8 +30,9 @@
  * kernel merges the leaders whose states agree again (share_park); when it returns, every member
  * takes its leader's state (share_unpark_all). */
 
-/* A combination with constants d may share a state (the key table says so, MM_CAP_SHARE: its
- * values draw no random number, section 3.3, so its state does not depend on its stream key). */
+/* A combination with constants d may share a state (the key table says so, MM_CAP_SHARE). One that
+ * draws (section 3.3) draws at the family's key and the event's positions, so a member draws what
+ * its leader draws; the key is a shared field: states of other families or paths never share. */
 static inline int share_ok(const mm_derived *d)
 {
     return (d->caps & MM_CAP_SHARE) != 0;
@@ -113,7 +114,8 @@ static inline uint64_t share_hash(const void *p, size_t n, uint64_t h)
 /* A hash of the fields that decide most of share_image (states whose images are equal have equal
  * hashes; equal hashes are then compared whole): the orders and actions, the reports' count and
  * times of the channel and wake-up, the clamped rooms, the known position where the skew reads it,
- * on top of ch, the hash of the constants without the limit. */
+ * on top of ch, the hash of the constants without the limit, and the stream key (3.3: the paths of
+ * a family make runs of their own). */
 static inline uint64_t share_quick(const mm_state *s, const mm_derived *d, uint64_t ch, int64_t t)
 {
     int64_t w[24];
@@ -136,7 +138,7 @@ static inline uint64_t share_quick(const mm_state *s, const mm_derived *d, uint6
     w[18] = s->wake_ns;
     w[19] = share_no_skew(d) ? 0 : s->kq;
     share_rooms(s, d, w + 20);
-    return share_hash(w, sizeof w, ch);
+    return share_hash(w, sizeof w, ch ^ s->key); /* the stream key: 0 where nothing is drawn */
 }
 
 #include "sim_share_sort.h"

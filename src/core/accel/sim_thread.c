@@ -49,7 +49,7 @@ int mm__sim_slots_tape(const mm__tape *tp, const mm_sim_config *c, const mm_para
         for (int64_t j = 0; j < m; j++) {
             int64_t k = (s0 + j) / n_paths;
             mm__derive(&p[k], tp->t, &d[j]);
-            mm__state_init(&st[j], tp, first_id + k, path0 + (int32_t)((s0 + j) % n_paths));
+            mm__state_init(&st[j], tp, &d[j], first_id + k, path0 + (int32_t)((s0 + j) % n_paths));
         }
         mm_side *rungs = mm__rungs_attach(d, m, &rc); /* ladders' rungs 1.. (6.2) */
         if (rc) {
