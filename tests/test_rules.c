@@ -88,10 +88,12 @@ Test(streams, a_family_draws_one_stream_and_other_families_their_own, .timeout =
             cr_assert(p[r].maker_fee_bps != p[s].maker_fee_bps || !one_family);
             for (int k = 0; k < P; k++) {
                 const mm_metrics *a = &m[r * P + k], *b = &m[s * P + k];
-                cr_assert(a->orders > 100, "row %d path %d: %lld orders", r, k, (long long)a->orders);
+                cr_assert(a->orders > 100, "row %d path %d: %lld orders", r, k,
+                          (long long)a->orders);
                 if (one_family) {
-                    cr_assert(same_path(a, b), "rows %d and %d (fees apart), path %d: %lld vs %lld orders",
-                              r, s, k, (long long)a->orders, (long long)b->orders);
+                    cr_assert(same_path(a, b),
+                              "rows %d and %d (fees apart), path %d: %lld vs %lld orders", r, s, k,
+                              (long long)a->orders, (long long)b->orders);
                     fee_moved += a->pnl != b->pnl; /* the fee moves the PnL */
                 } else {
                     fam_moved += !same_path(a, b);
@@ -102,8 +104,8 @@ Test(streams, a_family_draws_one_stream_and_other_families_their_own, .timeout =
         moved += !same_path(&m[k], &m[0]);
     cr_assert(moved > 0, "the paths of row 0 are all the same");
     cr_assert(fee_moved > 0, "the fee rows have equal PnL");
-    cr_assert_eq(fam_moved, 4 * P, "%d of %d paths of rows in two families drew differently", fam_moved,
-                 4 * P);
+    cr_assert_eq(fam_moved, 4 * P, "%d of %d paths of rows in two families drew differently",
+                 fam_moved, 4 * P);
     /* The combination of row 3 alone (row 0 of a one-row grid): the same paths. */
     char fee[32];
     snprintf(fee, sizeof fee, "%g", p[3].maker_fee_bps);

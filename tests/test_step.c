@@ -102,8 +102,8 @@ Test(draws, latencies_are_drawn_at_the_event_and_its_message_or_slot)
     ev.ts = 1000000000;
     int64_t want[3];
     for (uint32_t m = 0; m < 3; m++)
-        want[m] = mm__draw_latency(key, MM_LAT_EXPONENTIAL, 0, 100000, MM_RNG_RESPONSE, 4321, m,
-                                   NULL, 0);
+        want[m] =
+            mm__draw_latency(key, MM_LAT_EXPONENTIAL, 0, 100000, MM_RNG_RESPONSE, 4321, m, NULL, 0);
     cr_assert(want[0] != want[1] && want[1] != want[2]);
     st.nmsg = 77; /* the messages before: not the position */
     int64_t a0 = mm__resp_at(&st, &ev, &d);
@@ -113,13 +113,11 @@ Test(draws, latencies_are_drawn_at_the_event_and_its_message_or_slot)
     cr_assert_eq(st.msg_n, 2);
     /* Entry: side 1 at slot 1, then a rung-2 ask at slot 1 + 4. */
     mm__send(&st, &ev, &d, 1, 1, 50, 0, 1, NULL);
-    cr_assert_eq(st.s[1].land_ns,
-                 ev.ts + mm__draw_latency(key, MM_LAT_EXPONENTIAL, 0, 200000, MM_RNG_ENTRY, 4321, 1,
-                                          NULL, 0));
+    cr_assert_eq(st.s[1].land_ns, ev.ts + mm__draw_latency(key, MM_LAT_EXPONENTIAL, 0, 200000,
+                                                           MM_RNG_ENTRY, 4321, 1, NULL, 0));
     mm__send(&st, &ev, &d, 1, 5, 50, 0, 1, NULL);
-    cr_assert_eq(st.s[1].land_ns,
-                 ev.ts + mm__draw_latency(key, MM_LAT_EXPONENTIAL, 0, 200000, MM_RNG_ENTRY, 4321, 5,
-                                          NULL, 0));
+    cr_assert_eq(st.s[1].land_ns, ev.ts + mm__draw_latency(key, MM_LAT_EXPONENTIAL, 0, 200000,
+                                                           MM_RNG_ENTRY, 4321, 5, NULL, 0));
     /* A step ends with msg_n 0 (no book: nothing else happens). */
     ev.i = 4322;
     ev.ts += 1;
@@ -131,7 +129,8 @@ Test(draws, latencies_are_drawn_at_the_event_and_its_message_or_slot)
     cr_assert_eq(mm__resp_at(&st, &ev, &d),
                  ev.ts + mm__draw_latency(key, MM_LAT_EXPONENTIAL, 0, 100000, MM_RNG_RESPONSE, 4323,
                                           0, NULL, 0));
-    /* A combination that draws nothing counts nothing (msg_n stays 0: the lanes kernel has none). */
+    /* A combination that draws nothing counts nothing (msg_n stays 0: the lanes kernel has none).
+     */
     d.lat_dist = MM_LAT_CONSTANT;
     d.draws = 0;
     st.msg_n = 0;
@@ -147,11 +146,14 @@ Test(draws, streams_depend_on_seed_id_path_and_position_only)
     cr_assert_neq(k, mm_stream_key(1, 8, 3));
     cr_assert_neq(k, mm_stream_key(1, 7, 4));
     int64_t a = mm__draw_latency(k, MM_LAT_EXPONENTIAL, 0, 100000, MM_RNG_ENTRY, 5, 0, NULL, 0);
-    cr_assert_eq(a, mm__draw_latency(k, MM_LAT_EXPONENTIAL, 0, 100000, MM_RNG_ENTRY, 5, 0, NULL, 0));
-    cr_assert_neq(a, mm__draw_latency(k, MM_LAT_EXPONENTIAL, 0, 100000, MM_RNG_ENTRY, 6, 0, NULL, 0));
+    cr_assert_eq(a,
+                 mm__draw_latency(k, MM_LAT_EXPONENTIAL, 0, 100000, MM_RNG_ENTRY, 5, 0, NULL, 0));
     cr_assert_neq(a,
-                  mm__draw_latency(k, MM_LAT_EXPONENTIAL, 0, 100000, MM_RNG_RESPONSE, 5, 0, NULL, 0));
-    cr_assert_eq(mm__draw_latency(k, MM_LAT_CONSTANT, 0, 12345, MM_RNG_ENTRY, 5, 0, NULL, 0), 12345);
+                  mm__draw_latency(k, MM_LAT_EXPONENTIAL, 0, 100000, MM_RNG_ENTRY, 6, 0, NULL, 0));
+    cr_assert_neq(
+        a, mm__draw_latency(k, MM_LAT_EXPONENTIAL, 0, 100000, MM_RNG_RESPONSE, 5, 0, NULL, 0));
+    cr_assert_eq(mm__draw_latency(k, MM_LAT_CONSTANT, 0, 12345, MM_RNG_ENTRY, 5, 0, NULL, 0),
+                 12345);
     cr_assert_eq(mm__draw_latency(k, MM_LAT_LOGNORMAL, 1, 0, MM_RNG_ENTRY, 5, 0, NULL, 0), 0);
 }
 
@@ -165,8 +167,8 @@ Test(draws, exponential_latencies_have_the_mean_and_lognormal_ones_the_median_an
     double sum = 0, sl = 0, sl2 = 0;
     int below = 0;
     for (int i = 0; i < n; i++) {
-        sum +=
-            (double)mm__draw_latency(k, MM_LAT_EXPONENTIAL, 0, 1000000, MM_RNG_ENTRY, i, 0, NULL, 0);
+        sum += (double)mm__draw_latency(k, MM_LAT_EXPONENTIAL, 0, 1000000, MM_RNG_ENTRY, i, 0, NULL,
+                                        0);
         int64_t x =
             mm__draw_latency(k, MM_LAT_LOGNORMAL, 0.5, 1000000, MM_RNG_RESPONSE, i, 0, NULL, 0);
         double l = log((double)x / 1e6);

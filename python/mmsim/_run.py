@@ -163,9 +163,10 @@ def run(tape, symbol=None, engine="reference", trace=True, sample_ns=None, year_
 
     keys are the model's (mmsim.keys(): spread=2, inv_limit=200, size=100, queue="power", ...; the
     same names, defaults and checks as `mmsim run --spread 2 ...`). engine: "reference" (with the
-    trace) or "batched" (the same metrics; no trace). seed, path and id key the random streams of
-    the random execution options (docs/model.md 3.3): id is the combination id a sweep gives the
-    row."""
+    trace) or "batched" (the same metrics; no trace). seed and path (with the combination's
+    family: its keys but inv_limit and the fee rates) key the random streams of the random
+    execution options (docs/model.md 3.3); id is the combination id a sweep gives the row,
+    recorded, drawing nothing."""
     if engine not in ("reference", "batched"):
         raise L.UsageError(f"run: engine: '{engine}' is not reference or batched", L.MM_EUSAGE)
     if trace and engine == "batched":

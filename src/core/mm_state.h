@@ -191,10 +191,10 @@ typedef struct mm_state {
  * integer, D a double (compared exactly, bit for bit); field: the lvalue under a state (s[0].px,
  * mk2[2]); init:  its value before the first event: ZERO, NEVER (MM_NEVER), MIN (INT64_MIN), T0
  * (the tape's first time), ID, PATH (the combination's id and path), KEY (mm_stream_key(seed, fam,
- * path) for a combination that draws, else 0); role:  SHARED (states that share agree on it, dead fields aside: sim_share_dead.h), OWN
- * (each member of a shared state keeps its own: its accounts, samples, counters and keys), PAD. The
- * sizes listed add up to sizeof(mm_state) (the assertion below): a field added to the struct and
- * not to the table does not compile. */
+ * path) for a combination that draws, else 0); role:  SHARED (states that share agree on it, dead
+ * fields aside: sim_share_dead.h), OWN (each member of a shared state keeps its own: its accounts,
+ * samples, counters, id and path), PAD. The sizes listed add up to sizeof(mm_state) (the assertion
+ * below): a field added to the struct and not to the table does not compile. */
 /* clang-format off */
 #define MM_SIDE_FIELDS(X, k)                                                                       \
     X(I, s[k].px, ZERO, SHARED) X(I, s[k].qty, ZERO, SHARED) X(I, s[k].ahead, ZERO, SHARED)        \

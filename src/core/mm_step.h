@@ -303,10 +303,9 @@ MM_HD void mm__send(mm_state *st, const mm_event *ev, const mm_derived *d, int k
     mm_side *o = &st->s[k];
     int send_order = qty > 0;
     if (send_order && !mm__pace(st, ev, d, k)) return; /* 6.1: held back, nothing sent */
-    int64_t delay =
-        d->feed_ns + ev->lat_e +
-        mm__draw_latency(st->key, d->lat_dist, d->lat_sigma, d->entry_ns, MM_RNG_ENTRY,
-                         (uint64_t)ev->i, slot, ev->samp_e, ev->nsamp_lat);
+    int64_t delay = d->feed_ns + ev->lat_e +
+                    mm__draw_latency(st->key, d->lat_dist, d->lat_sigma, d->entry_ns, MM_RNG_ENTRY,
+                                     (uint64_t)ev->i, slot, ev->samp_e, ev->nsamp_lat);
     o->land_ns = ev->ts + (delay < 1 ? 1 : delay);
     o->new_px = px;
     o->new_qty = send_order ? qty : 0;

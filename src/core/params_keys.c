@@ -49,14 +49,14 @@ static const char *const BOOKS[] = {"auto", "l1", "l2", "l3", NULL};
  * without one here is the reference's alone: the arrays are sized by the names). A value that
  * draws a random number (docs/model.md 3.3) is not in the lanes kernel; it shares states (its
  * draws are keyed by the family and the event, so a member draws what its leader draws). */
-enum { ALL = MM_CAP_ALL, SKIP = MM_CAP_SKIP, NOLANES = MM_CAP_SKIP | MM_CAP_SHARE };
+enum { ALL = MM_CAP_ALL, NOLANES = MM_CAP_SKIP | MM_CAP_SHARE };
 static const unsigned STRATS_CAPS[sizeof STRATS / sizeof *STRATS - 1] = {ALL, ALL, ALL};
 static const unsigned QUEUES_CAPS[sizeof QUEUES / sizeof *QUEUES - 1] = {ALL, ALL, ALL};
 static const unsigned FAIRS_CAPS[sizeof FAIRS / sizeof *FAIRS - 1] = {ALL, ALL};
 static const unsigned FILLVOL_CAPS[sizeof FILLVOL / sizeof *FILLVOL - 1] = {ALL, ALL};
 static const unsigned CROSS_CAPS[sizeof CROSS / sizeof *CROSS - 1] = {ALL, ALL};
 static const unsigned LATDIST_CAPS[sizeof LATDIST / sizeof *LATDIST - 1] = {ALL, NOLANES, NOLANES,
-                                                                        NOLANES};
+                                                                            NOLANES};
 static const unsigned JOIN_CAPS[sizeof JOIN / sizeof *JOIN - 1] = {ALL, NOLANES};
 static const unsigned CANCELDRAW_CAPS[sizeof CANCELDRAW / sizeof *CANCELDRAW - 1] = {ALL, NOLANES};
 /* book: auto is l1 on a tape without depth (every kernel), l2 or l3 on one with it, which the skip

@@ -460,8 +460,7 @@ void mm__tape_free(mm__tape *tp)
 #define MM_INIT_PATH(l) l = path;
 #define MM_INIT_KEY(l) l = d->draws ? mm_stream_key(tp->seed, (int64_t)d->fam, path) : 0;
 #define MM_INIT_FIELD(kind, f, init, role) MM_INIT_##init(st->f)
-void mm__state_init(mm_state *st, const mm__tape *tp, const mm_derived *d, int64_t id,
-                    int32_t path)
+void mm__state_init(mm_state *st, const mm__tape *tp, const mm_derived *d, int64_t id, int32_t path)
 {
     memset(st, 0, sizeof *st); /* ZERO, and the padding: equal states are equal bytes */
     MM_STATE_FIELDS(MM_INIT_FIELD)
