@@ -74,7 +74,6 @@ MM_HD int64_t mm__resp_at(mm_state *st, const mm_event *ev, const mm_derived *d)
     int64_t r = mm__draw_latency(st->key, d->lat_dist, d->lat_sigma, d->resp_ns, MM_RNG_RESPONSE,
                                  (uint64_t)ev->i, (uint32_t)st->msg_n, ev->samp_r, ev->nsamp_lat);
     st->msg_n += d->draws; /* 0 between events: mm_step_c resets it */
-    st->nmsg += 1;
     int64_t a = ev->ts + r + ev->lat_r;
     if (a < st->chan_ns) a = st->chan_ns;
     st->chan_ns = a;

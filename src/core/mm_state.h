@@ -178,9 +178,8 @@ typedef struct mm_state {
     int32_t msg_n;
     int64_t rep_t[MM_REPORTS], rep_q[MM_REPORTS];
     /* Section 3.3: the key of this state's random streams (mm_stream_key(seed, fam, path) when it
-     * draws, else 0) and the number of messages sent so far (responses and fill reports). */
+     * draws, else 0). */
     uint64_t key;
-    int64_t nmsg;
 } mm_state;
 
 /* ---- Every field of mm_state, once ----
@@ -220,7 +219,7 @@ typedef struct mm_state {
     X(I, kq, ZERO, OWN) X(I, chan_ns, MIN, SHARED) X(I, nrep, ZERO, SHARED) X(I, msg_n, ZERO, SHARED)\
     MM_REPORT_FIELDS(X, 0) MM_REPORT_FIELDS(X, 1) MM_REPORT_FIELDS(X, 2) MM_REPORT_FIELDS(X, 3)    \
     MM_REPORT_FIELDS(X, 4) MM_REPORT_FIELDS(X, 5) MM_REPORT_FIELDS(X, 6) MM_REPORT_FIELDS(X, 7)    \
-    X(I, key, KEY, SHARED) X(I, nmsg, ZERO, OWN)
+    X(I, key, KEY, SHARED)
 /* clang-format on */
 #define MM_STATE_FIELD_SIZE(kind, f, init, role) +sizeof(((mm_state *)0)->f)
 #ifdef __cplusplus /* nvcc */

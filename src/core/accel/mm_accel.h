@@ -37,8 +37,8 @@ typedef struct mm__share_key {
     int32_t limit, j;
 } mm__share_key;
 /* Counters of a shared state's member kept as its leader's plus an offset (orders, cancels,
- * rejects, messages, held), per combination in mm__guards.off. */
-#define MM_SHARE_NOFF 5
+ * rejects, held), per combination in mm__guards.off. */
+#define MM_SHARE_NOFF 4
 /* A leader's step that was not clean, not yet replayed on its members (docs/model.md section 8,
  * "Shared states": the replay log): a fill (fill = 1: its move mv, at event i, time ts) or none,
  * then the known position moved by dkq. MM_SHARE_LOG entries per leader. */

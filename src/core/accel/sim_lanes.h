@@ -26,7 +26,7 @@ typedef int32_t mm__vi32 __attribute__((vector_size(4 * MM_W)));
 /* State of one group of MM_W combinations: the fields the vector path reads or writes (the others
  * stay in the mm_state, which mm_step_c updates for rare lanes). */
 typedef struct lanes_st {
-    mm__vi q, cash2, n_ret, nmsg, chan, wake, kq, nrep, orders, cancels;
+    mm__vi q, cash2, n_ret, chan, wake, kq, nrep, orders, cancels;
     mm__vi px[2], qty[2], ahead[2], deep[2], land[2], npx[2], nqty[2], resp[2], done[2], acc[2],
         wait[2], rest[2];
     mm__vd fees, pnl_prev, ret_mean, ret_m2, pnl_peak, max_dd;
@@ -46,7 +46,6 @@ LANES_INLINE void lanes_get(lanes_st *x, int l, const mm_state *s, const int64_t
     x->q[l] = s->q;
     x->cash2[l] = s->cash2;
     x->n_ret[l] = s->n_ret;
-    x->nmsg[l] = s->nmsg;
     x->chan[l] = s->chan_ns;
     x->wake[l] = s->wake_ns;
     x->kq[l] = s->kq;
@@ -81,7 +80,6 @@ LANES_INLINE void lanes_put(const lanes_st *x, int l, mm_state *s, int64_t rest[
     s->q = x->q[l];
     s->cash2 = x->cash2[l];
     s->n_ret = x->n_ret[l];
-    s->nmsg = x->nmsg[l];
     s->chan_ns = x->chan[l];
     s->wake_ns = x->wake[l];
     s->kq = x->kq[l];
@@ -176,7 +174,7 @@ LANES_INLINE void lanes_step(lanes_st *x, const lanes_cst *c, const mm_event *ev
     mm__vi rare = x->nrep != 0;
 
     /* ---- Section 3: landings (mm__land) into temporaries. ---- */
-    mm__vi chan = x->chan, wake = x->wake, nmsg = x->nmsg;
+    mm__vi chan = x->chan, wake = x->wake;
     mm__vi px[2], qty[2], ahead[2], deep[2], acc[2], resp[2], done[2], land[2], rest[2];
     for (int k = 0; k < 2; k++) {
         px[k] = x->px[k];
@@ -197,7 +195,6 @@ LANES_INLINE void lanes_step(lanes_st *x, const lanes_cst *c, const mm_event *ev
         a = mm__vi_sel(a < chan, chan, a);
         chan = mm__vi_sel(L, a, chan);
         wake = mm__vi_sel(L & (a > ts) & (a < wake), a, wake);
-        nmsg = nmsg - L; /* a mask is -1 */
         land[k] = mm__vi_sel(L, never, land[k]);
         qty[k] = mm__vi_sel(L, zero, qty[k]);
         resp[k] = mm__vi_sel(L, a, resp[k]);
@@ -333,7 +330,6 @@ LANES_INLINE void lanes_step(lanes_st *x, const lanes_cst *c, const mm_event *ev
     do {                                                                                           \
         SET(chan, chan);                                                                           \
         SET(wake, wake);                                                                           \
-        SET(nmsg, nmsg);                                                                           \
         SET(orders, orders);                                                                       \
         SET(cancels, cancels);                                                                     \
         for (int k = 0; k < 2; k++) {                                                              \

@@ -71,8 +71,7 @@ static inline void share_counters(const mm_state *s, int64_t c[MM_SHARE_NOFF])
     c[0] = s->orders;
     c[1] = s->cancels;
     c[2] = s->rejects;
-    c[3] = s->nmsg;
-    c[4] = s->held;
+    c[3] = s->held;
 }
 
 /* A state's own fields, which a member keeps (the known position too where the skew is zero), are
@@ -190,8 +189,7 @@ static inline void share_take(mm_state *f, int64_t frest[2], const mm_state *l,
     f->orders = c[0] + off[0];
     f->cancels = c[1] + off[1];
     f->rejects = c[2] + off[2];
-    f->nmsg = c[3] + off[3];
-    f->held = c[4] + off[4];
+    f->held = c[3] + off[3];
 }
 
 /* ---- The replay log. A leader's step that is not clean but leaves every member's rooms clamped
