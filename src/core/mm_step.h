@@ -295,7 +295,7 @@ MM_HD int mm__decide_targets(mm_state *st, const mm_event *ev, const mm_derived 
 
 /* Section 6: side k's live order (st->s[k]) sends a cancel (send_cancel) and / or a new order of
  * qty lots at px (qty > 0), paced (6.1: an order held back sends nothing), with its entry latency,
- * drawn (3.3) at position (event index, slot): slot = k + 2 r for rung r (6.2; 0 without a ladder).
+ * drawn (3.3) at position (event index, slot): slot = k + 2 r for rung r (6.2; r = 0 without one).
  */
 MM_HD void mm__send(mm_state *st, const mm_event *ev, const mm_derived *d, int k, uint32_t slot,
                     int32_t px, int send_cancel, int32_t qty, mm_trace_sink *tr)
