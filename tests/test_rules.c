@@ -115,6 +115,16 @@ Test(streams, a_family_draws_one_stream_and_other_families_their_own, .timeout =
     for (int k = 0; k < P; k++)
         cr_assert(same_path(&m2[k], &m[3 * P + k]) && m2[k].pnl == m[3 * P + k].pnl,
                   "path %d of the combination at row 3 and alone differ", k);
+    /* as_gamma is not read by the fixed strategy: the two rows have equal constants (they could
+     * share a state) but are two families, so they draw their own numbers (the stream key is a
+     * shared field: states with other keys never share). */
+    mm_metrics m3[2 * P];
+    mm_params p3[2];
+    draw_sweep(spec, "as_gamma", "0.1,0.2", "0", tu_path("s3.h5"), 2, m3, p3);
+    int apart = 0;
+    for (int k = 0; k < P; k++)
+        apart += !same_path(&m3[k], &m3[P + k]);
+    cr_assert_eq(apart, P, "%d of %d paths of two families with equal constants differ", apart, P);
 }
 
 Test(grid, a_decimal_range_includes_its_end)
