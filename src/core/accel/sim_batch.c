@@ -218,11 +218,15 @@ int mm__sim_batch_tape(const mm__tape *tpp, const mm_sim_config *c, const mm_par
     int rc = 0;
     const mm__tape tp = *tpp;
     /* A slot is one (combination, path): combination k on path path0 + p, whose metrics go to
-     * out[k n_paths + p]. Slots are stepped in blocks of up to MM_BLOCK combinations of one path,
-     * path after path: a family's members on one path share a state (docs/model.md 3.3 and 8), so
-     * a block holds as many of them as a sweep without paths does. */
+     * out[k n_paths + p]. Slots are stepped in blocks of up to MM_BLOCK, path after path: a block
+     * holds every combination of `ppb` whole paths when they fit (n <= MM_BLOCK), else MM_BLOCK
+     * combinations of one path. A family's members on one path share a state (docs/model.md 3.3
+     * and 8), so a block holds as many of them as a sweep without paths does, and a few
+     * combinations with many paths still fill a block (each pass over the tape costs per event). */
     int64_t blk = n < MM_BLOCK ? n : MM_BLOCK;
-    size_t cap = (size_t)(blk > 0 ? blk : 1);
+    int64_t ppb = n > 0 && n <= MM_BLOCK ? MM_BLOCK / n : 1;
+    if (ppb > n_paths) ppb = n_paths;
+    size_t cap = (size_t)(blk * ppb > 0 ? blk * ppb : 1);
     mm_state *st = aligned_alloc(64, (cap * sizeof(mm_state) + 63) / 64 * 64);
     mm_derived *d = malloc(cap * sizeof(mm_derived));
     mm__guards g;
@@ -231,15 +235,18 @@ int mm__sim_batch_tape(const mm__tape *tpp, const mm_sim_config *c, const mm_par
         free(st);
         free(d);
         if (!grc) mm__guards_free(&g);
-        return mm__errf(err, -ENOMEM, "cannot allocate %lld combination states", (long long)blk);
+        return mm__errf(err, -ENOMEM, "cannot allocate %lld combination states", (long long)cap);
     }
     for (int64_t s0 = 0; s0 < n * n_paths && rc == 0;) {
-        int32_t pi = (int32_t)(s0 / n), path = path0 + pi; /* s0 = pi n + the first combination */
-        int64_t k0 = s0 % n, m = n - k0 < blk ? n - k0 : blk;
-        s0 += m;
+        /* s0 = p0 n + k0: paths p0 .. p0 + np - 1, combinations k0 .. k0 + mc - 1 of each */
+        int64_t p0 = s0 / n, k0 = s0 % n, mc = n - k0 < blk ? n - k0 : blk;
+        int64_t np = k0 == 0 && mc == n ? (n_paths - p0 < ppb ? n_paths - p0 : ppb) : 1;
+        int64_t m = np * mc;
+        s0 += (np - 1) * n + mc;
         for (int64_t j = 0; j < m; j++) {
-            mm__derive(&p[k0 + j], tp.t, &d[j]);
-            mm__state_init(&st[j], &tp, &d[j], first_id + k0 + j, path);
+            mm__derive(&p[k0 + j % mc], tp.t, &d[j]);
+            mm__state_init(&st[j], &tp, &d[j], first_id + k0 + j % mc,
+                           path0 + (int32_t)(p0 + j / mc));
         }
         mm_side *rungs = mm__rungs_attach(d, m, &rc); /* ladders' rungs 1.. (6.2) */
         if (rc) {
@@ -249,7 +256,7 @@ int mm__sim_batch_tape(const mm__tape *tpp, const mm_sim_config *c, const mm_par
         mm__sim_batch_advance(&tp, d, st, &g, m, 0, tp.v.n);
         free(rungs);
         for (int64_t j = 0; j < m; j++)
-            mm__finish(&st[j], &tp, &d[j], c, &out[(k0 + j) * n_paths + pi]);
+            mm__finish(&st[j], &tp, &d[j], c, &out[(k0 + j % mc) * n_paths + p0 + j / mc]);
         for (int64_t j = 0; j < m && rc == 0; j++)
             if (st[j].ovf_event) rc = mm__overflow_err(st[j].ovf_event, st[j].id, err);
         if (rc) break;
