@@ -47,18 +47,18 @@ static const char *const BOOKS[] = {"auto", "l1", "l2", "l3", NULL};
 
 /* The capabilities of each enum value, in the order of its names (a value added to the names
  * without one here is the reference's alone: the arrays are sized by the names). A value that
- * draws a random number (docs/model.md 3.3) is not in the lanes kernel; it shares states (its
- * draws are keyed by the family and the event, so a member draws what its leader draws). */
+ * draws a random number (docs/model.md 3.3) shares states (its draws are keyed by the family and
+ * the event, so a member draws what its leader draws) and is in the lanes kernel (its draws lane by
+ * lane, sim_lanes.h; the binomial cancel draw only on a rare lane's reference step). */
 enum { ALL = MM_CAP_ALL, NOLANES = MM_CAP_SKIP | MM_CAP_SHARE };
 static const unsigned STRATS_CAPS[sizeof STRATS / sizeof *STRATS - 1] = {ALL, ALL, ALL};
 static const unsigned QUEUES_CAPS[sizeof QUEUES / sizeof *QUEUES - 1] = {ALL, ALL, ALL};
 static const unsigned FAIRS_CAPS[sizeof FAIRS / sizeof *FAIRS - 1] = {ALL, ALL};
 static const unsigned FILLVOL_CAPS[sizeof FILLVOL / sizeof *FILLVOL - 1] = {ALL, ALL};
 static const unsigned CROSS_CAPS[sizeof CROSS / sizeof *CROSS - 1] = {ALL, ALL};
-static const unsigned LATDIST_CAPS[sizeof LATDIST / sizeof *LATDIST - 1] = {ALL, NOLANES, NOLANES,
-                                                                            NOLANES};
-static const unsigned JOIN_CAPS[sizeof JOIN / sizeof *JOIN - 1] = {ALL, NOLANES};
-static const unsigned CANCELDRAW_CAPS[sizeof CANCELDRAW / sizeof *CANCELDRAW - 1] = {ALL, NOLANES};
+static const unsigned LATDIST_CAPS[sizeof LATDIST / sizeof *LATDIST - 1] = {ALL, ALL, ALL, ALL};
+static const unsigned JOIN_CAPS[sizeof JOIN / sizeof *JOIN - 1] = {ALL, ALL};
+static const unsigned CANCELDRAW_CAPS[sizeof CANCELDRAW / sizeof *CANCELDRAW - 1] = {ALL, ALL};
 /* book: auto is l1 on a tape without depth (every kernel), l2 or l3 on one with it, which the skip
  * kernel runs (mm__derive keeps only MM_CAP_SKIP of a combination resolved to them; the skip test
  * steps it on every event with a depth row at a live order's price, mm__depth_touch). */
@@ -134,7 +134,7 @@ static const key_desc KEYS[] = {
        "l3 (exact FIFO from order ids)"),
     KN("trade_reach", T_F64, trade_reach,
        "probability that a trade at our price reaches our queue (else hidden liquidity took it)", 1,
-       NOLANES, D(0, 1, 0, 0, ANY, "in [0, 1]")),
+       ALL, D(0, 1, 0, 0, ANY, "in [0, 1]")),
     KN("levels", T_I32, levels,
        "quotes per side (a ladder), 1..8; rung r rests r x level_step ticks behind rung 0", 1, 0,
        D(1, 8, 0, 0, ANY, "in [1, 8]")),

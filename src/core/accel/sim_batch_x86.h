@@ -12,6 +12,7 @@
 #define MM_SIM_BATCH_X86_H
 
 #include <assert.h>
+#include <immintrin.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -101,6 +101,20 @@ MM_ISA_ATTR static void lanes_group(lanes_run *r, const int32_t *cj, const int32
         c.requote[l] = dl->requote;
         c.delay[l] = dl->feed_ns + dl->entry_ns;
         c.resp[l] = dl->resp_ns;
+        c.dr[l] = dl->lat_dist != MM_LAT_CONSTANT ? -1 : 0;
+        c.ju[l] = dl->join_uniform ? -1 : 0;
+        c.rc[l] = dl->reach32 <= UINT32_MAX ? -1 : 0;
+        c.dl[l] = dl;
+        c.key[l] = sl->key;
+        c.ln[l] = dl->lat_dist == MM_LAT_LOGNORMAL ? -1 : 0;
+        c.sigma[l] = dl->lat_sigma;
+        c.ebase[l] = (double)dl->entry_ns;
+        c.rbase[l] = (double)dl->resp_ns;
+        uint32_t k0 = (uint32_t)sl->key, k1 = (uint32_t)(sl->key >> 32);
+        for (int r = 0; dl->draws && r < 10; r++, k0 += 0x9E3779B9u, k1 += 0xBB67AE85u) {
+            c.rk0[r][l] = k0;
+            c.rk1[r][l] = k1;
+        }
     }
     /* (Over every lane, joined or not: a flag only chooses a branch that masks per lane.) */
     c.any_tv = MM_LANES_ANY(c.tv & vec);
@@ -108,6 +122,10 @@ MM_ISA_ATTR static void lanes_group(lanes_run *r, const int32_t *cj, const int32
     c.any_tto = MM_LANES_ANY(c.tto & vec);
     c.any_cj = MM_LANES_ANY(c.cj & vec);
     c.all_ra = !MM_LANES_ANY(~c.ra & vec);
+    c.any_dr = MM_LANES_ANY(c.dr & vec);
+    c.any_ln = MM_LANES_ANY(c.ln & vec);
+    c.any_ju = MM_LANES_ANY(c.ju & vec);
+    c.any_rc = MM_LANES_ANY(c.rc & vec);
     mm__vi later = vec; /* vector lanes still to join */
     int nsca = 0;
     for (int l = 0; l < nl; l++) {
