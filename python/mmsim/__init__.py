@@ -7,7 +7,7 @@ command line's nouns, keys, defaults and messages (docs/python.md).
     r.df, r.top(10), r.row(17).run().curve
     print(mmsim.sweep(..., blocks=16).select())
 """
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 from ._lib import (DataError, Error, Interrupted, LockedError, NotFoundError, SystemFailure,  # noqa: E402
                    UsageError, LIB_PATH)

@@ -10,8 +10,6 @@
 
 #define MM_W 4
 #define MM_LANES_ANY(m) (!__builtin_ia32_ptestz256((mm__vll)(m), (mm__vll)(m)))
-/* 32 x 32 -> 64-bit products of the low halves of 64-bit lanes (pmuludq). */
-#define MM_LANES_MULU32(a, b) ((mm__vu)_mm256_mul_epu32((__m256i)(a), (__m256i)(b)))
 #include "sim_lanes.h"
 
 void mm__skip_avx2(const mm__tape *tp, const mm_derived *d, mm_state *st, const mm__guards *g,

@@ -15,8 +15,6 @@
     mm__any4(__builtin_shufflevector((m), (m), 0, 1, 2, 3) |                                       \
              __builtin_shufflevector((m), (m), 4, 5, 6, 7))
 #define mm__any4(h) (!__builtin_ia32_ptestz256((mm__vll)(h), (mm__vll)(h)))
-/* 32 x 32 -> 64-bit products of the low halves of 64-bit lanes (pmuludq). */
-#define MM_LANES_MULU32(a, b) ((mm__vu)_mm512_mul_epu32((__m512i)(a), (__m512i)(b)))
 #include "sim_lanes.h"
 
 void mm__skip_avx512(const mm__tape *tp, const mm_derived *d, mm_state *st, const mm__guards *g,

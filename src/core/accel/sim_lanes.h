@@ -22,8 +22,16 @@
 typedef int64_t mm__vi __attribute__((vector_size(8 * MM_W)));
 typedef double mm__vd __attribute__((vector_size(8 * MM_W)));
 typedef int32_t mm__vi32 __attribute__((vector_size(4 * MM_W)));
-/* Unsigned lanes: Philox4x32-10's 32-bit words in the low halves of 64-bit lanes. */
+/* Unsigned lanes: Philox4x32-10's 32-bit words in the low halves of 64-bit lanes; their 32 x 32 ->
+ * 64-bit products (pmuludq). */
 typedef uint64_t mm__vu __attribute__((vector_size(8 * MM_W)));
+#if MM_W == 4
+#define MM_LANES_MULU32(a, b) ((mm__vu)_mm256_mul_epu32((__m256i)(a), (__m256i)(b)))
+#define MM_LANES_SQRT(a) ((mm__vd)_mm256_sqrt_pd((__m256d)(a))) /* IEEE sqrt, as sqrt() */
+#else
+#define MM_LANES_MULU32(a, b) ((mm__vu)_mm512_mul_epu32((__m512i)(a), (__m512i)(b)))
+#define MM_LANES_SQRT(a) ((mm__vd)_mm512_sqrt_pd((__m512d)(a)))
+#endif
 /* The helpers, inlined into the kernel with its instruction set. */
 #define LANES_INLINE static inline __attribute__((always_inline)) MM_ISA_ATTR
 
@@ -40,128 +48,22 @@ typedef struct lanes_st {
 typedef struct lanes_cst {
     mm__vd hs0, hs1, sk0, sk1, money;
     mm__vi tv, micro, tto, cj, ra, limit, size, requote, delay, resp;
-    /* Random draws (docs/model.md 3.3), per lane: dr a drawn latency (ln: lognormal), ju
-     * queue_join = uniform, rc trade_reach < 1; the lane's constants and stream key for the
-     * scalar draws (lanes_draw_lat); Philox's round keys of the stream key (rk0, rk1: the key's
-     * low and high words plus r times the Weyl constants, mod 2^32) and the lognormal law's sigma
-     * and medians (entry, response) for the vector ones, when any_ln. */
-    mm__vi dr, ln, ju, rc;
+    /* Random draws (docs/model.md 3.3), per lane: dr a drawn latency (ln: lognormal, ex:
+     * exponential), ju queue_join = uniform, rc trade_reach < 1; the lane's constants and stream
+     * key for the scalar draws (lanes_draw_lat); Philox's round keys of the stream key (rk0, rk1:
+     * the key's low and high words plus r times the Weyl constants, mod 2^32), the lognormal law's
+     * sigma and the laws' bases (entry, response) for the vector ones (sim_lanes_draw.h). */
+    mm__vi dr, ln, ex, ju, rc;
     mm__vu rk0[10], rk1[10];
     mm__vd sigma, ebase, rbase;
     const mm_derived *dl[MM_W];
     uint64_t key[MM_W];
     /* Whether any lane of the vectors has the flag (all for ra): branches taken per group. */
-    int any_tv, any_micro, any_tto, any_cj, all_ra, any_dr, any_ln, any_ju, any_rc;
+    int any_tv, any_micro, any_tto, any_cj, all_ra, any_dr, any_ln, any_ex, any_ju, any_rc;
 } lanes_cst;
 
-/* mm_rng.h in lanes: words 0 and 1 of Philox4x32-10 of the counter (i low, i high, b[l], purpose)
- * with lane l's stream key (its round keys in c). The products are pmuludq's: 32 x 32 -> 64 bits
- * (MM_LANES_MULU32, defined per build). */
-LANES_INLINE void lanes_philox(const lanes_cst *c, uint64_t i, uint32_t purpose, const mm__vi *bp,
-                               mm__vu *w0, mm__vu *w1)
-{
-    const mm__vu m32 = (mm__vu){0} + UINT32_MAX;
-    const mm__vu kb = (mm__vu){0} + 0xD2511F53u, kd = (mm__vu){0} + 0xCD9E8D57u;
-    mm__vu x0 = (mm__vu){0} + (uint32_t)i, x1 = (mm__vu){0} + (uint32_t)(i >> 32);
-    mm__vu x2 = (mm__vu)*bp & m32, x3 = (mm__vu){0} + purpose;
-    for (int r = 0; r < 10; r++) {
-        mm__vu p0 = MM_LANES_MULU32(x0, kb), p1 = MM_LANES_MULU32(x2, kd);
-        x0 = (p1 >> 32) ^ x1 ^ c->rk0[r];
-        x2 = (p0 >> 32) ^ x3 ^ c->rk1[r];
-        x1 = p1 & m32;
-        x3 = p0 & m32;
-    }
-    *w0 = x0;
-    *w1 = x1;
-}
-
-/* mm_u01 in lanes: k < 2^52, so k's bits or'd with 2^52's are the double 2^52 + k exactly. */
-LANES_INLINE mm__vd lanes_u01(const mm__vu *w0, const mm__vu *w1)
-{
-    mm__vu k = (*w0 << 20) | (*w1 >> 12) | UINT64_C(0x4330000000000000);
-    return (((mm__vd)k - 4503599627370496.0) + 0.5) * (1.0 / 4503599627370496.0);
-}
-
-/* mm__exp_quick in lanes, the same operations (|x| <= 700). */
-LANES_INLINE mm__vd lanes_exp_quick(mm__vd x)
-{
-    double ln2_hi = 6.93147180369123816490e-01, ln2_lo = 1.90821492927058770002e-10;
-    mm__vd t = x * 1.4426950408889634;
-    mm__vi32 n = __builtin_convertvector(mm__vd_sel(t < 0, t - 0.5, t + 0.5), mm__vi32);
-    mm__vd nd = __builtin_convertvector(n, mm__vd);
-    mm__vd r = (x - nd * ln2_hi) - nd * ln2_lo;
-    mm__vd r2 = r * r, r4 = r2 * r2, r8 = r4 * r4;
-    mm__vd p01 = 1.0 + r, p23 = 0.5 + 0.16666666666666666 * r;
-    mm__vd p45 = 0.041666666666666664 + 0.008333333333333333 * r;
-    mm__vd p67 = 0.001388888888888889 + 0.0001984126984126984 * r;
-    mm__vd p89 = 2.48015873015873e-05 + 2.7557319223985893e-06 * r;
-    mm__vd pab = 2.755731922398589e-07 + 2.505210838544172e-08 * r;
-    mm__vd pcd = 2.08767569878681e-09 + 1.6059043836821613e-10 * r;
-    mm__vd q0 = p01 + p23 * r2, q1 = p45 + p67 * r2, q2 = p89 + pab * r2;
-    mm__vd sum = (q0 + q1 * r4) + (q2 + pcd * r4) * r8;
-    mm__vi bits = (__builtin_convertvector(n, mm__vi) + 1023) << 52;
-    return sum * (mm__vd)bits;
-}
-
-/* Section 3.3, lognormal, in lanes: for the lanes of m whose u falls in mm__norm_inv's central
- * region, base x mm__exp_quick(sigma z) as mm__lat_lognormal computes it, and its bracket [lo, hi]
- * (y (1 -+ 2^-40)); the lanes left to the scalar draw (a tail of the quantile) in *tail. */
-LANES_INLINE void lanes_lognormal(const lanes_cst *c, const mm__vd *up, const mm__vd *base,
-                                  mm__vd *lo, mm__vd *hi, mm__vi *tail)
-{
-    const double a1 = -3.969683028665376e+01, a2 = 2.209460984245205e+02,
-                 a3 = -2.759285104469687e+02, a4 = 1.383577518672690e+02,
-                 a5 = -3.066479806614716e+01, a6 = 2.506628277459239e+00;
-    const double b1 = -5.447609879822406e+01, b2 = 1.615858368580409e+02,
-                 b3 = -1.556989798598866e+02, b4 = 6.680131188771972e+01,
-                 b5 = -1.328068155288572e+01;
-    const double plow = 0.02425;
-    mm__vd u = *up;
-    *tail = (u < plow) | (u > 1 - plow);
-    mm__vd q = u - 0.5, r = q * q;
-    mm__vd z = (((((a1 * r + a2) * r + a3) * r + a4) * r + a5) * r + a6) * q /
-               (((((b1 * r + b2) * r + b3) * r + b4) * r + b5) * r + 1);
-    mm__vd y = *base * lanes_exp_quick(c->sigma * z);
-    double e = 1.0 / 1099511627776.0; /* 2^-40 */
-    *lo = y * (1.0 - e);
-    *hi = y * (1.0 + e);
-}
-
-/* Section 3.3: the drawn latencies of the lanes of m, at purpose MM_RNG_ENTRY (base entry_ns, the
- * event's entry samples) or MM_RNG_RESPONSE (resp_ns), position (event index, pos[l]), into out[l]
- * (the other lanes as they are). mm__draw_latency itself, lane by lane: the same bits. */
-LANES_INLINE void lanes_draw_lat(const lanes_cst *c, const mm_event *ev, const mm__vi *mp,
-                                 uint32_t purpose, const mm__vi *posp, mm__vi *out)
-{
-    const int entry = purpose == MM_RNG_ENTRY;
-    mm__vi m = *mp;
-    if (c->any_ln && MM_LANES_ANY(m & c->ln)) { /* the lognormal lanes in vectors */
-        mm__vu w0, w1;
-        lanes_philox(c, (uint64_t)ev->i, purpose, posp, &w0, &w1);
-        mm__vd u = lanes_u01(&w0, &w1), lo, hi;
-        mm__vi tail;
-        lanes_lognormal(c, &u, entry ? &c->ebase : &c->rbase, &lo, &hi, &tail);
-        const double cap = (double)MM_SIM_LATENCY_MAX_NS;
-        for (int l = 0; l < MM_W; l++) {
-            if (!m[l] || !c->ln[l] || tail[l]) continue;
-            if (lo[l] >= cap) {
-                (*out)[l] = MM_SIM_LATENCY_MAX_NS;
-            } else if (hi[l] < cap && (int64_t)lo[l] == (int64_t)hi[l]) {
-                (*out)[l] = (int64_t)lo[l];
-            } else {
-                continue; /* mm_det_exp decides: the scalar draw */
-            }
-            m[l] = 0;
-        }
-    }
-    for (int l = 0; MM_LANES_ANY(m) && l < MM_W; l++) {
-        if (!m[l]) continue;
-        const mm_derived *d = c->dl[l];
-        (*out)[l] = mm__draw_latency(
-            c->key[l], d->lat_dist, d->lat_sigma, entry ? d->entry_ns : d->resp_ns, purpose,
-            (uint64_t)ev->i, (uint32_t)(*posp)[l], entry ? ev->samp_e : ev->samp_r, ev->nsamp_lat);
-    }
-}
+/* The random draws of section 3.3 in lanes (lanes_draw_lat and its helpers). */
+#include "sim_lanes_draw.h"
 
 /* Lane l from state s and its kernels' rest times (mm__guards.rest), and back. */
 LANES_INLINE void lanes_get(lanes_st *x, int l, const mm_state *s, const int64_t rest[2])
@@ -527,3 +429,5 @@ LANES_INLINE void lanes_step(lanes_st *x, const lanes_cst *c, const mm_event *ev
 #undef mm__vi
 #undef mm__vd
 #undef mm__vi32
+#undef MM_LANES_MULU32
+#undef MM_LANES_SQRT

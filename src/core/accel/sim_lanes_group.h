@@ -107,6 +107,7 @@ MM_ISA_ATTR static void lanes_group(lanes_run *r, const int32_t *cj, const int32
         c.dl[l] = dl;
         c.key[l] = sl->key;
         c.ln[l] = dl->lat_dist == MM_LAT_LOGNORMAL ? -1 : 0;
+        c.ex[l] = dl->lat_dist == MM_LAT_EXPONENTIAL ? -1 : 0;
         c.sigma[l] = dl->lat_sigma;
         c.ebase[l] = (double)dl->entry_ns;
         c.rbase[l] = (double)dl->resp_ns;
@@ -124,6 +125,7 @@ MM_ISA_ATTR static void lanes_group(lanes_run *r, const int32_t *cj, const int32
     c.all_ra = !MM_LANES_ANY(~c.ra & vec);
     c.any_dr = MM_LANES_ANY(c.dr & vec);
     c.any_ln = MM_LANES_ANY(c.ln & vec);
+    c.any_ex = MM_LANES_ANY(c.ex & vec);
     c.any_ju = MM_LANES_ANY(c.ju & vec);
     c.any_rc = MM_LANES_ANY(c.rc & vec);
     mm__vi later = vec; /* vector lanes still to join */

@@ -1,0 +1,152 @@
+/* The lanes kernel's random draws (docs/model.md 3.3 and 8, "Lanes"): sim_lanes.h includes this
+ * text after its types (mm__vi, mm__vd, mm__vu, lanes_cst), once per instruction set. Each function
+ * does the reference's IEEE operations in the same order (mm_rng.h, mm_draw.h, mm_detmath.h), so a
+ * draw has the reference's bits; checkmodel compares the kernel with the reference. */
+
+/* mm_rng.h in lanes: words 0 and 1 of Philox4x32-10 of the counter (i low, i high, b[l], purpose)
+ * with lane l's stream key (its round keys in c). The products are pmuludq's: 32 x 32 -> 64 bits
+ * (MM_LANES_MULU32). */
+LANES_INLINE void lanes_philox(const lanes_cst *c, uint64_t i, uint32_t purpose, const mm__vi *bp,
+                               mm__vu *w0, mm__vu *w1)
+{
+    const mm__vu m32 = (mm__vu){0} + UINT32_MAX;
+    const mm__vu kb = (mm__vu){0} + 0xD2511F53u, kd = (mm__vu){0} + 0xCD9E8D57u;
+    mm__vu x0 = (mm__vu){0} + (uint32_t)i, x1 = (mm__vu){0} + (uint32_t)(i >> 32);
+    mm__vu x2 = (mm__vu)*bp & m32, x3 = (mm__vu){0} + purpose;
+    for (int r = 0; r < 10; r++) {
+        mm__vu p0 = MM_LANES_MULU32(x0, kb), p1 = MM_LANES_MULU32(x2, kd);
+        x0 = (p1 >> 32) ^ x1 ^ c->rk0[r];
+        x2 = (p0 >> 32) ^ x3 ^ c->rk1[r];
+        x1 = p1 & m32;
+        x3 = p0 & m32;
+    }
+    *w0 = x0;
+    *w1 = x1;
+}
+
+/* mm_u01 in lanes: k < 2^52, so k's bits or'd with 2^52's are the double 2^52 + k exactly. */
+LANES_INLINE mm__vd lanes_u01(const mm__vu *w0, const mm__vu *w1)
+{
+    mm__vu k = (*w0 << 20) | (*w1 >> 12) | UINT64_C(0x4330000000000000);
+    return (((mm__vd)k - 4503599627370496.0) + 0.5) * (1.0 / 4503599627370496.0);
+}
+
+/* mm__exp_quick in lanes, the same operations (|x| <= 700). */
+LANES_INLINE mm__vd lanes_exp_quick(mm__vd x)
+{
+    double ln2_hi = 6.93147180369123816490e-01, ln2_lo = 1.90821492927058770002e-10;
+    mm__vd t = x * 1.4426950408889634;
+    mm__vi32 n = __builtin_convertvector(mm__vd_sel(t < 0, t - 0.5, t + 0.5), mm__vi32);
+    mm__vd nd = __builtin_convertvector(n, mm__vd);
+    mm__vd r = (x - nd * ln2_hi) - nd * ln2_lo;
+    mm__vd r2 = r * r, r4 = r2 * r2, r8 = r4 * r4;
+    mm__vd p01 = 1.0 + r, p23 = 0.5 + 0.16666666666666666 * r;
+    mm__vd p45 = 0.041666666666666664 + 0.008333333333333333 * r;
+    mm__vd p67 = 0.001388888888888889 + 0.0001984126984126984 * r;
+    mm__vd p89 = 2.48015873015873e-05 + 2.7557319223985893e-06 * r;
+    mm__vd pab = 2.755731922398589e-07 + 2.505210838544172e-08 * r;
+    mm__vd pcd = 2.08767569878681e-09 + 1.6059043836821613e-10 * r;
+    mm__vd q0 = p01 + p23 * r2, q1 = p45 + p67 * r2, q2 = p89 + pab * r2;
+    mm__vd sum = (q0 + q1 * r4) + (q2 + pcd * r4) * r8;
+    mm__vi bits = (__builtin_convertvector(n, mm__vi) + 1023) << 52;
+    return sum * (mm__vd)bits;
+}
+
+/* mm_det_log in lanes, the reference's operations in its order (the branch as a select, as
+ * mm_detmath_lanes.h writes it); x in its domain (finite, normal, > 0). */
+LANES_INLINE mm__vd lanes_det_log(mm__vd x)
+{
+    mm__vi bits = (mm__vi)x;
+    mm__vi e = ((bits >> 52) & 0x7FF) - 1023;
+    bits = (bits & INT64_C(0x000FFFFFFFFFFFFF)) | INT64_C(0x3FF0000000000000);
+    mm__vd m = (mm__vd)bits;
+    mm__vi big = m > 1.4142135623730951;
+    m = mm__vd_sel(big, m * 0.5, m);
+    e = e - big; /* big is -1 where the reference adds 1 */
+    mm__vd s = (m - 1.0) / (m + 1.0);
+    mm__vd s2 = s * s;
+    mm__vd sum = mm__vd_b(1.0 / 23.0);
+    for (int k = 21; k >= 1; k -= 2)
+        sum = sum * s2 + 1.0 / (double)k;
+    double ln2_hi = 6.93147180369123816490e-01, ln2_lo = 1.90821492927058770002e-10;
+    /* |e| <= 1023: exact through int32 lanes */
+    mm__vd ed = __builtin_convertvector(__builtin_convertvector(e, mm__vi32), mm__vd);
+    return ed * ln2_hi + (2.0 * s * sum + ed * ln2_lo);
+}
+
+/* Section 3.3, lognormal, in lanes: z = mm__norm_inv(u) (its central region, and its tails where
+ * any lane of ln has u in them), then y = base x mm__exp_quick(sigma z) as mm__lat_lognormal
+ * computes it, and its bracket [lo, hi] = y (1 -+ 2^-40). */
+LANES_INLINE void lanes_lognormal(const lanes_cst *c, const mm__vd *up, const mm__vi *lnp,
+                                  const mm__vd *base, mm__vd *lo, mm__vd *hi)
+{
+    const double a1 = -3.969683028665376e+01, a2 = 2.209460984245205e+02,
+                 a3 = -2.759285104469687e+02, a4 = 1.383577518672690e+02,
+                 a5 = -3.066479806614716e+01, a6 = 2.506628277459239e+00;
+    const double b1 = -5.447609879822406e+01, b2 = 1.615858368580409e+02,
+                 b3 = -1.556989798598866e+02, b4 = 6.680131188771972e+01,
+                 b5 = -1.328068155288572e+01;
+    const double c1 = -7.784894002430293e-03, c2 = -3.223964580411365e-01,
+                 c3 = -2.400758277161838e+00, c4 = -2.549732539343734e+00,
+                 c5 = 4.374664141464968e+00, c6 = 2.938163982698783e+00;
+    const double d1 = 7.784695709041462e-03, d2 = 3.224671290700398e-01, d3 = 2.445134137142996e+00,
+                 d4 = 3.754408661907416e+00;
+    const double plow = 0.02425;
+    mm__vd u = *up;
+    mm__vi low = u < plow, tail = low | (u > 1 - plow);
+    mm__vd q = u - 0.5, r = q * q;
+    mm__vd z = (((((a1 * r + a2) * r + a3) * r + a4) * r + a5) * r + a6) * q /
+               (((((b1 * r + b2) * r + b3) * r + b4) * r + b5) * r + 1);
+    if (MM_LANES_ANY(tail & *lnp)) {
+        mm__vd qt = MM_LANES_SQRT(-2.0 * lanes_det_log(mm__vd_sel(low, u, 1 - u)));
+        mm__vd x = (((((c1 * qt + c2) * qt + c3) * qt + c4) * qt + c5) * qt + c6) /
+                   ((((d1 * qt + d2) * qt + d3) * qt + d4) * qt + 1);
+        z = mm__vd_sel(tail, mm__vd_sel(low, x, -x), z);
+    }
+    mm__vd y = *base * lanes_exp_quick(c->sigma * z);
+    double e = 1.0 / 1099511627776.0; /* 2^-40 */
+    *lo = y * (1.0 - e);
+    *hi = y * (1.0 + e);
+}
+
+/* Section 3.3: the drawn latencies of the lanes of m, at purpose MM_RNG_ENTRY (base entry_ns, the
+ * event's entry samples) or MM_RNG_RESPONSE (resp_ns), position (event index, pos[l]), into out[l]
+ * (the other lanes as they are). The lognormal and exponential laws in the lanes; a lognormal whose
+ * bracket holds an integer or the cap (where mm__lat_lognormal asks mm_det_exp) and the empirical
+ * law lane by lane, by mm__draw_latency itself. */
+LANES_INLINE void lanes_draw_lat(const lanes_cst *c, const mm_event *ev, const mm__vi *mp,
+                                 uint32_t purpose, const mm__vi *posp, mm__vi *out)
+{
+    const int entry = purpose == MM_RNG_ENTRY;
+    mm__vi m = *mp, vl = m & (c->ln | c->ex);
+    if ((c->any_ln || c->any_ex) && MM_LANES_ANY(vl)) {
+        mm__vu w0, w1;
+        lanes_philox(c, (uint64_t)ev->i, purpose, posp, &w0, &w1);
+        mm__vd u = lanes_u01(&w0, &w1), lo = u, hi = u, xe = u;
+        const mm__vd *base = entry ? &c->ebase : &c->rbase;
+        mm__vi ln = vl & c->ln, ex = vl & c->ex;
+        if (MM_LANES_ANY(ln)) lanes_lognormal(c, &u, &ln, base, &lo, &hi);
+        if (MM_LANES_ANY(ex)) xe = -*base * lanes_det_log(u); /* -base ln(u) */
+        const double cap = (double)MM_SIM_LATENCY_MAX_NS;
+        for (int l = 0; l < MM_W; l++) {
+            if (!vl[l]) continue;
+            if (ex[l]) {
+                (*out)[l] = !(xe[l] < cap) ? MM_SIM_LATENCY_MAX_NS : (int64_t)xe[l];
+            } else if (lo[l] >= cap) {
+                (*out)[l] = MM_SIM_LATENCY_MAX_NS;
+            } else if (hi[l] < cap && (int64_t)lo[l] == (int64_t)hi[l]) {
+                (*out)[l] = (int64_t)lo[l];
+            } else {
+                continue; /* mm_det_exp decides: the scalar draw */
+            }
+            m[l] = 0;
+        }
+    }
+    for (int l = 0; MM_LANES_ANY(m) && l < MM_W; l++) {
+        if (!m[l]) continue;
+        const mm_derived *d = c->dl[l];
+        (*out)[l] = mm__draw_latency(
+            c->key[l], d->lat_dist, d->lat_sigma, entry ? d->entry_ns : d->resp_ns, purpose,
+            (uint64_t)ev->i, (uint32_t)(*posp)[l], entry ? ev->samp_e : ev->samp_r, ev->nsamp_lat);
+    }
+}
