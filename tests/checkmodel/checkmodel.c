@@ -393,10 +393,10 @@ static int check(int tapes, int combos)
         }
         /* One tape in four: every combination inside the lanes kernel's vector model (no
          * order-rate limit, no ladder), so that the batched kernel may choose it there
-         * (sim_batch.c: where most combinations step); the families draw random numbers two times
-         * in three (the lanes' draws, sim_lanes.h) and none in the third. The same families on the
-         * depth tape 4 of each six, so that book = l2 and l3 states are shared across inventory
-         * limits there. */
+         * (sim_batch.c: where most combinations step); three families in four draw random numbers
+         * (the lanes' draws, sim_lanes_draw.h: each latency law in turn) and the fourth none. The
+         * same families on the depth tape 4 of each six, so that book = l2 and l3 states are shared
+         * across inventory limits there. */
         if (ti % 4 == 2 || ti % 6 == 4)
             for (int j = 0; j < combos; j++) {
                 /* ... in families of 10 as a sweep's grid makes them: the same combination with
@@ -412,7 +412,13 @@ static int check(int tapes, int combos)
                         p[j].taker_fee_bps = (double)(j % 4);
                     }
                 }
-                if ((j / 10) % 3 == 0) ck_no_draws(&p[j]);
+                /* Family f: none draws (f % 4 == 0), else latencies of law 1 + (f - 1) % 3
+                 * (exponential, lognormal, empirical) besides its other draws. */
+                int fam = j / 10;
+                if (fam % 4 == 0)
+                    ck_no_draws(&p[j]);
+                else
+                    p[j].latency_dist = 1 + (fam - 1) % 3;
                 p[j].max_orders_per_s = 0;
                 p[j].signal_skew = 0; /* the reference's alone (params_keys.c) */
                 p[j].levels = 1;      /* ladders too (docs/model.md 6.2) */

@@ -49,17 +49,18 @@ typedef struct lanes_cst {
     mm__vd hs0, hs1, sk0, sk1, money;
     mm__vi tv, micro, tto, cj, ra, limit, size, requote, delay, resp;
     /* Random draws (docs/model.md 3.3), per lane: dr a drawn latency (ln: lognormal, ex:
-     * exponential), ju queue_join = uniform, rc trade_reach < 1; the lane's constants and stream
-     * key for the scalar draws (lanes_draw_lat); Philox's round keys of the stream key (rk0, rk1:
-     * the key's low and high words plus r times the Weyl constants, mod 2^32), the lognormal law's
-     * sigma and the laws' bases (entry, response) for the vector ones (sim_lanes_draw.h). */
-    mm__vi dr, ln, ex, ju, rc;
+     * exponential, em: empirical), ju queue_join = uniform, rc trade_reach < 1; the lane's
+     * constants and stream key for the scalar draws (lanes_draw_lat); Philox's round keys of the
+     * stream key (rk0, rk1: the key's low and high words plus r times the Weyl constants, mod
+     * 2^32), the lognormal law's sigma and the laws' bases (entry, response) for the vector ones
+     * (sim_lanes_draw.h). */
+    mm__vi dr, ln, ex, em, ju, rc;
     mm__vu rk0[10], rk1[10];
     mm__vd sigma, ebase, rbase;
     const mm_derived *dl[MM_W];
     uint64_t key[MM_W];
     /* Whether any lane of the vectors has the flag (all for ra): branches taken per group. */
-    int any_tv, any_micro, any_tto, any_cj, all_ra, any_dr, any_ln, any_ex, any_ju, any_rc;
+    int any_tv, any_micro, any_tto, any_cj, all_ra, any_dr, any_ln, any_ex, any_em, any_ju, any_rc;
 } lanes_cst;
 
 /* The random draws of section 3.3 in lanes (lanes_draw_lat and its helpers). */

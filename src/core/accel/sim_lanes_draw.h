@@ -111,15 +111,15 @@ LANES_INLINE void lanes_lognormal(const lanes_cst *c, const mm__vd *up, const mm
 
 /* Section 3.3: the drawn latencies of the lanes of m, at purpose MM_RNG_ENTRY (base entry_ns, the
  * event's entry samples) or MM_RNG_RESPONSE (resp_ns), position (event index, pos[l]), into out[l]
- * (the other lanes as they are). The lognormal and exponential laws in the lanes; a lognormal whose
- * bracket holds an integer or the cap (where mm__lat_lognormal asks mm_det_exp) and the empirical
- * law lane by lane, by mm__draw_latency itself. */
+ * (the other lanes as they are). The lognormal and exponential laws in the lanes (the empirical
+ * law's uniform too, its sample read lane by lane); a lognormal whose bracket holds an integer or
+ * the cap (where mm__lat_lognormal asks mm_det_exp) by mm__draw_latency itself. */
 LANES_INLINE void lanes_draw_lat(const lanes_cst *c, const mm_event *ev, const mm__vi *mp,
                                  uint32_t purpose, const mm__vi *posp, mm__vi *out)
 {
     const int entry = purpose == MM_RNG_ENTRY;
-    mm__vi m = *mp, vl = m & (c->ln | c->ex);
-    if ((c->any_ln || c->any_ex) && MM_LANES_ANY(vl)) {
+    mm__vi m = *mp, vl = m & (c->ln | c->ex | c->em);
+    if ((c->any_ln || c->any_ex || c->any_em) && MM_LANES_ANY(vl)) {
         mm__vu w0, w1;
         lanes_philox(c, (uint64_t)ev->i, purpose, posp, &w0, &w1);
         mm__vd u = lanes_u01(&w0, &w1), lo = u, hi = u, xe = u;
@@ -132,6 +132,13 @@ LANES_INLINE void lanes_draw_lat(const lanes_cst *c, const mm_event *ev, const m
             if (!vl[l]) continue;
             if (ex[l]) {
                 (*out)[l] = !(xe[l] < cap) ? MM_SIM_LATENCY_MAX_NS : (int64_t)xe[l];
+            } else if (c->em[l]) { /* base + a sample at floor(u nsamp) (u < 1), at most the cap */
+                const mm_derived *d = c->dl[l];
+                int64_t b = entry ? d->entry_ns : d->resp_ns, x = b;
+                if (ev->nsamp_lat > 0)
+                    x = b +
+                        (entry ? ev->samp_e : ev->samp_r)[(int64_t)(u[l] * (double)ev->nsamp_lat)];
+                (*out)[l] = x > MM_SIM_LATENCY_MAX_NS ? MM_SIM_LATENCY_MAX_NS : x;
             } else if (lo[l] >= cap) {
                 (*out)[l] = MM_SIM_LATENCY_MAX_NS;
             } else if (hi[l] < cap && (int64_t)lo[l] == (int64_t)hi[l]) {

@@ -108,6 +108,7 @@ MM_ISA_ATTR static void lanes_group(lanes_run *r, const int32_t *cj, const int32
         c.key[l] = sl->key;
         c.ln[l] = dl->lat_dist == MM_LAT_LOGNORMAL ? -1 : 0;
         c.ex[l] = dl->lat_dist == MM_LAT_EXPONENTIAL ? -1 : 0;
+        c.em[l] = dl->lat_dist == MM_LAT_EMPIRICAL ? -1 : 0;
         c.sigma[l] = dl->lat_sigma;
         c.ebase[l] = (double)dl->entry_ns;
         c.rbase[l] = (double)dl->resp_ns;
@@ -126,6 +127,7 @@ MM_ISA_ATTR static void lanes_group(lanes_run *r, const int32_t *cj, const int32
     c.any_dr = MM_LANES_ANY(c.dr & vec);
     c.any_ln = MM_LANES_ANY(c.ln & vec);
     c.any_ex = MM_LANES_ANY(c.ex & vec);
+    c.any_em = MM_LANES_ANY(c.em & vec);
     c.any_ju = MM_LANES_ANY(c.ju & vec);
     c.any_rc = MM_LANES_ANY(c.rc & vec);
     mm__vi later = vec; /* vector lanes still to join */
