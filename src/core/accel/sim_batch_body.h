@@ -28,7 +28,16 @@ __attribute__((flatten)) MM_ISA_ATTR static void skip_advance(const mm__tape *tp
     uint8_t *restrict live = g->live;
     int64_t m8 = (m + 7) / 8 * 8;
     memset(need, 0, (size_t)m8);
+#ifdef MM_SKIP_SETTLE
+    /* Deferred samples (docs/model.md 8): the parked members' samples wait in g->sw and are taken
+     * in vectors (sim_lanes_settle.h) when their leader's log is replayed, the list is full or the
+     * kernel returns. */
+    mm__samp_list *sw = g->sw;
+    sw->settle = MM_SKIP_SETTLE;
+    sw->n = 0;
+#else
     g->sw->settle = NULL; /* the members sample at once (below) */
+#endif
     int depth_books = 0;  /* combinations with book = l2, l3 (their depth rows, mm__depth_touch) */
     for (int64_t j = 0; j < m; j++)
         depth_books |= d[j].book != MM_BOOK_L1;
@@ -102,13 +111,23 @@ __attribute__((flatten)) MM_ISA_ATTR static void skip_advance(const mm__tape *tp
                     for (int64_t q = beg[k]; q < beg[k + 1]; q++)
                         if (live[q] && !need[q]) mm__sample(&st[g->perm[q]], &ev, &d[g->perm[q]]);
             /* And those of the parked members (from their own position, cash and fees, once
-             * they replayed their leaders' logs). */
+             * they replayed their leaders' logs): listed for later, before any split of this
+             * event settles them through it; or at once. */
+#ifdef MM_SKIP_SETTLE
+            if (ev.n_samples) {
+                if (sw->n == MM_SAMP_LIST) MM_SKIP_SETTLE_ALL(g, d, st, m, i - 1);
+                sw->ev[sw->n] = i;
+                sw->mid2[sw->n] = ev.prev_mid2;
+                sw->ns[sw->n++] = ev.n_samples;
+            }
+#else
             if (ev.n_samples && parked)
                 for (int64_t q = 0; q < m; q++)
                     if (!live[q]) {
                         share_flush(g, d, st, g->perm[q]);
                         mm__sample(&st[g->perm[q]], &ev, &d[g->perm[q]]);
                     }
+#endif
             /* Pass 2: run them, 8 flags at a time. */
             for (int64_t q8 = 0; q8 < m8; q8 += 8) {
                 uint64_t w;
@@ -146,6 +165,9 @@ __attribute__((flatten)) MM_ISA_ATTR static void skip_advance(const mm__tape *tp
             }
         }
     }
+#ifdef MM_SKIP_SETTLE
+    MM_SKIP_SETTLE_ALL(g, d, st, m, i1 - 1); /* every member current, for the return */
+#endif
     share_unpark_all(d, st, g, m);
     g->count[MM_COUNT_STEPS] += steps;
     g->count[MM_COUNT_SLOTS] += (i1 - i0) * m;
