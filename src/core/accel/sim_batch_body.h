@@ -38,7 +38,7 @@ __attribute__((flatten)) MM_ISA_ATTR static void skip_advance(const mm__tape *tp
 #else
     g->sw->settle = NULL; /* the members sample at once (below) */
 #endif
-    int depth_books = 0;  /* combinations with book = l2, l3 (their depth rows, mm__depth_touch) */
+    int depth_books = 0; /* combinations with book = l2, l3 (their depth rows, mm__depth_touch) */
     for (int64_t j = 0; j < m; j++)
         depth_books |= d[j].book != MM_BOOK_L1;
     mm_event ev, ev_ns;
@@ -110,9 +110,10 @@ __attribute__((flatten)) MM_ISA_ATTR static void skip_advance(const mm__tape *tp
                 for (int k = 0; k < MM_KINDS; k++)
                     for (int64_t q = beg[k]; q < beg[k + 1]; q++)
                         if (live[q] && !need[q]) mm__sample(&st[g->perm[q]], &ev, &d[g->perm[q]]);
-            /* And those of the parked members (from their own position, cash and fees, once
-             * they replayed their leaders' logs): listed for later, before any split of this
-             * event settles them through it; or at once. */
+                            /* And those of the parked members (from their own position, cash and
+                             * fees, once they replayed their leaders' logs): listed for later,
+                             * before any split of this event settles them through it; or at once.
+                             */
 #ifdef MM_SKIP_SETTLE
             if (ev.n_samples) {
                 if (sw->n == MM_SAMP_LIST) MM_SKIP_SETTLE_ALL(g, d, st, m, i - 1);
