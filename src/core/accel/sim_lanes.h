@@ -48,10 +48,13 @@ typedef struct lanes_st {
 typedef struct lanes_cst {
     mm__vd hs0, hs1, sk0, sk1, money;
     mm__vi tv, micro, tto, cj, ra, limit, size, requote, delay, resp;
-    /* Random draws (docs/model.md 3.3), per lane: dr a drawn latency (ln: lognormal, ex:
-     * exponential, em: empirical), ju queue_join = uniform, rc trade_reach < 1; the lane's
-     * constants and stream key for the scalar draws (lanes_draw_lat); Philox's round keys of the
-     * stream key (rk0, rk1: the key's low and high words plus r times the Weyl constants, mod
+    /* Whether any lane of the vectors has the flag (all for ra): branches taken per group. */
+    int any_tv, any_micro, any_tto, any_cj, all_ra, any_dr, any_ln, any_ex, any_em, any_ju, any_rc;
+    /* From here on (dr), set only in a group where a lane draws (zero else; a group without draws
+     * reads none of it). Random draws (docs/model.md 3.3), per lane: dr a drawn latency (ln:
+     * lognormal, ex: exponential, em: empirical), ju queue_join = uniform, rc trade_reach < 1; the
+     * lane's constants and stream key for the scalar draws (lanes_draw_lat); Philox's round keys of
+     * the stream key (rk0, rk1: the key's low and high words plus r times the Weyl constants, mod
      * 2^32), the lognormal law's sigma and the laws' bases (entry, response) for the vector ones
      * (sim_lanes_draw.h). */
     mm__vi dr, ln, ex, em, ju, rc;
@@ -59,8 +62,6 @@ typedef struct lanes_cst {
     mm__vd sigma, ebase, rbase;
     const mm_derived *dl[MM_W];
     uint64_t key[MM_W];
-    /* Whether any lane of the vectors has the flag (all for ra): branches taken per group. */
-    int any_tv, any_micro, any_tto, any_cj, all_ra, any_dr, any_ln, any_ex, any_em, any_ju, any_rc;
 } lanes_cst;
 
 /* The random draws of section 3.3 in lanes (lanes_draw_lat and its helpers). */
@@ -187,11 +188,13 @@ LANES_INLINE void lanes_sample(lanes_st *x, const lanes_cst *c, const mm_event *
     x->max_dd = mm__vd_sel(ok, max_dd, x->max_dd);
 }
 
-/* One event for the lanes of `vec` (the others are left as they are). Sets *out to the lanes that
- * are rare at this event: nothing of the event was kept for them; the caller steps them with
- * mm_step_c. */
+/* One event for the lanes of `vec` (the others are left as they are). draws (a constant of each
+ * call site): 0 where no lane of the group draws, so that the step without draws has none of their
+ * code (with it, the deterministic default sweep took 2-8% more instructions). Sets *out to the
+ * lanes that are rare at this event: nothing of the event was kept for them; the caller steps them
+ * with mm_step_c. */
 LANES_INLINE void lanes_step(lanes_st *x, const lanes_cst *c, const mm_event *ev,
-                             const mm__vi *vecp, mm__vi *out)
+                             const mm__vi *vecp, mm__vi *out, const int draws)
 {
     const mm__vi vec = *vecp;
     const int64_t ts = ev->ts;
@@ -219,10 +222,7 @@ LANES_INLINE void lanes_step(lanes_st *x, const lanes_cst *c, const mm_event *ev
         /* mm__resp_at: the response latency resp_ns, or drawn at (event, message number): the
          * bid's landing is message 0, the ask's 1 after a bid's landing (no fill in an ok lane). */
         mm__vi rl = c->resp;
-        if (c->any_dr) {
-            mm__vi m = L & vec & c->dr, pos = k == 0 ? zero : (x->land[0] <= ts) & 1;
-            if (MM_LANES_ANY(m)) lanes_draw_lat(c, ev, &m, MM_RNG_RESPONSE, &pos, &rl);
-        }
+        if (draws && c->any_dr) rl = lanes_resp_draws(c, ev, k, L & vec, x->land[0], rl);
         mm__vi a = rl + (ts + ev->lat_r);
         a = mm__vi_sel(a < chan, chan, a);
         chan = mm__vi_sel(L, a, chan);
@@ -248,17 +248,9 @@ LANES_INLINE void lanes_step(lanes_st *x, const lanes_cst *c, const mm_event *ev
         mm__vi front = best_sz == 0 ? mm__vi_b(-1) : better;
         mm__vi at = ~front & (npx == best);
         mm__vi ah = at & best_sz;
-        if (c->any_ju) { /* queue_join = uniform (3.3): floor(u (best_sz + 1)) */
+        if (draws && c->any_ju) { /* queue_join = uniform (3.3) */
             mm__vi m = N & at & c->ju & vec;
-            if (MM_LANES_ANY(m)) {
-                mm__vu w0, w1;
-                mm__vi side = mm__vi_b(k);
-                lanes_philox(c, (uint64_t)ev->i, MM_RNG_JOIN, &side, &w0, &w1);
-                mm__vd u = lanes_u01(&w0, &w1) * ((double)best_sz + 1.0);
-                /* u < best_sz + 1 < 2^31: exact through int32 lanes */
-                mm__vi j = __builtin_convertvector(__builtin_convertvector(u, mm__vi32), mm__vi);
-                ah = mm__vi_sel(m, j, ah);
-            }
+            if (MM_LANES_ANY(m)) ah = lanes_join_draws(c, ev, k, m, best_sz, ah);
         }
         ahead[k] = mm__vi_sel(N, ah, ahead[k]);
         deep[k] = mm__vi_sel(N, ~front & ~at & 1, deep[k]);
@@ -277,14 +269,7 @@ LANES_INLINE void lanes_step(lanes_st *x, const lanes_cst *c, const mm_event *ev
              * of the draw below the threshold, 3.3); a rest reaches us. */
             mm__vi q_ok = here & (deep[k] == 0);
             if (c->any_tto) q_ok &= ~c->tto;
-            if (c->any_rc) {
-                mm__vi m = q_ok & c->rc & vec;
-                for (int l = 0; MM_LANES_ANY(m) && l < MM_W; l++)
-                    if (m[l] &&
-                        mm_stream4(c->key[l], MM_RNG_HIDDEN, (uint64_t)ev->i, (uint32_t)k).v[0] >=
-                            c->dl[l]->reach32)
-                        q_ok[l] = 0;
-            }
+            if (draws && c->any_rc) q_ok = lanes_reach_draws(c, ev, k, q_ok & vec, q_ok);
             mm__vi take = mm__vi_sel(ahead[k] < ev->tsz, ahead[k], mm__vi_b(ev->tsz));
             rare |= q_ok & (ev->tsz - take > 0);
             ahead[k] = mm__vi_sel(q_ok, ahead[k] - take, ahead[k]);
@@ -362,14 +347,7 @@ LANES_INLINE void lanes_step(lanes_st *x, const lanes_cst *c, const mm_event *ev
             mm__vi go = acts & ~waits;
             mm__vi dl = c->delay; /* feed_ns + entry_ns, or + the entry latency drawn at (event,
                                      side): slot k of 3.3 */
-            if (c->any_dr) {
-                mm__vi m = go & vec & c->dr, pos = mm__vi_b(k), lat = zero;
-                if (MM_LANES_ANY(m)) {
-                    lanes_draw_lat(c, ev, &m, MM_RNG_ENTRY, &pos, &lat);
-                    for (int l = 0; l < MM_W; l++)
-                        if (m[l]) dl[l] = c->dl[l]->feed_ns + lat[l];
-                }
-            }
+            if (draws && c->any_dr) dl = lanes_entry_draws(c, ev, k, go & vec, dl);
             mm__vi delay = dl + ev->lat_e;
             delay = mm__vi_sel(delay < 1, mm__vi_b(1), delay);
             land[k] = mm__vi_sel(go, ts + delay, land[k]);

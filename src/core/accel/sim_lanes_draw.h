@@ -157,3 +157,64 @@ LANES_INLINE void lanes_draw_lat(const lanes_cst *c, const mm_event *ev, const m
             (uint64_t)ev->i, (uint32_t)(*posp)[l], entry ? ev->samp_e : ev->samp_r, ev->nsamp_lat);
     }
 }
+
+/* The draws of lanes_step, out of its line (the step without draws keeps its code: inlined, they
+ * cost the deterministic default sweep 8% more instructions, callgrind). LANES_DRAW: noinline. */
+#define LANES_DRAW static __attribute__((noinline)) MM_ISA_ATTR
+
+/* Section 3.2-3.3: rl with the response latencies of side k's landings in the lanes of L that draw
+ * one: at (event, message number), the bid's landing message 0, the ask's 1 after a bid's landing
+ * at this event (an ok lane has no fill before them); land0: the bid's landing times. Vectors pass
+ * by value: an address taken in the step made its code worse even where no lane draws. */
+LANES_DRAW mm__vi lanes_resp_draws(const lanes_cst *c, const mm_event *ev, int k, mm__vi L,
+                                   mm__vi land0, mm__vi rl)
+{
+    mm__vi m = L & c->dr;
+    if (!MM_LANES_ANY(m)) return rl;
+    mm__vi pos = k == 0 ? mm__vi_b(0) : (land0 <= ev->ts) & 1;
+    lanes_draw_lat(c, ev, &m, MM_RNG_RESPONSE, &pos, &rl);
+    return rl;
+}
+
+/* Section 3.3, queue_join = uniform: ah with the lanes of m joining at floor(u (best_sz + 1)), u
+ * drawn at (event, side k). */
+LANES_DRAW mm__vi lanes_join_draws(const lanes_cst *c, const mm_event *ev, int k, mm__vi m,
+                                   int32_t best_sz, mm__vi ah)
+{
+    mm__vu w0, w1;
+    mm__vi side = mm__vi_b(k);
+    lanes_philox(c, (uint64_t)ev->i, MM_RNG_JOIN, &side, &w0, &w1);
+    mm__vd u = lanes_u01(&w0, &w1) * ((double)best_sz + 1.0);
+    /* u < best_sz + 1 < 2^31: exact through int32 lanes */
+    mm__vi j = __builtin_convertvector(__builtin_convertvector(u, mm__vi32), mm__vi);
+    return mm__vi_sel(m, j, ah);
+}
+
+/* Section 4.2 with trade_reach < 1: q_ok without the lanes of q (q_ok & vec) whose trade misses the
+ * queue (word 0 of the draw at (event, side k) at or above the threshold). */
+LANES_DRAW mm__vi lanes_reach_draws(const lanes_cst *c, const mm_event *ev, int k, mm__vi q,
+                                    mm__vi q_ok)
+{
+    mm__vi m = q & c->rc;
+    for (int l = 0; MM_LANES_ANY(m) && l < MM_W; l++)
+        if (m[l] && mm_stream4(c->key[l], MM_RNG_HIDDEN, (uint64_t)ev->i, (uint32_t)k).v[0] >=
+                        c->dl[l]->reach32)
+            q_ok[l] = 0;
+    return q_ok;
+}
+
+/* Section 3.3: dl with the entry delays of side k's orders in the lanes of go that draw one:
+ * feed_ns
+ * + the latency drawn at (event, slot k) (the caller adds the recorded series). */
+LANES_DRAW mm__vi lanes_entry_draws(const lanes_cst *c, const mm_event *ev, int k, mm__vi go,
+                                    mm__vi dl)
+{
+    mm__vi m = go & c->dr, pos = mm__vi_b(k), lat = mm__vi_b(0);
+    if (!MM_LANES_ANY(m)) return dl;
+    lanes_draw_lat(c, ev, &m, MM_RNG_ENTRY, &pos, &lat);
+    for (int l = 0; l < MM_W; l++)
+        if (m[l]) dl[l] = c->dl[l]->feed_ns + lat[l];
+    return dl;
+}
+
+#undef LANES_DRAW

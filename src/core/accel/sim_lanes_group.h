@@ -60,7 +60,8 @@ MM_ISA_ATTR static void lanes_group(lanes_run *r, const int32_t *cj, const int32
     lanes_st x;
     lanes_cst c;
     memset(&x, 0, sizeof x);
-    memset(&c, 0, sizeof c);
+    memset(&c, 0, offsetof(lanes_cst, dr)); /* the draws' fields when a lane draws (below) */
+    int draws = 0;
     mm__vi vec = mm__vi_b(0);                     /* lanes the vectors step */
     mm__vi kind1 = vec, kind2 = vec, other = vec; /* their kinds (mm__guard_kind) */
     int sca[MM_W] = {0}; /* lanes mm_step_c steps on every event (2: from their first event) */
@@ -101,6 +102,9 @@ MM_ISA_ATTR static void lanes_group(lanes_run *r, const int32_t *cj, const int32
         c.requote[l] = dl->requote;
         c.delay[l] = dl->feed_ns + dl->entry_ns;
         c.resp[l] = dl->resp_ns;
+        if (!dl->draws) continue;
+        if (!draws) memset(&c.dr, 0, sizeof c - offsetof(lanes_cst, dr));
+        draws = 1;
         c.dr[l] = dl->lat_dist != MM_LAT_CONSTANT ? -1 : 0;
         c.ju[l] = dl->join_uniform ? -1 : 0;
         c.rc[l] = dl->reach32 <= UINT32_MAX ? -1 : 0;
@@ -113,7 +117,7 @@ MM_ISA_ATTR static void lanes_group(lanes_run *r, const int32_t *cj, const int32
         c.ebase[l] = (double)dl->entry_ns;
         c.rbase[l] = (double)dl->resp_ns;
         uint32_t k0 = (uint32_t)sl->key, k1 = (uint32_t)(sl->key >> 32);
-        for (int r = 0; dl->draws && r < 10; r++, k0 += 0x9E3779B9u, k1 += 0xBB67AE85u) {
+        for (int r = 0; r < 10; r++, k0 += 0x9E3779B9u, k1 += 0xBB67AE85u) {
             c.rk0[r][l] = k0;
             c.rk1[r][l] = k1;
         }
@@ -124,12 +128,14 @@ MM_ISA_ATTR static void lanes_group(lanes_run *r, const int32_t *cj, const int32
     c.any_tto = MM_LANES_ANY(c.tto & vec);
     c.any_cj = MM_LANES_ANY(c.cj & vec);
     c.all_ra = !MM_LANES_ANY(~c.ra & vec);
-    c.any_dr = MM_LANES_ANY(c.dr & vec);
-    c.any_ln = MM_LANES_ANY(c.ln & vec);
-    c.any_ex = MM_LANES_ANY(c.ex & vec);
-    c.any_em = MM_LANES_ANY(c.em & vec);
-    c.any_ju = MM_LANES_ANY(c.ju & vec);
-    c.any_rc = MM_LANES_ANY(c.rc & vec);
+    if (draws) {
+        c.any_dr = MM_LANES_ANY(c.dr & vec);
+        c.any_ln = MM_LANES_ANY(c.ln & vec);
+        c.any_ex = MM_LANES_ANY(c.ex & vec);
+        c.any_em = MM_LANES_ANY(c.em & vec);
+        c.any_ju = MM_LANES_ANY(c.ju & vec);
+        c.any_rc = MM_LANES_ANY(c.rc & vec);
+    }
     mm__vi later = vec; /* vector lanes still to join */
     int nsca = 0;
     for (int l = 0; l < nl; l++) {
@@ -193,7 +199,10 @@ MM_ISA_ATTR static void lanes_group(lanes_run *r, const int32_t *cj, const int32
             }
         }
         mm__vi rare;
-        lanes_step(&x, &c, ev, &vec, &rare);
+        if (draws)
+            lanes_step(&x, &c, ev, &vec, &rare, 1);
+        else
+            lanes_step(&x, &c, ev, &vec, &rare, 0);
         fresh = 0; /* a step may move the quotes */
         if (!MM_LANES_ANY(rare)) continue;
         for (int l = 0; l < nl; l++) {
