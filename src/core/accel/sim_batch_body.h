@@ -110,11 +110,10 @@ __attribute__((flatten)) MM_ISA_ATTR static void skip_advance(const mm__tape *tp
                 for (int k = 0; k < MM_KINDS; k++)
                     for (int64_t q = beg[k]; q < beg[k + 1]; q++)
                         if (live[q] && !need[q]) mm__sample(&st[g->perm[q]], &ev, &d[g->perm[q]]);
-                            /* And those of the parked members (from their own position, cash and
-                             * fees, once they replayed their leaders' logs): listed for later,
-                             * before any split of this event settles them through it; or at once.
-                             */
 #ifdef MM_SKIP_SETTLE
+            /* And those of the parked members (from their own position, cash and fees, once they
+             * replayed their leaders' logs): listed for later, before any split of this event
+             * settles them through it. */
             if (ev.n_samples) {
                 if (sw->n == MM_SAMP_LIST) MM_SKIP_SETTLE_ALL(g, d, st, m, i - 1);
                 sw->ev[sw->n] = i;
@@ -122,6 +121,7 @@ __attribute__((flatten)) MM_ISA_ATTR static void skip_advance(const mm__tape *tp
                 sw->ns[sw->n++] = ev.n_samples;
             }
 #else
+            /* And those of the parked members, at once. */
             if (ev.n_samples && parked)
                 for (int64_t q = 0; q < m; q++)
                     if (!live[q]) {
