@@ -167,7 +167,9 @@ __attribute__((flatten)) MM_ISA_ATTR static void skip_advance(const mm__tape *tp
         }
     }
 #ifdef MM_SKIP_SETTLE
-    MM_SKIP_SETTLE_ALL(g, d, st, m, i1 - 1); /* every member current, for the return */
+    /* Every member current, for the return (an empty range parked no one: the shared states'
+     * lists were never made, share_park). */
+    if (i1 > i0) MM_SKIP_SETTLE_ALL(g, d, st, m, i1 - 1);
 #endif
     share_unpark_all(d, st, g, m);
     g->count[MM_COUNT_STEPS] += steps;

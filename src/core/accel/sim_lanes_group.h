@@ -313,7 +313,7 @@ MM_ISA_ATTR static void lanes_advance(const mm__tape *tp, const mm_derived *d, m
             }
         }
     }
-    lanes_settle_all(g, d, st, m, i1 - 1); /* every member current, for the return */
+    if (i1 > i0) lanes_settle_all(g, d, st, m, i1 - 1); /* every member current, for the return */
     share_unpark_all(d, st, g, m);
     g->count[MM_COUNT_STEPS] += (i1 - i0) * m - r.skipped - r.shared;
     g->count[MM_COUNT_SLOTS] += (i1 - i0) * m;
