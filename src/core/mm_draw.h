@@ -13,31 +13,61 @@
 #include "mm_rng.h"
 #include "mmsim/sim.h"
 
+/* Section 3.3: the pieces of the standard normal quantile (Acklam's rational approximation) and of
+ * mm__exp_quick's polynomial, written once as expressions of variables (arguments evaluated many
+ * times) for a double or a vector of doubles: mm__norm_inv and mm__exp_quick below, and their lanes
+ * copies (src/core/accel/sim_lanes_draw.h), do the same operations in the same order. Central
+ * region: q = u - 0.5, r = q^2; tail: q = sqrt(-2 ln(min(u, 1 - u))), the value for u below 1/2. */
+#define MM__NORM_CENTRAL(q, r)                                                                     \
+    ((((((-3.969683028665376e+01 * (r) + 2.209460984245205e+02) * (r)-2.759285104469687e+02) *     \
+            (r) +                                                                                  \
+        1.383577518672690e+02) *                                                                   \
+       (r)-3.066479806614716e+01) *                                                                \
+          (r) +                                                                                    \
+      2.506628277459239e+00) *                                                                     \
+     (q) /                                                                                         \
+     (((((-5.447609879822406e+01 * (r) + 1.615858368580409e+02) * (r)-1.556989798598866e+02) *     \
+            (r) +                                                                                  \
+        6.680131188771972e+01) *                                                                   \
+       (r)-1.328068155288572e+01) *                                                                \
+          (r) +                                                                                    \
+      1))
+#define MM__NORM_TAIL(q)                                                                           \
+    ((((((-7.784894002430293e-03 * (q)-3.223964580411365e-01) * (q)-2.400758277161838e+00) *       \
+        (q)-2.549732539343734e+00) *                                                               \
+           (q) +                                                                                   \
+       4.374664141464968e+00) *                                                                    \
+          (q) +                                                                                    \
+      2.938163982698783e+00) /                                                                     \
+     ((((7.784695709041462e-03 * (q) + 3.224671290700398e-01) * (q) + 2.445134137142996e+00) *     \
+           (q) +                                                                                   \
+       3.754408661907416e+00) *                                                                    \
+          (q) +                                                                                    \
+      1))
+#define MM__NORM_PLOW 0.02425
+/* mm__exp_quick's Taylor polynomial of exp(r) to degree 13 in Estrin's scheme, r2 = r^2, r4 = r2^2,
+ * r8 = r4^2, coefficients 1/k! rounded to double. */
+#define MM__EXP_QUICK_POLY(r, r2, r4, r8)                                                          \
+    ((((1.0 + (r)) + (0.5 + 0.16666666666666666 * (r)) * (r2)) +                                   \
+      ((0.041666666666666664 + 0.008333333333333333 * (r)) +                                       \
+       (0.001388888888888889 + 0.0001984126984126984 * (r)) * (r2)) *                              \
+          (r4)) +                                                                                  \
+     (((2.48015873015873e-05 + 2.7557319223985893e-06 * (r)) +                                     \
+       (2.755731922398589e-07 + 2.505210838544172e-08 * (r)) * (r2)) +                             \
+      (2.08767569878681e-09 + 1.6059043836821613e-10 * (r)) * (r4)) *                              \
+         (r8))
+
 /* Section 3.3: the standard normal quantile of u in (0, 1): Acklam's rational approximation
  * (relative error below 1.2e-9), in basic operations, mm_det_log and sqrt only. */
 MM_HD double mm__norm_inv(double u)
 {
-    const double a1 = -3.969683028665376e+01, a2 = 2.209460984245205e+02,
-                 a3 = -2.759285104469687e+02, a4 = 1.383577518672690e+02,
-                 a5 = -3.066479806614716e+01, a6 = 2.506628277459239e+00;
-    const double b1 = -5.447609879822406e+01, b2 = 1.615858368580409e+02,
-                 b3 = -1.556989798598866e+02, b4 = 6.680131188771972e+01,
-                 b5 = -1.328068155288572e+01;
-    const double c1 = -7.784894002430293e-03, c2 = -3.223964580411365e-01,
-                 c3 = -2.400758277161838e+00, c4 = -2.549732539343734e+00,
-                 c5 = 4.374664141464968e+00, c6 = 2.938163982698783e+00;
-    const double d1 = 7.784695709041462e-03, d2 = 3.224671290700398e-01, d3 = 2.445134137142996e+00,
-                 d4 = 3.754408661907416e+00;
-    const double plow = 0.02425;
-    if (u < plow || u > 1 - plow) {
-        double q = sqrt(-2 * mm_det_log(u < plow ? u : 1 - u));
-        double x = (((((c1 * q + c2) * q + c3) * q + c4) * q + c5) * q + c6) /
-                   ((((d1 * q + d2) * q + d3) * q + d4) * q + 1);
-        return u < plow ? x : -x;
+    if (u < MM__NORM_PLOW || u > 1 - MM__NORM_PLOW) {
+        double q = sqrt(-2 * mm_det_log(u < MM__NORM_PLOW ? u : 1 - u));
+        double x = MM__NORM_TAIL(q);
+        return u < MM__NORM_PLOW ? x : -x;
     }
     double q = u - 0.5, r = q * q;
-    return (((((a1 * r + a2) * r + a3) * r + a4) * r + a5) * r + a6) * q /
-           (((((b1 * r + b2) * r + b3) * r + b4) * r + b5) * r + 1);
+    return MM__NORM_CENTRAL(q, r);
 }
 
 /* exp(x) for -700 <= x <= 700 within 2^-49 of exp(x) relative, with no division: x = n ln2 + r as
@@ -53,14 +83,7 @@ MM_HD double mm__exp_quick(double x)
     int n = (int)(t < 0 ? t - 0.5 : t + 0.5);
     double r = (x - (double)n * ln2_hi) - (double)n * ln2_lo;
     double r2 = r * r, r4 = r2 * r2, r8 = r4 * r4;
-    double p01 = 1.0 + r, p23 = 0.5 + 0.16666666666666666 * r;
-    double p45 = 0.041666666666666664 + 0.008333333333333333 * r;
-    double p67 = 0.001388888888888889 + 0.0001984126984126984 * r;
-    double p89 = 2.48015873015873e-05 + 2.7557319223985893e-06 * r;
-    double pab = 2.755731922398589e-07 + 2.505210838544172e-08 * r;
-    double pcd = 2.08767569878681e-09 + 1.6059043836821613e-10 * r;
-    double q0 = p01 + p23 * r2, q1 = p45 + p67 * r2, q2 = p89 + pab * r2;
-    double sum = (q0 + q1 * r4) + (q2 + pcd * r4) * r8;
+    double sum = MM__EXP_QUICK_POLY(r, r2, r4, r8);
     uint64_t bits = (uint64_t)(n + 1023) << 52;
     double scale;
     memcpy(&scale, &bits, sizeof scale);

@@ -7,14 +7,6 @@
 #include "sim_batch_x86.h"
 
 #define MM_ISA_ATTR __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,bmi2")))
-/* The skip kernel defers its parked members' samples to the lanes kernel's settle (defined
- * below, with sim_lanes.h). */
-static void lanes_settle(const mm__guards *g, const mm_derived *d, mm_state *st, int32_t j,
-                         int64_t through);
-static void lanes_settle_all(const mm__guards *g, const mm_derived *d, mm_state *st, int64_t m,
-                             int64_t through);
-#define MM_SKIP_SETTLE lanes_settle
-#define MM_SKIP_SETTLE_ALL lanes_settle_all
 #include "sim_batch_body.h"
 
 #define MM_W 8

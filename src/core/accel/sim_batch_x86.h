@@ -28,4 +28,13 @@
     ((mm__vd)((((mm__vi)(m)) & (mm__vi)(a)) | (~((mm__vi)(m)) & (mm__vi)(b))))
 typedef long long mm__vll __attribute__((vector_size(32)));
 
+/* The skip kernel's x86 builds defer their parked members' samples to the lanes kernel's settle
+ * (sim_lanes_settle.h, defined further down each build's file, with sim_lanes.h). */
+static void lanes_settle(const mm__guards *g, const mm_derived *d, mm_state *st, int32_t j,
+                         int64_t through);
+static void lanes_settle_all(const mm__guards *g, const mm_derived *d, mm_state *st, int64_t m,
+                             int64_t through);
+#define MM_SKIP_SETTLE lanes_settle
+#define MM_SKIP_SETTLE_ALL lanes_settle_all
+
 #endif

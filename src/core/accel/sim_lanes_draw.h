@@ -40,14 +40,7 @@ LANES_INLINE mm__vd lanes_exp_quick(mm__vd x)
     mm__vd nd = __builtin_convertvector(n, mm__vd);
     mm__vd r = (x - nd * ln2_hi) - nd * ln2_lo;
     mm__vd r2 = r * r, r4 = r2 * r2, r8 = r4 * r4;
-    mm__vd p01 = 1.0 + r, p23 = 0.5 + 0.16666666666666666 * r;
-    mm__vd p45 = 0.041666666666666664 + 0.008333333333333333 * r;
-    mm__vd p67 = 0.001388888888888889 + 0.0001984126984126984 * r;
-    mm__vd p89 = 2.48015873015873e-05 + 2.7557319223985893e-06 * r;
-    mm__vd pab = 2.755731922398589e-07 + 2.505210838544172e-08 * r;
-    mm__vd pcd = 2.08767569878681e-09 + 1.6059043836821613e-10 * r;
-    mm__vd q0 = p01 + p23 * r2, q1 = p45 + p67 * r2, q2 = p89 + pab * r2;
-    mm__vd sum = (q0 + q1 * r4) + (q2 + pcd * r4) * r8;
+    mm__vd sum = MM__EXP_QUICK_POLY(r, r2, r4, r8);
     mm__vi bits = (__builtin_convertvector(n, mm__vi) + 1023) << 52;
     return sum * (mm__vd)bits;
 }
@@ -80,27 +73,14 @@ LANES_INLINE mm__vd lanes_det_log(mm__vd x)
 LANES_INLINE void lanes_lognormal(const lanes_cst *c, const mm__vd *up, const mm__vi *lnp,
                                   const mm__vd *base, mm__vd *lo, mm__vd *hi)
 {
-    const double a1 = -3.969683028665376e+01, a2 = 2.209460984245205e+02,
-                 a3 = -2.759285104469687e+02, a4 = 1.383577518672690e+02,
-                 a5 = -3.066479806614716e+01, a6 = 2.506628277459239e+00;
-    const double b1 = -5.447609879822406e+01, b2 = 1.615858368580409e+02,
-                 b3 = -1.556989798598866e+02, b4 = 6.680131188771972e+01,
-                 b5 = -1.328068155288572e+01;
-    const double c1 = -7.784894002430293e-03, c2 = -3.223964580411365e-01,
-                 c3 = -2.400758277161838e+00, c4 = -2.549732539343734e+00,
-                 c5 = 4.374664141464968e+00, c6 = 2.938163982698783e+00;
-    const double d1 = 7.784695709041462e-03, d2 = 3.224671290700398e-01, d3 = 2.445134137142996e+00,
-                 d4 = 3.754408661907416e+00;
-    const double plow = 0.02425;
+    const double plow = MM__NORM_PLOW;
     mm__vd u = *up;
     mm__vi low = u < plow, tail = low | (u > 1 - plow);
     mm__vd q = u - 0.5, r = q * q;
-    mm__vd z = (((((a1 * r + a2) * r + a3) * r + a4) * r + a5) * r + a6) * q /
-               (((((b1 * r + b2) * r + b3) * r + b4) * r + b5) * r + 1);
+    mm__vd z = MM__NORM_CENTRAL(q, r);
     if (MM_LANES_ANY(tail & *lnp)) {
         mm__vd qt = MM_LANES_SQRT(-2.0 * lanes_det_log(mm__vd_sel(low, u, 1 - u)));
-        mm__vd x = (((((c1 * qt + c2) * qt + c3) * qt + c4) * qt + c5) * qt + c6) /
-                   ((((d1 * qt + d2) * qt + d3) * qt + d4) * qt + 1);
+        mm__vd x = MM__NORM_TAIL(qt);
         z = mm__vd_sel(tail, mm__vd_sel(low, x, -x), z);
     }
     mm__vd y = *base * lanes_exp_quick(c->sigma * z);
