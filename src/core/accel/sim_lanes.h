@@ -7,8 +7,8 @@
  * written over vectors of int64 and double lanes (GCC vector extensions; the same IEEE operations
  * in the same order as mm_step_c, no contraction), for the common path only: samples, landings of
  * orders that rest or of cancels, the queue updates of the risk-averse rule, the decision, and the
- * random draws of these (drawn latencies, queue_join = uniform, trade_reach < 1: mm_draw.h's
- * functions lane by lane, lanes_draw_lat). A lane
+ * random draws of these (drawn latencies, queue_join = uniform, trade_reach < 1: the operations of
+ * mm_rng.h and mm_draw.h in the lanes, sim_lanes_draw.h). A lane
  * whose event would take any other branch (a fill, a reject, a landing that crosses, the log or
  * power queue share, a fill report pending) is "rare" at that event: the vector results are not
  * kept for it, and mm_step_c itself steps its state. Combinations outside the lanes' model
