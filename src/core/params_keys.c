@@ -59,10 +59,10 @@ static const unsigned CROSS_CAPS[sizeof CROSS / sizeof *CROSS - 1] = {ALL, ALL};
 static const unsigned LATDIST_CAPS[sizeof LATDIST / sizeof *LATDIST - 1] = {ALL, ALL, ALL, ALL};
 static const unsigned JOIN_CAPS[sizeof JOIN / sizeof *JOIN - 1] = {ALL, ALL};
 static const unsigned CANCELDRAW_CAPS[sizeof CANCELDRAW / sizeof *CANCELDRAW - 1] = {ALL, ALL};
-/* book: auto is l1 on a tape without depth (every kernel), l2 or l3 on one with it, which the skip
- * kernel runs (mm__derive keeps only MM_CAP_SKIP of a combination resolved to them; the skip test
- * steps it on every event with a depth row at a live order's price, mm__depth_touch). */
-static const unsigned BOOKS_CAPS[sizeof BOOKS / sizeof *BOOKS - 1] = {ALL, ALL, NOLANES, NOLANES};
+/* book: auto is l1 on a tape without depth, l2 or l3 on one with it; every kernel but CUDA's runs
+ * all four (the skip test and the lanes' group test step a combination on every event with a depth
+ * row at a live order's price, mm__depth_touch; the lanes read the rows, sim_lanes_depth.h). */
+static const unsigned BOOKS_CAPS[sizeof BOOKS / sizeof *BOOKS - 1] = {ALL, ALL, ALL, ALL};
 
 /* K: a number every kernel implements, its domain D; KN: a number whose value `neutral` every
  * kernel implements and any other value only the kernels `caps`; KE: an enum, its values'

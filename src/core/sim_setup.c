@@ -277,8 +277,6 @@ void mm__derive(const mm_params *p, const mm_ticks *t, mm_derived *d)
         d->book = p->book < deepest ? p->book : deepest;
         break;
     }
-    if (d->book != MM_BOOK_L1) /* l2, l3: the skip kernel and shared states (params_keys.c) */
-        d->caps &= MM_CAP_SKIP | MM_CAP_SHARE;
     d->levels = p->levels;
     d->lstep = p->level_step;
     d->lsize = p->level_size;

@@ -41,6 +41,9 @@ typedef struct lanes_st {
     mm__vi q, cash2, n_ret, chan, wake, kq, nrep, orders, cancels;
     mm__vi px[2], qty[2], ahead[2], deep[2], land[2], npx[2], nqty[2], resp[2], done[2], acc[2],
         wait[2], rest[2];
+    /* book = l2, l3 (docs/model.md 4.5): the size of the order's level as last shown (lots, -1: not
+     * shown), the event at which it joined its level (l3). */
+    mm__vi lsz[2], jrow[2];
     mm__vd fees, pnl_prev, ret_mean, ret_m2, pnl_peak, max_dd;
 } lanes_st;
 
@@ -50,6 +53,10 @@ typedef struct lanes_cst {
     mm__vi tv, micro, tto, cj, ra, limit, size, requote, delay, resp;
     /* Whether any lane of the vectors has the flag (all for ra): branches taken per group. */
     int any_tv, any_micro, any_tto, any_cj, all_ra, any_dr, any_ln, any_ex, any_em, any_ju, any_rc;
+    /* book (4.5), per lane: dp l2 or l3 (the depth stream's rows move its queues), l3 by the order
+     * ids; any_dp: a lane of the group has dp (the step reads the depth rows). */
+    mm__vi dp, l3;
+    int any_dp;
     /* From here on (dr), set only in a group where a lane draws (zero else; a group without draws
      * reads none of it). Random draws (docs/model.md 3.3), per lane: dr a drawn latency (ln:
      * lognormal, ex: exponential, em: empirical), ju queue_join = uniform, rc trade_reach < 1; the
@@ -66,6 +73,8 @@ typedef struct lanes_cst {
 
 /* The random draws of section 3.3 in lanes (lanes_draw_lat and its helpers). */
 #include "sim_lanes_draw.h"
+/* The depth stream's queues (book = l2, l3) in lanes. */
+#include "sim_lanes_depth.h"
 
 /* Lane l from state s and its kernels' rest times (mm__guards.rest), and back. */
 LANES_INLINE void lanes_get(lanes_st *x, int l, const mm_state *s, const int64_t rest[2])
@@ -93,6 +102,8 @@ LANES_INLINE void lanes_get(lanes_st *x, int l, const mm_state *s, const int64_t
         x->acc[k][l] = o->acc;
         x->wait[k][l] = s->wait_ns[k];
         x->rest[k][l] = rest[k];
+        x->lsz[k][l] = o->lsz;
+        x->jrow[k][l] = o->jrow;
     }
     x->fees[l] = s->fees;
     x->pnl_prev[l] = s->pnl_prev;
@@ -127,6 +138,8 @@ LANES_INLINE void lanes_put(const lanes_st *x, int l, mm_state *s, int64_t rest[
         o->acc = (int32_t)x->acc[k][l];
         s->wait_ns[k] = x->wait[k][l];
         rest[k] = x->rest[k][l];
+        o->lsz = (int32_t)x->lsz[k][l];
+        o->jrow = x->jrow[k][l];
     }
     s->fees = x->fees[l];
     s->pnl_prev = x->pnl_prev[l];
@@ -194,7 +207,7 @@ LANES_INLINE void lanes_sample(lanes_st *x, const lanes_cst *c, const mm_event *
  * lanes that are rare at this event: nothing of the event was kept for them; the caller steps them
  * with mm_step_c. */
 LANES_INLINE void lanes_step(lanes_st *x, const lanes_cst *c, const mm_event *ev,
-                             const mm__vi *vecp, mm__vi *out, const int draws)
+                             const mm__vi *vecp, mm__vi *out, const int draws, const int depth)
 {
     const mm__vi vec = *vecp;
     const int64_t ts = ev->ts;
@@ -205,7 +218,10 @@ LANES_INLINE void lanes_step(lanes_st *x, const lanes_cst *c, const mm_event *ev
     /* ---- Section 3: landings (mm__land) into temporaries. ---- */
     mm__vi chan = x->chan, wake = x->wake;
     mm__vi px[2], qty[2], ahead[2], deep[2], acc[2], resp[2], done[2], land[2], rest[2];
+    mm__vi lsz[2], jrow[2];
     for (int k = 0; k < 2; k++) {
+        lsz[k] = x->lsz[k];
+        jrow[k] = x->jrow[k];
         px[k] = x->px[k];
         qty[k] = x->qty[k];
         ahead[k] = x->ahead[k];
@@ -248,12 +264,34 @@ LANES_INLINE void lanes_step(lanes_st *x, const lanes_cst *c, const mm_event *ev
         mm__vi front = best_sz == 0 ? mm__vi_b(-1) : better;
         mm__vi at = ~front & (npx == best);
         mm__vi ah = at & best_sz;
-        if (draws && c->any_ju) { /* queue_join = uniform (3.3) */
-            mm__vi m = N & at & c->ju & vec;
+        mm__vi dk = ~front & ~at & 1;
+        if (draws && c->any_ju) { /* queue_join = uniform (3.3; not with l3) */
+            mm__vi m = N & at & c->ju & ~c->l3 & vec;
             if (MM_LANES_ANY(m)) ah = lanes_join_draws(c, ev, k, m, best_sz, ah);
         }
+        if (depth) {
+            /* 4.5, book = l2 or l3: behind the best, at a level the depth stream shows before the
+             * event (mm__level_size, lane by lane) the order joins behind all of it, else it is
+             * deep; lsz the level's size (0 in front, -1 not shown); l3 joins at this event. */
+            mm__vi lz = mm__vi_sel(front, zero, mm__vi_sel(at, mm__vi_b(best_sz), mm__vi_b(-1)));
+            mm__vi behind = N & c->dp & ~front & ~at & vec;
+            if (ev->dv && MM_LANES_ANY(behind)) {
+                for (int l = 0; l < MM_W; l++) {
+                    if (!behind[l]) continue;
+                    int32_t z = mm__level_size(ev->dv, k, (int32_t)npx[l], ev->i);
+                    lz[l] = z;
+                    if (z >= 0) {
+                        ah[l] = z;
+                        dk[l] = 0;
+                    }
+                }
+                if (draws && c->any_ju) rare |= behind & (lz >= 0) & c->ju & ~c->l3;
+            }
+            lsz[k] = mm__vi_sel(N & c->dp, lz, lsz[k]);
+            jrow[k] = mm__vi_sel(N & c->l3, mm__vi_b(ev->i), jrow[k]);
+        }
         ahead[k] = mm__vi_sel(N, ah, ahead[k]);
-        deep[k] = mm__vi_sel(N, ~front & ~at & 1, deep[k]);
+        deep[k] = mm__vi_sel(N, dk, deep[k]);
     }
 
     /* ---- Section 4: matching (mm__match) without a fill. ---- */
@@ -269,6 +307,7 @@ LANES_INLINE void lanes_step(lanes_st *x, const lanes_cst *c, const mm_event *ev
              * of the draw below the threshold, 3.3); a rest reaches us. */
             mm__vi q_ok = here & (deep[k] == 0);
             if (c->any_tto) q_ok &= ~c->tto;
+            if (depth) q_ok &= ~c->l3; /* l3: the depth rows say who traded (4.5) */
             if (draws && c->any_rc) q_ok = lanes_reach_draws(c, ev, k, q_ok & vec, q_ok);
             mm__vi take = mm__vi_sel(ahead[k] < ev->tsz, ahead[k], mm__vi_b(ev->tsz));
             rare |= q_ok & (ev->tsz - take > 0);
@@ -286,12 +325,26 @@ LANES_INLINE void lanes_step(lanes_st *x, const lanes_cst *c, const mm_event *ev
         mm__vi was_deep = deep[k] != 0;
         if (pbs > 0 && !c->all_ra) {
             mm__vi dec = (pbs - nbs - ev->traded[k]) - traded;
-            rare |= live & at & ~was_deep & (p == pb) & (dec > 0) & (ahead[k] > 0) & ~c->ra;
+            rare |=
+                live & at & ~was_deep & (p == pb) & (dec > 0) & (ahead[k] > 0) & ~c->ra & ~c->l3;
         }
         mm__vi a2 = mm__vi_sel(was_deep, mm__vi_b(nbs), ahead[k]);
         a2 = mm__vi_sel(a2 > nbs, mm__vi_b(nbs), a2);
         mm__vi na = mm__vi_sel(gone, zero, mm__vi_sel(at, a2, ahead[k]));
         mm__vi nd = mm__vi_sel(gone | at, zero, mm__vi_b(1));
+        if (depth) {
+            /* 4.5: l2 behind the best and l3 wherever the level is not gone from the depth rows;
+             * lsz 0 when it is gone, the best's size at the best (l2). */
+            mm__vi m2 = live & c->dp & ~c->l3 & ~gone & ~at & vec, m3 = live & c->l3 & ~gone & vec;
+            mm__vi a3 = ahead[k], d3 = deep[k], l3z = lsz[k];
+            if (MM_LANES_ANY(m2 | m3))
+                lanes_depth_rows(c, ev, k, &m2, &m3, &p, &qty[k], &jrow[k], &a3, &d3, &l3z, &rare);
+            mm__vi m23 = m2 | m3, at2 = live & c->dp & ~c->l3 & at;
+            na = mm__vi_sel(m23, a3, na);
+            nd = mm__vi_sel(m23, d3, nd);
+            l3z = mm__vi_sel(at2, mm__vi_b(nbs), l3z);
+            lsz[k] = mm__vi_sel(live & c->dp & gone, zero, l3z);
+        }
         ahead[k] = mm__vi_sel(live, na, ahead[k]);
         deep[k] = mm__vi_sel(live, nd, deep[k]);
     }
@@ -386,6 +439,10 @@ LANES_INLINE void lanes_step(lanes_st *x, const lanes_cst *c, const mm_event *ev
             SET(npx[k], npx[k]);                                                                   \
             SET(nqty[k], nqty[k]);                                                                 \
             SET(rest[k], rest[k]);                                                                 \
+            if (depth) {                                                                           \
+                SET(lsz[k], lsz[k]);                                                               \
+                SET(jrow[k], jrow[k]);                                                             \
+            }                                                                                      \
         }                                                                                          \
     } while (0)
 #define MM_LANES_ALL(F, V) x->F = (V)

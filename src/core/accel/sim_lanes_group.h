@@ -102,6 +102,8 @@ MM_ISA_ATTR static void lanes_group(lanes_run *r, const int32_t *cj, const int32
         c.requote[l] = dl->requote;
         c.delay[l] = dl->feed_ns + dl->entry_ns;
         c.resp[l] = dl->resp_ns;
+        c.dp[l] = dl->book != MM_BOOK_L1 ? -1 : 0;
+        c.l3[l] = dl->book == MM_BOOK_L3 ? -1 : 0;
         if (!dl->draws) continue;
         if (!draws) memset(&c.dr, 0, sizeof c - offsetof(lanes_cst, dr));
         draws = 1;
@@ -128,6 +130,7 @@ MM_ISA_ATTR static void lanes_group(lanes_run *r, const int32_t *cj, const int32
     c.any_tto = MM_LANES_ANY(c.tto & vec);
     c.any_cj = MM_LANES_ANY(c.cj & vec);
     c.all_ra = !MM_LANES_ANY(~c.ra & vec);
+    c.any_dp = MM_LANES_ANY(c.dp & vec);
     if (draws) {
         c.any_dr = MM_LANES_ANY(c.dr & vec);
         c.any_ln = MM_LANES_ANY(c.ln & vec);
@@ -192,6 +195,11 @@ MM_ISA_ATTR static void lanes_group(lanes_run *r, const int32_t *cj, const int32
             }
             mm__vi quiet = (land > gt->ts) & ((lo < gt->tb) | ((lo > gt->tbi) & (lo < gt->tbx))) &
                            ((hi > gt->ta) | ((hi < gt->tai) & (hi > gt->tax)));
+            /* book = l2, l3: a depth row at a live order's price steps it (mm__depth_touch). */
+            if (c.any_dp && ev->d1 > ev->d0) {
+                mm__vi m = vec & c.dp & quiet;
+                if (MM_LANES_ANY(m)) quiet &= ~lanes_depth_touch(ev, &m, x.px, x.qty);
+            }
             if (!MM_LANES_ANY(vec & ~quiet)) {
                 if (ev->n_samples) lanes_sample(&x, &c, ev, &vec);
                 r->skipped += nvec;
@@ -199,10 +207,14 @@ MM_ISA_ATTR static void lanes_group(lanes_run *r, const int32_t *cj, const int32
             }
         }
         mm__vi rare;
-        if (draws)
-            lanes_step(&x, &c, ev, &vec, &rare, 1);
+        if (draws && c.any_dp)
+            lanes_step(&x, &c, ev, &vec, &rare, 1, 1);
+        else if (draws)
+            lanes_step(&x, &c, ev, &vec, &rare, 1, 0);
+        else if (c.any_dp)
+            lanes_step(&x, &c, ev, &vec, &rare, 0, 1);
         else
-            lanes_step(&x, &c, ev, &vec, &rare, 0);
+            lanes_step(&x, &c, ev, &vec, &rare, 0, 0);
         fresh = 0; /* a step may move the quotes */
         if (!MM_LANES_ANY(rare)) continue;
         for (int l = 0; l < nl; l++) {
