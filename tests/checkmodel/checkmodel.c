@@ -317,8 +317,8 @@ static int check(int tapes, int combos)
             if (ti % 2 == 1) ck_perturb(&t);
             /* A depth stream (book = l2, l3; ck_depth.c) after the perturbation (its best level is
              * the level-1 columns), on every tape but the first of six and the lanes tapes below
-             * (ti % 4 == 2: l2 and l3 run outside the lanes kernel), with order ids on tapes 1, 4,
-             * 5 of six (tape 3 without: l2 only). */
+             * (ti % 4 == 2: level 1, the lanes' l1 path; tape 4 of six has the lanes' families on a
+             * depth stream), with order ids on tapes 1, 4, 5 of six (tape 3 without: l2 only). */
             if (ti % 6 && ti % 4 != 2) {
                 if (t.n > CK_DEPTH_ROWS) t.n = CK_DEPTH_ROWS;
                 if (ck_gen_depth(&t, ck_seed * 1000 + (uint64_t)ti, ti % 6 != 3)) return 1;

@@ -278,7 +278,11 @@ LANES_INLINE void lanes_step(lanes_st *x, const lanes_cst *c, const mm_event *ev
             if (ev->dv && MM_LANES_ANY(behind)) {
                 for (int l = 0; l < MM_W; l++) {
                     if (!behind[l]) continue;
-                    int32_t z = mm__level_size(ev->dv, k, (int32_t)npx[l], ev->i);
+                    int e = 0; /* a lane before it at the same price (a group quotes alike) */
+                    while (e < l && !(behind[e] && npx[e] == npx[l]))
+                        e++;
+                    int32_t z =
+                        e < l ? (int32_t)lz[e] : mm__level_size(ev->dv, k, (int32_t)npx[l], ev->i);
                     lz[l] = z;
                     if (z >= 0) {
                         ah[l] = z;
