@@ -218,10 +218,12 @@ LANES_INLINE void lanes_step(lanes_st *x, const lanes_cst *c, const mm_event *ev
     /* ---- Section 3: landings (mm__land) into temporaries. ---- */
     mm__vi chan = x->chan, wake = x->wake;
     mm__vi px[2], qty[2], ahead[2], deep[2], acc[2], resp[2], done[2], land[2], rest[2];
-    mm__vi lsz[2], jrow[2];
+    mm__vi lsz[2], jrow[2]; /* (set and read only when depth) */
     for (int k = 0; k < 2; k++) {
-        lsz[k] = x->lsz[k];
-        jrow[k] = x->jrow[k];
+        if (depth) {
+            lsz[k] = x->lsz[k];
+            jrow[k] = x->jrow[k];
+        }
         px[k] = x->px[k];
         qty[k] = x->qty[k];
         ahead[k] = x->ahead[k];
@@ -329,8 +331,9 @@ LANES_INLINE void lanes_step(lanes_st *x, const lanes_cst *c, const mm_event *ev
         mm__vi was_deep = deep[k] != 0;
         if (pbs > 0 && !c->all_ra) {
             mm__vi dec = (pbs - nbs - ev->traded[k]) - traded;
-            rare |=
-                live & at & ~was_deep & (p == pb) & (dec > 0) & (ahead[k] > 0) & ~c->ra & ~c->l3;
+            mm__vi cut = ~c->ra; /* l3: no cut (4.5) */
+            if (depth) cut &= ~c->l3;
+            rare |= live & at & ~was_deep & (p == pb) & (dec > 0) & (ahead[k] > 0) & cut;
         }
         mm__vi a2 = mm__vi_sel(was_deep, mm__vi_b(nbs), ahead[k]);
         a2 = mm__vi_sel(a2 > nbs, mm__vi_b(nbs), a2);
