@@ -141,7 +141,7 @@ int mm__sim_batch_advance_isa(int isa, const mm__tape *tp, const mm_derived *d, 
 int mm__sim_lanes_advance_isa(int isa, const mm__tape *tp, const mm_derived *d, mm_state *st,
                               const mm__guards *g, int64_t m, int64_t i0, int64_t i1);
 /* 1 when the lanes kernel's vectors may step a combination with constants d (the key table's
- * MM_CAP_LANES: no order-rate limit, no ladder, book = l1). */
+ * MM_CAP_LANES: no order-rate limit, no ladder). */
 int mm__lanes_ok(const mm_derived *d);
 int mm__batch_isa_supported(int isa);
 int mm__batch_isa_best(void);

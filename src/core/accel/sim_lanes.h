@@ -8,11 +8,12 @@
  * in the same order as mm_step_c, no contraction), for the common path only: samples, landings of
  * orders that rest or of cancels, the queue updates of the risk-averse rule, the decision, and the
  * random draws of these (drawn latencies, queue_join = uniform, trade_reach < 1: the operations of
- * mm_rng.h and mm_draw.h in the lanes, sim_lanes_draw.h). A lane
+ * mm_rng.h and mm_draw.h in the lanes, sim_lanes_draw.h), and the depth stream's queues of book =
+ * l2 and l3 (section 4.5, sim_lanes_depth.h). A lane
  * whose event would take any other branch (a fill, a reject, a landing that crosses, the log or
- * power queue share, a fill report pending) is "rare" at that event: the vector results are not
- * kept for it, and mm_step_c itself steps its state. Combinations outside the lanes' model
- * (mm__lanes_ok: the order-rate limit, ladders, book = l2 or l3) or whose accounting failed
+ * power queue share, a fill by the order ids, a fill report pending) is "rare" at that event: the
+ * vector results are not kept for it, and mm_step_c itself steps its state. Combinations outside
+ * the lanes' model (mm__lanes_ok: the order-rate limit, ladders) or whose accounting failed
  * (ovf_event) are stepped by mm_step_c on every event. The kernel keeps each group's state in
  * vectors over a window of MM_LANES_WINDOW events (decoded once into g->evs, their skip bounds into
  * g->gates), then writes it back. Checked whole-state against the reference by tests/checkmodel
