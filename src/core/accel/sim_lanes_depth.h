@@ -33,7 +33,7 @@ lanes_depth_rows(const lanes_cst *c, const mm_event *ev, int k, const mm__vi *m2
     const mm__vi zero = mm__vi_b(0), neg = mm__vi_b(-1);
     const int8_t sd = k == 0 ? 1 : -1;
     mm__vi a = *ahead, dp = *deep, cur = mm__vi_sel(*deep != 0, neg, *lsz);
-    mm__vi seen = zero, canc = zero, rr = zero;
+    mm__vi seen = zero, canc = zero;
     for (int64_t j = ev->d0; j < ev->d1; j++) {
         if (dv->side[j] != sd) continue;
         mm__vi m = m23 & (p == (int64_t)dv->px[j]);
@@ -74,7 +74,7 @@ lanes_depth_rows(const lanes_cst *c, const mm_event *ev, int k, const mm__vi *m2
      * the queue ahead at most the level's size. */
     mm__vi d2 = m2 & (*deep != 0), n2 = m2 & (*deep == 0);
     mm__vi show = d2 & seen & (cur >= 0), hid = n2 & (cur < 0), kept = n2 & (cur >= 0);
-    rr |= kept & canc & (a > 0) & ~c->ra;
+    *rare |= kept & canc & (a > 0) & ~c->ra;
     a = mm__vi_sel(show, cur, a);
     dp = mm__vi_sel(show, zero, dp);
     a = mm__vi_sel(hid, zero, a);
@@ -87,5 +87,4 @@ lanes_depth_rows(const lanes_cst *c, const mm_event *ev, int k, const mm__vi *m2
     *ahead = mm__vi_sel(m23, a, *ahead);
     *deep = mm__vi_sel(m23, dp, *deep);
     *lsz = nl;
-    *rare |= rr;
 }
